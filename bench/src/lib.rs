@@ -1,0 +1,2 @@
+//! `rlbench`: evaluate models on math suites (see the workspace README).
+pub use rlverify;

@@ -1,0 +1,1 @@
+//! `rltrain`: RL with verifiable rewards on math (see the workspace README).

@@ -1,0 +1,36 @@
+//! `rlverify`: decide whether a model's final answer to a math problem is right.
+//!
+//! The pipeline is extract -> parse -> compare:
+//! - [`extract`] finds the final answer in a full response (`\boxed{}`, `<answer>` tags,
+//!   "final answer is", `#### 42`, math delimiters, multiple-choice letters, ...);
+//! - [`parse`] turns the answer's LaTeX or plain text into a typed [`Expr`] with a pest grammar;
+//! - [`equivalent`] decides equality with exact rational arithmetic and canonical forms, falling back
+//!   to high-precision evaluation at random points (with a relative test) for free variables.
+//!
+//! Every call has a bounded cost ([`Limits`], [`Budget`]): no input makes it hang, overflow the
+//! stack or allocate without bound, and no signals or global state are involved, so it is safe to
+//! call from any thread.
+//!
+//! ```
+//! use rlverify::{score, Config, Status};
+//! let s = score("So the answer is $\\boxed{\\frac{1}{2}}$.", "0.5", &Config::default());
+//! assert!(s.correct);
+//! assert_eq!(s.status, Status::Correct);
+//! ```
+
+pub mod ast;
+pub mod equiv;
+pub mod extract;
+pub mod latex;
+pub mod limits;
+pub mod score;
+
+pub use ast::Expr;
+pub use equiv::{equivalent, Decision, EquivOptions, Verdict};
+pub use extract::{extract, Answer, ExtractOptions, Source};
+pub use latex::{parse, ParseError};
+pub use limits::{Budget, LimitKind, Limits};
+pub use score::{check, score, Config, Explained, Gold, LastNumber, RewardKind, Score, Status};
+
+/// The verifier's version, recorded in run manifests so scores stay comparable.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

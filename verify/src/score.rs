@@ -1,0 +1,265 @@
+//! The scoring pipeline: extract -> parse -> compare, for one response against one gold answer.
+//!
+//! The gold answer goes through the same extraction path as the response (it may be a bare answer
+//! or a whole reference solution with a `\boxed{}`), is parsed once ([`Gold`]), and can then be
+//! compared with any number of responses, from any number of threads.
+
+use crate::ast::Expr;
+use crate::equiv::{equivalent, Decision, EquivOptions, Verdict};
+use crate::extract::{extract, Answer, ExtractOptions, Source};
+use crate::latex::{parse, ParseError};
+use crate::limits::{Budget, LimitKind, Limits};
+
+/// What a reward looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RewardKind {
+    /// 1 for correct, 0 otherwise.
+    #[default]
+    Binary,
+    /// 1 for correct, -1 otherwise.
+    Signed,
+}
+
+/// When to fall back to the last number of a response that has no explicit final answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LastNumber {
+    /// Only when the gold answer is a plain number (the GSM8K convention).
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// Everything that changes a verdict. `Config::default()` is what the CLI, bench and trainer use.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub limits: Limits,
+    pub equiv: EquivOptions,
+    pub reward: RewardKind,
+    pub last_number: LastNumber,
+}
+
+/// The outcome class of one scored response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Correct,
+    Wrong,
+    /// No final answer could be found in the response.
+    NoAnswer,
+    /// An answer was found but could not be parsed (and did not match as text).
+    Unparsable,
+    /// A cost bound was hit; see [`Score::limit`].
+    Limit,
+}
+
+impl Status {
+    /// Stable snake_case name for JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Correct => "correct",
+            Status::Wrong => "wrong",
+            Status::NoAnswer => "no_answer",
+            Status::Unparsable => "unparsable",
+            Status::Limit => "limit",
+        }
+    }
+}
+
+/// The result of scoring one response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Score {
+    pub correct: bool,
+    /// 1/0 or 1/-1 according to [`RewardKind`].
+    pub reward: f64,
+    pub status: Status,
+    /// The answer string extracted from the response, if any.
+    pub extracted: Option<String>,
+    /// Which bound was hit when `status` is `Limit`.
+    pub limit: Option<LimitKind>,
+    /// The rule that decided the comparison (e.g. "exact", "decimal_tolerance", "text").
+    pub rule: &'static str,
+}
+
+/// A gold answer, extracted and parsed once.
+#[derive(Clone, Debug)]
+pub struct Gold {
+    /// The gold as given.
+    pub raw: String,
+    /// The extracted gold answer text.
+    pub answer: String,
+    /// The parsed gold, or why it could not be parsed.
+    pub parsed: Result<Expr, ParseError>,
+    /// Whether the gold is a plain number (turns on the last-number fallback in `Auto` mode).
+    pub is_plain_number: bool,
+}
+
+impl Gold {
+    /// Extract and parse a gold answer.
+    pub fn new(gold: &str, cfg: &Config) -> Gold {
+        let answer = extract(gold, &ExtractOptions::default())
+            .map(|a| a.text)
+            .unwrap_or_else(|| gold.trim().to_string());
+        let parsed = parse(&answer, &cfg.limits);
+        let is_plain_number = is_plain_number(&answer);
+        Gold { raw: gold.to_string(), answer, parsed, is_plain_number }
+    }
+
+    /// Score one response against this gold.
+    pub fn score(&self, response: &str, cfg: &Config) -> Score {
+        self.score_explained(response, cfg).score
+    }
+
+    /// Score one response and keep the intermediate results (for `rlverify check --explain`).
+    pub fn score_explained(&self, response: &str, cfg: &Config) -> Explained {
+        let mut out = Explained {
+            score: Score {
+                correct: false,
+                reward: reward_of(false, cfg.reward),
+                status: Status::NoAnswer,
+                extracted: None,
+                limit: None,
+                rule: "none",
+            },
+            answer: None,
+            parsed: None,
+            decision: None,
+        };
+        if response.len() > cfg.limits.max_response_bytes {
+            out.score.status = Status::Limit;
+            out.score.limit = Some(LimitKind::ResponseTooLong);
+            out.score.rule = "limit";
+            return out;
+        }
+        let opts = ExtractOptions {
+            last_number_fallback: match cfg.last_number {
+                LastNumber::Auto => self.is_plain_number,
+                LastNumber::Always => true,
+                LastNumber::Never => false,
+            },
+            ..ExtractOptions::default()
+        };
+        let Some(answer) = extract(response, &opts) else {
+            return out;
+        };
+        out.score.extracted = Some(answer.text.clone());
+        let parsed = parse(&answer.text, &cfg.limits);
+        let decision = match (&self.parsed, &parsed) {
+            (Ok(g), Ok(p)) => {
+                let mut budget = Budget::new(&cfg.limits);
+                Some(equivalent(g, p, &cfg.equiv, &mut budget))
+            }
+            _ => None,
+        };
+        let (status, rule, limit) = match (&decision, &parsed, &self.parsed) {
+            (Some(Decision { verdict: Verdict::Equal, rule }), _, _) => (Status::Correct, *rule, None),
+            (Some(Decision { verdict: Verdict::Limit(k), rule }), _, _) => (Status::Limit, *rule, Some(*k)),
+            (Some(Decision { verdict: Verdict::NotEqual, rule }), _, _) => {
+                if same_text(&self.answer, &answer.text) {
+                    (Status::Correct, "text", None)
+                } else {
+                    (Status::Wrong, *rule, None)
+                }
+            }
+            (None, Err(ParseError::Limit(k)), _) | (None, _, Err(ParseError::Limit(k))) => {
+                (Status::Limit, "limit", Some(*k))
+            }
+            (None, _, _) => {
+                if same_text(&self.answer, &answer.text) {
+                    (Status::Correct, "text", None)
+                } else if parsed.is_err() {
+                    (Status::Unparsable, "unparsable", None)
+                } else {
+                    // The gold did not parse but the response did: compare as text only.
+                    (Status::Wrong, "text", None)
+                }
+            }
+        };
+        let correct = status == Status::Correct;
+        out.score.correct = correct;
+        out.score.reward = reward_of(correct, cfg.reward);
+        out.score.status = status;
+        out.score.limit = limit;
+        out.score.rule = rule;
+        out.answer = Some(answer);
+        out.parsed = Some(parsed);
+        out.decision = decision;
+        out
+    }
+}
+
+/// A score with the steps that led to it.
+#[derive(Clone, Debug)]
+pub struct Explained {
+    pub score: Score,
+    /// The extracted answer of the response.
+    pub answer: Option<Answer>,
+    /// How the extracted answer parsed.
+    pub parsed: Option<Result<Expr, ParseError>>,
+    /// The comparison, when both sides parsed.
+    pub decision: Option<Decision>,
+}
+
+/// Score one response against one gold answer (extracts and parses the gold each call; use
+/// [`Gold`] to score many responses against the same gold).
+pub fn score(response: &str, gold: &str, cfg: &Config) -> Score {
+    Gold::new(gold, cfg).score(response, cfg)
+}
+
+/// True when `pred` (a response or a bare answer) is equivalent to `gold` under the default config.
+pub fn check(gold: &str, pred: &str) -> bool {
+    score(pred, gold, &Config::default()).correct
+}
+
+fn reward_of(correct: bool, kind: RewardKind) -> f64 {
+    match (correct, kind) {
+        (true, _) => 1.0,
+        (false, RewardKind::Binary) => 0.0,
+        (false, RewardKind::Signed) => -1.0,
+    }
+}
+
+/// A plain number: optional sign, digits with optional thousands separators, optional decimals.
+fn is_plain_number(s: &str) -> bool {
+    let t = s.trim().trim_start_matches(['-', '+', '−']);
+    let t = t.trim_start_matches('$').trim_end_matches('$');
+    !t.is_empty()
+        && t.chars().any(|c| c.is_ascii_digit())
+        && t.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.')
+}
+
+/// Text comparison after normalisation: case, whitespace, `\text{}` wrappers, trailing dots.
+pub(crate) fn same_text(a: &str, b: &str) -> bool {
+    let norm = |s: &str| -> String {
+        let s = s.replace("\\text", "").replace("\\mathrm", "").replace("\\textbf", "");
+        s.chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '{' | '}' | '$' | '.' | '\\'))
+            .flat_map(|c| c.to_lowercase())
+            .collect()
+    };
+    let (na, nb) = (norm(a), norm(b));
+    !na.is_empty() && na == nb
+}
+
+/// Source of an extracted answer, re-exported for callers that report it.
+pub type AnswerSource = Source;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_numbers() {
+        assert!(is_plain_number("42"));
+        assert!(is_plain_number("-1,234.5"));
+        assert!(!is_plain_number("x"));
+        assert!(!is_plain_number("\\frac{1}{2}"));
+        assert!(!is_plain_number(""));
+    }
+
+    #[test]
+    fn signed_reward() {
+        assert_eq!(reward_of(false, RewardKind::Signed), -1.0);
+        assert_eq!(reward_of(true, RewardKind::Signed), 1.0);
+        assert_eq!(reward_of(false, RewardKind::Binary), 0.0);
+    }
+}
