@@ -1,12 +1,46 @@
-//! LaTeX / plain-text answer parser (STUB: replaced by the pest grammar module).
+//! LaTeX / plain-text answer parser: an answer string becomes a typed [`Expr`].
+//!
+//! Pipeline, every step linear in the input and bounded:
+//! 1. reject inputs over `limits.max_answer_bytes` ([`LimitKind::AnswerTooLong`]);
+//! 2. fast path for plain numbers (`42`, `-3.5`) that skips everything else;
+//! 3. [`normalize`](normalize::normalize): one string pass that maps the many spellings of an
+//!    answer to a small LaTeX subset (Unicode, `\left`, `\dfrac`, spacing, units, thousands
+//!    separators, `|x|` pairing, ...);
+//! 4. whole-text answers (`\text{Monday}`, `no solution`) become [`Expr::Text`];
+//! 5. [`check_depth`]: a linear scan that bounds every source of recursion (brackets, groups,
+//!    environments, prefix signs, divisions, `\pm`) by `limits.max_depth`
+//!    ([`LimitKind::TooDeep`]), so neither pest nor the tree builder nor later tree walks can
+//!    overflow the stack;
+//! 6. the pest grammar (`latex.pest`) and the Pratt builder ([`parse`](self::parse) module `parse`).
+//!
+//! Policies worth knowing (see the tests for the full table):
+//! - thousands: `1,234` and `1,234,567` are numbers; `1,2`, `-2,1`, `1,22`, `27,54,108,135`,
+//!   `(3,331)` are lists/tuples (rule in [`normalize::join_thousands`]); `1{,}234`, `10,\!080`,
+//!   `12\,000` are always numbers;
+//! - mixed numbers: `2\frac{1}{2}` and `2 1/2` are `2 + 1/2` when the fraction is proper; `2 3`
+//!   (two juxtaposed numbers) and `11 6/6` are syntax errors;
+//! - `\text{(C)}`, `\text{C}`, `(C)` are `Sym("C")`; other whole-text answers are `Text`;
+//! - `f(x)`, `g(x)`, `h(x)` are function calls; other `a(b)` are products;
+//! - a number with a base subscript (`204_5`) is `Sym("204_5")`;
+//! - `2^10` is `2^{10}` (plain-text reading), `\sqrt12` is `\sqrt{12}`;
+//! - `\lg` is `log10`; `\sin^{-1}` is `arcsin`; `vmatrix` is `det(matrix)`.
+
+mod normalize;
+mod number;
+mod parse;
+#[cfg(test)]
+mod tests;
 
 use crate::ast::Expr;
 use crate::limits::{LimitKind, Limits};
 
+pub use normalize_api::normalized;
+
 /// Why an answer string could not be parsed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParseError {
-    /// The grammar rejected the input; `position` is a byte offset into the input.
+    /// The grammar rejected the input; `position` is a byte offset into the *normalised* input
+    /// (see [`normalized`]).
     Syntax { message: String, position: usize },
     /// A cost cap was hit before or during parsing.
     Limit(LimitKind),
@@ -23,10 +57,176 @@ impl std::fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// Parse one answer string. STUB: everything is text.
+/// Parse one answer string (the content of a `\boxed{}`, of `$...$`, a number, a gold answer).
+///
+/// Never panics and never recurses deeper than `limits.max_depth` allows, on any input.
 pub fn parse(input: &str, limits: &Limits) -> Result<Expr, ParseError> {
     if input.len() > limits.max_answer_bytes {
         return Err(ParseError::Limit(LimitKind::AnswerTooLong));
     }
-    Ok(Expr::Text(input.trim().to_lowercase()))
+    let trimmed = input.trim();
+    if let Some(r) = number::plain_number(trimmed, limits) {
+        return r;
+    }
+    if let Some(text) = words_only(trimmed) {
+        return Ok(text);
+    }
+    let norm = normalize::normalize(trimmed);
+    if norm.is_empty() {
+        return Err(ParseError::Syntax { message: "empty answer".into(), position: 0 });
+    }
+    if let Some(text) = whole_text(&norm) {
+        return Ok(text);
+    }
+    check_depth(&norm, limits.max_depth)?;
+    parse::parse_normalized(&norm, limits)
+}
+
+mod normalize_api {
+    /// The normalised form of an answer, as the grammar sees it (for `--explain` and for
+    /// reading [`ParseError::Syntax`](super::ParseError) positions).
+    pub fn normalized(input: &str) -> String {
+        super::normalize::normalize(input)
+    }
+}
+
+/// A whole-text answer after normalisation: a single `\text{...}`.
+fn whole_text(norm: &str) -> Option<Expr> {
+    let body = norm.strip_prefix("\\text{")?.strip_suffix('}')?;
+    if body.contains(['{', '}']) {
+        return None;
+    }
+    Some(Expr::Text(normalize::normalize_text(body)))
+}
+
+/// A plain-words answer (`no solution`, `Monday`, `odd.`): only letters, spaces, apostrophes
+/// and final punctuation, with a word of three or more letters that is not a function or
+/// constant name (`sin x`, `pi` stay math).
+fn words_only(s: &str) -> Option<Expr> {
+    let body = s.trim_end_matches(['.', '!', '?']);
+    if !body.chars().all(|c| c.is_ascii_alphabetic() || c == ' ' || c == '\'') {
+        return None;
+    }
+    let mut words = body.split([' ', '\'']).filter(|w| !w.is_empty());
+    let mathy = |w: &str| {
+        let l = w.to_ascii_lowercase();
+        normalize::FUNC_WORDS.contains(&l.as_str()) || matches!(l.as_str(), "pi" | "inf" | "infty" | "infinity")
+    };
+    if words.clone().any(mathy) || !words.any(|w| w.len() >= 3) {
+        return None;
+    }
+    Some(Expr::Text(normalize::normalize_text(s)))
+}
+
+/// Commands after which a sign is infix (they end a value).
+const VALUE_COMMANDS: &[&str] = &[
+    "pi", "infty", "rvert", "rangle", "rfloor", "rceil", "degree", "emptyset", "alpha", "beta",
+    "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota", "kappa",
+    "lambda", "mu", "nu", "xi", "omicron", "rho", "varrho", "sigma", "varsigma", "tau", "upsilon",
+    "phi", "varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi",
+    "Sigma", "Upsilon", "Phi", "Psi", "Omega", "ell", "hbar", "odot", "mho", "nabla", "aleph",
+    "angle",
+];
+
+/// Bound every source of recursion with one linear scan of the normalised input.
+///
+/// The effective depth at a position is the bracket depth (`( [ {`, `\lvert`, `\langle`,
+/// `\lfloor`, `\lceil`, `\begin`) plus, for each open level, the number of constructs since the
+/// last separator (`,` `;` `&` `\\` or a relation) that nest in the Pratt parser or the tree: a
+/// prefix sign or `\pm`/`\mp`, `/` and `\div`. Postfix operators are capped by the grammar (4 per
+/// term) and `\frac`/`\sqrt`/functions only nest through groups, which are counted.
+pub(crate) fn check_depth(s: &str, max_depth: usize) -> Result<(), ParseError> {
+    let b = s.as_bytes();
+    let too_deep = Err(ParseError::Limit(LimitKind::TooDeep));
+    let mut depth = 0usize;
+    // Nesting operators counted on each enclosing level, and on the current one.
+    let mut saved: Vec<usize> = Vec::new();
+    let mut saved_sum = 0usize;
+    let mut cur = 0usize;
+    // Whether the previous token ends a value (so a following sign is infix).
+    let mut after_value = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let mut open = false;
+        let mut close = false;
+        let mut value = false;
+        match c {
+            b'(' | b'[' | b'{' => open = true,
+            b')' | b']' | b'}' => {
+                close = true;
+                value = true;
+            }
+            b',' | b';' | b'&' | b'=' | b'<' | b'>' => cur = 0,
+            b'+' | b'-' => {
+                if !after_value {
+                    cur += 1;
+                }
+            }
+            b'/' => cur += 1,
+            b'\\' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b[j].is_ascii_alphabetic() {
+                    j += 1;
+                }
+                let name = &s[start..j];
+                match name {
+                    "lvert" | "langle" | "lfloor" | "lceil" | "begin" => open = true,
+                    "rvert" | "rangle" | "rfloor" | "rceil" | "end" => {
+                        close = true;
+                        value = true;
+                    }
+                    "pm" | "mp" | "div" => cur += 1,
+                    "le" | "ge" | "ne" | "approx" | "in" => cur = 0,
+                    "" => {
+                        // `\{`, `\}`, `\\`: the brace itself is seen next round.
+                        if b.get(j) == Some(&b'\\') {
+                            cur = 0;
+                            j += 1;
+                        }
+                    }
+                    n => value = VALUE_COMMANDS.contains(&n),
+                }
+                i = j.max(i + 1);
+                if open {
+                    depth += 1;
+                    saved.push(cur);
+                    saved_sum += cur;
+                    cur = 0;
+                } else if close && depth > 0 {
+                    depth -= 1;
+                    cur = saved.pop().unwrap_or(0);
+                    saved_sum -= cur;
+                }
+                if depth + saved_sum + cur > max_depth {
+                    return too_deep;
+                }
+                after_value = value;
+                continue;
+            }
+            c if c.is_ascii_alphanumeric() || matches!(c, b'!' | b'%' | b'\'' | b'.') => value = true,
+            b' ' => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        if open {
+            depth += 1;
+            saved.push(cur);
+            saved_sum += cur;
+            cur = 0;
+        } else if close && depth > 0 {
+            depth -= 1;
+            cur = saved.pop().unwrap_or(0);
+            saved_sum -= cur;
+        }
+        if depth + saved_sum + cur > max_depth {
+            return too_deep;
+        }
+        after_value = value;
+        i += 1;
+    }
+    Ok(())
 }

@@ -1,0 +1,803 @@
+//! The string pre-pass run before the grammar: one linear scan that rewrites the many spellings
+//! of the same answer into the small LaTeX subset `latex.pest` accepts.
+//!
+//! What it does, in order of appearance in the input:
+//! - Unicode to LaTeX (`−` `×` `·` `÷` `√` `π` `°` `∞` `≤` `≥` `≠` `±` `∅` `∪` `∈` ...);
+//! - drops `$`, `\$`, `\displaystyle`, `\left`/`\right`/`\bigl`... (`\left.` entirely), spacing
+//!   commands (`\,` `\;` `\!` `\quad` `~`);
+//! - renames `\dfrac`/`\tfrac`/`\cfrac` to `\frac`, `\dbinom`/`\tbinom` to `\binom`, `\leq`/`\leqslant`
+//!   to `\le`, `\geq` to `\ge`, `\neq` to `\ne`, `\lt`/`\gt`/`<=`/`>=`/`!=`, `**` to `^`;
+//! - `^\circ`, `^{\circ}`, `\circ`, `°`, `\degree`, the words `degree(s)` become `\degree`;
+//!   `^{\prime}` becomes `'`; `\%` and the words `percent`/`pct` become `%`;
+//! - pairs bars: `|x|` becomes `\lvert x \rvert` (a bar opens unless it follows an operand and a
+//!   bar is open);
+//! - collapses runs of signs: `--x` is `+x`, `+-x` is `-x`;
+//! - text-like commands (`\text`, `\textbf`, `\mbox`, `\mathrm`, `\mathbf`, `\operatorname`, ...):
+//!   `and`/`or` become a list separator, units after a value are dropped (with a following `^2`),
+//!   single letters and math-font names become plain letters (`\mathrm{e}` is `e`, `\mathbf{v}` is
+//!   `v`), other text stays as `\text{...}`;
+//! - bare words: units after a value are dropped (`12 dollars`, `4 square units`), `and`/`or`
+//!   become separators, `sin`/`ln`/`sqrt`/`pi` become commands;
+//! - thousands separators are joined (see [`join_thousands`]);
+//! - trailing `.`, `,`, `;` are removed.
+//!
+//! The output is at most a small constant factor longer than the input.
+
+/// Units and unit-like words dropped after a value (lower case). Single letters are only
+/// dropped inside `\text{}`-like commands, never as bare words (`2 n` is a product).
+const UNIT_WORDS: &[&str] = &[
+    "cm", "mm", "km", "nm", "um", "meter", "meters", "metre", "metres", "centimeter", "centimeters",
+    "millimeter", "millimeters", "kilometer", "kilometers", "inch", "inches", "ft", "foot", "feet",
+    "yd", "yard", "yards", "mile", "miles", "mph", "kmh", "kph", "unit", "units", "square", "sq",
+    "cubic", "dollar", "dollars", "cent", "cents", "usd", "euro", "euros", "pound", "pounds", "lb",
+    "lbs", "oz", "ounce", "ounces", "gram", "grams", "kg", "mg", "ml", "liter", "liters", "litre",
+    "litres", "gallon", "gallons", "cup", "cups", "hour", "hours", "hr", "hrs", "minute",
+    "minutes", "mins", "second", "seconds", "secs", "day", "days", "week", "weeks", "month",
+    "months", "year", "years", "yr", "yrs", "people", "person", "persons", "students", "student",
+    "meters/second", "kg/m", "watts", "watt", "joules", "joule", "newtons", "newton", "volts",
+    "volt", "ohms", "ohm", "hz", "kj", "kw", "ev", "kev", "mev", "pa", "kpa", "atm", "mol", "moles",
+    "kelvin", "celsius", "ly", "pc", "au", "arcsec", "arcseconds", "arcmin", "sec", "min", "m",
+    "s", "g", "l", "h", "k", "j", "w", "v", "n", "c", "a",
+];
+
+/// Words that are units only inside `\text{}` (single letters and words that are also functions).
+fn is_text_only_unit(w: &str) -> bool {
+    w.len() == 1 || matches!(w, "sec" | "min" | "arcsec" | "pa" | "au" | "pc" | "ly" | "ev")
+}
+
+fn is_unit_word(w: &str, in_text: bool) -> bool {
+    let lower = w.to_ascii_lowercase();
+    UNIT_WORDS.contains(&lower.as_str()) && (in_text || !is_text_only_unit(&lower))
+}
+
+/// Function names accepted as bare words (`sin x`, `ln 2`, `sqrt(2)`).
+pub(crate) const FUNC_WORDS: &[&str] = &[
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "sin", "cos", "tan", "cot", "csc", "ln",
+    "log", "exp", "sqrt", "gcd", "lcm",
+];
+
+/// Commands whose text ends an operand (used to pair `|` bars and to decide whether a unit
+/// follows a value).
+const OPERAND_COMMANDS: &[&str] = &[
+    "pi", "infty", "rvert", "rangle", "rfloor", "rceil", "degree", "emptyset", "alpha", "beta",
+    "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota", "kappa",
+    "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "varphi", "chi", "psi",
+    "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Phi", "Psi", "Omega",
+    "ell", "hbar", "angle",
+];
+
+/// Text-style commands: their argument is text.
+const TEXT_COMMANDS: &[&str] = &[
+    "text", "textbf", "textit", "textrm", "textsf", "texttt", "textnormal", "mbox", "hbox", "textup",
+    "emph",
+];
+
+/// Math-font commands: their argument is usually a symbol name.
+const FONT_COMMANDS: &[&str] = &[
+    "mathrm", "mathbf", "mathit", "mathsf", "mathtt", "boldsymbol", "bm", "mathbb", "mathcal",
+    "mathfrak", "mathnormal", "rm", "bf",
+];
+
+/// Normalise an answer string for the grammar.
+pub(crate) fn normalize(input: &str) -> String {
+    let mut n = Normalizer { src: input.trim(), pos: 0, out: String::with_capacity(input.len() + 16), open_bars: 0 };
+    n.run();
+    let joined = join_thousands(&n.out);
+    strip_trailing(&joined).to_string()
+}
+
+/// Lower-case, single-spaced, surrounding punctuation removed: the form of `Expr::Text`.
+pub(crate) fn normalize_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split(|c: char| c.is_whitespace() || c == '~') {
+        if word.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        for c in word.chars() {
+            out.extend(c.to_lowercase());
+        }
+    }
+    let trimmed = out.trim_matches(|c: char| c.is_whitespace() || ".,;:!?()[]\"'`".contains(c));
+    trimmed.to_string()
+}
+
+struct Normalizer<'a> {
+    src: &'a str,
+    pos: usize,
+    out: String,
+    open_bars: usize,
+}
+
+impl<'a> Normalizer<'a> {
+    fn rest(&self) -> &'a str {
+        &self.src[self.pos..]
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn run(&mut self) {
+        while let Some(c) = self.peek() {
+            self.pos += c.len_utf8();
+            match c {
+                '\\' => self.command(),
+                '$' => {}
+                '~' => self.space(),
+                '{' if self.rest().starts_with(",}") => {
+                    // `1{,}234`: an explicit thousands separator.
+                    self.pos += 2;
+                    if !self.last_is_digit() {
+                        self.out.push(',');
+                    }
+                }
+                '*' if self.rest().starts_with('*') => {
+                    self.pos += 1;
+                    self.out.push('^');
+                }
+                '^' => self.caret(),
+                '|' => self.bar(None),
+                '+' | '-' => self.sign(c),
+                '!' if self.rest().starts_with('=') => {
+                    self.pos += 1;
+                    self.emit_cmd("ne");
+                }
+                '<' if self.rest().starts_with('=') => {
+                    self.pos += 1;
+                    self.emit_cmd("le");
+                }
+                '>' if self.rest().starts_with('=') => {
+                    self.pos += 1;
+                    self.emit_cmd("ge");
+                }
+                '=' if self.rest().starts_with('=') => {
+                    self.pos += 1;
+                    self.out.push('=');
+                }
+                c if c.is_ascii_alphabetic() => self.word(c),
+                c if c.is_whitespace() || matches!(c, '\u{200b}' | '\u{2060}' | '\u{feff}') => {
+                    if matches!(c, '\u{a0}' | '\u{2009}' | '\u{202f}' | '\u{2007}' | '\u{2008}' | '\u{200a}')
+                        && self.thousands_gap()
+                    {
+                        continue;
+                    }
+                    self.space();
+                }
+                c if c.is_ascii() => self.out.push(c),
+                c => self.unicode(c),
+            }
+        }
+    }
+
+    fn space(&mut self) {
+        if !self.out.ends_with(' ') && !self.out.is_empty() {
+            self.out.push(' ');
+        }
+    }
+
+    /// Emit `\name`, followed by a space when the next input character is a letter.
+    fn emit_cmd(&mut self, name: &str) {
+        self.out.push('\\');
+        self.out.push_str(name);
+        if self.peek().is_some_and(|c| c.is_ascii_alphanumeric()) {
+            self.out.push(' ');
+        }
+    }
+
+    fn last_is_digit(&self) -> bool {
+        self.out.as_bytes().last().is_some_and(|b| b.is_ascii_digit())
+    }
+
+    /// True when a thin space sits between a digit and exactly three digits (`12\,000`).
+    fn thousands_gap(&self) -> bool {
+        let b = self.rest().as_bytes();
+        self.last_is_digit()
+            && b.len() >= 3
+            && b[..3].iter().all(u8::is_ascii_digit)
+            && !b.get(3).is_some_and(u8::is_ascii_digit)
+    }
+
+    /// Whether the output so far ends with an operand (a value), not an operator or an opener.
+    fn last_is_operand(&self) -> bool {
+        let t = self.out.trim_end();
+        let Some(c) = t.chars().last() else { return false };
+        if c.is_ascii_digit() || matches!(c, ')' | ']' | '}' | '!' | '%' | '\'') {
+            return true;
+        }
+        if c.is_ascii_alphabetic() {
+            let letters = t.len() - t.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
+            let start = t.len() - letters;
+            if start > 0 && t.as_bytes()[start - 1] == b'\\' {
+                return OPERAND_COMMANDS.contains(&&t[start..]);
+            }
+            return true;
+        }
+        false
+    }
+
+    fn sign(&mut self, c: char) {
+        let t = self.out.trim_end();
+        if let Some(prev) = t.chars().last().filter(|p| matches!(p, '+' | '-')) {
+            let negative = (prev == '-') != (c == '-');
+            let cut = t.len() - 1;
+            self.out.truncate(cut);
+            self.out.push(if negative { '-' } else { '+' });
+        } else {
+            self.out.push(c);
+        }
+    }
+
+    /// `|`: opens unless a bar is open and the output ends with an operand.
+    fn bar(&mut self, forced_open: Option<bool>) {
+        let open = forced_open.unwrap_or_else(|| !(self.open_bars > 0 && self.last_is_operand()));
+        if open {
+            self.open_bars += 1;
+            self.out.push_str(" \\lvert ");
+        } else {
+            self.open_bars = self.open_bars.saturating_sub(1);
+            self.out.push_str(" \\rvert ");
+        }
+    }
+
+    /// `^`: degrees and primes have their own tokens.
+    fn caret(&mut self) {
+        let rest = self.rest();
+        let after = rest.trim_start();
+        let skipped = rest.len() - after.len();
+        for (pat, len_extra) in [("\\circ", 0usize), ("\\degree", 0)] {
+            if after.starts_with(pat) && !after[pat.len()..].starts_with(|c: char| c.is_ascii_alphabetic()) {
+                self.pos += skipped + pat.len() + len_extra;
+                self.emit_cmd("degree");
+                return;
+            }
+        }
+        if let Some(p) = after.strip_prefix("\\prime") {
+            if !p.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                self.pos += skipped + "\\prime".len();
+                self.out.push('\'');
+                return;
+            }
+        }
+        if let Some(inner) = after.strip_prefix('{') {
+            if let Some(close) = inner.find('}') {
+                let body = &inner[..close];
+                let words: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '\\').filter(|w| !w.is_empty()).collect();
+                if !words.is_empty() && body.trim_start().starts_with('\\') {
+                    if words.iter().all(|w| *w == "circ" || *w == "degree") {
+                        self.pos += skipped + 1 + close + 1;
+                        self.emit_cmd("degree");
+                        return;
+                    }
+                    if words.iter().all(|w| *w == "prime") {
+                        self.pos += skipped + 1 + close + 1;
+                        for _ in 0..words.len() {
+                            self.out.push('\'');
+                        }
+                        return;
+                    }
+                }
+            }
+        }
+        self.out.push('^');
+    }
+
+    fn unicode(&mut self, c: char) {
+        let rep: &str = match c {
+            '−' | '–' | '—' | '‐' | '‑' | '﹣' | '－' => {
+                self.sign('-');
+                return;
+            }
+            '＋' => {
+                self.sign('+');
+                return;
+            }
+            '×' | '✕' => "\\times",
+            '·' | '⋅' | '∙' | '•' => "\\cdot",
+            '÷' => "\\div",
+            '√' => "\\sqrt",
+            'π' => "\\pi",
+            '°' | '∘' => "\\degree",
+            '∞' => "\\infty",
+            '≤' | '⩽' => "\\le",
+            '≥' | '⩾' => "\\ge",
+            '≠' => "\\ne",
+            '≈' => "\\approx",
+            '∅' => "\\emptyset",
+            '±' => "\\pm",
+            '∓' => "\\mp",
+            '∪' => "\\cup",
+            '∩' => "\\cap",
+            '∈' => "\\in",
+            '∖' => "\\setminus",
+            '⟨' => "\\langle",
+            '⟩' => "\\rangle",
+            'α' => "\\alpha",
+            'β' => "\\beta",
+            'γ' => "\\gamma",
+            'δ' => "\\delta",
+            'θ' => "\\theta",
+            'λ' => "\\lambda",
+            'μ' => "\\mu",
+            'σ' => "\\sigma",
+            'φ' => "\\phi",
+            'ω' => "\\omega",
+            '′' => "'",
+            '″' => "''",
+            '²' => "^2",
+            '³' => "^3",
+            '¹' => "^1",
+            '，' => ",",
+            '；' => ";",
+            '（' => "(",
+            '）' => ")",
+            '∣' => {
+                self.bar(None);
+                return;
+            }
+            '€' | '£' | '¥' => "",
+            other => {
+                self.out.push(other);
+                return;
+            }
+        };
+        if let Some(name) = rep.strip_prefix('\\') {
+            self.emit_cmd(name);
+        } else {
+            self.out.push_str(rep);
+        }
+    }
+
+    /// A bare ASCII word (not a command name).
+    fn word(&mut self, first: char) {
+        let start = self.pos - first.len_utf8();
+        let len = self.src[start..].find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(self.src.len() - start);
+        let w = &self.src[start..start + len];
+        self.pos = start + len;
+        if len < 2 {
+            self.out.push_str(w);
+            return;
+        }
+        let lower = w.to_ascii_lowercase();
+        let lower = lower.as_str();
+        if lower == "np" && self.rest().starts_with('.') {
+            self.pos += 1;
+            return;
+        }
+        if matches!(lower, "and" | "or") {
+            self.out.push_str(" , ");
+            return;
+        }
+        if matches!(lower, "percent" | "pct" | "percentage") {
+            self.out.push('%');
+            return;
+        }
+        if matches!(lower, "degrees" | "degree") {
+            self.emit_cmd("degree");
+            return;
+        }
+        if matches!(lower, "pi") {
+            self.emit_cmd("pi");
+            return;
+        }
+        if matches!(lower, "infinity" | "infty" | "inf") {
+            self.emit_cmd("infty");
+            return;
+        }
+        if lower == "in" {
+            self.emit_cmd("in");
+            return;
+        }
+        if FUNC_WORDS.contains(&w) {
+            self.emit_cmd(w);
+            return;
+        }
+        if matches!(lower, "times" | "cdot") {
+            self.emit_cmd(lower);
+            return;
+        }
+        if is_unit_word(w, false) && self.last_is_operand() {
+            self.skip_unit_power();
+            self.space();
+            return;
+        }
+        if len >= 4 && w.bytes().skip(1).all(|b| b.is_ascii_lowercase()) {
+            // An English word inside a formula (`f(x)=ax+b, where b is ...`): not a product of
+            // letters. `\word{}` is unknown to the grammar, so the answer is a syntax error.
+            self.out.push_str("\\word{");
+            self.out.push_str(w);
+            self.out.push('}');
+            return;
+        }
+        self.out.push_str(w);
+    }
+
+    /// After a dropped unit: also drop `^2`, `^{3}`, `^3`.
+    fn skip_unit_power(&mut self) {
+        let rest = self.rest();
+        let after = rest.trim_start();
+        if let Some(p) = after.strip_prefix('^') {
+            let p2 = p.trim_start();
+            let len = if p2.starts_with(|c: char| c.is_ascii_digit()) {
+                1
+            } else if p2.starts_with('{') {
+                p2.find('}').filter(|&k| p2[1..k].trim().chars().all(|c| c.is_ascii_digit() || c == '-')).map(|k| k + 1).unwrap_or(0)
+            } else {
+                0
+            };
+            if len > 0 {
+                self.pos += (rest.len() - after.len()) + 1 + (p.len() - p2.len()) + len;
+            }
+        }
+    }
+
+    /// Read a `{...}` argument (balanced), returning its content; a single character otherwise.
+    fn read_arg(&mut self) -> &'a str {
+        let rest = self.rest();
+        let after = rest.trim_start();
+        let skipped = rest.len() - after.len();
+        if after.starts_with('{') {
+            let mut depth = 0usize;
+            for (k, ch) in after.char_indices() {
+                match ch {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            self.pos += skipped + k + 1;
+                            return &after[1..k];
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // Unbalanced: take the rest.
+            self.pos = self.src.len();
+            &after[1..]
+        } else if let Some(ch) = after.chars().next() {
+            if ch == '\\' {
+                // `\mathrm\pi`: leave the command to the main loop.
+                self.pos += skipped;
+                return "";
+            }
+            self.pos += skipped + ch.len_utf8();
+            &after[..ch.len_utf8()]
+        } else {
+            ""
+        }
+    }
+
+    fn command(&mut self) {
+        let rest = self.rest();
+        let Some(first) = rest.chars().next() else {
+            return;
+        };
+        if !first.is_ascii_alphabetic() {
+            self.pos += first.len_utf8();
+            match first {
+                ',' | ':' | '>' | ' ' | '\n' | '\t' => {
+                    if first == ',' && self.thousands_gap() {
+                        return;
+                    }
+                    self.space();
+                }
+                ';' => self.space(),
+                '!' => {
+                    // `10,\!080`: a thousands separator; otherwise a negative space.
+                    if self.out.ends_with(',') {
+                        let r = self.rest();
+                        self.pos += r.len() - r.trim_start().len();
+                    }
+                }
+                '{' => self.out.push_str("\\{"),
+                '}' => self.out.push_str("\\}"),
+                '%' => self.out.push('%'),
+                '$' | '#' | '[' | ']' | '(' | ')' => {} // `\[ \]`, `\( \)`: math delimiters
+                '\\' => self.out.push_str("\\\\"),
+                '|' => self.out.push_str("\\|"),
+                other => {
+                    self.out.push('\\');
+                    self.out.push(other);
+                }
+            }
+            return;
+        }
+        let mut len = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+        // `\quadx`: a spacing command glued to a letter (seen in real gold answers).
+        for glued in ["qquad", "quad"] {
+            if len > glued.len() && rest.starts_with(glued) {
+                len = glued.len();
+            }
+        }
+        let name = &rest[..len];
+        self.pos += len;
+        match name {
+            "left" | "right" | "bigl" | "bigr" | "Bigl" | "Bigr" | "biggl" | "biggr" | "Biggl"
+            | "Biggr" | "big" | "Big" | "bigg" | "Bigg" | "bigm" | "Bigm" | "middle" => {
+                let r = self.rest();
+                let after = r.trim_start();
+                let skipped = r.len() - after.len();
+                if after.starts_with('.') {
+                    self.pos += skipped + 1;
+                } else if after.starts_with('|') {
+                    self.pos += skipped + 1;
+                    let open = match name {
+                        "left" | "bigl" | "Bigl" | "biggl" | "Biggl" => Some(true),
+                        "right" | "bigr" | "Bigr" | "biggr" | "Biggr" => Some(false),
+                        _ => None,
+                    };
+                    self.bar(open);
+                } else if after.starts_with("\\|") {
+                    self.pos += skipped + 2;
+                    self.out.push_str("\\|");
+                }
+            }
+            "displaystyle" | "textstyle" | "scriptstyle" | "scriptscriptstyle" | "limits"
+            | "nolimits" | "quad" | "qquad" | "enspace" | "enskip" | "thinspace" | "medspace"
+            | "thickspace" | "negthinspace" | "negmedspace" | "negthickspace" | "space" | "nobreak"
+            | "allowbreak" => self.space(),
+            "hspace" | "hphantom" | "vspace" | "phantom" | "vphantom" | "label" | "tag" => {
+                self.read_arg();
+                self.space();
+            }
+            "dfrac" | "tfrac" | "cfrac" => self.emit_cmd("frac"),
+            "dbinom" | "tbinom" => self.emit_cmd("binom"),
+            "leq" | "leqslant" | "leqq" | "le" => self.emit_cmd("le"),
+            "geq" | "geqslant" | "geqq" | "ge" => self.emit_cmd("ge"),
+            "neq" | "ne" => self.emit_cmd("ne"),
+            "lt" => self.out.push('<'),
+            "gt" => self.out.push('>'),
+            "lbrace" => self.out.push_str("\\{"),
+            "rbrace" => self.out.push_str("\\}"),
+            "lbrack" => self.out.push('['),
+            "rbrack" => self.out.push(']'),
+            "lvert" => self.bar(Some(true)),
+            "rvert" => self.bar(Some(false)),
+            "vert" | "mid" => self.bar(None),
+            "degree" | "circ" => self.emit_cmd("degree"),
+            "emptyset" | "varnothing" => self.emit_cmd("emptyset"),
+            "infty" | "infin" => self.emit_cmd("infty"),
+            "prime" => self.out.push('\''),
+            "ast" | "cdotp" => self.out.push('*'),
+            "fbox" | "boxed" => self.emit_cmd("boxed"),
+            "colon" => self.out.push(':'),
+            "not" => {
+                let r = self.rest();
+                let after = r.trim_start();
+                if after.starts_with('=') {
+                    self.pos += r.len() - after.len() + 1;
+                    self.emit_cmd("ne");
+                } else {
+                    self.emit_cmd("not");
+                }
+            }
+            "begin" | "end" => {
+                let env = self.read_arg();
+                self.out.push('\\');
+                self.out.push_str(name);
+                self.out.push('{');
+                self.out.push_str(env.trim());
+                self.out.push('}');
+                if name == "begin" && env.trim() == "array" && self.rest().trim_start().starts_with('{') {
+                    self.read_arg();
+                }
+            }
+            "operatorname" => {
+                if self.rest().starts_with('*') {
+                    self.pos += 1;
+                }
+                let arg = self.read_arg().trim();
+                let known = FUNC_WORDS.contains(&arg)
+                    || matches!(arg, "arccot" | "arcsec" | "arccsc" | "coth" | "sec" | "max" | "min" | "det" | "arg" | "sgn" | "lg");
+                if known {
+                    self.emit_cmd(arg);
+                } else if !arg.is_empty() && arg.chars().all(|c| c.is_ascii_alphabetic()) {
+                    self.out.push_str("\\operatorname{");
+                    self.out.push_str(arg);
+                    self.out.push('}');
+                } else {
+                    self.out.push_str(arg);
+                }
+            }
+            n if TEXT_COMMANDS.contains(&n) => {
+                let arg = self.read_arg();
+                self.text_like(arg, false);
+            }
+            n if FONT_COMMANDS.contains(&n) => {
+                let arg = self.read_arg();
+                self.text_like(arg, true);
+            }
+            other => self.emit_cmd(other),
+        }
+    }
+
+    /// `\text{...}` and friends; `font` for math-font commands (`\mathrm`, `\mathbf`).
+    fn text_like(&mut self, raw: &str, font: bool) {
+        // Flatten nested commands: `\text{\textbf{x}}`, `\mathrm{~m}`, `\text{ cm}^2`.
+        let mut t = String::with_capacity(raw.len());
+        let mut chars = raw.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    // drop the command name of a nested text command, keep other names' letters
+                    let mut name = String::new();
+                    while let Some(&n) = chars.peek() {
+                        if n.is_ascii_alphabetic() {
+                            name.push(n);
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    if name.is_empty() {
+                        if let Some(n) = chars.next() {
+                            if matches!(n, '%') {
+                                t.push('%');
+                            } else if matches!(n, '$') {
+                            } else {
+                                t.push(' ');
+                            }
+                        }
+                    } else if !(TEXT_COMMANDS.contains(&name.as_str()) || FONT_COMMANDS.contains(&name.as_str())) {
+                        t.push_str(&name);
+                    }
+                }
+                '{' | '}' | '$' => {}
+                '~' => t.push(' '),
+                c => t.push(c),
+            }
+        }
+        let trimmed = t.trim();
+        let lower = trimmed.to_ascii_lowercase();
+        if trimmed.is_empty() {
+            self.space();
+            return;
+        }
+        // Inside a subscript: part of a symbol name (`\lambda_{\text{red}}`).
+        if self.out.ends_with("_{") || self.out.ends_with('_') {
+            self.out.extend(trimmed.chars().filter(|c| c.is_ascii_alphanumeric()));
+            return;
+        }
+        if matches!(lower.as_str(), "and" | "or" | "," | "and/or" | ";") {
+            self.out.push_str(" , ");
+            return;
+        }
+        if matches!(lower.as_str(), "%" | "percent" | "pct" | "percentage") {
+            self.out.push('%');
+            return;
+        }
+        if matches!(lower.as_str(), "degree" | "degrees" | "deg" | "°") {
+            self.emit_cmd("degree");
+            return;
+        }
+        let has_value_before = self.last_is_operand();
+        let words: Vec<&str> = trimmed.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
+        let unit_chars = trimmed.chars().all(|c| c.is_ascii_alphanumeric() || " ^/.-".contains(c));
+        if has_value_before && !words.is_empty() && unit_chars && words.iter().all(|w| is_unit_word(w, true)) {
+            self.skip_unit_power();
+            self.space();
+            return;
+        }
+        if words.is_empty() {
+            // `\text{5}`, `\mathbf{2}`: math.
+            self.out.push(' ');
+            self.out.push_str(trimmed);
+            self.out.push(' ');
+            return;
+        }
+        let core = trimmed.trim_matches(|c: char| "()[].,:".contains(c) || c.is_whitespace());
+        if core.len() == 1 && core.as_bytes()[0].is_ascii_alphabetic() {
+            // `\text{(C)}`, `\mathrm{e}`, `\mathbf{v}`: a symbol.
+            if !self.last_is_operand() || self.out.ends_with(' ') {
+                self.out.push(' ');
+            }
+            self.out.push_str(core);
+            self.out.push(' ');
+            return;
+        }
+        if font && trimmed.chars().all(|c| c.is_ascii_alphanumeric()) {
+            self.out.push(' ');
+            self.out.push_str(trimmed);
+            self.out.push(' ');
+            return;
+        }
+        if has_value_before && self.only_trailing_left() {
+            // A trailing word after a value: a unit we do not know (`5 \text{ widgets}`).
+            self.skip_unit_power();
+            self.space();
+            return;
+        }
+        self.out.push_str(" \\text{");
+        self.out.extend(trimmed.chars().filter(|c| !matches!(c, '{' | '}' | '\\')));
+        self.out.push_str("} ");
+    }
+
+    /// Only whitespace, punctuation, `$` or a unit power remain in the input.
+    fn only_trailing_left(&self) -> bool {
+        let r = self.rest().trim();
+        let r = r.strip_prefix("^2").or_else(|| r.strip_prefix("^3")).or_else(|| r.strip_prefix("^{2}")).or_else(|| r.strip_prefix("^{3}")).unwrap_or(r);
+        r.chars().all(|c| c.is_whitespace() || ".,;$!".contains(c))
+    }
+}
+
+/// Join thousands separators: `1,234` is 1234 when the comma is followed by exactly three digits
+/// and then a non-digit, the first group has 1 to 3 digits and does not start with 0, every later
+/// group has exactly 3 digits (`1,234,567`), the number is not inside `( )`, `[ ]` or `\{ \}`
+/// (there `(3,331)` is a pair), and the run is not glued to another comma-separated number
+/// (`27,54,108,135` is a list). Everything else with commas is a list: `1,2`, `-2,1`, `1,22`.
+pub(crate) fn join_thousands(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut depth: usize = 0;
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'\\' if i + 1 < b.len() && b[i + 1] == b'{' => {
+                depth += 1;
+                i += 2;
+                continue;
+            }
+            b'\\' if i + 1 < b.len() && b[i + 1] == b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        let starts_run = c.is_ascii_digit()
+            && (i == 0 || !(b[i - 1].is_ascii_digit() || matches!(b[i - 1], b'.' | b',' | b'_' | b'^')));
+        if depth == 0 && starts_run && c != b'0' {
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j - i <= 3 {
+                let mut k = j;
+                let mut groups = 0;
+                while k + 3 < b.len() + 0
+                    && b[k] == b','
+                    && b[k + 1..k + 4].iter().all(u8::is_ascii_digit)
+                    && !b.get(k + 4).is_some_and(u8::is_ascii_digit)
+                {
+                    k += 4;
+                    groups += 1;
+                }
+                let glued = b.get(k) == Some(&b',') && b.get(k + 1).is_some_and(u8::is_ascii_digit);
+                if groups > 0 && !glued {
+                    out.push_str(&s[copied..i]);
+                    out.extend(s[i..k].chars().filter(|&ch| ch != ','));
+                    copied = k;
+                    i = k;
+                    continue;
+                }
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    out.push_str(&s[copied..]);
+    out
+}
+
+/// Remove what models put after an answer: trailing `.`, `,`, `;`, `\\` and spaces.
+fn strip_trailing(s: &str) -> &str {
+    let mut t = s.trim();
+    loop {
+        let before = t.len();
+        t = t.trim_end_matches(['.', ',', ';', ' ']);
+        if let Some(x) = t.strip_suffix("\\\\") {
+            t = x;
+        }
+        t = t.trim();
+        if t.len() == before {
+            return t;
+        }
+    }
+}

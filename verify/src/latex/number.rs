@@ -1,0 +1,126 @@
+//! Numeric literals to exact values, fallibly and within the size caps.
+
+use super::ParseError;
+use crate::ast::Number;
+use crate::limits::{LimitKind, Limits};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+
+/// Parse a literal `42`, `3.14`, `.5`, `5.`, `8.7e8`, `1E-3` (already free of separators).
+pub(crate) fn parse_number(text: &str, limits: &Limits) -> Result<Number, ParseError> {
+    let bad = || ParseError::Syntax { message: format!("invalid number `{text}`"), position: 0 };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(k) => (&text[..k], Some(&text[k + 1..])),
+        None => (text, None),
+    };
+    let (int_part, frac_part) = match mantissa.find('.') {
+        Some(k) => (&mantissa[..k], Some(&mantissa[k + 1..])),
+        None => (mantissa, None),
+    };
+    if int_part.is_empty() && frac_part.map_or(true, str::is_empty) {
+        return Err(bad());
+    }
+    let frac_digits = frac_part.unwrap_or("");
+    if !int_part.bytes().chain(frac_digits.bytes()).all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    // Roughly 3.33 bits per decimal digit.
+    let digits = (int_part.len() + frac_digits.len()) as u64;
+    if digits.saturating_mul(10) / 3 > limits.max_int_bits {
+        return Err(ParseError::Limit(LimitKind::IntegerTooLarge));
+    }
+    let all_digits = format!("{int_part}{frac_digits}");
+    let numerator = if all_digits.is_empty() {
+        BigInt::zero()
+    } else {
+        BigInt::parse_bytes(all_digits.as_bytes(), 10).ok_or_else(bad)?
+    };
+    let scale = frac_digits.len() as i64;
+    let exp: i64 = match exponent {
+        None => 0,
+        Some(e) => {
+            let (neg, body) = match e.as_bytes().first() {
+                Some(b'-') => (true, &e[1..]),
+                Some(b'+') => (false, &e[1..]),
+                _ => (false, e),
+            };
+            if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            let v: u64 = body.parse().map_err(|_| ParseError::Limit(LimitKind::ExponentTooLarge))?;
+            if v > limits.max_exponent {
+                return Err(ParseError::Limit(LimitKind::ExponentTooLarge));
+            }
+            if neg {
+                -(v as i64)
+            } else {
+                v as i64
+            }
+        }
+    };
+    let value = scaled(numerator, exp - scale, limits)?;
+    let decimals = frac_part.map(|f| f.len() as u32);
+    Ok(Number { value, decimals })
+}
+
+/// `n * 10^shift` as an exact rational, refusing results over the integer size cap.
+pub(crate) fn scaled(n: BigInt, shift: i64, limits: &Limits) -> Result<BigRational, ParseError> {
+    let mag = shift.unsigned_abs();
+    if mag > limits.max_exponent || (n.bits() + mag * 10 / 3) > limits.max_int_bits {
+        return Err(ParseError::Limit(LimitKind::IntegerTooLarge));
+    }
+    let p = num_traits::pow(BigInt::from(10), mag as usize);
+    Ok(if shift >= 0 {
+        BigRational::from_integer(n * p)
+    } else {
+        BigRational::new(n, p)
+    })
+}
+
+/// A plain integer literal.
+pub(crate) fn parse_int(text: &str, limits: &Limits) -> Result<BigInt, ParseError> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ParseError::Syntax { message: format!("invalid integer `{text}`"), position: 0 });
+    }
+    if (text.len() as u64).saturating_mul(10) / 3 > limits.max_int_bits {
+        return Err(ParseError::Limit(LimitKind::IntegerTooLarge));
+    }
+    BigInt::parse_bytes(text.as_bytes(), 10)
+        .ok_or_else(|| ParseError::Syntax { message: format!("invalid integer `{text}`"), position: 0 })
+}
+
+/// The fast path: `42`, `-3.5`, `+7`, `.25` without any other character. `None` when the input
+/// needs the full parser.
+pub(crate) fn plain_number(s: &str, limits: &Limits) -> Option<Result<crate::ast::Expr, ParseError>> {
+    use crate::ast::Expr;
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let bytes = body.as_bytes();
+    let mut dots = 0;
+    for &b in bytes {
+        if b == b'.' {
+            dots += 1;
+        } else if !b.is_ascii_digit() {
+            return None;
+        }
+    }
+    // A trailing dot is stripped by the full path; leave those (and bare dots) to it.
+    if bytes.is_empty() || dots > 1 || bytes.last() == Some(&b'.') || (dots == 1 && bytes.len() == 1) {
+        return None;
+    }
+    let n = match parse_number(body, limits) {
+        Ok(n) => n,
+        Err(e) => return Some(Err(e)),
+    };
+    let e = Expr::Num(n);
+    Some(Ok(if neg { Expr::Neg(Box::new(e)) } else { e }))
+}
+
+/// Whether a value is the integer one (used by the builder for `\sin^{-1}`).
+pub(crate) fn is_one(n: &Number) -> bool {
+    n.value.is_integer() && n.value.numer().is_one()
+}

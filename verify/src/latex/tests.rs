@@ -1,0 +1,571 @@
+//! The parser's specification: `input => Display of the tree`, error cases and cost bounds.
+
+use super::*;
+
+fn show(s: &str) -> String {
+    match parse(s, &Limits::default()) {
+        Ok(e) => e.to_string(),
+        Err(ParseError::Limit(k)) => format!("LIMIT {k}"),
+        Err(ParseError::Syntax { .. }) => "ERR".to_string(),
+    }
+}
+
+/// Check a table of `input => expected` and report every mismatch at once.
+fn check_table(rows: &[(&str, &str)]) {
+    let mut bad = Vec::new();
+    for (input, want) in rows {
+        let got = show(input);
+        if got != *want {
+            bad.push(format!("{input:?}\n    want {want}\n    got  {got}"));
+        }
+    }
+    assert!(bad.is_empty(), "{} of {} rows differ:\n{}", bad.len(), rows.len(), bad.join("\n"));
+}
+
+#[test]
+fn numbers() {
+    check_table(&[
+        ("42", "42"),
+        ("-42", "-(42)"),
+        ("+7", "7"),
+        ("0", "0"),
+        ("007", "7"),
+        ("3.14", "157/50~2dp"),
+        ("0.25", "1/4~2dp"),
+        (".5", "1/2~1dp"),
+        ("-0.5", "-(1/2~1dp)"),
+        ("56.0", "56~1dp"),
+        ("5.", "5"),
+        ("-3./2", "-((3~0dp / 2))"),
+        ("123456789012345678901234567890", "123456789012345678901234567890"),
+        // scientific notation
+        ("8.7e8", "870000000~1dp"),
+        ("8.7E-3", "87/10000~1dp"),
+        ("3e8", "300000000"),
+        ("1e-5", "1/100000"),
+        ("8.7 \\times 10^{8}", "870000000~1dp"),
+        ("8.7 \\cdot 10^8", "870000000~1dp"),
+        ("5.3\\times10^{-9}", "53/10000000000~1dp"),
+        ("-2.5 \\times 10^{3}", "-(2500~1dp)"),
+        ("3 \\times 10^{x}", "(3 * (10 ^ x))"),
+        // thousands separators
+        ("1,234", "1234"),
+        ("1,234,567", "1234567"),
+        ("-1,234.5", "-(2469/2~1dp)"),
+        ("1{,}234", "1234"),
+        ("14{,}916", "14916"),
+        ("10,\\!080", "10080"),
+        ("11,\\! 111,\\! 111,\\! 100", "11111111100"),
+        ("12\\,000", "12000"),
+        ("\\$32,\\!348", "32348"),
+        ("x = 12,000", "x = 12000"),
+        // ... and what is not a thousands separator
+        ("1,2", "list[1, 2]"),
+        ("-2,1", "list[-(2), 1]"),
+        ("1,22", "list[1, 22]"),
+        ("0,111", "list[0, 111]"),
+        ("1234,567", "list[1234, 567]"),
+        ("27,54,108,135", "list[27, 54, 108, 135]"),
+        ("1,234,56", "list[1, 234, 56]"),
+        ("(3,331)", "tuple(3, 331)"),
+        ("(2,251,252)", "tuple(2, 251, 252)"),
+        ("3, 500", "list[3, 500]"),
+        ("1 234", "ERR"),
+    ]);
+}
+
+#[test]
+fn fractions_roots_powers() {
+    check_table(&[
+        ("\\frac{3}{4}", "(3 / 4)"),
+        ("\\dfrac{3}{4}", "(3 / 4)"),
+        ("\\tfrac{1}{3}", "(1 / 3)"),
+        ("\\cfrac{1}{2}", "(1 / 2)"),
+        ("\\frac12", "(1 / 2)"),
+        ("\\frac1{2}", "(1 / 2)"),
+        ("\\frac 59", "(5 / 9)"),
+        ("\\frac{270}7", "(270 / 7)"),
+        ("\\frac x2", "(x / 2)"),
+        ("\\frac{\\pi}{2}", "(pi / 2)"),
+        ("-\\frac{1}{2}", "-((1 / 2))"),
+        ("\\frac{-1}{2}", "(-(1) / 2)"),
+        ("3/4", "(3 / 4)"),
+        ("a/b/c", "((a / b) / c)"),
+        ("1/2x", "((1 / 2) * x)"),
+        ("2x/3", "((2 * x) / 3)"),
+        ("6 \\div 3", "(6 / 3)"),
+        ("2\\frac{1}{2}", "(2 + (1 / 2))"),
+        ("137 \\frac{1}{2}", "(137 + (1 / 2))"),
+        ("-2\\frac12", "-((2 + (1 / 2)))"),
+        ("2\\frac{3}{2}", "(2 * (3 / 2))"),
+        ("2\\frac{x}{y}", "(2 * (x / y))"),
+        ("x\\frac12", "(x * (1 / 2))"),
+        ("2 1/2", "(2 + (1 / 2))"),
+        ("11 6/6", "ERR"),
+        ("4 4/0", "ERR"),
+        ("\\sqrt{2}", "root[2](2)"),
+        ("\\sqrt2", "root[2](2)"),
+        ("\\sqrt 12", "root[2](12)"),
+        ("\\sqrt[3]{4}", "root[3](4)"),
+        ("\\sqrt[n]{x+1}", "root[n]((x + 1))"),
+        ("3\\sqrt{2}", "(3 * root[2](2))"),
+        ("√3", "root[2](3)"),
+        ("√(x+1)", "root[2]((x + 1))"),
+        ("\\sqrt{\\sqrt{2}}", "root[2](root[2](2))"),
+        ("x^2", "(x ^ 2)"),
+        ("x^{n+1}", "(x ^ (n + 1))"),
+        ("2^{-1}", "(2 ^ -(1))"),
+        ("x^-1", "(x ^ -(1))"),
+        ("2^10", "(2 ^ 10)"),
+        ("2**3", "(2 ^ 3)"),
+        ("e^(x+1)", "(e ^ (x + 1))"),
+        ("x²", "(x ^ 2)"),
+        ("-x^2", "-((x ^ 2))"),
+        ("(-x)^2", "(-(x) ^ 2)"),
+        ("2x^2", "(2 * (x ^ 2))"),
+        ("e^{i\\pi}", "(e ^ (i * pi))"),
+        ("x_1^2", "(x_1 ^ 2)"),
+        ("{x^2}^3", "((x ^ 2) ^ 3)"),
+        ("5!", "(5)!"),
+        ("\\frac{100!}{2^{50}}", "((100)! / (2 ^ 50))"),
+    ]);
+}
+
+#[test]
+fn products_and_sums() {
+    check_table(&[
+        ("2x", "(2 * x)"),
+        ("2\\pi", "(2 * pi)"),
+        ("2 \\pi r", "(2 * pi * r)"),
+        ("(a)(b)", "(a * b)"),
+        ("(a+1)(b+2)", "((a + 1) * (b + 2))"),
+        ("x y", "(x * y)"),
+        ("ab", "(a * b)"),
+        ("2 \\cdot 3", "(2 * 3)"),
+        ("2 \\times 3", "(2 * 3)"),
+        ("2*3*4", "(2 * 3 * 4)"),
+        ("2×3", "(2 * 3)"),
+        ("2·3", "(2 * 3)"),
+        ("6÷3", "(6 / 3)"),
+        ("a+b+c", "(a + b + c)"),
+        ("a-b", "(a + -(b))"),
+        ("a - -b", "(a + b)"),
+        ("a + -b", "(a + -(b))"),
+        ("--x", "x"),
+        ("---x", "-(x)"),
+        ("−5", "-(5)"),
+        ("5 − 3", "(5 + -(3))"),
+        ("-2x", "-((2 * x))"),
+        ("1-2i", "(1 + -((2 * i)))"),
+        ("2 3", "ERR"),
+        ("(n-2) 2^{n}+1", "(((n + -(2)) * (2 ^ n)) + 1)"),
+        ("1 \\pm \\sqrt{19}", "(1 ± root[2](19))"),
+        ("\\pm 3", "(± 3)"),
+        ("3 \\mp 2", "(3 ± 2)"),
+        ("±2", "(± 2)"),
+        ("a \\cdot -b", "(a * -(b))"),
+    ]);
+}
+
+#[test]
+fn constants_symbols_functions() {
+    check_table(&[
+        ("\\pi", "pi"),
+        ("π", "pi"),
+        ("e", "e"),
+        ("\\mathrm{e}", "e"),
+        ("i", "i"),
+        ("\\mathrm{i}", "i"),
+        ("\\infty", "inf"),
+        ("∞", "inf"),
+        ("-\\infty", "-(inf)"),
+        ("x", "x"),
+        ("E", "E"),
+        ("\\alpha", "alpha"),
+        ("\\Delta", "Delta"),
+        ("x_1", "x_1"),
+        ("a_{n}", "a_n"),
+        ("x_{12}", "x_12"),
+        ("\\omega_{d}", "omega_d"),
+        ("m_{\\max }", "m_max"),
+        ("\\lambda_{\\text {red}}", "lambda_red"),
+        ("e_1", "e_1"),
+        ("y'", "y'"),
+        ("y^{\\prime}", "y'"),
+        ("f''", "f''"),
+        ("\\mathbf{v}", "v"),
+        ("\\bar{x}", "bar(x)"),
+        ("\\dot{x}_0", "dot(x)_0"),
+        ("204_5", "204_5"),
+        ("4210_{5}", "4210_5"),
+        ("\\sin x", "sin(x)"),
+        ("\\sin 2x", "sin((2 * x))"),
+        ("\\sin x \\cos x", "(sin(x) * cos(x))"),
+        ("\\sin(x)", "sin(x)"),
+        ("\\sin^2 x", "(sin(x) ^ 2)"),
+        ("\\sin^{-1} x", "arcsin(x)"),
+        ("\\cos^{-1}(1/2)", "arccos((1 / 2))"),
+        ("\\tan \\theta", "tan(theta)"),
+        ("\\arctan 1", "arctan(1)"),
+        ("\\cot x", "cot(x)"),
+        ("\\sec x + \\csc x", "(sec(x) + csc(x))"),
+        ("\\sinh x", "sinh(x)"),
+        ("\\ln 2", "ln(2)"),
+        ("\\ln(2x)", "ln((2 * x))"),
+        ("\\log 100", "log10(100)"),
+        ("\\lg 100", "log10(100)"),
+        ("\\log_2 8", "log[2](8)"),
+        ("\\log _{10} 2", "log[10](2)"),
+        ("\\log_{b}(x)", "log[b](x)"),
+        ("\\exp(x)", "exp(x)"),
+        ("\\exp{a t}", "exp((a * t))"),
+        ("\\max(a, b)", "max(a, b)"),
+        ("\\gcd(12, 18)", "gcd(12, 18)"),
+        ("\\operatorname{lcm}(4,6)", "lcm(4, 6)"),
+        ("\\operatorname{Res}(f)", "Res(f)"),
+        ("sin x", "sin(x)"),
+        ("sqrt(2)", "root[2](2)"),
+        ("np.arcsin(10/13)", "arcsin((10 / 13))"),
+        ("f(x)", "f(x)"),
+        ("g(2)", "g(2)"),
+        ("f(x) = x+1", "f(x) = (x + 1)"),
+        ("2f(x)", "(2 * f(x))"),
+        ("I(0)", "I(0)"),
+        ("n(n-1)", "(n * (n + -(1)))"),
+        ("|x|", "abs(x)"),
+        ("|x-1|+|y|", "(abs((x + -(1))) + abs(y))"),
+        ("||x|-1|", "abs((abs(x) + -(1)))"),
+        ("\\lvert x \\rvert", "abs(x)"),
+        ("\\left| x \\right|", "abs(x)"),
+        ("2|x|", "(2 * abs(x))"),
+        ("\\lfloor x \\rfloor", "floor(x)"),
+        ("\\left\\lceil n/2 \\right\\rceil", "ceil((n / 2))"),
+        ("\\binom{5}{2}", "binom(5, 2)"),
+        ("\\dbinom{n}{k}", "binom(n, k)"),
+        ("\\tbinom{2n}{n}", "binom((2 * n), n)"),
+        ("{n \\choose k}", "binom(n, k)"),
+        ("\\sum_{k=1}^n k", "ERR"),
+        ("\\int x dx", "ERR"),
+    ]);
+}
+
+#[test]
+fn percent_degrees_units() {
+    check_table(&[
+        ("28\\%", "(28)%"),
+        ("28%", "(28)%"),
+        ("8 \\%", "(8)%"),
+        ("17.5%", "(35/2~1dp)%"),
+        ("28 percent", "(28)%"),
+        ("30^\\circ", "(30)deg"),
+        ("30^{\\circ}", "(30)deg"),
+        ("30°", "(30)deg"),
+        ("30\\degree", "(30)deg"),
+        ("30 degrees", "(30)deg"),
+        ("\\frac{270}7\\text{ degrees}", "((270 / 7))deg"),
+        ("18.8^{\\circ}", "(94/5~1dp)deg"),
+        ("5\\text{ cm}", "5"),
+        ("5 \\mathrm{m}^2", "5"),
+        ("6.5 \\mathrm{~m}", "13/2~1dp"),
+        ("15\\mbox{ cm}^2", "15"),
+        ("12 dollars", "12"),
+        ("\\$12", "12"),
+        ("$12$", "12"),
+        ("3 inches", "3"),
+        ("4 square units", "4"),
+        ("7 hours", "7"),
+        ("5.4 \\text{ cents}", "27/5~1dp"),
+        ("\\frac{1}{3} \\textbf{meters}", "(1 / 3)"),
+        ("10 \\text{ widgets}", "10"),
+        ("2 n", "(2 * n)"),
+    ]);
+}
+
+#[test]
+fn brackets_sets_intervals_matrices() {
+    check_table(&[
+        ("(1, 2)", "tuple(1, 2)"),
+        ("(1,2,3)", "tuple(1, 2, 3)"),
+        ("\\left( 3, \\frac{\\pi}{2} \\right)", "tuple(3, (pi / 2))"),
+        ("(x)", "x"),
+        ("[1,2]", "[1, 2]"),
+        ("[a,b)", "[a, b)"),
+        ("(a,b]", "(a, b]"),
+        ("(-\\infty, 3)", "tuple(-(inf), 3)"),
+        ("(-\\infty, 0]", "(-(inf), 0]"),
+        ("[2, \\infty)", "[2, inf)"),
+        ("\\left[ 1, 2 \\right)", "[1, 2)"),
+        ("\\{1,2\\}", "{1, 2}"),
+        ("\\left\\{1, 2\\right\\}", "{1, 2}"),
+        ("\\lbrace 3 \\rbrace", "{3}"),
+        ("\\{\\}", "∅"),
+        ("\\emptyset", "∅"),
+        ("\\varnothing", "∅"),
+        ("∅", "∅"),
+        ("(0,1) \\cup (2,3)", "(tuple(0, 1) ∪ tuple(2, 3))"),
+        ("(-\\infty, 0) \\cup\\{1\\}.", "(tuple(-(inf), 0) ∪ {1})"),
+        ("[0,2] \\cap [1,3]", "([0, 2] ∩ [1, 3])"),
+        ("A \\cup B \\cup C", "(A ∪ B ∪ C)"),
+        ("[0,2] \\setminus \\{1\\}", "ERR"),
+        ("\\langle 1, 2 \\rangle", "tuple(1, 2)"),
+        ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix[1, 2; 3, 4]"),
+        ("\\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}", "matrix[1, 0; 0, 1]"),
+        ("\\begin{pmatrix} -7 \\\\ 16 \\\\ 5 \\end{pmatrix}", "matrix[-(7); 16; 5]"),
+        ("\\begin{pmatrix}1 & 2 \\\\3 & 4\\\\\\end{pmatrix}", "matrix[1, 2; 3, 4]"),
+        ("\\left[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}\\right]", "matrix[1, 2; 3, 4]"),
+        ("\\begin{vmatrix} a & b \\\\ c & d \\end{vmatrix}", "det(matrix[a, b; c, d])"),
+        ("\\begin{align} x \\end{align}", "ERR"),
+        ("()", "ERR"),
+        ("(1,2", "ERR"),
+    ]);
+}
+
+#[test]
+fn relations_and_lists() {
+    check_table(&[
+        ("x = 5", "x = 5"),
+        ("y = 2x+1", "y = ((2 * x) + 1)"),
+        ("1 < x \\le 3", "1 < x ≤ 3"),
+        ("x \\leq 5", "x ≤ 5"),
+        ("x \\geq 5", "x ≥ 5"),
+        ("x \\geqslant 2", "x ≥ 2"),
+        ("x \\neq 5", "x ≠ 5"),
+        ("x \\ne 5", "x ≠ 5"),
+        ("x \\lt 5", "x < 5"),
+        ("x \\gt 5", "x > 5"),
+        ("x <= 2", "x ≤ 2"),
+        ("x >= 2", "x ≥ 2"),
+        ("x != 5", "x ≠ 5"),
+        ("x ≤ 2", "x ≤ 2"),
+        ("x ≥ 2", "x ≥ 2"),
+        ("x ≠ 2", "x ≠ 2"),
+        ("x \\approx 11", "x ≈ 11"),
+        ("x \\not= 1", "x ≠ 1"),
+        ("x \\in [1,2]", "[1, 2]"),
+        ("x \\in (0, 1]", "(0, 1]"),
+        ("x \\to 0", "ERR"),
+        ("x=1, y=2", "list[x = 1, y = 2]"),
+        ("x=1; y=2", "list[x = 1, y = 2]"),
+        ("1; 2", "list[1, 2]"),
+        ("6 \\text{ and } 8", "list[6, 8]"),
+        ("6 and 8", "list[6, 8]"),
+        ("x=1 or x=2", "list[x = 1, x = 2]"),
+        ("19, 46, and 82", "list[19, 46, 82]"),
+        ("1, 2, 3", "list[1, 2, 3]"),
+        ("\\boxed{1}\\boxed{2}", "list[1, 2]"),
+        ("\\boxed{1}, \\boxed{2}", "list[1, 2]"),
+        ("\\boxed{\\boxed{3}}", "3"),
+        ("(x, y) = (5, 8)", "tuple(x, y) = tuple(5, 8)"),
+        ("a=2, a=-6-4 \\sqrt{2}", "list[a = 2, a = (-(6) + -((4 * root[2](2))))]"),
+    ]);
+}
+
+#[test]
+fn text_and_wrappers() {
+    check_table(&[
+        ("\\text{Monday}", "text(\"monday\")"),
+        ("\\text{ No Solution. }", "text(\"no solution\")"),
+        ("no solution", "text(\"no solution\")"),
+        ("odd", "text(\"odd\")"),
+        ("\\textbf{even}", "text(\"even\")"),
+        ("\\text{(C)}", "C"),
+        ("(C)", "C"),
+        ("\\text{E}", "E"),
+        ("\\textbf{(B)}", "B"),
+        ("B", "B"),
+        ("\\text{5}", "5"),
+        ("\\displaystyle \\frac{1}{2}", "(1 / 2)"),
+        ("\\frac{1}{2}.", "(1 / 2)"),
+        ("42,", "42"),
+        ("\\, 5 \\;", "5"),
+        ("\\!5", "5"),
+        ("\\quad 7", "7"),
+        ("~7~", "7"),
+        ("\\left( \\frac{1}{3} \\right)", "(1 / 3)"),
+        ("\\left. x \\right|", "ERR"),
+        ("\\bigl( x \\bigr)", "x"),
+        ("\\boxed{5}", "5"),
+        ("\\textstyle 5", "5"),
+        ("\\[ 5 \\]", "5"),
+        ("f(x)=a x+b, where b is an integer", "ERR"),
+        ("x \\quad \\text{and} \\quad y", "list[x, y]"),
+        ("x_{1}=2,\\quadx_{2}=3", "list[x_1 = 2, x_2 = 3]"),
+    ]);
+}
+
+#[test]
+fn errors_on_garbage() {
+    for s in [
+        "", "   ", "$$", "\\", "{", "}", ")(", "\\frac", "\\frac{1}", "\\sqrt", "x^", "1 +", "= 5",
+        "\u{0}\u{1}\u{2}", "\u{fffd}\u{fffd}", "日本語", "1 ⊕ 2", "\\begin{pmatrix}", "\\end{pmatrix}",
+        "\\text{", "|", "||", "x_", "2^^3", "\\left(", "((1)", "\\{1", "@#!", "1..2", "\\boxed{",
+    ] {
+        let r = parse(s, &Limits::default());
+        assert!(r.is_err(), "{s:?} should not parse, got {r:?}");
+    }
+}
+
+#[test]
+fn limits_answer_length() {
+    let limits = Limits::default();
+    let long = "1+".repeat(limits.max_answer_bytes);
+    assert_eq!(parse(&long, &limits), Err(ParseError::Limit(LimitKind::AnswerTooLong)));
+    let small = Limits { max_answer_bytes: 4, ..Limits::default() };
+    assert_eq!(parse("12345", &small), Err(ParseError::Limit(LimitKind::AnswerTooLong)));
+    let tiny_ints = Limits { max_int_bits: 64, ..Limits::default() };
+    assert_eq!(parse(&"9".repeat(30), &tiny_ints), Err(ParseError::Limit(LimitKind::IntegerTooLarge)));
+    assert_eq!(parse("1.5e30", &tiny_ints), Err(ParseError::Limit(LimitKind::IntegerTooLarge)));
+    assert!(show(&"9".repeat(4000)).starts_with("9999"));
+    assert_eq!(show("1e999999999999"), "LIMIT exponent_too_large");
+    assert_eq!(show("1e20000"), "LIMIT exponent_too_large");
+}
+
+/// Inputs built to recurse: nesting, chains of prefix signs, postfix chains, divisions.
+fn adversarial() -> Vec<String> {
+    let n = 4000;
+    vec![
+        "(".repeat(n),
+        format!("{}x{}", "(".repeat(n / 2), ")".repeat(n / 2)),
+        format!("{}x{}", "{".repeat(n / 2), "}".repeat(n / 2)),
+        "[".repeat(n),
+        "\\{".repeat(n / 2),
+        "|".repeat(n),
+        "\\left(".repeat(n / 6),
+        "\\lvert ".repeat(n / 7),
+        "\\begin{pmatrix}".repeat(n / 15),
+        "^".repeat(n),
+        "x^".repeat(n / 2),
+        "-".repeat(n),
+        "- ".repeat(n / 2) + "x",
+        "-(".repeat(n / 2),
+        "a*-".repeat(n / 4) + "b",
+        "a\\cdot -".repeat(n / 8) + "b",
+        "\\pm".repeat(n / 3) + "x",
+        "\\pm -".repeat(n / 5) + "x",
+        "1/".repeat(n / 2) + "2",
+        "\\div 2".repeat(n / 6),
+        "1\\pm".repeat(n / 4) + "1",
+        "\\frac".repeat(n / 5),
+        "\\frac{".repeat(n / 6),
+        "\\sqrt".repeat(n / 5),
+        "\\sqrt{".repeat(n / 6),
+        "\\sqrt[".repeat(n / 6),
+        format!("{}x{}", "x^{".repeat(n / 4), "}".repeat(n / 4)),
+        "x!".repeat(n / 2),
+        "x".to_string() + &"!".repeat(n - 1),
+        "5".to_string() + &"%".repeat(n - 1),
+        "\\sin ".repeat(n / 5) + "x",
+        "\\sin(".repeat(n / 5),
+        "f(".repeat(n / 2),
+        "\\boxed{".repeat(n / 7),
+        "\\text{".repeat(n / 6),
+        "x_{".repeat(n / 3),
+        "\\bar{".repeat(n / 5),
+        "2^{-".repeat(n / 4),
+        "(1,".repeat(n / 3),
+        "1,".repeat(n / 2) + "1",
+        "a+".repeat(n / 2) + "a",
+        "x=".repeat(n / 2) + "1",
+        "\\{\\}".repeat(n / 4),
+        "(((((((((((((((((((((((((((((((((((((((((((((((x".repeat(50),
+        "1\\frac{".repeat(n / 8),
+        "\\log_{".repeat(n / 6),
+        "e^{".repeat(n / 3),
+    ]
+    .into_iter()
+    .map(|mut s| {
+        s.truncate(n);
+        while !s.is_char_boundary(s.len()) {
+            s.pop();
+        }
+        s
+    })
+    .collect()
+}
+
+/// Every adversarial input finishes without overflowing a small (256 KiB) thread stack and
+/// without panicking; deep ones hit `TooDeep`.
+#[test]
+fn adversarial_inputs_on_a_small_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let limits = Limits::default();
+            let mut deep = 0;
+            for s in adversarial() {
+                let r = parse(&s, &limits);
+                if r == Err(ParseError::Limit(LimitKind::TooDeep)) {
+                    deep += 1;
+                }
+                // Walk the tree too: Display and Drop recurse over it.
+                if let Ok(e) = r {
+                    let _ = e.to_string();
+                }
+            }
+            deep
+        })
+        .expect("spawn test thread");
+    let deep = handle.join().expect("parser overflowed the stack or panicked");
+    assert!(deep >= 20, "only {deep} adversarial inputs were stopped by the depth scan");
+}
+
+/// Inputs at the depth limit still parse: the limit does not reject real answers, and the parser
+/// survives the deepest accepted input. Unoptimised (test) builds of the pest parser use about
+/// 4 KiB of stack per nesting level and pest refuses to go on with less than 64 KiB left, so this
+/// test uses a 1 MiB thread (the default Rust thread has 2 MiB); optimised builds need far less.
+#[test]
+fn deepest_accepted_inputs_on_a_small_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(1024 * 1024)
+        .spawn(|| {
+            let limits = Limits::default();
+            let d = limits.max_depth;
+            let nested_parens = format!("{}x{}", "(".repeat(d), ")".repeat(d));
+            let nested_powers = format!("{}x{}", "x^{".repeat(d / 2 - 1), "}".repeat(d / 2 - 1));
+            let nested_fracs = format!("{}1{}", "\\frac{1}{1+".repeat(d / 2 - 1), "}".repeat(d / 2 - 1));
+            let signs = format!("a{}b", "*-a".repeat(d - 2));
+            let mut out = Vec::new();
+            for s in [&nested_parens, &nested_powers, &nested_fracs, &signs] {
+                out.push((s.len(), parse(s, &limits).map(|e| e.to_string().len())));
+            }
+            let too_deep = format!("{}x{}", "(".repeat(d + 1), ")".repeat(d + 1));
+            out.push((too_deep.len(), parse(&too_deep, &limits).map(|e| e.to_string().len())));
+            out
+        })
+        .expect("spawn test thread");
+    let out = handle.join().expect("parser overflowed the stack");
+    for (len, r) in &out[..4] {
+        assert!(r.is_ok(), "input of {len} bytes at the depth limit failed: {r:?}");
+    }
+    assert_eq!(out[4].1, Err(ParseError::Limit(LimitKind::TooDeep)));
+}
+
+#[test]
+fn depth_scan_counts_recursion_sources() {
+    let ok = |s: &str, d: usize| check_depth(s, d).is_ok();
+    assert!(ok("((x))", 2));
+    assert!(!ok("((x))", 1));
+    assert!(ok("a-b-c-d-e-f", 1), "infix minus does not nest");
+    assert!(!ok("-(-(-x))", 4));
+    assert!(ok("-1,-2,-3,-4,-5", 1), "separators reset the count");
+    assert!(!ok("1/2/3/4", 2));
+    assert!(ok(")))(((", 3));
+    assert!(!ok("\\lvert \\lvert \\lvert x", 2));
+}
+
+#[test]
+fn normalized_form_is_exposed() {
+    assert_eq!(normalized("\\left( \\dfrac{1}{2} \\right)"), "( \\frac{1}{2} )");
+    assert_eq!(normalized("$1{,}234$."), "1234");
+}
+
+#[test]
+fn fast_path_matches_full_parser() {
+    // `x+0` forces the full path; compare the number part.
+    for s in ["42", "-42", "3.14", "-0.5", ".5", "+7", "007"] {
+        let fast = parse(s, &Limits::default()).map(|e| e.to_string());
+        let full = parse(&format!("{{{s}}}"), &Limits::default()).map(|e| e.to_string());
+        assert_eq!(fast, full, "{s}");
+    }
+}
+
