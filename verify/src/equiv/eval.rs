@@ -19,7 +19,7 @@ use num_traits::{One, Signed, ToPrimitive, Zero};
 pub const PREC: usize = 256;
 const RM: RoundingMode = RoundingMode::ToEven;
 /// Evaluation recursion bound (the parser bounds nesting; this guards hand-built trees).
-const MAX_EVAL_DEPTH: usize = 256;
+const MAX_EVAL_DEPTH: usize = 128;
 /// Largest root index evaluated.
 const MAX_ROOT_INDEX: u64 = 1 << 12;
 
@@ -255,13 +255,6 @@ impl<'a> Evaluator<'a> {
                 Some((_, v)) => Ok(Value::Exact(Q::real(v.clone()))),
                 None => Err(EvalErr::NotNumeric),
             },
-            Expr::Const(Constant::Pi) => Ok(Value::Approx(Cf::real(self.pi()?, p))),
-            Expr::Const(Constant::E) => {
-                let e = self.consts()?.e(p, RM);
-                Ok(Value::Approx(Cf::real(e, p)))
-            }
-            Expr::Const(Constant::I) => Ok(Value::Exact(Q::i())),
-            Expr::Const(Constant::Infinity) => Err(EvalErr::NotNumeric),
             Expr::Neg(a) => {
                 let v = self.eval(a)?;
                 Ok(self.neg(v))
@@ -292,6 +285,22 @@ impl<'a> Evaluator<'a> {
                 let xv = self.eval(x)?;
                 self.pow(bv, xv)
             }
+            _ => self.eval_rare(e),
+        }
+    }
+
+    /// The less common nodes, kept out of `eval_inner` so that its stack frame stays small.
+    #[inline(never)]
+    fn eval_rare(&mut self, e: &Expr) -> R<Value> {
+        let p = self.prec;
+        match e {
+            Expr::Const(Constant::Pi) => Ok(Value::Approx(Cf::real(self.pi()?, p))),
+            Expr::Const(Constant::E) => {
+                let e = self.consts()?.e(p, RM);
+                Ok(Value::Approx(Cf::real(e, p)))
+            }
+            Expr::Const(Constant::I) => Ok(Value::Exact(Q::i())),
+            Expr::Const(Constant::Infinity) => Err(EvalErr::NotNumeric),
             Expr::Root { index, radicand } => {
                 let n = self.eval(index)?.exact_int().ok_or(EvalErr::Undefined)?;
                 let n = match n.to_u64() {

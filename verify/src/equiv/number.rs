@@ -73,10 +73,11 @@ impl Q {
         if o.is_zero() {
             return Ok(None);
         }
-        b.check_bits(self.bits() + 2 * o.bits())?;
         if o.im.is_zero() {
+            b.check_bits(self.bits() + o.bits())?;
             return Ok(Some(Q { re: &self.re / &o.re, im: &self.im / &o.re }));
         }
+        b.check_bits(self.bits() + 2 * o.bits())?;
         let den = &o.re * &o.re + &o.im * &o.im;
         let conj = Q { re: o.re.clone(), im: -o.im.clone() };
         let num = self.mul(&conj, b)?;
