@@ -248,7 +248,6 @@ impl<'a> Evaluator<'a> {
     }
 
     fn eval_inner(&mut self, e: &Expr) -> R<Value> {
-        let p = self.prec;
         match e {
             Expr::Num(n) => Ok(Value::Exact(Q::real(n.value.clone()))),
             Expr::Sym(s) => match self.env.iter().find(|(name, _)| name == s) {
@@ -260,16 +259,18 @@ impl<'a> Evaluator<'a> {
                 Ok(self.neg(v))
             }
             Expr::Add(ts) => {
-                let mut acc = Value::Exact(Q::int(0));
-                for t in ts {
+                let Some((first, rest)) = ts.split_first() else { return Ok(Value::Exact(Q::int(0))) };
+                let mut acc = self.eval(first)?;
+                for t in rest {
                     let v = self.eval(t)?;
                     acc = self.add(acc, v)?;
                 }
                 Ok(acc)
             }
             Expr::Mul(fs) => {
-                let mut acc = Value::Exact(Q::int(1));
-                for f in fs {
+                let Some((first, rest)) = fs.split_first() else { return Ok(Value::Exact(Q::int(1))) };
+                let mut acc = self.eval(first)?;
+                for f in rest {
                     let v = self.eval(f)?;
                     acc = self.mul(acc, v)?;
                 }

@@ -107,11 +107,22 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
             return Decision { verdict, rule: "exact" };
         }
     }
-    let mut cx = Cx { opts, budget, cc: None, depth: 0 };
-    match compare(gold, pred, &mut cx) {
+    // The astro-float constants cache (pi, e, ln 2, ln 10 digits) is reused across calls on the
+    // same thread; it only memoises constants, so verdicts do not depend on it.
+    let cc = CONSTS.with(|c| c.borrow_mut().take());
+    let mut cx = Cx { opts, budget, cc, depth: 0 };
+    let r = compare(gold, pred, &mut cx);
+    if let Some(cc) = cx.cc.take() {
+        CONSTS.with(|c| *c.borrow_mut() = Some(cc));
+    }
+    match r {
         Ok(c) => Decision { verdict: if c.eq { Verdict::Equal } else { Verdict::NotEqual }, rule: c.rule },
         Err(k) => Decision { verdict: Verdict::Limit(k), rule: "limit" },
     }
+}
+
+thread_local! {
+    static CONSTS: std::cell::RefCell<Option<Consts>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Compare any two answers (gold first).
@@ -143,8 +154,8 @@ fn dispatch(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     }
     if structure::is_structure(g)
         || structure::is_structure(p)
-        || structure::contains_pm(g)
-        || structure::contains_pm(p)
+        || scalar::Summary::of(g).plus_minus
+        || scalar::Summary::of(p).plus_minus
     {
         return structure::compare_structures(g, p, cx);
     }

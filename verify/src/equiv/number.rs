@@ -53,6 +53,9 @@ impl Q {
     /// Exact sum; errors when the result could exceed `max_int_bits`.
     pub fn add(&self, o: &Q, b: &Budget) -> Result<Q, LimitKind> {
         b.check_bits(self.bits() + o.bits())?;
+        if self.im.is_zero() && o.im.is_zero() {
+            return Ok(Q::real(&self.re + &o.re));
+        }
         Ok(Q { re: &self.re + &o.re, im: &self.im + &o.im })
     }
 
@@ -75,6 +78,9 @@ impl Q {
         }
         if o.im.is_zero() {
             b.check_bits(self.bits() + o.bits())?;
+            if self.im.is_zero() {
+                return Ok(Some(Q::real(&self.re / &o.re)));
+            }
             return Ok(Some(Q { re: &self.re / &o.re, im: &self.im / &o.re }));
         }
         b.check_bits(self.bits() + 2 * o.bits())?;

@@ -28,8 +28,8 @@ struct Info<'e> {
     _expr: &'e Expr,
 }
 
-fn info(e: &Expr) -> Info<'_> {
-    Info { has_dec: has_decimal(e), single_dec: single_decimal(e), _expr: e }
+fn info(e: &Expr, s: Summary) -> Info<'_> {
+    Info { has_dec: s.decimal, single_dec: if s.decimal { single_decimal(e) } else { None }, _expr: e }
 }
 
 /// Whether any literal in `e` was written with a decimal point.
@@ -53,7 +53,12 @@ fn single_decimal(e: &Expr) -> Option<(BigRational, u32)> {
 
 /// Pre-order visit of every node (iterative, no recursion limit issues).
 pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    let mut stack = vec![e];
+    if let Expr::Num(_) | Expr::Sym(_) | Expr::Const(_) = e {
+        f(e);
+        return;
+    }
+    let mut stack = Vec::with_capacity(8);
+    stack.push(e);
     while let Some(x) = stack.pop() {
         f(x);
         match x {
@@ -104,16 +109,6 @@ pub fn free_symbols(e: &Expr, out: &mut Vec<String>) {
     });
 }
 
-fn has_user_function(e: &Expr) -> bool {
-    let mut found = false;
-    visit(e, &mut |x| {
-        if let Expr::Func(Func::Other(_), _) = x {
-            found = true;
-        }
-    });
-    found
-}
-
 /// `+1` for `\infty`, `-1` for `-\infty`.
 fn infinity_sign(e: &Expr) -> Option<i8> {
     match e {
@@ -156,13 +151,41 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
             return Ok(Cmp::new(a.value == b.value, "exact"));
         }
     }
+    let (gs, ps) = (Summary::of(g), Summary::of(p));
+    if !gs.symbols && !ps.symbols && !gs.user_function && !ps.user_function {
+        return closed(g, p, (gs, ps), cx);
+    }
     let mut syms = Vec::new();
     free_symbols(g, &mut syms);
     free_symbols(p, &mut syms);
-    if syms.is_empty() && !has_user_function(g) && !has_user_function(p) {
-        closed(g, p, cx)
-    } else {
-        random_points(g, p, &syms, cx)
+    random_points(g, p, &syms, (gs, ps), cx)
+}
+
+/// What one traversal learns about an expression.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Summary {
+    /// A literal written with a decimal point.
+    pub decimal: bool,
+    /// A free symbol.
+    pub symbols: bool,
+    /// A user function `f(..)`.
+    pub user_function: bool,
+    /// A `\pm`.
+    pub plus_minus: bool,
+}
+
+impl Summary {
+    /// One pass over `e`.
+    pub fn of(e: &Expr) -> Summary {
+        let mut s = Summary::default();
+        visit(e, &mut |x| match x {
+            Expr::Num(Number { decimals: Some(_), .. }) => s.decimal = true,
+            Expr::Sym(_) => s.symbols = true,
+            Expr::Func(Func::Other(_), _) => s.user_function = true,
+            Expr::PlusMinus(..) => s.plus_minus = true,
+            _ => {}
+        });
+        s
     }
 }
 
@@ -195,14 +218,14 @@ fn eval_pair(g: &Expr, p: &Expr, cx: &mut Cx, env: &[(String, BigRational)], pre
     Ok((gv, pv, ev.capped))
 }
 
-fn closed(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+fn closed(g: &Expr, p: &Expr, (gs, ps): (Summary, Summary), cx: &mut Cx) -> Res {
     let (gv, pv, capped) = match eval_pair(g, p, cx, &[], PREC) {
         Ok(v) => v,
         Err(EvalErr::Limit(k)) => return Err(k),
         Err(EvalErr::Undefined) => return Ok(Cmp::new(false, "undefined")),
         Err(EvalErr::NotNumeric) => return Ok(Cmp::new(false, "not_numeric")),
     };
-    let (gi, pi) = (info(g), info(p));
+    let (gi, pi) = (info(g, gs), info(p, ps));
     let mut c = decide(&gi, &pi, &gv, &pv, cx)?;
     if !c.eq && !gi.has_dec && !pi.has_dec && near_zero_difference(&gv, &pv) {
         if let Ok((gh, ph, _)) = eval_pair(g, p, cx, &[], HIGH_PREC) {
@@ -227,6 +250,9 @@ fn decide(gi: &Info, pi: &Info, gv: &Value, pv: &Value, cx: &mut Cx) -> Res {
         let eq = values_close(gv, pv, cx.opts.eval_rel_tol);
         return Ok(Cmp::new(eq, if exact { "exact" } else { "numeric" }));
     }
+    if values_close(gv, pv, cx.opts.decimal_rel_tol) {
+        return Ok(Cmp::new(true, "decimal_tolerance"));
+    }
     // (3) rounded gold: the gold is a lone decimal with d >= 1 and the prediction is more precise.
     if let Some((gval, d)) = &gi.single_dec {
         let more_precise = match &pi.single_dec {
@@ -245,7 +271,7 @@ fn decide(gi: &Info, pi: &Info, gv: &Value, pv: &Value, cx: &mut Cx) -> Res {
             }
         }
     }
-    Ok(Cmp::new(values_close(gv, pv, cx.opts.decimal_rel_tol), "decimal_tolerance"))
+    Ok(Cmp::new(false, "decimal_tolerance"))
 }
 
 /// Whether a real value rounds (half away from zero) to `target` at `d` decimals.
@@ -360,8 +386,8 @@ pub fn point_value(name: &str, k: usize) -> BigRational {
 }
 
 /// Equal when both sides agree at several seeded random points (undefined points skipped).
-fn random_points(g: &Expr, p: &Expr, syms: &[String], cx: &mut Cx) -> Res {
-    let (gi, pi) = (info(g), info(p));
+fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summary), cx: &mut Cx) -> Res {
+    let (gi, pi) = (info(g, gs), info(p, ps));
     let tol = if gi.has_dec || pi.has_dec { cx.opts.decimal_rel_tol } else { cx.opts.eval_rel_tol };
     let mut agree = 0;
     let mut capped = None;
