@@ -209,10 +209,10 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         (Kind::Tuple(a), Kind::Tuple(b)) | (Kind::Tuple(a), Kind::List(b)) => ordered(&a, &b, cx, "tuple"),
         (Kind::List(a), Kind::Tuple(b)) => multiset(&a, &b, cx),
         // A one-element list or set against a plain value.
-        (Kind::Set(a) | Kind::List(a), Kind::Other) if a.len() == 1 && !is_structure(p) => {
+        (Kind::Set(a) | Kind::List(a) | Kind::Tuple(a), Kind::Other) if a.len() == 1 && !is_structure(p) => {
             compare(a[0], p, cx).map(|c| c.with_rule_if_eq("singleton"))
         }
-        (Kind::Other, Kind::Set(b) | Kind::List(b)) if b.len() == 1 && !is_structure(g) => {
+        (Kind::Other, Kind::Set(b) | Kind::List(b) | Kind::Tuple(b)) if b.len() == 1 && !is_structure(g) => {
             compare(g, b[0], cx).map(|c| c.with_rule_if_eq("singleton"))
         }
         _ => Ok(Cmp::new(false, "structure")),
