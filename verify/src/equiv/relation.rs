@@ -16,12 +16,20 @@ fn is_eq(op: RelOp) -> bool {
     matches!(op, RelOp::Eq | RelOp::Approx)
 }
 
+/// What may stand on the named side of `name = value`: a symbol, a user function application
+/// `f(x)`, a product of symbols (`AB`), `|AB|`, or a tuple of names (`(p, q)`).
 fn is_name(e: &Expr) -> bool {
-    matches!(e, Expr::Sym(_)) || matches!(e, Expr::Func(Func::Other(_), _))
+    match e {
+        Expr::Sym(_) | Expr::Func(Func::Other(_), _) => true,
+        Expr::Mul(v) => !v.is_empty() && v.iter().all(|x| matches!(x, Expr::Sym(_))),
+        Expr::Func(Func::Abs, v) => v.len() == 1 && is_name(&v[0]),
+        Expr::Tuple(v) => !v.is_empty() && v.iter().all(is_name),
+        _ => false,
+    }
 }
 
-/// For `x = v`, `f(x) = v`, `v = x` and `x = a = v` (a chain of equalities): the named side and
-/// the value side.
+/// For `x = v`, `f(x) = v`, `v = x` and chains of equalities `x = a = v` (also `1 = y = 0`,
+/// whose last term is taken as the final value): the named side and the value side.
 pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
     let Expr::Relation { terms, ops } = e else { return None };
     if ops.is_empty() || !ops.iter().all(|o| is_eq(*o)) || terms.len() != ops.len() + 1 {
@@ -29,7 +37,7 @@ pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
     }
     let first = &terms[0];
     let last = &terms[terms.len() - 1];
-    if is_name(first) {
+    if is_name(first) || terms.len() > 2 {
         return Some((first, last));
     }
     if terms.len() == 2 && matches!(last, Expr::Sym(_)) {

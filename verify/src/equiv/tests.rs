@@ -541,6 +541,25 @@ fn relations() {
             (chain(vec![x(), q(4, 2), n(2)], vec![Eq, Eq]), n(2), E),
             (rel(x(), Gt, n(3)), rel(y(), Gt, n(3)), N),
             (eq(x(), n(5)), eq(x(), dec("5.0")), E),
+            (chain(vec![n(1), sym("z"), x(), n(0)], vec![Eq, Eq, Eq]), n(0), E),
+            (eq(add(vec![pow(sym("a"), n(2)), sym("b")]), n(0)), n(0), N),
+            (eq(n(7), add(vec![mul(vec![n(11), sym("a")]), sym("c")])), add(vec![mul(vec![n(11), sym("a")]), sym("c")]), N),
+            (eq(tuple(vec![sym("p"), sym("q")]), tuple(ints(&[3, 2]))), tuple(ints(&[3, 2])), E),
+            (list(vec![eq(mul(vec![sym("A"), sym("B")]), n(4)), eq(mul(vec![sym("C"), sym("D")]), n(5))]), list(ints(&[4, 5])), E),
+            (eq(f1(Func::Abs, mul(vec![sym("A"), sym("B")])), n(1)), n(1), E),
+            (chain(vec![x(), add(vec![n(5), n(5), n(1)]), n(7), n(11)], vec![Eq, Eq, Eq]), eq(x(), n(11)), E),
+            (
+                eq(add(vec![frac(pow(x(), n(2)), n(4)), frac(pow(y(), n(2)), n(3))]), n(1)),
+                eq(add(vec![frac(pow(x(), n(2)), n(16)), frac(pow(y(), n(2)), n(12))]), q(1, 4)),
+                E,
+            ),
+            (
+                eq(add(vec![mul(vec![n(2), x()]), mul(vec![n(4), y()]), n(-3)]), n(0)),
+                eq(y(), add(vec![mul(vec![q(-1, 2), x()]), q(3, 4)])),
+                E,
+            ),
+            (eq(add(vec![mul(vec![n(2), x()]), sym("z")]), n(1)), n(1), N),
+            (eq(add(vec![x(), y()]), n(1)), eq(add(vec![x(), y()]), n(2)), N),
         ],
     );
 }
