@@ -347,6 +347,12 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// Charge a float operation, scaled by the working precision (256 bits = 1x).
+    fn charge_float(&mut self, steps: u64) -> Result<(), LimitKind> {
+        let scale = (self.prec / PREC).max(1) as u64;
+        self.budget.charge(steps * scale * scale)
+    }
+
     fn note_cap(&mut self, k: LimitKind) {
         if self.capped.is_none() {
             self.capped = Some(k);
@@ -367,7 +373,7 @@ impl<'a> Evaluator<'a> {
                 Err(k) => self.note_cap(k),
             }
         }
-        self.budget.charge(2)?;
+        self.charge_float(2)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).add(&b.to_cf(p), p).checked()?))
     }
@@ -383,7 +389,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) || b.exact().is_some_and(Q::is_zero) {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.budget.charge(2)?;
+        self.charge_float(2)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).mul(&b.to_cf(p), p).checked()?))
     }
@@ -404,7 +410,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) && !b.to_cf(64).is_zero() {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.budget.charge(4)?;
+        self.charge_float(4)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).div(&b.to_cf(p), p)?.checked()?))
     }
@@ -416,7 +422,7 @@ impl<'a> Evaluator<'a> {
         let mut sq = z.clone();
         let mut k = n;
         while k > 0 {
-            self.budget.charge(2)?;
+            self.charge_float(2)?;
             if k & 1 == 1 {
                 result = result.mul(&sq, p).checked()?;
             }
@@ -477,7 +483,7 @@ impl<'a> Evaluator<'a> {
     /// `b^x = exp(x ln b)` (principal branch).
     fn general_pow(&mut self, b: Value, x: Value) -> R<Value> {
         let p = self.prec;
-        self.budget.charge(8)?;
+        self.charge_float(48)?;
         let z = b.to_cf(p);
         if z.is_zero() {
             let w = x.to_cf(p);
@@ -518,7 +524,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        self.budget.charge(8)?;
+        self.charge_float(32)?;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Ok(Value::Exact(Q::int(0)));
@@ -550,7 +556,7 @@ impl<'a> Evaluator<'a> {
 
     fn exp_cf(&mut self, w: &Cf) -> R<Value> {
         let p = self.prec;
-        self.budget.charge(8)?;
+        self.charge_float(48)?;
         let cc = self.consts()?;
         let m = check(w.re.exp(p, RM, cc))?;
         if w.im.is_zero() {
@@ -572,7 +578,7 @@ impl<'a> Evaluator<'a> {
                 return Ok(Value::Exact(Q::int(0)));
             }
         }
-        self.budget.charge(8)?;
+        self.charge_float(48)?;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Err(EvalErr::Undefined);
@@ -680,7 +686,7 @@ impl<'a> Evaluator<'a> {
                 _ => {}
             }
         }
-        self.budget.charge(16)?;
+        self.charge_float(64)?;
         let x = self.real_arg(&v)?;
         let one = BigFloat::from_word(1, p);
         let recip = |y: BigFloat| -> R<BigFloat> {

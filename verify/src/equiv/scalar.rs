@@ -21,15 +21,14 @@ const MAX_TRIES: usize = 16;
 const HIGH_PREC: usize = 4 * PREC;
 
 /// How a side was written, for the decimal rules.
-struct Info<'e> {
+struct Info {
     has_dec: bool,
     /// A lone decimal literal (possibly negated): its value and decimals.
     single_dec: Option<(BigRational, u32)>,
-    _expr: &'e Expr,
 }
 
-fn info(e: &Expr, s: Summary) -> Info<'_> {
-    Info { has_dec: s.decimal, single_dec: if s.decimal { single_decimal(e) } else { None }, _expr: e }
+fn info(e: &Expr, s: Summary) -> Info {
+    Info { has_dec: s.decimal, single_dec: if s.decimal { single_decimal(e) } else { None } }
 }
 
 /// Whether any literal in `e` was written with a decimal point.

@@ -299,7 +299,7 @@ fn multiset(a: &[&Expr], b: &[&Expr], cx: &mut Cx) -> Res {
     Ok(Cmp::new(true, "multiset"))
 }
 
-/// An interval with borrowed ends.
+/// One interval of a set of reals.
 #[derive(Clone)]
 struct Iv {
     lo: Expr,

@@ -622,3 +622,84 @@ fn rules_are_named() {
     assert_eq!(verdict(&set(ints(&[1, 2])), &set(ints(&[2, 1]))).rule, "set");
     assert_eq!(verdict(&add(vec![x(), x()]), &mul(vec![n(2), x()])).rule, "random_points");
 }
+
+// ---- robustness ----------------------------------------------------------------------------
+
+/// A small deterministic generator of arbitrary trees (including hostile ones).
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 = super::eval::splitmix64(self.0);
+        self.0
+    }
+    fn pick(&mut self, k: u64) -> u64 {
+        self.next() % k
+    }
+    fn expr(&mut self, depth: u32) -> Expr {
+        if depth == 0 {
+            return match self.pick(9) {
+                0 => n(self.pick(20) as i64 - 5),
+                1 => x(),
+                2 => y(),
+                3 => pi(),
+                4 => e(),
+                5 => i(),
+                6 => dec(["0.5", "3.14", "-2.25", "0.001"][self.pick(4) as usize]),
+                7 => n(i64::MAX),
+                _ => inf(),
+            };
+        }
+        let d = depth - 1;
+        match self.pick(22) {
+            0 => add(vec![self.expr(d), self.expr(d), self.expr(d)]),
+            1 => mul(vec![self.expr(d), self.expr(d)]),
+            2 => frac(self.expr(d), self.expr(d)),
+            3 => pow(self.expr(d), self.expr(d)),
+            4 => pow(self.expr(d), n([2, 1000, 100_000, -3][self.pick(4) as usize])),
+            5 => sqrt(self.expr(d)),
+            6 => root(self.pick(5) as i64 + 1, self.expr(d)),
+            7 => f1([Func::Sin, Func::Ln, Func::Arcsin, Func::Tan, Func::Floor, Func::Exp][self.pick(6) as usize].clone(), self.expr(d)),
+            8 => fact(self.expr(d)),
+            9 => binom(self.expr(d), self.expr(d)),
+            10 => pct(self.expr(d)),
+            11 => deg(self.expr(d)),
+            12 => pm(Some(self.expr(d)), self.expr(d)),
+            13 => list(vec![self.expr(d), self.expr(d)]),
+            14 => set(vec![self.expr(d), self.expr(d)]),
+            15 => tuple(vec![self.expr(d), self.expr(d)]),
+            16 => iv(self.expr(d), self.expr(d), self.pick(2) == 0, self.pick(2) == 0),
+            17 => eq(self.expr(d), self.expr(d)),
+            18 => rel(self.expr(d), RelOp::Lt, self.expr(d)),
+            19 => log(self.expr(d), self.expr(d)),
+            20 => union(vec![self.expr(d), self.expr(d)]),
+            _ => neg(self.expr(d)),
+        }
+    }
+}
+
+#[test]
+fn arbitrary_trees_never_panic_and_stay_bounded() {
+    let mut g = Gen(7);
+    let limits = Limits::default();
+    let mut slowest = (std::time::Duration::ZERO, String::new());
+    for k in 0..4000 {
+        let a = g.expr(1 + (k % 5));
+        let b = if k % 3 == 0 { a.clone() } else { g.expr(1 + (k % 5)) };
+        let t = std::time::Instant::now();
+        let mut budget = Budget::new(&limits);
+        let d1 = equivalent(&a, &b, &EquivOptions::default(), &mut budget);
+        let mut budget = Budget::new(&limits);
+        let d2 = equivalent(&a, &b, &EquivOptions::default(), &mut budget);
+        assert_eq!(d1, d2, "not deterministic for {a} vs {b}");
+        if std::env::var("EQUIV_SLOWEST").is_ok() && t.elapsed() > slowest.0 {
+            slowest = (t.elapsed(), format!("{a}  vs  {b}: {d1:?}"));
+        }
+        if a == b {
+            assert_eq!(d1.verdict, Verdict::Equal);
+        }
+    }
+    if std::env::var("EQUIV_SLOWEST").is_ok() {
+        eprintln!("slowest pair (two calls): {:?} {}", slowest.0, slowest.1);
+    }
+}
