@@ -1,7 +1,31 @@
-//! Equivalence of two parsed answers (STUB: replaced by the equivalence module).
+//! Equivalence of two parsed answers: does `pred` denote the same mathematical answer as `gold`?
+//!
+//! The comparison dispatches on the shape of the answers:
+//! - text (`Text`) after normalisation, also against a one-letter symbol (multiple choice);
+//! - relations ([`relation`]): `x = 5` against `5`, equations with the same solution set,
+//!   inequalities against intervals;
+//! - structures ([`structure`]): sets, lists, tuples, intervals, unions, matrices, `\pm`;
+//! - scalars ([`scalar`]): exact rational arithmetic (Gaussian rationals, big integers) where every
+//!   step is rational, otherwise 256-bit complex evaluation ([`eval`]) with a relative test;
+//!   expressions with free symbols are compared at seeded pseudo-random points.
+//!
+//! The policies (decimal tolerance, percent, degrees, ...) are documented for users in
+//! `verify/EQUIVALENCE.md`. Every path charges the [`Budget`] and respects its caps; when a cap
+//! stops a comparison that could otherwise have been `Equal`, the verdict is
+//! [`Verdict::Limit`], never a guess.
+
+pub mod eval;
+pub mod number;
+mod relation;
+mod scalar;
+mod structure;
+
+#[cfg(test)]
+mod tests;
 
 use crate::ast::Expr;
 use crate::limits::{Budget, LimitKind};
+use astro_float::Consts;
 
 /// The outcome of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,16 +40,18 @@ pub enum Verdict {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decision {
     pub verdict: Verdict,
-    /// A short stable rule name, e.g. "exact", "decimal_tolerance", "set_unordered".
+    /// A short stable rule name, e.g. "exact", "decimal_tolerance", "set", "random_points".
     pub rule: &'static str,
 }
 
 /// Comparison policy switches.
 #[derive(Clone, Debug)]
 pub struct EquivOptions {
-    /// Relative tolerance for comparing numeric values that involve a decimal literal.
+    /// Relative tolerance for comparing numeric values when a decimal literal is involved.
     pub decimal_rel_tol: f64,
-    /// Relative tolerance for random-point evaluation of expressions with free variables.
+    /// Relative tolerance for values without decimal literals that could not be computed exactly
+    /// (256-bit evaluation of `\pi`, radicals, logs, ...; also at random points). Keep it far
+    /// below any tolerance a user would accept: it only absorbs rounding of the evaluation.
     pub eval_rel_tol: f64,
     /// Whether `28\%` may also match `28` (percent read as a unit) besides `0.28`.
     pub percent_as_unit: bool,
@@ -33,15 +59,112 @@ pub struct EquivOptions {
 
 impl Default for EquivOptions {
     fn default() -> Self {
-        EquivOptions { decimal_rel_tol: 1e-6, eval_rel_tol: 1e-9, percent_as_unit: true }
+        EquivOptions { decimal_rel_tol: 1e-6, eval_rel_tol: 1e-30, percent_as_unit: true }
     }
 }
 
-/// Decide whether `pred` denotes the same answer as `gold`. STUB: structural equality.
-pub fn equivalent(gold: &Expr, pred: &Expr, _opts: &EquivOptions, _budget: &mut Budget) -> Decision {
-    if gold == pred {
-        Decision { verdict: Verdict::Equal, rule: "structural" }
-    } else {
-        Decision { verdict: Verdict::NotEqual, rule: "structural" }
+/// A partial verdict: equal or not, and the rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Cmp {
+    pub eq: bool,
+    pub rule: &'static str,
+}
+
+impl Cmp {
+    pub fn new(eq: bool, rule: &'static str) -> Cmp {
+        Cmp { eq, rule }
     }
+    /// Replace the rule name by a more specific one when the comparison succeeded through it.
+    pub fn with_rule_if_eq(self, rule: &'static str) -> Cmp {
+        if self.eq {
+            Cmp { eq: true, rule }
+        } else {
+            self
+        }
+    }
+}
+
+pub(crate) type Res = Result<Cmp, LimitKind>;
+
+/// Per-call context.
+pub(crate) struct Cx<'a> {
+    pub opts: &'a EquivOptions,
+    pub budget: &'a mut Budget,
+    /// astro-float constant cache, created on first use.
+    pub cc: Option<Consts>,
+    depth: usize,
+}
+
+/// Nesting of structural comparisons (sets of tuples of ...).
+const MAX_COMPARE_DEPTH: usize = 64;
+
+/// Decide whether `pred` denotes the same answer as `gold`.
+pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Budget) -> Decision {
+    // Fast path: two plain integers or exact literals.
+    if let (Expr::Num(a), Expr::Num(b)) = (gold, pred) {
+        if a.decimals.is_none() && b.decimals.is_none() {
+            let verdict = if a.value == b.value { Verdict::Equal } else { Verdict::NotEqual };
+            return Decision { verdict, rule: "exact" };
+        }
+    }
+    // The astro-float constants cache (pi, e, ln 2, ln 10 digits) is reused across calls on the
+    // same thread; it only memoises constants, so verdicts do not depend on it.
+    let cc = CONSTS.with(|c| c.borrow_mut().take());
+    let mut cx = Cx { opts, budget, cc, depth: 0 };
+    let r = compare(gold, pred, &mut cx);
+    if let Some(cc) = cx.cc.take() {
+        CONSTS.with(|c| *c.borrow_mut() = Some(cc));
+    }
+    match r {
+        Ok(c) => Decision { verdict: if c.eq { Verdict::Equal } else { Verdict::NotEqual }, rule: c.rule },
+        Err(k) => Decision { verdict: Verdict::Limit(k), rule: "limit" },
+    }
+}
+
+thread_local! {
+    static CONSTS: std::cell::RefCell<Option<Consts>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Compare any two answers (gold first).
+pub(crate) fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+    cx.budget.charge(1)?;
+    if g == p {
+        return Ok(Cmp::new(true, "structural"));
+    }
+    if cx.depth >= MAX_COMPARE_DEPTH {
+        return Err(LimitKind::TooDeep);
+    }
+    cx.depth += 1;
+    let r = dispatch(g, p, cx);
+    cx.depth -= 1;
+    r
+}
+
+fn dispatch(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+    match (g, p) {
+        (Expr::Text(a), Expr::Text(b)) => return Ok(Cmp::new(normalise_text(a) == normalise_text(b), "text")),
+        (Expr::Text(t), Expr::Sym(s)) | (Expr::Sym(s), Expr::Text(t)) => {
+            let t = normalise_text(t);
+            let eq = t.chars().count() == 1 && t == s.to_lowercase();
+            return Ok(Cmp::new(eq, "text"));
+        }
+        (Expr::Text(_), _) | (_, Expr::Text(_)) => return Ok(Cmp::new(false, "text")),
+        (Expr::Relation { .. }, _) | (_, Expr::Relation { .. }) => return relation::compare(g, p, cx),
+        _ => {}
+    }
+    if structure::is_structure(g)
+        || structure::is_structure(p)
+        || scalar::Summary::of(g).plus_minus
+        || scalar::Summary::of(p).plus_minus
+    {
+        return structure::compare_structures(g, p, cx);
+    }
+    scalar::compare(g, p, cx)
+}
+
+/// Lower case, single spaces, no surrounding punctuation.
+fn normalise_text(s: &str) -> String {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let joined = words.join(" ").to_lowercase();
+    joined.trim_matches(|c: char| c.is_ascii_punctuation() && c != '-').to_string()
 }

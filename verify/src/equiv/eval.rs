@@ -1,0 +1,837 @@
+//! Evaluation of an expression to a number: exact (Gaussian rationals) while every step is
+//! rational, high-precision complex floats (astro-float) otherwise.
+//!
+//! Free symbols take values from an environment (random rational points chosen by the caller).
+//! A user function `f(..)` is evaluated as a fixed rational function derived from its name, so
+//! `f(x+1)` and `f(1+x)` agree and `f(x)`, `g(x)` do not. When an exact computation would exceed
+//! an integer cap, the value is approximated instead and [`Evaluator::capped`] records the cap, so
+//! that the caller never reports `Equal` on the strength of an approximation of a huge number.
+
+use super::number::{self, Q};
+use crate::ast::{Constant, Expr, Func};
+use crate::limits::{Budget, LimitKind};
+use astro_float::{BigFloat, Consts, RoundingMode, Sign};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+
+/// Default working precision in bits.
+pub const PREC: usize = 256;
+const RM: RoundingMode = RoundingMode::ToEven;
+/// Evaluation recursion bound (the parser bounds nesting; this guards hand-built trees).
+const MAX_EVAL_DEPTH: usize = 128;
+/// Largest root index evaluated.
+const MAX_ROOT_INDEX: u64 = 1 << 12;
+
+/// A complex high-precision float.
+#[derive(Clone, Debug)]
+pub struct Cf {
+    pub re: BigFloat,
+    pub im: BigFloat,
+}
+
+/// The value of an expression.
+#[derive(Clone, Debug)]
+pub enum Value {
+    Exact(Q),
+    Approx(Cf),
+}
+
+/// Why an expression has no value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvalErr {
+    /// A cost bound was hit.
+    Limit(LimitKind),
+    /// Outside the domain (division by zero, `\arcsin 2`, `0^0`).
+    Undefined,
+    /// Not a number at all (a set, an unknown symbol, infinity).
+    NotNumeric,
+}
+
+impl From<LimitKind> for EvalErr {
+    fn from(k: LimitKind) -> Self {
+        EvalErr::Limit(k)
+    }
+}
+
+type R<T> = Result<T, EvalErr>;
+
+/// A variable assignment.
+pub type Env = [(String, BigRational)];
+
+/// Evaluates expressions at one precision with one environment.
+pub struct Evaluator<'a> {
+    prec: usize,
+    budget: &'a mut Budget,
+    cc: &'a mut Option<Consts>,
+    env: &'a Env,
+    /// Set when an exact computation hit a cap and was approximated.
+    pub capped: Option<LimitKind>,
+    depth: usize,
+}
+
+fn bf_zero(p: usize) -> BigFloat {
+    BigFloat::from_word(0, p)
+}
+
+fn check(x: BigFloat) -> R<BigFloat> {
+    if x.is_nan() {
+        Err(EvalErr::Undefined)
+    } else if x.is_inf() {
+        Err(EvalErr::Limit(LimitKind::ExponentTooLarge))
+    } else {
+        Ok(x)
+    }
+}
+
+/// Exact conversion of a big integer.
+pub fn int_to_bf(n: &BigInt) -> BigFloat {
+    let (sign, digits) = n.to_u64_digits();
+    if digits.is_empty() {
+        return bf_zero(64);
+    }
+    let s = if sign == num_bigint::Sign::Minus { Sign::Neg } else { Sign::Pos };
+    let e = (digits.len() * 64) as i32;
+    let words: Vec<astro_float::Word> = digits.iter().map(|&d| d as astro_float::Word).collect();
+    BigFloat::from_words(&words, s, e)
+}
+
+/// A rational rounded to `p` bits.
+pub fn rat_to_bf(q: &BigRational, p: usize) -> BigFloat {
+    if q.denom().is_one() {
+        let mut x = int_to_bf(q.numer());
+        let _ = x.set_precision(p.max(64), RM);
+        return x;
+    }
+    int_to_bf(q.numer()).div(&int_to_bf(q.denom()), p, RM)
+}
+
+/// The exact rational value of a finite float (`None` when too large for `max_bits`).
+pub fn bf_to_rat(x: &BigFloat, max_bits: u64) -> Option<BigRational> {
+    if x.is_zero() {
+        return Some(BigRational::zero());
+    }
+    let (words, _, sign, e, _) = x.as_raw_parts()?;
+    let total = (words.len() * 64) as i64;
+    let shift = i64::from(e) - total;
+    if shift.unsigned_abs() > max_bits + total as u64 {
+        return None;
+    }
+    let mut m = BigInt::zero();
+    for w in words.iter().rev() {
+        m = (m << 64) + BigInt::from(*w as u64);
+    }
+    if sign == Sign::Neg {
+        m = -m;
+    }
+    let r = if shift >= 0 {
+        BigRational::from_integer(m << shift as usize)
+    } else {
+        BigRational::new(m, BigInt::one() << (-shift) as usize)
+    };
+    Some(r)
+}
+
+impl Cf {
+    fn real(re: BigFloat, p: usize) -> Cf {
+        Cf { re, im: bf_zero(p) }
+    }
+    /// Whether the imaginary part is exactly zero.
+    pub fn is_real(&self) -> bool {
+        self.im.is_zero()
+    }
+    /// `|z|` (or `|re|` for a real).
+    pub fn modulus(&self, p: usize) -> BigFloat {
+        if self.im.is_zero() {
+            return self.re.abs();
+        }
+        if self.re.is_zero() {
+            return self.im.abs();
+        }
+        let s = self.re.mul(&self.re, p, RM).add(&self.im.mul(&self.im, p, RM), p, RM);
+        s.sqrt(p, RM)
+    }
+    fn add(&self, o: &Cf, p: usize) -> Cf {
+        Cf { re: self.re.add(&o.re, p, RM), im: self.im.add(&o.im, p, RM) }
+    }
+    /// `self - o`.
+    pub fn sub(&self, o: &Cf, p: usize) -> Cf {
+        Cf { re: self.re.sub(&o.re, p, RM), im: self.im.sub(&o.im, p, RM) }
+    }
+    fn mul(&self, o: &Cf, p: usize) -> Cf {
+        if self.im.is_zero() && o.im.is_zero() {
+            return Cf::real(self.re.mul(&o.re, p, RM), p);
+        }
+        Cf {
+            re: self.re.mul(&o.re, p, RM).sub(&self.im.mul(&o.im, p, RM), p, RM),
+            im: self.re.mul(&o.im, p, RM).add(&self.im.mul(&o.re, p, RM), p, RM),
+        }
+    }
+    fn is_zero(&self) -> bool {
+        self.re.is_zero() && self.im.is_zero()
+    }
+    fn div(&self, o: &Cf, p: usize) -> R<Cf> {
+        if o.is_zero() {
+            return Err(EvalErr::Undefined);
+        }
+        if o.im.is_zero() {
+            return Ok(Cf { re: self.re.div(&o.re, p, RM), im: self.im.div(&o.re, p, RM) });
+        }
+        let den = o.re.mul(&o.re, p, RM).add(&o.im.mul(&o.im, p, RM), p, RM);
+        let conj = Cf { re: o.re.clone(), im: o.im.neg() };
+        let n = self.mul(&conj, p);
+        Ok(Cf { re: n.re.div(&den, p, RM), im: n.im.div(&den, p, RM) })
+    }
+    fn neg(&self) -> Cf {
+        Cf { re: self.re.neg(), im: self.im.neg() }
+    }
+    fn checked(self) -> R<Cf> {
+        Ok(Cf { re: check(self.re)?, im: check(self.im)? })
+    }
+}
+
+impl Value {
+    /// The value as a complex float at precision `p`.
+    pub fn to_cf(&self, p: usize) -> Cf {
+        match self {
+            Value::Exact(q) => Cf {
+                re: rat_to_bf(&q.re, p),
+                im: if q.im.is_zero() { bf_zero(p) } else { rat_to_bf(&q.im, p) },
+            },
+            Value::Approx(c) => c.clone(),
+        }
+    }
+    /// The exact value if it is exact.
+    pub fn exact(&self) -> Option<&Q> {
+        match self {
+            Value::Exact(q) => Some(q),
+            Value::Approx(_) => None,
+        }
+    }
+    fn exact_int(&self) -> Option<BigInt> {
+        match self {
+            Value::Exact(q) if q.is_real() && q.re.is_integer() => Some(q.re.to_integer()),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> Evaluator<'a> {
+    /// A new evaluator. `cc` is the lazily created astro-float constants cache.
+    pub fn new(prec: usize, budget: &'a mut Budget, cc: &'a mut Option<Consts>, env: &'a Env) -> Self {
+        Evaluator { prec, budget, cc, env, capped: None, depth: 0 }
+    }
+
+    fn consts(&mut self) -> R<&mut Consts> {
+        if self.cc.is_none() {
+            *self.cc = Some(Consts::new().map_err(|_| EvalErr::Undefined)?);
+        }
+        self.cc.as_mut().ok_or(EvalErr::Undefined)
+    }
+
+    fn pi(&mut self) -> R<BigFloat> {
+        let p = self.prec;
+        Ok(self.consts()?.pi(p, RM))
+    }
+
+    /// Evaluate `e`.
+    pub fn eval(&mut self, e: &Expr) -> R<Value> {
+        self.budget.charge(1)?;
+        self.depth += 1;
+        if self.depth > MAX_EVAL_DEPTH {
+            self.depth -= 1;
+            return Err(EvalErr::Limit(LimitKind::TooDeep));
+        }
+        let r = self.eval_inner(e);
+        self.depth -= 1;
+        r
+    }
+
+    fn eval_inner(&mut self, e: &Expr) -> R<Value> {
+        match e {
+            Expr::Num(n) => Ok(Value::Exact(Q::real(n.value.clone()))),
+            Expr::Sym(s) => match self.env.iter().find(|(name, _)| name == s) {
+                Some((_, v)) => Ok(Value::Exact(Q::real(v.clone()))),
+                None => Err(EvalErr::NotNumeric),
+            },
+            Expr::Neg(a) => {
+                let v = self.eval(a)?;
+                Ok(self.neg(v))
+            }
+            Expr::Add(ts) => {
+                let Some((first, rest)) = ts.split_first() else { return Ok(Value::Exact(Q::int(0))) };
+                let mut acc = self.eval(first)?;
+                for t in rest {
+                    let v = self.eval(t)?;
+                    acc = self.add(acc, v)?;
+                }
+                Ok(acc)
+            }
+            Expr::Mul(fs) => {
+                let Some((first, rest)) = fs.split_first() else { return Ok(Value::Exact(Q::int(1))) };
+                let mut acc = self.eval(first)?;
+                for f in rest {
+                    let v = self.eval(f)?;
+                    acc = self.mul(acc, v)?;
+                }
+                Ok(acc)
+            }
+            Expr::Div(a, b) => {
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                self.div(x, y)
+            }
+            Expr::Pow(b, x) => {
+                let bv = self.eval(b)?;
+                let xv = self.eval(x)?;
+                self.pow(bv, xv)
+            }
+            _ => self.eval_rare(e),
+        }
+    }
+
+    /// The less common nodes, kept out of `eval_inner` so that its stack frame stays small.
+    #[inline(never)]
+    fn eval_rare(&mut self, e: &Expr) -> R<Value> {
+        let p = self.prec;
+        match e {
+            Expr::Const(Constant::Pi) => Ok(Value::Approx(Cf::real(self.pi()?, p))),
+            Expr::Const(Constant::E) => {
+                let e = self.consts()?.e(p, RM);
+                Ok(Value::Approx(Cf::real(e, p)))
+            }
+            Expr::Const(Constant::I) => Ok(Value::Exact(Q::i())),
+            Expr::Const(Constant::Infinity) => Err(EvalErr::NotNumeric),
+            Expr::Root { index, radicand } => {
+                let n = self.eval(index)?.exact_int().ok_or(EvalErr::Undefined)?;
+                let n = match n.to_u64() {
+                    Some(n) if (1..=MAX_ROOT_INDEX).contains(&n) => n,
+                    _ => return Err(EvalErr::Undefined),
+                };
+                let r = self.eval(radicand)?;
+                self.root(r, n)
+            }
+            Expr::Func(f, args) => self.func(f, args),
+            Expr::Log { base, arg } => {
+                let b = self.eval(base)?;
+                let a = self.eval(arg)?;
+                let lb = self.ln(b)?;
+                let la = self.ln(a)?;
+                self.div(la, lb)
+            }
+            Expr::Factorial(a) => {
+                let n = self.eval(a)?.exact_int().ok_or(EvalErr::Undefined)?;
+                if n.is_negative() {
+                    return Err(EvalErr::Undefined);
+                }
+                let f = number::factorial(&n, self.budget)?;
+                Ok(Value::Exact(Q::real(BigRational::from_integer(f))))
+            }
+            Expr::Binom(n, k) => {
+                let n = self.eval(n)?.exact_int().ok_or(EvalErr::Undefined)?;
+                let k = self.eval(k)?.exact_int().ok_or(EvalErr::Undefined)?;
+                let v = number::binom(&n, &k, self.budget)?;
+                Ok(Value::Exact(Q::real(BigRational::from_integer(v))))
+            }
+            Expr::Percent(a) => {
+                let v = self.eval(a)?;
+                self.div(v, Value::Exact(Q::int(100)))
+            }
+            Expr::Degrees(a) => {
+                let v = self.eval(a)?;
+                let pi = Value::Approx(Cf::real(self.pi()?, p));
+                let r = self.mul(v, pi)?;
+                self.div(r, Value::Exact(Q::int(180)))
+            }
+            _ => Err(EvalErr::NotNumeric),
+        }
+    }
+
+    /// Charge a float operation, scaled by the working precision (256 bits = 1x).
+    fn charge_float(&mut self, steps: u64) -> Result<(), LimitKind> {
+        let scale = (self.prec / PREC).max(1) as u64;
+        self.budget.charge(steps * scale * scale)
+    }
+
+    fn note_cap(&mut self, k: LimitKind) {
+        if self.capped.is_none() {
+            self.capped = Some(k);
+        }
+    }
+
+    fn neg(&mut self, v: Value) -> Value {
+        match v {
+            Value::Exact(q) => Value::Exact(q.neg()),
+            Value::Approx(c) => Value::Approx(c.neg()),
+        }
+    }
+
+    fn add(&mut self, a: Value, b: Value) -> R<Value> {
+        if let (Value::Exact(x), Value::Exact(y)) = (&a, &b) {
+            match x.add(y, self.budget) {
+                Ok(q) => return Ok(Value::Exact(q)),
+                Err(k) => self.note_cap(k),
+            }
+        }
+        self.charge_float(2)?;
+        let p = self.prec;
+        Ok(Value::Approx(a.to_cf(p).add(&b.to_cf(p), p).checked()?))
+    }
+
+    fn mul(&mut self, a: Value, b: Value) -> R<Value> {
+        if let (Value::Exact(x), Value::Exact(y)) = (&a, &b) {
+            match x.mul(y, self.budget) {
+                Ok(q) => return Ok(Value::Exact(q)),
+                Err(k) => self.note_cap(k),
+            }
+        }
+        // An exact zero factor keeps the product exactly zero.
+        if a.exact().is_some_and(Q::is_zero) || b.exact().is_some_and(Q::is_zero) {
+            return Ok(Value::Exact(Q::int(0)));
+        }
+        self.charge_float(2)?;
+        let p = self.prec;
+        Ok(Value::Approx(a.to_cf(p).mul(&b.to_cf(p), p).checked()?))
+    }
+
+    /// `a / b` (exact when both are exact).
+    pub fn divide(&mut self, a: Value, b: Value) -> R<Value> {
+        self.div(a, b)
+    }
+
+    fn div(&mut self, a: Value, b: Value) -> R<Value> {
+        if let (Value::Exact(x), Value::Exact(y)) = (&a, &b) {
+            match x.div(y, self.budget) {
+                Ok(Some(q)) => return Ok(Value::Exact(q)),
+                Ok(None) => return Err(EvalErr::Undefined),
+                Err(k) => self.note_cap(k),
+            }
+        }
+        if a.exact().is_some_and(Q::is_zero) && !b.to_cf(64).is_zero() {
+            return Ok(Value::Exact(Q::int(0)));
+        }
+        self.charge_float(4)?;
+        let p = self.prec;
+        Ok(Value::Approx(a.to_cf(p).div(&b.to_cf(p), p)?.checked()?))
+    }
+
+    /// Complex float power by squaring, `|n| <= max_exponent`.
+    fn powi_cf(&mut self, z: &Cf, n: u64, negative: bool) -> R<Cf> {
+        let p = self.prec;
+        let mut result = Cf::real(BigFloat::from_word(1, p), p);
+        let mut sq = z.clone();
+        let mut k = n;
+        while k > 0 {
+            self.charge_float(2)?;
+            if k & 1 == 1 {
+                result = result.mul(&sq, p).checked()?;
+            }
+            k >>= 1;
+            if k > 0 {
+                sq = sq.mul(&sq, p).checked()?;
+            }
+        }
+        if negative {
+            let one = Cf::real(BigFloat::from_word(1, p), p);
+            result = one.div(&result, p)?.checked()?;
+        }
+        Ok(result)
+    }
+
+    fn pow(&mut self, b: Value, x: Value) -> R<Value> {
+        let p = self.prec;
+        if let Value::Exact(xq) = &x {
+            if xq.is_real() {
+                let xr = xq.re.clone();
+                if xr.is_integer() {
+                    let n = xr.to_integer();
+                    if let Value::Exact(bq) = &b {
+                        if bq.is_zero() {
+                            return if n.is_positive() { Ok(Value::Exact(Q::int(0))) } else { Err(EvalErr::Undefined) };
+                        }
+                        match bq.pow(&n, self.budget) {
+                            Ok(Some(q)) => return Ok(Value::Exact(q)),
+                            Ok(None) => return Err(EvalErr::Undefined),
+                            Err(LimitKind::StepBudget) => return Err(EvalErr::Limit(LimitKind::StepBudget)),
+                            Err(k) => self.note_cap(k),
+                        }
+                    }
+                    if let Some(e) = n.abs().to_u64() {
+                        if e <= self.budget.limits.max_exponent {
+                            let z = b.to_cf(p);
+                            if z.is_zero() {
+                                return if n.is_positive() { Ok(Value::Exact(Q::int(0))) } else { Err(EvalErr::Undefined) };
+                            }
+                            return Ok(Value::Approx(self.powi_cf(&z, e, n.is_negative())?));
+                        }
+                    }
+                    self.note_cap(LimitKind::ExponentTooLarge);
+                } else {
+                    // Rational exponent num/den: exact when the root is rational; real roots of
+                    // negative bases for odd denominators.
+                    let num = xr.numer().clone();
+                    if let Some(den) = xr.denom().to_u64().filter(|d| *d <= MAX_ROOT_INDEX) {
+                        let r = self.root(b, den)?;
+                        return self.pow(r, Value::Exact(Q::real(BigRational::from_integer(num))));
+                    }
+                }
+            }
+        }
+        self.general_pow(b, x)
+    }
+
+    /// `b^x = exp(x ln b)` (principal branch).
+    fn general_pow(&mut self, b: Value, x: Value) -> R<Value> {
+        let p = self.prec;
+        self.charge_float(48)?;
+        let z = b.to_cf(p);
+        if z.is_zero() {
+            let w = x.to_cf(p);
+            return if w.re.is_positive() { Ok(Value::Exact(Q::int(0))) } else { Err(EvalErr::Undefined) };
+        }
+        let w = x.to_cf(p);
+        if z.is_real() && z.re.is_positive() && w.is_real() {
+            let cc = self.consts()?;
+            let r = check(z.re.pow(&w.re, p, RM, cc))?;
+            return Ok(Value::Approx(Cf::real(r, p)));
+        }
+        let l = self.ln(Value::Approx(z))?.to_cf(p);
+        self.exp_cf(&w.mul(&l, p))
+    }
+
+    /// Principal `n`-th root, except that odd roots of negative reals are real.
+    fn root(&mut self, v: Value, n: u64) -> R<Value> {
+        let p = self.prec;
+        if n == 1 {
+            return Ok(v);
+        }
+        let n32 = u32::try_from(n).map_err(|_| EvalErr::Undefined)?;
+        if let Value::Exact(q) = &v {
+            if q.is_real() {
+                self.budget.charge(1 + number::bits(&q.re) / 64)?;
+                let neg = q.re.is_negative();
+                let abs = q.re.abs();
+                if let Some(r) = number::rational_root(&abs, n32) {
+                    if !neg {
+                        return Ok(Value::Exact(Q::real(r)));
+                    }
+                    if n % 2 == 1 {
+                        return Ok(Value::Exact(Q::real(-r)));
+                    }
+                    if n == 2 {
+                        return Ok(Value::Exact(Q { re: BigRational::zero(), im: r }));
+                    }
+                }
+            }
+        }
+        self.charge_float(32)?;
+        let z = v.to_cf(p);
+        if z.is_zero() {
+            return Ok(Value::Exact(Q::int(0)));
+        }
+        if z.is_real() {
+            let neg = z.re.is_negative();
+            if !neg || n % 2 == 1 || n == 2 {
+                let a = z.re.abs();
+                let r = if n == 2 {
+                    check(a.sqrt(p, RM))?
+                } else {
+                    let inv = BigFloat::from_word(1, p).div(&BigFloat::from_word(n, p), p, RM);
+                    let cc = self.consts()?;
+                    check(a.pow(&inv, p, RM, cc))?
+                };
+                return Ok(Value::Approx(if !neg {
+                    Cf::real(r, p)
+                } else if n % 2 == 1 {
+                    Cf::real(r.neg(), p)
+                } else {
+                    Cf { re: bf_zero(p), im: r }
+                }));
+            }
+        }
+        let l = self.ln(Value::Approx(z))?.to_cf(p);
+        let inv = Cf::real(BigFloat::from_word(1, p).div(&BigFloat::from_word(n, p), p, RM), p);
+        self.exp_cf(&l.mul(&inv, p))
+    }
+
+    fn exp_cf(&mut self, w: &Cf) -> R<Value> {
+        let p = self.prec;
+        self.charge_float(48)?;
+        let cc = self.consts()?;
+        let m = check(w.re.exp(p, RM, cc))?;
+        if w.im.is_zero() {
+            return Ok(Value::Approx(Cf::real(m, p)));
+        }
+        let c = check(w.im.cos(p, RM, cc))?;
+        let s = check(w.im.sin(p, RM, cc))?;
+        Ok(Value::Approx(Cf { re: m.mul(&c, p, RM), im: m.mul(&s, p, RM) }))
+    }
+
+    /// Principal natural logarithm.
+    fn ln(&mut self, v: Value) -> R<Value> {
+        let p = self.prec;
+        if let Value::Exact(q) = &v {
+            if q.is_zero() {
+                return Err(EvalErr::Undefined);
+            }
+            if q.is_real() && q.re.is_one() {
+                return Ok(Value::Exact(Q::int(0)));
+            }
+        }
+        self.charge_float(48)?;
+        let z = v.to_cf(p);
+        if z.is_zero() {
+            return Err(EvalErr::Undefined);
+        }
+        if z.is_real() && z.re.is_positive() {
+            let cc = self.consts()?;
+            return Ok(Value::Approx(Cf::real(check(z.re.ln(p, RM, cc))?, p)));
+        }
+        let m = z.modulus(p);
+        let arg = self.atan2(&z.im, &z.re)?;
+        let cc = self.consts()?;
+        let lm = check(m.ln(p, RM, cc))?;
+        Ok(Value::Approx(Cf { re: lm, im: arg }))
+    }
+
+    fn atan2(&mut self, y: &BigFloat, x: &BigFloat) -> R<BigFloat> {
+        let p = self.prec;
+        let pi = self.pi()?;
+        if x.is_zero() {
+            let half = pi.div(&BigFloat::from_word(2, p), p, RM);
+            return Ok(if y.is_negative() { half.neg() } else { half });
+        }
+        let cc = self.consts()?;
+        let a = check(y.div(x, p, RM).atan(p, RM, cc))?;
+        Ok(if x.is_positive() {
+            a
+        } else if y.is_negative() {
+            a.sub(&pi, p, RM)
+        } else {
+            a.add(&pi, p, RM)
+        })
+    }
+
+    /// A real argument as a float, or `Undefined` for a complex one.
+    fn real_arg(&mut self, v: &Value) -> R<BigFloat> {
+        let c = v.to_cf(self.prec);
+        if c.is_real() {
+            Ok(c.re)
+        } else {
+            Err(EvalErr::Undefined)
+        }
+    }
+
+    fn func(&mut self, f: &Func, args: &[Expr]) -> R<Value> {
+        let p = self.prec;
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.eval(a)?);
+        }
+        if let Func::Other(name) = f {
+            return self.uninterpreted(name, vals);
+        }
+        match f {
+            Func::Gcd | Func::Lcm => return self.gcd_lcm(matches!(f, Func::Gcd), &vals),
+            Func::Max | Func::Min => return self.max_min(matches!(f, Func::Max), vals),
+            _ => {}
+        }
+        let [v] = <[Value; 1]>::try_from(vals).map_err(|_| EvalErr::NotNumeric)?;
+        let is_zero = v.exact().is_some_and(Q::is_zero);
+        match f {
+            Func::Ln => return self.ln(v),
+            Func::Log10 => {
+                let l = self.ln(v)?;
+                let cc = self.consts()?;
+                let l10 = cc.ln_10(p, RM);
+                return self.div(l, Value::Approx(Cf::real(l10, p)));
+            }
+            Func::Exp => {
+                if is_zero {
+                    return Ok(Value::Exact(Q::int(1)));
+                }
+                return self.exp_cf(&v.to_cf(p));
+            }
+            Func::Abs => {
+                if let Value::Exact(q) = &v {
+                    if q.is_real() {
+                        return Ok(Value::Exact(Q::real(q.re.abs())));
+                    }
+                }
+                return Ok(Value::Approx(Cf::real(v.to_cf(p).modulus(p), p)));
+            }
+            Func::Floor | Func::Ceil => {
+                let floor = matches!(f, Func::Floor);
+                if let Value::Exact(q) = &v {
+                    if q.is_real() {
+                        let r = if floor { q.re.floor() } else { q.re.ceil() };
+                        return Ok(Value::Exact(Q::real(r)));
+                    }
+                }
+                let x = self.real_arg(&v)?;
+                let r = if floor { x.floor() } else { x.ceil() };
+                let q = bf_to_rat(&r, self.budget.limits.max_int_bits)
+                    .ok_or(EvalErr::Limit(LimitKind::IntegerTooLarge))?;
+                return Ok(Value::Exact(Q::real(q)));
+            }
+            _ => {}
+        }
+        // Odd functions vanish at 0; cos, sec, cosh are 1 there.
+        if is_zero {
+            match f {
+                Func::Sin | Func::Tan | Func::Arcsin | Func::Arctan | Func::Sinh | Func::Tanh => {
+                    return Ok(Value::Exact(Q::int(0)))
+                }
+                Func::Cos | Func::Sec | Func::Cosh => return Ok(Value::Exact(Q::int(1))),
+                _ => {}
+            }
+        }
+        self.charge_float(64)?;
+        let x = self.real_arg(&v)?;
+        let one = BigFloat::from_word(1, p);
+        let recip = |y: BigFloat| -> R<BigFloat> {
+            if y.is_zero() {
+                Err(EvalErr::Undefined)
+            } else {
+                Ok(one.div(&y, p, RM))
+            }
+        };
+        let in_unit = |y: &BigFloat| y.abs().cmp(&one).is_some_and(|c| c <= 0);
+        let pi = self.pi()?;
+        let cc = self.consts()?;
+        let r = match f {
+            Func::Sin => x.sin(p, RM, cc),
+            Func::Cos => x.cos(p, RM, cc),
+            Func::Tan => x.tan(p, RM, cc),
+            Func::Cot => recip(x.tan(p, RM, cc))?,
+            Func::Sec => recip(x.cos(p, RM, cc))?,
+            Func::Csc => recip(x.sin(p, RM, cc))?,
+            Func::Arcsin | Func::Arccos => {
+                if !in_unit(&x) {
+                    return Err(EvalErr::Undefined);
+                }
+                if matches!(f, Func::Arcsin) {
+                    x.asin(p, RM, cc)
+                } else {
+                    x.acos(p, RM, cc)
+                }
+            }
+            Func::Arctan => x.atan(p, RM, cc),
+            Func::Arccot => {
+                if x.is_zero() {
+                    pi.div(&BigFloat::from_word(2, p), p, RM)
+                } else {
+                    recip(x.clone())?.atan(p, RM, cc)
+                }
+            }
+            Func::Arcsec | Func::Arccsc => {
+                let y = recip(x)?;
+                if !in_unit(&y) {
+                    return Err(EvalErr::Undefined);
+                }
+                if matches!(f, Func::Arcsec) {
+                    y.acos(p, RM, cc)
+                } else {
+                    y.asin(p, RM, cc)
+                }
+            }
+            Func::Sinh => x.sinh(p, RM, cc),
+            Func::Cosh => x.cosh(p, RM, cc),
+            Func::Tanh => x.tanh(p, RM, cc),
+            Func::Coth => recip(x.tanh(p, RM, cc))?,
+            _ => return Err(EvalErr::NotNumeric),
+        };
+        Ok(Value::Approx(Cf::real(check(r)?, p)))
+    }
+
+    fn gcd_lcm(&mut self, gcd: bool, vals: &[Value]) -> R<Value> {
+        use num_integer::Integer;
+        let mut acc: Option<BigInt> = None;
+        for v in vals {
+            self.budget.charge(1)?;
+            let n = v.exact_int().ok_or(EvalErr::Undefined)?;
+            self.budget.check_bits(n.bits() * 2)?;
+            acc = Some(match acc {
+                None => n.abs(),
+                Some(a) => {
+                    if gcd {
+                        a.gcd(&n)
+                    } else {
+                        a.lcm(&n)
+                    }
+                }
+            });
+        }
+        let a = acc.ok_or(EvalErr::NotNumeric)?;
+        Ok(Value::Exact(Q::real(BigRational::from_integer(a))))
+    }
+
+    fn max_min(&mut self, max: bool, vals: Vec<Value>) -> R<Value> {
+        let mut best: Option<Value> = None;
+        for v in vals {
+            self.budget.charge(1)?;
+            best = Some(match best {
+                None => v,
+                Some(b) => {
+                    let ord = self.cmp_real(&v, &b)?;
+                    if (max && ord == std::cmp::Ordering::Greater) || (!max && ord == std::cmp::Ordering::Less) {
+                        v
+                    } else {
+                        b
+                    }
+                }
+            });
+        }
+        best.ok_or(EvalErr::NotNumeric)
+    }
+
+    fn cmp_real(&mut self, a: &Value, b: &Value) -> R<std::cmp::Ordering> {
+        if let (Value::Exact(x), Value::Exact(y)) = (a, b) {
+            if x.is_real() && y.is_real() {
+                return Ok(x.re.cmp(&y.re));
+            }
+        }
+        let x = self.real_arg(a)?;
+        let y = self.real_arg(b)?;
+        Ok(x.cmp(&y).ok_or(EvalErr::Undefined)?.cmp(&0))
+    }
+
+    /// `f(a1..an) = (c0 + sum c_k a_k) / (1 + sum d_k a_k^2)` with coefficients from the name.
+    fn uninterpreted(&mut self, name: &str, vals: Vec<Value>) -> R<Value> {
+        let mut h = fnv1a(name.as_bytes());
+        let mut next = || {
+            h = splitmix64(h);
+            Value::Exact(Q::int(1 + (h % 89) as i64))
+        };
+        let mut num = next();
+        let mut den = Value::Exact(Q::int(1));
+        for v in vals {
+            let c = next();
+            let d = next();
+            let t = self.mul(c, v.clone())?;
+            num = self.add(num, t)?;
+            let sq = self.mul(v.clone(), v)?;
+            let t = self.mul(d, sq)?;
+            den = self.add(den, t)?;
+        }
+        self.div(num, den)
+    }
+}
+
+/// FNV-1a hash of bytes (deterministic across runs and platforms).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// One step of the splitmix64 generator.
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}

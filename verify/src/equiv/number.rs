@@ -1,0 +1,220 @@
+//! Exact numbers: Gaussian rationals with size checks, integer roots, factorials, binomials, and
+//! the decimal rounding test used by the tolerance rules.
+
+use crate::limits::{Budget, LimitKind};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+
+/// Bits needed to store a rational (numerator plus denominator).
+pub fn bits(q: &BigRational) -> u64 {
+    q.numer().bits() + q.denom().bits()
+}
+
+/// An exact complex rational `re + im*i` (almost always with `im == 0`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Q {
+    pub re: BigRational,
+    pub im: BigRational,
+}
+
+impl Q {
+    /// A real rational.
+    pub fn real(re: BigRational) -> Q {
+        Q { re, im: BigRational::zero() }
+    }
+
+    /// A small integer.
+    pub fn int(n: i64) -> Q {
+        Q::real(BigRational::from_integer(BigInt::from(n)))
+    }
+
+    /// The imaginary unit.
+    pub fn i() -> Q {
+        Q { re: BigRational::zero(), im: BigRational::one() }
+    }
+
+    pub fn is_real(&self) -> bool {
+        self.im.is_zero()
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.re.is_zero() && self.im.is_zero()
+    }
+
+    fn bits(&self) -> u64 {
+        bits(&self.re) + if self.im.is_zero() { 0 } else { bits(&self.im) }
+    }
+
+    pub fn neg(self) -> Q {
+        Q { re: -self.re, im: -self.im }
+    }
+
+    /// Exact sum; errors when the result could exceed `max_int_bits`.
+    pub fn add(&self, o: &Q, b: &Budget) -> Result<Q, LimitKind> {
+        b.check_bits(self.bits() + o.bits())?;
+        if self.im.is_zero() && o.im.is_zero() {
+            return Ok(Q::real(&self.re + &o.re));
+        }
+        Ok(Q { re: &self.re + &o.re, im: &self.im + &o.im })
+    }
+
+    /// Exact product; errors when the result could exceed `max_int_bits`.
+    pub fn mul(&self, o: &Q, b: &Budget) -> Result<Q, LimitKind> {
+        b.check_bits(self.bits() + o.bits())?;
+        if self.im.is_zero() && o.im.is_zero() {
+            return Ok(Q::real(&self.re * &o.re));
+        }
+        Ok(Q {
+            re: &self.re * &o.re - &self.im * &o.im,
+            im: &self.re * &o.im + &self.im * &o.re,
+        })
+    }
+
+    /// Exact quotient; `None` for division by zero.
+    pub fn div(&self, o: &Q, b: &Budget) -> Result<Option<Q>, LimitKind> {
+        if o.is_zero() {
+            return Ok(None);
+        }
+        if o.im.is_zero() {
+            b.check_bits(self.bits() + o.bits())?;
+            if self.im.is_zero() {
+                return Ok(Some(Q::real(&self.re / &o.re)));
+            }
+            return Ok(Some(Q { re: &self.re / &o.re, im: &self.im / &o.re }));
+        }
+        b.check_bits(self.bits() + 2 * o.bits())?;
+        let den = &o.re * &o.re + &o.im * &o.im;
+        let conj = Q { re: o.re.clone(), im: -o.im.clone() };
+        let num = self.mul(&conj, b)?;
+        Ok(Some(Q { re: num.re / &den, im: num.im / &den }))
+    }
+
+    /// Exact integer power; errors on exponent or size caps (the caller may approximate).
+    pub fn pow(&self, n: &BigInt, b: &mut Budget) -> Result<Option<Q>, LimitKind> {
+        let max_e = b.limits.max_exponent;
+        let e = match n.abs().to_u64() {
+            Some(e) if e <= max_e => e,
+            _ => return Err(LimitKind::ExponentTooLarge),
+        };
+        b.check_bits(self.bits().saturating_mul(e.max(1)))?;
+        let base = if n.is_negative() {
+            match Q::int(1).div(self, b)? {
+                Some(q) => q,
+                None => return Ok(None),
+            }
+        } else {
+            self.clone()
+        };
+        if base.is_real() {
+            let e32 = i32::try_from(e).map_err(|_| LimitKind::ExponentTooLarge)?;
+            b.charge(1 + e / 64)?;
+            return Ok(Some(Q::real(num_traits::Pow::pow(&base.re, e32))));
+        }
+        let mut result = Q::int(1);
+        let mut sq = base;
+        let mut k = e;
+        while k > 0 {
+            b.charge(1)?;
+            if k & 1 == 1 {
+                result = result.mul(&sq, b)?;
+            }
+            k >>= 1;
+            if k > 0 {
+                sq = sq.mul(&sq, b)?;
+            }
+        }
+        Ok(Some(result))
+    }
+}
+
+/// The exact `n`-th root of a non-negative rational when it is rational.
+pub fn rational_root(q: &BigRational, n: u32) -> Option<BigRational> {
+    if q.is_negative() || n == 0 {
+        return None;
+    }
+    let rn = q.numer().nth_root(n);
+    let rd = q.denom().nth_root(n);
+    if num_traits::Pow::pow(&rn, n) == *q.numer() && num_traits::Pow::pow(&rd, n) == *q.denom() {
+        Some(BigRational::new(rn, rd))
+    } else {
+        None
+    }
+}
+
+/// `n!` exactly, within `max_factorial` and `max_int_bits`.
+pub fn factorial(n: &BigInt, b: &mut Budget) -> Result<BigInt, LimitKind> {
+    let n = match n.to_u64() {
+        Some(n) if n <= b.limits.max_factorial => n,
+        _ => return Err(LimitKind::FactorialTooLarge),
+    };
+    b.check_bits(log2_factorial(n) as u64)?;
+    b.charge(1 + n / 8)?;
+    let mut acc = BigInt::one();
+    for k in 2..=n {
+        acc *= k;
+    }
+    Ok(acc)
+}
+
+/// `log2(n!)` estimated from above (Stirling), for size checks.
+fn log2_factorial(n: u64) -> f64 {
+    if n < 2 {
+        return 1.0;
+    }
+    let x = n as f64;
+    (x * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI * x).ln() + 1.0) / std::f64::consts::LN_2 + 1.0
+}
+
+/// `\binom{n}{k}` exactly for integers (0 when `k < 0` or `k > n >= 0`).
+pub fn binom(n: &BigInt, k: &BigInt, b: &mut Budget) -> Result<BigInt, LimitKind> {
+    if k.is_negative() || (!n.is_negative() && k > n) {
+        return Ok(BigInt::zero());
+    }
+    // Use the smaller of k and n-k when n is a non-negative integer.
+    let k = if !n.is_negative() { std::cmp::min(k.clone(), n - k) } else { k.clone() };
+    let k = match k.to_u64() {
+        Some(k) if k <= b.limits.max_factorial => k,
+        _ => return Err(LimitKind::FactorialTooLarge),
+    };
+    b.check_bits((n.bits().max(1) + 1).saturating_mul(k))?;
+    b.charge(1 + k / 8)?;
+    let mut acc = BigInt::one();
+    for i in 0..k {
+        acc = acc * (n - BigInt::from(i)) / BigInt::from(i + 1);
+    }
+    Ok(acc)
+}
+
+/// `10^d` as a rational, within the integer size cap.
+pub fn pow10(d: u32, b: &Budget) -> Result<BigRational, LimitKind> {
+    b.check_bits(u64::from(d) * 4)?;
+    Ok(BigRational::from_integer(num_traits::Pow::pow(BigInt::from(10), d)))
+}
+
+/// Whether `x` rounded half away from zero to `d` decimals equals `target` (which has at most
+/// `d` decimals).
+pub fn rounds_to(x: &BigRational, d: u32, target: &BigRational, b: &Budget) -> Result<bool, LimitKind> {
+    let scale = pow10(d, b)?;
+    let y = x * &scale;
+    let m = target * &scale;
+    let half = BigRational::new(BigInt::one(), BigInt::from(2));
+    let lo = &m - &half;
+    let hi = &m + &half;
+    Ok(if m.is_positive() {
+        lo <= y && y < hi
+    } else if m.is_negative() {
+        lo < y && y <= hi
+    } else {
+        lo < y && y < hi
+    })
+}
+
+/// Significant digits of a decimal literal (`0.333` -> 3, `12.0` -> 3, `0.05` -> 1).
+pub fn significant_digits(value: &BigRational, decimals: u32, b: &Budget) -> Result<u32, LimitKind> {
+    let scaled = (value.abs() * pow10(decimals, b)?).round().to_integer();
+    if scaled.is_zero() {
+        return Ok(0);
+    }
+    Ok(scaled.to_str_radix(10).len() as u32)
+}

@@ -1,0 +1,231 @@
+//! Equations and inequalities: an equation `x = 5` against a value, equations with the same
+//! solution set (`y = 2x+1` vs `2x - y + 1 = 0`), inequalities as intervals (`1 < x \le 3` vs
+//! `(1, 3]`) and inequalities with proportional sides (`2x > 6` vs `x > 3`).
+
+use super::eval::{EvalErr, Evaluator, Value, PREC};
+use super::scalar::{free_symbols, has_decimal, point_value, values_close};
+use super::{compare as compare_any, Cmp, Cx, Res};
+use crate::ast::{Constant, Expr, Func, RelOp};
+use num_rational::BigRational;
+use num_traits::Signed;
+
+const MAX_TRIES: usize = 16;
+const POINTS: usize = 5;
+
+fn is_eq(op: RelOp) -> bool {
+    matches!(op, RelOp::Eq | RelOp::Approx)
+}
+
+/// What may stand on the named side of `name = value`: a symbol, a user function application
+/// `f(x)`, a product of symbols (`AB`), `|AB|`, or a tuple of names (`(p, q)`).
+fn is_name(e: &Expr) -> bool {
+    match e {
+        Expr::Sym(_) | Expr::Func(Func::Other(_), _) => true,
+        Expr::Mul(v) => !v.is_empty() && v.iter().all(|x| matches!(x, Expr::Sym(_))),
+        Expr::Func(Func::Abs, v) => v.len() == 1 && is_name(&v[0]),
+        Expr::Tuple(v) => !v.is_empty() && v.iter().all(is_name),
+        _ => false,
+    }
+}
+
+/// For `x = v`, `f(x) = v`, `v = x` and chains of equalities `x = a = v` (also `1 = y = 0`,
+/// whose last term is taken as the final value): the named side and the value side.
+pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
+    let Expr::Relation { terms, ops } = e else { return None };
+    if ops.is_empty() || !ops.iter().all(|o| is_eq(*o)) || terms.len() != ops.len() + 1 {
+        return None;
+    }
+    let first = &terms[0];
+    let last = &terms[terms.len() - 1];
+    if is_name(first) || terms.len() > 2 {
+        return Some((first, last));
+    }
+    if terms.len() == 2 && matches!(last, Expr::Sym(_)) {
+        return Some((last, first));
+    }
+    None
+}
+
+fn neg_inf() -> Expr {
+    Expr::Neg(Box::new(Expr::Const(Constant::Infinity)))
+}
+
+fn inf() -> Expr {
+    Expr::Const(Constant::Infinity)
+}
+
+fn interval(lo: Expr, hi: Expr, lo_closed: bool, hi_closed: bool) -> Expr {
+    Expr::Interval { lo: Box::new(lo), hi: Box::new(hi), lo_closed, hi_closed }
+}
+
+fn mentions(e: &Expr, name: &str) -> bool {
+    let mut syms = Vec::new();
+    free_symbols(e, &mut syms);
+    syms.iter().any(|s| s == name)
+}
+
+/// `x > 3` as `("x", (3, \infty))`, `1 < x \le 3` as `("x", (1, 3])`.
+pub fn as_interval(e: &Expr) -> Option<(String, Expr)> {
+    let Expr::Relation { terms, ops } = e else { return None };
+    let less = |o: RelOp| matches!(o, RelOp::Lt | RelOp::Le);
+    let greater = |o: RelOp| matches!(o, RelOp::Gt | RelOp::Ge);
+    let closed = |o: RelOp| matches!(o, RelOp::Le | RelOp::Ge);
+    match (terms.as_slice(), ops.as_slice()) {
+        ([a, b], [op]) if less(*op) || greater(*op) => {
+            if let Expr::Sym(v) = a {
+                if !mentions(b, v) {
+                    let iv = if less(*op) {
+                        interval(neg_inf(), b.clone(), false, closed(*op))
+                    } else {
+                        interval(b.clone(), inf(), closed(*op), false)
+                    };
+                    return Some((v.clone(), iv));
+                }
+            }
+            if let Expr::Sym(v) = b {
+                if !mentions(a, v) {
+                    let iv = if less(*op) {
+                        interval(a.clone(), inf(), closed(*op), false)
+                    } else {
+                        interval(neg_inf(), a.clone(), false, closed(*op))
+                    };
+                    return Some((v.clone(), iv));
+                }
+            }
+            None
+        }
+        ([a, Expr::Sym(v), b], [o1, o2]) if !mentions(a, v) && !mentions(b, v) => {
+            if less(*o1) && less(*o2) {
+                Some((v.clone(), interval(a.clone(), b.clone(), closed(*o1), closed(*o2))))
+            } else if greater(*o1) && greater(*o2) {
+                Some((v.clone(), interval(b.clone(), a.clone(), closed(*o2), closed(*o1))))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Compare when at least one side is a relation.
+pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+    let g_rel = matches!(g, Expr::Relation { .. });
+    let p_rel = matches!(p, Expr::Relation { .. });
+    if g_rel && p_rel {
+        return compare_relations(g, p, cx);
+    }
+    let (rel, other, rel_is_gold) = if g_rel { (g, p, true) } else { (p, g, false) };
+    let ordered = |a: &Expr, b: &Expr, cx: &mut Cx| if rel_is_gold { compare_any(a, b, cx) } else { compare_any(b, a, cx) };
+    if let Some((_, value)) = value_side(rel) {
+        return ordered(value, other, cx).map(|c| c.with_rule_if_eq("equation_value"));
+    }
+    if let Some((_, iv)) = as_interval(rel) {
+        if matches!(other, Expr::Interval { .. } | Expr::Union(_) | Expr::Tuple(_)) {
+            return ordered(&iv, other, cx).map(|c| c.with_rule_if_eq("inequality_interval"));
+        }
+    }
+    Ok(Cmp::new(false, "relation"))
+}
+
+fn diff(a: &Expr, b: &Expr) -> Expr {
+    Expr::Add(vec![a.clone(), Expr::Neg(Box::new(b.clone()))])
+}
+
+fn compare_relations(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+    if let (Some((gv, giv)), Some((pv, piv))) = (as_interval(g), as_interval(p)) {
+        if gv != pv {
+            return Ok(Cmp::new(false, "inequality_interval"));
+        }
+        return compare_any(&giv, &piv, cx).map(|c| c.with_rule_if_eq("inequality_interval"));
+    }
+    if let (Some((gn, gval)), Some((pn, pval))) = (value_side(g), value_side(p)) {
+        if gn == pn {
+            return compare_any(gval, pval, cx).map(|c| c.with_rule_if_eq("equation_value"));
+        }
+    }
+    let (Expr::Relation { terms: gt, ops: go }, Expr::Relation { terms: pt, ops: po }) = (g, p) else {
+        return Ok(Cmp::new(false, "relation"));
+    };
+    if go.len() != 1 || po.len() != 1 || gt.len() != 2 || pt.len() != 2 {
+        return Ok(Cmp::new(false, "relation"));
+    }
+    let (gop, pop) = (go[0], po[0]);
+    // Normal form: `d op 0` with op one of =, !=, >, >=.
+    let normal = |op: RelOp, l: &Expr, r: &Expr| -> (RelOp, Expr) {
+        match op {
+            RelOp::Approx => (RelOp::Eq, diff(l, r)),
+            RelOp::Lt => (RelOp::Gt, diff(r, l)),
+            RelOp::Le => (RelOp::Ge, diff(r, l)),
+            other => (other, diff(l, r)),
+        }
+    };
+    let (gop, gd) = normal(gop, &gt[0], &gt[1]);
+    let (pop, pd) = normal(pop, &pt[0], &pt[1]);
+    if gop != pop {
+        return Ok(Cmp::new(false, "relation"));
+    }
+    let positive_only = matches!(gop, RelOp::Gt | RelOp::Ge);
+    proportional(&gd, &pd, positive_only, cx)
+}
+
+/// Whether `a = c * b` for one nonzero constant `c` (positive when `positive_only`), checked at
+/// seeded random points.
+fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
+    let rule = "relation_proportional";
+    let mut syms = Vec::new();
+    free_symbols(a, &mut syms);
+    free_symbols(b, &mut syms);
+    if syms.is_empty() {
+        return Ok(Cmp::new(false, rule));
+    }
+    let tol = if has_decimal(a) || has_decimal(b) { cx.opts.decimal_rel_tol } else { cx.opts.eval_rel_tol };
+    let mut ratio: Option<Value> = None;
+    let mut agree = 0;
+    let mut capped = None;
+    for k in 0..MAX_TRIES {
+        if agree >= POINTS {
+            break;
+        }
+        cx.budget.charge(1)?;
+        let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, k))).collect();
+        let mut ev = Evaluator::new(PREC, cx.budget, &mut cx.cc, &env);
+        let r = ev.eval(a).and_then(|va| ev.eval(b).map(|vb| (va, vb)));
+        let (va, vb) = match r {
+            Ok(v) => v,
+            Err(EvalErr::Limit(k)) => return Err(k),
+            Err(EvalErr::Undefined) => continue,
+            Err(EvalErr::NotNumeric) => return Ok(Cmp::new(false, rule)),
+        };
+        let q = match ev.divide(va, vb) {
+            Ok(q) => q,
+            Err(EvalErr::Limit(k)) => return Err(k),
+            Err(_) => return Ok(Cmp::new(false, rule)),
+        };
+        capped = capped.or(ev.capped);
+        match &ratio {
+            None => {
+                let ok = match &q {
+                    Value::Exact(x) => !x.is_zero() && (!positive_only || (x.is_real() && x.re.is_positive())),
+                    Value::Approx(c) => !(c.re.is_zero() && c.im.is_zero()) && (!positive_only || (c.is_real() && c.re.is_positive())),
+                };
+                if !ok {
+                    return Ok(Cmp::new(false, rule));
+                }
+                ratio = Some(q);
+            }
+            Some(r0) => {
+                if !values_close(r0, &q, tol) {
+                    return Ok(Cmp::new(false, rule));
+                }
+            }
+        }
+        agree += 1;
+    }
+    if agree < 3 {
+        return Ok(Cmp::new(false, rule));
+    }
+    if let Some(k) = capped {
+        return Err(k);
+    }
+    Ok(Cmp::new(true, rule))
+}
