@@ -1,4 +1,56 @@
-//! Final-answer extraction from a full model response (STUB: replaced by the extraction module).
+//! Final-answer extraction: find the answer a model gave at the end of a full response.
+//!
+//! [`extract`] runs a fixed list of strategies and returns the first that finds something. The
+//! order (strongest marker first) is:
+//!
+//! | # | strategy | module | example | [`Source`] |
+//! |---|----------|--------|---------|------------|
+//! | 0 | answer region | here | text after the last `</think>` | – |
+//! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>` | `AnswerTag` |
+//! | 2 | last box / list of boxes | `boxed` | `\boxed{2} and \boxed{3}` | `Boxed` |
+//! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45` | `FinalAnswerPhrase` / `AnswerColon` |
+//! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
+//! | 5 | bold | `tagged` | `The total is **42**.` (last line, or right after "answer") | `Bold` |
+//! | 6 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
+//! | 7 | last math block | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
+//! | 8 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
+//! | 9 | last number (opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
+//!
+//! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
+//! - **Reasoning region.** Text after the last `</think>` is the answer region. When nothing is
+//!   found there (or there is no `</think>`, e.g. a response cut inside an unclosed `<think>`),
+//!   the whole text is searched, without the whole-text strategy.
+//! - **Answer tags before boxes.** In the `<answer>` prompt format the tag *is* the answer; a box
+//!   outside the tag belongs to the reasoning. The tag content goes through strategies 2-9
+//!   itself (so `<answer>\boxed{3}</answer>` is `3`), reported as `AnswerTag`. When the tag content
+//!   yields nothing, the other strategies run on the whole region.
+//! - **Lists of boxes** follow the connector rule documented in `boxed`: boxes joined only by
+//!   commas, "and"/"or", `\quad`, `$`, ... form one answer (`parts`), earlier boxes in the
+//!   reasoning do not.
+//! - **The last phrase wins**, whatever its wording ("Final Answer: The final answer is $5$" is
+//!   `5`). A phrase is followed by its math (`$..$`, `\[..\]`, a box) or by the rest of its sentence.
+//! - **Choice letters** are reported bare: an answer that is only `(B)`, `\text{(B)}`,
+//!   `\textbf{(B)}`, ... becomes `B` whatever strategy found it (the gold goes through the same
+//!   path, so `\text{(C)}` golds compare as `C`).
+//! - **Cleaning** trims, drops surrounding `$`/`$$`/`\(..\)`/`\[..\]`, one trailing `.`, `,`, `;`,
+//!   trailing `\\`, `\,`, `\quad` and markdown `**`. Equations (`x = 5`), units, `\text{}` and
+//!   `\displaystyle` are left to the parser and the checker.
+//!
+//! **Cost.** Every strategy is one or two linear passes (`memchr`/`memmem`, a brace-depth stack for
+//! boxes, a delimiter state machine for math blocks); nothing rescans. Inputs of any size and
+//! content (unbalanced braces, a million `\boxed{`, NUL bytes, any UTF-8) are handled without
+//! panics: all slicing happens at ASCII delimiters or at checked `char` boundaries.
+
+mod boxed;
+mod choice;
+mod delimited;
+mod number;
+mod scan;
+mod tagged;
+#[cfg(test)]
+mod tests;
+
+use memchr::memmem;
 
 /// Where an extracted answer came from, in priority order of the strategies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,11 +121,182 @@ impl Default for ExtractOptions {
     }
 }
 
-/// Extract the final answer of `response`. STUB: returns the trimmed text.
+/// Extract the final answer of `response` (see the module doc for the strategies and their order).
+/// `None` when no strategy finds an answer.
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    let t = response.trim();
-    if t.is_empty() || !opts.whole_fallback {
+    if let Some(p) = memmem::rfind(response.as_bytes(), b"</think>") {
+        let after = &response[p + "</think>".len()..];
+        if let Some(a) = extract_region(after, opts, true) {
+            return Some(a);
+        }
+        let no_whole = ExtractOptions { whole_fallback: false, ..opts.clone() };
+        return extract_region(&response[..p], &no_whole, true);
+    }
+    extract_region(response, opts, true)
+}
+
+/// Longest text taken whole as a bare answer (bytes).
+const MAX_WHOLE_BYTES: usize = 200;
+/// Longest answer-tag content taken as is when no strategy recognises anything in it (bytes).
+const MAX_TAG_CONTENT_BYTES: usize = 300;
+
+/// Run the strategies on one region of the response.
+fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
+    if with_tag {
+        if let Some(content) = tagged::answer_tag(text) {
+            let inner = ExtractOptions { whole_fallback: true, ..opts.clone() };
+            if let Some(mut a) = extract_region(content, &inner, false) {
+                a.source = Source::AnswerTag;
+                return Some(a);
+            }
+            let t = clean(content);
+            if !t.is_empty() && t.len() <= MAX_TAG_CONTENT_BYTES {
+                return Some(Answer::single(t, Source::AnswerTag));
+            }
+        }
+    }
+    if let Some(a) = from_boxes(&boxed::last_boxes(text)) {
+        return Some(a);
+    }
+    if let Some((raw, kind)) = tagged::phrase(text) {
+        let source = match kind {
+            tagged::Phrase::Final => Source::FinalAnswerPhrase,
+            tagged::Phrase::Colon => Source::AnswerColon,
+        };
+        if let Some(a) = Answer::cleaned(&raw, source) {
+            return Some(a);
+        }
+    }
+    if let Some(a) = tagged::gsm8k(text).and_then(|raw| Answer::cleaned(strip_currency(raw), Source::Gsm8k)) {
+        return Some(a);
+    }
+    if let Some(a) = tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold)) {
+        return Some(a);
+    }
+    if let Some(c) = choice::last_line_choice(text) {
+        return Some(Answer::single(c.to_string(), Source::Choice));
+    }
+    if let Some(bl) = delimited::last_block(text) {
+        if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
+            return Some(a);
+        }
+    }
+    if opts.whole_fallback {
+        if let Some(a) = whole(text) {
+            return Some(a);
+        }
+    }
+    if opts.last_number_fallback {
+        return number::last_number(text).map(|n| Answer::single(n, Source::LastNumber));
+    }
+    None
+}
+
+impl Answer {
+    fn single(text: String, source: Source) -> Answer {
+        Answer { text, parts: Vec::new(), source }
+    }
+
+    /// The cleaned `raw` as an answer, `None` when nothing is left.
+    fn cleaned(raw: &str, source: Source) -> Option<Answer> {
+        let t = clean(raw);
+        (!t.is_empty()).then(|| Answer::single(t, source))
+    }
+}
+
+/// The answer made of the final boxes: cleaned, empty ones dropped, duplicates counted once.
+fn from_boxes(raw: &[&str]) -> Option<Answer> {
+    let mut parts: Vec<String> = Vec::with_capacity(raw.len());
+    for r in raw {
+        let t = clean(r);
+        if !t.is_empty() && !parts.contains(&t) {
+            parts.push(t);
+        }
+    }
+    match parts.len() {
+        0 => None,
+        1 => parts.pop().map(|t| Answer::single(t, Source::Boxed)),
+        _ => Some(Answer { text: parts.join(", "), parts, source: Source::Boxed }),
+    }
+}
+
+/// A whole short text with no sentence structure is the answer itself (bare LaTeX).
+fn whole(text: &str) -> Option<Answer> {
+    let t = text.trim();
+    if t.is_empty() || t.len() > MAX_WHOLE_BYTES || t.contains("\n\n") || t.contains("think>") {
         return None;
     }
-    Some(Answer { text: t.to_string(), parts: Vec::new(), source: Source::Whole })
+    let w = scan::words(t);
+    if w.prose || w.count > 4 {
+        return None;
+    }
+    // Stray `$` in a bare answer are noise (`x+$ $y`); escaped `\$` stays.
+    let mut s = String::with_capacity(t.len());
+    let mut prev = '\0';
+    for c in t.chars() {
+        if c != '$' || prev == '\\' {
+            s.push(c);
+        }
+        prev = c;
+    }
+    Answer::cleaned(&s, Source::Whole)
+}
+
+/// `$1,234` -> `1,234` (a GSM8K answer may carry a currency sign).
+fn strip_currency(s: &str) -> &str {
+    let t = s.trim();
+    match t.strip_prefix('$') {
+        Some(rest) if !rest.contains('$') => rest,
+        _ => t,
+    }
+}
+
+/// Trailing LaTeX spacing that carries no meaning at the end of an answer.
+const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qquad", "\\"];
+
+/// Normalise an extracted answer: trim; drop surrounding `$`, `$$`, `\(..\)`, `\[..\]` and `**`;
+/// drop one trailing `.` (not `...`), `,`, `;` and trailing spacing commands; report a lone
+/// choice letter bare (`\text{(B)}` -> `B`).
+pub(crate) fn clean(raw: &str) -> String {
+    let mut t = raw.trim();
+    loop {
+        let before = t.len();
+        for (open, close) in [("$$", "$$"), ("$", "$"), (r"\(", r"\)"), (r"\[", r"\]"), ("**", "**")] {
+            if t.len() >= open.len() + close.len() {
+                if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+                    if !inner.contains(open) && !(open == "$" && inner.ends_with('\\')) {
+                        t = inner.trim();
+                    }
+                }
+            }
+        }
+        if let Some(r) = t.strip_prefix("**") {
+            t = r.trim_start();
+        }
+        if let Some(r) = t.strip_suffix("**") {
+            t = r.trim_end();
+        }
+        for sp in TRAILING_SPACING {
+            if let Some(r) = t.strip_suffix(sp) {
+                if !r.ends_with('\\') {
+                    t = r.trim_end();
+                }
+            }
+        }
+        if let Some(r) = t.strip_suffix([',', ';']) {
+            t = r.trim_end();
+        }
+        if let Some(r) = t.strip_suffix('.') {
+            if !r.ends_with('.') && !r.ends_with('\\') {
+                t = r.trim_end();
+            }
+        }
+        if t.len() == before {
+            break;
+        }
+    }
+    match choice::choice_letter(t) {
+        Some(c) => c.to_string(),
+        None => t.to_string(),
+    }
 }

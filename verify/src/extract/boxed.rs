@@ -1,0 +1,222 @@
+//! `\boxed{..}` / `\fbox{..}` / `\boxed 5`: the last box, or the last run of boxes that together
+//! form a list answer.
+//!
+//! One forward pass from the first box opening tracks brace depth with a stack of open boxes
+//! (escaped `\{`, `\}`, `\\` do not count), so the cost is linear whatever the input: an unclosed
+//! box never closes and is simply not a box, and a million `\boxed{` openings cost one pass.
+//! A box nested in another complete box is part of the outer one.
+//!
+//! **List rule.** Going back from the last box, an earlier box joins the answer when the text
+//! between the two is only a connector: at most [`MAX_SEPARATOR`] bytes, no sentence end
+//! (`.` + space, `:`, `?`, `!`) and at most two plain words besides `and`/`or` (LaTeX commands such
+//! as `\quad`, `\text{and}`, `\)`, `$` and punctuation are free). So `$\boxed{2}$ and
+//! $\boxed{3}$`, `\boxed{1}, \boxed{2}` and `\boxed{a} \quad \text{and} \quad \boxed{b}` are lists,
+//! while boxes earlier in the reasoning (`... \boxed{4}. So ... \boxed{5}`) are not joined.
+//! Identical parts count once (`\boxed{5} \boxed{5}` is `5`); empty boxes are ignored.
+
+use super::scan::{is_word_byte, words};
+
+/// Longest text between two boxes that still counts as a connector (bytes).
+const MAX_SEPARATOR: usize = 64;
+
+/// A complete box: the whole span (from `\` to after `}`) and its content.
+#[derive(Clone, Copy, Debug)]
+struct Box_ {
+    span_start: usize,
+    span_end: usize,
+    content_start: usize,
+    content_end: usize,
+}
+
+/// The box commands, without the backslash.
+const COMMANDS: [&[u8]; 2] = [b"boxed", b"fbox"];
+
+/// If `b[i]` is the backslash of a box command, the index after the command name.
+fn box_command_at(b: &[u8], i: usize) -> Option<usize> {
+    for cmd in COMMANDS {
+        let end = i + 1 + cmd.len();
+        if b.len() >= end && &b[i + 1..end] == cmd && !b.get(end).is_some_and(|c| c.is_ascii_alphabetic()) {
+            return Some(end);
+        }
+    }
+    None
+}
+
+/// The first possible box command in `b` (a cheap pre-filter: most texts have none).
+fn first_box(b: &[u8]) -> Option<usize> {
+    let finder = memchr::memmem::Finder::new(b"box");
+    let mut from = 0;
+    while let Some(off) = finder.find(&b[from..]) {
+        let p = from + off;
+        // `\boxed` has the backslash right before `box`, `\fbox` one byte earlier.
+        for start in [p.checked_sub(1), p.checked_sub(2)].into_iter().flatten() {
+            if b[start] == b'\\' && box_command_at(b, start).is_some() {
+                return Some(start);
+            }
+        }
+        from = p + 3;
+    }
+    None
+}
+
+/// All top-level complete boxes of `b`, in text order. Linear in `b.len()`.
+fn top_level_boxes(b: &[u8]) -> Vec<Box_> {
+    let Some(first) = first_box(b) else {
+        return Vec::new();
+    };
+    // Open boxes: (span start, content start, brace depth outside the box).
+    let mut open: Vec<(usize, usize, usize)> = Vec::new();
+    let mut done: Vec<Box_> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = first;
+    while i < b.len() {
+        match memchr::memchr3(b'{', b'}', b'\\', &b[i..]) {
+            None => break,
+            Some(off) => i += off,
+        }
+        match b[i] {
+            b'\\' => {
+                let Some(after) = box_command_at(b, i) else {
+                    i += 2; // escape pair or another command's backslash
+                    continue;
+                };
+                let mut j = after;
+                while j < b.len() && matches!(b[j], b' ' | b'\t') {
+                    j += 1;
+                }
+                if b.get(j) == Some(&b'{') {
+                    open.push((i, j + 1, depth));
+                    depth += 1;
+                    i = j + 1;
+                } else if j > after && j < b.len() {
+                    // Space form `\boxed 5`: one token, up to whitespace or a math delimiter.
+                    let end = b[j..]
+                        .iter()
+                        .position(|c| c.is_ascii_whitespace() || matches!(c, b'$' | b'\\' | b'}' | b'{'))
+                        .map_or(b.len(), |k| j + k);
+                    if end > j {
+                        push_done(Box_ { span_start: i, span_end: end, content_start: j, content_end: end }, &mut done);
+                    }
+                    i = end.max(j);
+                } else {
+                    i = after;
+                }
+            }
+            b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            _ => {
+                if depth > 0 {
+                    depth -= 1;
+                    if open.last().is_some_and(|o| o.2 == depth) {
+                        if let Some((span_start, content_start, _)) = open.pop() {
+                            push_done(
+                                Box_ { span_start, span_end: i + 1, content_start, content_end: i },
+                                &mut done,
+                            );
+                        }
+                    }
+                }
+                i += 1;
+            }
+        }
+    }
+    done
+}
+
+/// Record a complete box; boxes recorded earlier that lie inside it were nested: drop them.
+fn push_done(bx: Box_, done: &mut Vec<Box_>) {
+    while done.last().is_some_and(|d| d.span_start > bx.span_start) {
+        done.pop();
+    }
+    done.push(bx);
+}
+
+/// Does the text between two boxes only join them (see the module doc)?
+fn is_connector(sep: &str) -> bool {
+    if sep.len() > MAX_SEPARATOR {
+        return false;
+    }
+    let b = sep.as_bytes();
+    for (k, &c) in b.iter().enumerate() {
+        match c {
+            b':' | b'?' | b'!' => return false,
+            b'.' if !b.get(k + 1).is_some_and(|n| !n.is_ascii_whitespace()) => return false,
+            _ => {}
+        }
+    }
+    // Plain words other than the connectors `and` / `or`.
+    let connectors = count_connectors(b);
+    words(sep).count.saturating_sub(connectors) <= 2
+}
+
+/// Count the standalone words `and` / `or` outside LaTeX commands.
+fn count_connectors(b: &[u8]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() && (i == 0 || !is_word_byte(b[i - 1]) && b[i - 1] != b'\\') {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            let w = &b[start..i];
+            if w.eq_ignore_ascii_case(b"and") || w.eq_ignore_ascii_case(b"or") {
+                n += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// The final boxed answer of `text`: the contents of the last run of joined boxes (see the module
+/// doc), raw (not yet cleaned), in text order, duplicates included. Empty when there is no box.
+pub(crate) fn last_boxes(text: &str) -> Vec<&str> {
+    let boxes = top_level_boxes(text.as_bytes());
+    let nonempty: Vec<&Box_> =
+        boxes.iter().filter(|bx| !text[bx.content_start..bx.content_end].trim().is_empty()).collect();
+    let Some(last) = nonempty.last() else {
+        return Vec::new();
+    };
+    let mut run = vec![**last];
+    for bx in nonempty.iter().rev().skip(1) {
+        let next = run[run.len() - 1];
+        if !is_connector(&text[bx.span_end..next.span_start]) {
+            break;
+        }
+        run.push(**bx);
+    }
+    run.reverse();
+    run.iter().map(|bx| &text[bx.content_start..bx.content_end]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_and_escaped() {
+        assert_eq!(last_boxes(r"\boxed{\frac{1}{2}}"), vec![r"\frac{1}{2}"]);
+        assert_eq!(last_boxes(r"\boxed{\{1, 2\}}"), vec![r"\{1, 2\}"]);
+        assert_eq!(last_boxes(r"\boxed{\boxed{5}}"), vec![r"\boxed{5}"]);
+        assert_eq!(last_boxes(r"\boxed{3} then \boxed{4"), vec!["3"]);
+        assert!(last_boxes(r"\boxed{4").is_empty());
+        assert_eq!(last_boxes(r"\boxed 5."), vec!["5."]);
+        assert_eq!(last_boxes(r"\fbox{7}"), vec!["7"]);
+        assert!(last_boxes(r"\boxedx{7}").is_empty());
+    }
+
+    #[test]
+    fn connectors() {
+        assert!(is_connector("$ and $"));
+        assert!(is_connector(r" \quad \text{and} \quad "));
+        assert!(is_connector(" papers and "));
+        assert!(is_connector(", "));
+        assert!(!is_connector(" no no no no no "));
+        assert!(!is_connector(". So the value is "));
+        assert!(!is_connector(": "));
+    }
+}

@@ -1,0 +1,169 @@
+//! Byte-level helpers shared by the strategies.
+//!
+//! Every delimiter the strategies look for is ASCII, so an index found by matching an ASCII byte is
+//! always a `char` boundary and slicing there cannot panic. Indices computed any other way (length
+//! caps) go through [`floor_boundary`]. Every helper is linear in the bytes it looks at.
+
+/// The largest `char` boundary of `s` that is `<= i`.
+pub(crate) fn floor_boundary(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    let mut j = i;
+    while j > 0 && !s.is_char_boundary(j) {
+        j -= 1;
+    }
+    j
+}
+
+/// `s[..max]`, cut back to a `char` boundary.
+pub(crate) fn cap(s: &str, max: usize) -> &str {
+    &s[..floor_boundary(s, max)]
+}
+
+/// The last line of `s` with non-whitespace content, trimmed, and the byte offset where it starts.
+pub(crate) fn last_line(s: &str) -> (usize, &str) {
+    let t = s.trim_end();
+    let start = memchr::memrchr(b'\n', t.as_bytes()).map_or(0, |i| i + 1);
+    let line = &t[start..];
+    let lead = line.len() - line.trim_start().len();
+    (start + lead, line.trim())
+}
+
+/// Index of the `}` closing the `{` at `open`, counting nested braces and skipping escaped
+/// characters (`\{`, `\}`, `\\`). `None` when the group is not closed.
+pub(crate) fn matching_brace(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        match memchr::memchr3(b'{', b'}', b'\\', &b[i..]) {
+            None => return None,
+            Some(off) => i += off,
+        }
+        match b[i] {
+            b'\\' => i += 2,
+            b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            _ => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i);
+                }
+                i += 1;
+            }
+        }
+    }
+    None
+}
+
+/// ASCII case-insensitive: does `b[i..]` start with the lower-case `pat`?
+pub(crate) fn starts_with_ci(b: &[u8], i: usize, pat: &[u8]) -> bool {
+    b.len() >= i + pat.len() && b[i..i + pat.len()].iter().zip(pat).all(|(x, p)| x.to_ascii_lowercase() == *p)
+}
+
+/// ASCII case-insensitive: does the lower-case `pat` occur in `b`?
+pub(crate) fn contains_ci(b: &[u8], pat: &[u8]) -> bool {
+    if pat.is_empty() || b.len() < pat.len() {
+        return pat.is_empty();
+    }
+    (0..=b.len() - pat.len()).any(|i| starts_with_ci(b, i, pat))
+}
+
+/// Words that mark a text as prose (a sentence) rather than an answer.
+const PROSE_WORDS: &[&[u8]] = &[
+    b"the", b"is", b"are", b"was", b"so", b"we", b"therefore", b"thus", b"hence", b"answer", b"this",
+    b"that", b"let", b"be", b"of", b"to", b"it", b"find", b"which", b"since", b"because", b"have",
+    b"has", b"can", b"will", b"need", b"step", b"first", b"then", b"now", b"for", b"with", b"not",
+    b"don", b"know", b"sorry", b"cannot", b"you", b"your", b"here", b"there", b"what", b"how", b"if",
+    b"my", b"our", b"get", b"got", b"gives", b"given", b"compute", b"calculate", b"solve",
+];
+
+/// Plain-word statistics of a text, ignoring LaTeX commands and the brace groups that follow them
+/// (`\text{ feet}`, `\begin{pmatrix}`): how many words of two or more ASCII letters, and whether
+/// one of them is a typical prose word ("the", "is", "so", ...).
+pub(crate) struct Words {
+    pub count: usize,
+    pub prose: bool,
+}
+
+/// Count the plain words of `s` (see [`Words`]). Linear: each byte is visited once.
+pub(crate) fn words(s: &str) -> Words {
+    let b = s.as_bytes();
+    let mut out = Words { count: 0, prose: false };
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\\' {
+            if !b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic()) {
+                i += 2; // a one-character escape like `\{` or `\,`
+                continue;
+            }
+            // Skip the command name, then any brace groups right after it.
+            i += 1;
+            while i < b.len() && b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            while i < b.len() && b[i] == b'{' {
+                match matching_brace(b, i) {
+                    Some(close) => i = close + 1,
+                    None => return out,
+                }
+            }
+        } else if c.is_ascii_alphabetic() {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            if i - start >= 2 {
+                out.count += 1;
+                let w = &b[start..i];
+                if PROSE_WORDS.iter().any(|p| p.eq_ignore_ascii_case(w)) {
+                    out.prose = true;
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// True for bytes that may continue a word or an identifier.
+pub(crate) fn is_word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn braces_balance_and_escapes() {
+        let b = br"{a{b}c\}d}e";
+        assert_eq!(matching_brace(b, 0), Some(9));
+        assert_eq!(matching_brace(br"{a{b}", 0), None);
+        assert_eq!(matching_brace(br"{\\}", 0), Some(3));
+    }
+
+    #[test]
+    fn boundaries() {
+        let s = "aé€";
+        assert_eq!(cap(s, 2), "a");
+        assert_eq!(cap(s, 3), "aé");
+        assert_eq!(cap(s, 100), s);
+        assert_eq!(last_line("x\n  y z \n\n "), (4, "y z"));
+        assert_eq!(last_line("abc"), (0, "abc"));
+    }
+
+    #[test]
+    fn word_counts() {
+        assert_eq!(words(r"14 \text{ right triangles}").count, 0);
+        assert_eq!(words(r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}").count, 0);
+        let w = words("So the answer is 5");
+        assert_eq!(w.count, 4);
+        assert!(w.prose);
+        assert!(!words("no solution").prose);
+    }
+}

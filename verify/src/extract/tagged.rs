@@ -1,0 +1,325 @@
+//! Answers marked by words or markup: `<answer>` tags, "final answer is" / "Answer:" phrases,
+//! GSM8K `#### 42`, and markdown bold `**42**`.
+//!
+//! Each function returns the raw answer span (a slice of the input) and which marker found it; the
+//! caller cleans it. All searches go backwards from the end with `memmem` and stop at the first
+//! (that is, last in the text) marker that yields an answer, so the cost is linear.
+
+use memchr::memmem;
+
+use super::delimited::{block_at, last_block};
+use super::scan::{cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words};
+
+/// Longest answer taken after a phrase when it is not delimited (bytes).
+const MAX_PHRASE_SPAN: usize = 300;
+
+/// The content of the last closed `<answer>...</answer>` pair (tags are ASCII case-insensitive
+/// only in their common spellings `<answer>` / `<Answer>`).
+pub(crate) fn answer_tag(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let close = [b"</answer>".as_slice(), b"</Answer>"]
+        .iter()
+        .filter_map(|t| memmem::rfind(b, t))
+        .max()?;
+    let open = [b"<answer>".as_slice(), b"<Answer>"]
+        .iter()
+        .filter_map(|t| memmem::rfind(&b[..close], t))
+        .max()?;
+    Some(&text[open + "<answer>".len()..close])
+}
+
+/// Which phrase marked an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phrase {
+    /// "final answer is", "the answer is", "Final Answer:".
+    Final,
+    /// "Answer:", `"answer": "..."`, GSM8K-style `A: 42` at the start of a line.
+    Colon,
+}
+
+/// The answer after the last answer phrase of `text` ("The final answer is $5$.", "Answer: D",
+/// `**Answer:** 42`, `"answer": "13"`, a line `A: 45`): the math right after it (`$..$` content,
+/// a box) or the rest of the sentence. Case-insensitive.
+pub(crate) fn phrase(text: &str) -> Option<(String, Phrase)> {
+    let b = text.as_bytes();
+    let word_hit = last_answer_word(text);
+    let a_colon = last_a_colon_line(b);
+    match (word_hit, a_colon) {
+        (Some((pos, ans, kind)), Some(a)) if a < pos => Some((ans, kind)),
+        (Some((_, ans, kind)), None) => Some((ans, kind)),
+        (_, Some(a)) => after_phrase(text, a + 2, false).map(|s| (s, Phrase::Colon)),
+        (None, None) => None,
+    }
+}
+
+/// The last occurrence of the word "answer" that forms an answer phrase and yields an answer:
+/// (its position, the answer, the phrase kind).
+fn last_answer_word(text: &str) -> Option<(usize, String, Phrase)> {
+    let b = text.as_bytes();
+    let lower = memmem::FinderRev::new(b"nswer");
+    let upper = memmem::FinderRev::new(b"NSWER");
+    let mut limit = b.len();
+    loop {
+        let p = [lower.rfind(&b[..limit]), upper.rfind(&b[..limit])].into_iter().flatten().max()?;
+        limit = p;
+        if p == 0 || !matches!(b[p - 1], b'a' | b'A') {
+            continue;
+        }
+        let start = p - 1;
+        if start > 0 && is_word_byte(b[start - 1]) {
+            continue;
+        }
+        let Some((content_at, kind, json)) = phrase_tail(b, start, p + 5) else {
+            continue;
+        };
+        if let Some(ans) = after_phrase(text, content_at, json) {
+            return Some((start, ans, kind));
+        }
+    }
+}
+
+/// Given "answer" at `start..after`, decide whether it starts an answer phrase; if so, where the
+/// answer starts, which kind of phrase it is, and whether it is a JSON string value.
+fn phrase_tail(b: &[u8], start: usize, after: usize) -> Option<(usize, Phrase, bool)> {
+    let final_before = start >= 6 && starts_with_ci(b, start - 6, b"final ");
+    let colon_kind = if final_before { Phrase::Final } else { Phrase::Colon };
+    let mut i = after;
+    // "answer" must end the word ("answers" is not a phrase).
+    if b.get(i).is_some_and(|c| is_word_byte(*c)) {
+        return None;
+    }
+    if b.get(i) == Some(&b'"') {
+        // JSON key: "answer": "..."
+        i += 1;
+        while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            i += 1;
+        }
+        return (b.get(i) == Some(&b':')).then_some((i + 1, colon_kind, true));
+    }
+    i = skip_markup(b, i);
+    match b.get(i)? {
+        b':' => Some((skip_markup(b, i + 1), colon_kind, false)),
+        b'=' => Some((i + 1, colon_kind, false)),
+        b'$' => Some((i, colon_kind, false)),
+        b'\\' if matches!(b.get(i + 1), Some(b'[' | b'(')) || starts_with_ci(b, i, br"\boxed") => {
+            Some((i, colon_kind, false))
+        }
+        _ if starts_with_ci(b, i, b"is") && !b.get(i + 2).is_some_and(|c| is_word_byte(*c)) => {
+            let mut j = skip_markup(b, i + 2);
+            if b.get(j) == Some(&b':') {
+                j += 1;
+            }
+            Some((j, Phrase::Final, false))
+        }
+        _ => None,
+    }
+}
+
+/// Skip spaces, newlines and markdown emphasis (`*`, `_` is not skipped: it is math).
+fn skip_markup(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|c| c.is_ascii_whitespace() || *c == b'*') {
+        i += 1;
+    }
+    i
+}
+
+/// Filler words that may sit between a phrase and its answer ("the answer is therefore 5").
+const FILLERS: &[&str] = &["therefore ", "thus ", "then ", "simply ", "just ", "indeed ", "clearly "];
+
+/// The answer text starting at byte `at` (right after a phrase): a math block or box if one starts
+/// there, a JSON string, or the rest of the sentence.
+fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
+    let b = text.as_bytes();
+    let mut i = skip_markup(b, at);
+    if json {
+        return json_string(text, i);
+    }
+    loop {
+        let before = i;
+        for f in FILLERS {
+            if starts_with_ci(b, i, f.as_bytes()) {
+                i = skip_markup(b, i + f.len());
+            }
+        }
+        if i == before {
+            break;
+        }
+    }
+    let rest = &text[i..];
+    if rest.is_empty() {
+        return None;
+    }
+    if let Some(inner) = leading_math(rest) {
+        return Some(inner.to_string());
+    }
+    // The rest of the sentence: up to a newline or a period followed by a space or the end.
+    let line_end = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
+    let mut span = cap(&rest[..line_end], MAX_PHRASE_SPAN);
+    if let Some(k) = sentence_end(span) {
+        span = &span[..k];
+    }
+    // "The largest $n$ is 34": the answer is what follows the last " is ".
+    if let Some(k) = memmem::rfind(span.as_bytes(), b" is ") {
+        let tail = &span[k + 4..];
+        if !tail.trim().is_empty() {
+            span = tail.trim_start();
+            if let Some(inner) = leading_math(span) {
+                return Some(inner.to_string());
+            }
+        }
+    }
+    if let Some(bl) = last_block(span) {
+        // Prose around a math block ("the value $5$ found above"): the block is the answer.
+        if words(span).count > 0 {
+            return Some(span[bl.start..bl.end].to_string());
+        }
+    }
+    let span = span.trim();
+    (!span.is_empty()).then(|| span.to_string())
+}
+
+/// If `s` starts with a math block or a box, its content.
+fn leading_math(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    if starts_with_ci(b, 0, br"\boxed") || starts_with_ci(b, 0, br"\fbox") {
+        let open = memchr::memchr(b'{', b)?;
+        if s[..open].bytes().skip(1).all(|c| c.is_ascii_alphabetic() || c == b' ') {
+            let close = matching_brace(b, open)?;
+            return Some(&s[open + 1..close]);
+        }
+        return None;
+    }
+    let bl = block_at(s, 0)?;
+    Some(&s[bl.start..bl.end])
+}
+
+/// The end of the first sentence of `s`: a `.` followed by whitespace or the end of `s`.
+fn sentence_end(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    (0..b.len()).find(|&k| b[k] == b'.' && !b.get(k + 1).is_some_and(|c| !c.is_ascii_whitespace()))
+}
+
+/// A JSON string value starting at `i` (after optional spaces), unescaped; a bare value (number)
+/// runs to the next `,`, `}` or newline.
+fn json_string(text: &str, i: usize) -> Option<String> {
+    let b = text.as_bytes();
+    if b.get(i) != Some(&b'"') {
+        let rest = &text[i..];
+        let end = rest.find([',', '}', '\n']).unwrap_or(rest.len());
+        let v = rest[..end].trim();
+        return (!v.is_empty()).then(|| v.to_string());
+    }
+    let mut out = String::new();
+    let mut chars = text[i + 1..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return (!out.trim().is_empty()).then_some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push(' '),
+                't' => out.push(' '),
+                other => out.push(other),
+            },
+            _ => out.push(c),
+        }
+        if out.len() > MAX_PHRASE_SPAN {
+            return None;
+        }
+    }
+    None
+}
+
+/// Position of the last line that starts with `A:` (the GSM8K "A: 42" format).
+fn last_a_colon_line(b: &[u8]) -> Option<usize> {
+    if let Some(p) = memmem::rfind(b, b"\nA:") {
+        return Some(p + 1);
+    }
+    b.starts_with(b"A:").then_some(0)
+}
+
+/// GSM8K `#### 42`: the rest of the last `####` line, when it looks like an answer (not a markdown
+/// heading such as `#### Step 2`).
+pub(crate) fn gsm8k(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let finder = memmem::FinderRev::new(b"####");
+    let mut limit = b.len();
+    while let Some(p) = finder.rfind(&b[..limit]) {
+        limit = p;
+        let mut s = p + 4;
+        while b.get(s) == Some(&b'#') {
+            s += 1;
+        }
+        let rest = &text[s..];
+        let line = rest[..rest.find('\n').unwrap_or(rest.len())].trim();
+        if line.is_empty() {
+            continue;
+        }
+        let w = words(line);
+        if w.count <= 1 && !w.prose && !line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return Some(line);
+        }
+    }
+    None
+}
+
+/// Markdown bold `**..**` used as the answer marker: the last bold span that lies in the last line
+/// of the text, or right after the word "answer", and looks like an answer (short, one line, not a
+/// heading like `**Final Answer**` or `**Step 2:**`).
+pub(crate) fn bold(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let (line_start, _) = last_line(text);
+    let finder = memmem::FinderRev::new(b"**");
+    let mut limit = b.len();
+    for _ in 0..8 {
+        let close = finder.rfind(&b[..limit])?;
+        let open = finder.rfind(&b[..close])?;
+        limit = open;
+        let inner = &text[open + 2..close];
+        let t = inner.trim();
+        if t.is_empty() || t.len() > 100 || t.contains('\n') || t.ends_with(':') {
+            continue;
+        }
+        let w = words(t);
+        if contains_ci(t.as_bytes(), b"answer") || w.prose || w.count > 4 {
+            continue;
+        }
+        let ctx_start = floor_boundary(text, open.saturating_sub(48));
+        let after_answer = contains_ci(&b[ctx_start..open], b"answer");
+        if open >= line_start || after_answer {
+            return Some(inner);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags() {
+        assert_eq!(answer_tag("<think>x</think><answer> 42 </answer>"), Some(" 42 "));
+        assert_eq!(answer_tag("<answer>5"), None);
+        assert_eq!(answer_tag("<answer>1</answer> <answer>2</answer>"), Some("2"));
+    }
+
+    #[test]
+    fn phrases() {
+        let p = |s: &str| phrase(s).map(|(a, _)| a);
+        assert_eq!(p("The final answer is $5$. I hope it is correct."), Some("5".into()));
+        assert_eq!(p("So the answer is 42."), Some("42".into()));
+        assert_eq!(p("**Answer:** 7"), Some("7".into()));
+        assert_eq!(p("Final Answer: The largest $n$ is 34."), Some("34".into()));
+        assert_eq!(p("{\"answer\": \"13\"}"), Some("13".into()));
+        assert_eq!(p("reasoning\nA: 45"), Some("45".into()));
+        assert_eq!(p("To answer this we compute."), None);
+        assert_eq!(p("The answers are 2 and 3."), None);
+    }
+
+    #[test]
+    fn hashes_and_bold() {
+        assert_eq!(gsm8k("so\n#### 1,234\n"), Some("1,234"));
+        assert_eq!(gsm8k("#### Step 2: compute\nx"), None);
+        assert_eq!(bold("We get\nThe total is **42** dollars."), Some("42"));
+        assert_eq!(bold("**Final Answer**\n5"), None);
+    }
+}

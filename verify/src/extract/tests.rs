@@ -1,0 +1,364 @@
+//! Table-driven tests of [`extract`]: response -> expected text, parts and source.
+
+use super::*;
+
+/// Which options a case runs with.
+#[derive(Clone, Copy)]
+enum Opts {
+    /// `ExtractOptions::default()` (the gold path).
+    Default,
+    /// Last-number fallback on (a response scored against a plain-number gold).
+    Number,
+    /// Whole-text fallback off.
+    NoWhole,
+}
+
+impl Opts {
+    fn get(self) -> ExtractOptions {
+        match self {
+            Opts::Default => ExtractOptions::default(),
+            Opts::Number => ExtractOptions { last_number_fallback: true, ..ExtractOptions::default() },
+            Opts::NoWhole => ExtractOptions { whole_fallback: false, ..ExtractOptions::default() },
+        }
+    }
+}
+
+/// One expected extraction: `None` means no answer.
+struct Case {
+    input: &'static str,
+    opts: Opts,
+    want: Option<(&'static str, &'static [&'static str], Source)>,
+}
+
+const fn ok(input: &'static str, text: &'static str, source: Source) -> Case {
+    Case { input, opts: Opts::Default, want: Some((text, &[], source)) }
+}
+
+const fn list(input: &'static str, text: &'static str, parts: &'static [&'static str]) -> Case {
+    Case { input, opts: Opts::Default, want: Some((text, parts, Source::Boxed)) }
+}
+
+const fn num(input: &'static str, text: &'static str, source: Source) -> Case {
+    Case { input, opts: Opts::Number, want: Some((text, &[], source)) }
+}
+
+const fn none(input: &'static str) -> Case {
+    Case { input, opts: Opts::Default, want: None }
+}
+
+const fn none_with(input: &'static str, opts: Opts) -> Case {
+    Case { input, opts, want: None }
+}
+
+use Source::*;
+
+const CASES: &[Case] = &[
+    // --- Boxes: the last one, nesting, escapes, spacing forms.
+    ok(r"So the answer is $\boxed{5}$.", "5", Boxed),
+    ok(r"\boxed{\frac{1}{2}}", r"\frac{1}{2}", Boxed),
+    ok(r"We get \boxed{3} first, then after checking: the result is \boxed{4}.", "4", Boxed),
+    ok(r"\boxed{\{1, 2\}}", r"\{1, 2\}", Boxed),
+    ok(r"\boxed{\left\{ x \mid x > 0 \right\}}", r"\left\{ x \mid x > 0 \right\}", Boxed),
+    ok(r"\boxed{\sqrt{\frac{a}{b}}}", r"\sqrt{\frac{a}{b}}", Boxed),
+    ok(r"The answer is \boxed 5.", "5", Boxed),
+    ok(r"\fbox{12}", "12", Boxed),
+    ok(r"\boxed {7}", "7", Boxed),
+    ok(r"\boxed{ 42. }", "42", Boxed),
+    ok(r"\boxed{\text{(B)}}", "B", Boxed),
+    ok(r"\boxed{B}", "B", Boxed),
+    ok(r"\boxed{\textbf{(E)}}", "E", Boxed),
+    ok(r"\boxed{(-\infty, -3] \cup [2, \infty)}", r"(-\infty, -3] \cup [2, \infty)", Boxed),
+    ok(r"\boxed{\begin{pmatrix} 1 \\ 2 \end{pmatrix}}", r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}", Boxed),
+    ok(r"\boxed{\boxed{8}}", "8", Boxed),
+    ok(r"\boxed{x = 5}", "x = 5", Boxed),
+    ok(r"\boxed{\dfrac{3}{4}\text{ cm}}", r"\dfrac{3}{4}\text{ cm}", Boxed),
+    ok(r"so $\boxed{-2,1}$.", "-2,1", Boxed),
+    ok(r"\boxed{3} and later \boxed{4", "3", Boxed),
+    ok(r"\boxed{} then \boxed{6}", "6", Boxed),
+    ok(r"\boxed{6} then \boxed{}", "6", Boxed),
+    ok(r"\boxed{\displaystyle \frac{1}{3}}", r"\displaystyle \frac{1}{3}", Boxed),
+    ok(r"\boxedx{5} and $7$", "7", MathDelimiters),
+    ok(r"\boxed{5\\}", "5", Boxed),
+    ok(r"\boxed{$9$}", "9", Boxed),
+    ok(r"\boxed{\$18.90}", r"\$18.90", Boxed),
+    ok("The final answer is $\\boxed{5}$. I hope it is correct.", "5", Boxed),
+    ok("**Final Answer**\n\\[ \\boxed{5} \\]", "5", Boxed),
+    ok("Therefore\n\\[\n\\boxed{(1, 2, 3)}\n\\]", "(1, 2, 3)", Boxed),
+    ok(r"\boxed{4}. So, after rechecking, it is \boxed{5}", "5", Boxed),
+    // --- Lists of boxes.
+    list(r"\boxed{2} and \boxed{3}", "2, 3", &["2", "3"]),
+    list(r"$\boxed{1}\boxed{2}$", "1, 2", &["1", "2"]),
+    list(r"\(\boxed{1}\) and \(\boxed{-2}\).", "1, -2", &["1", "-2"]),
+    list(r"$$\boxed{2}, \boxed{3}, \boxed{5}, \boxed{7}, \boxed{13}$$", "2, 3, 5, 7, 13", &["2", "3", "5", "7", "13"]),
+    list(r"$\boxed{a} \quad \text{and} \quad \boxed{b}$", "a, b", &["a", "b"]),
+    list(r"\boxed{1} papers and \boxed{2} bins", "1, 2", &["1", "2"]),
+    list(r"x_1 = \boxed{2}, x_2 = \boxed{3}", "2, 3", &["2", "3"]),
+    list(r"\boxed{2} or \boxed{-2}", "2, -2", &["2", "-2"]),
+    list("Solutions:\n\\[\\boxed{1}\\]\n\\[\\boxed{4}\\]", "1, 4", &["1", "4"]),
+    ok(r"\boxed{5} and \boxed{5}", "5", Boxed),
+    ok(r"\boxed{5} \boxed{5} \boxed{5}", "5", Boxed),
+    list(r"\boxed{1} \boxed{2} \boxed{1}", "1, 2", &["1", "2"]),
+    ok(r"\boxed{1} no no no no no \boxed{2}", "2", Boxed),
+    ok(r"First \boxed{4}. Then we realise the mistake, so \boxed{5}", "5", Boxed),
+    ok("We try \\boxed{4}: wrong. \\boxed{7}", "7", Boxed),
+    ok(r"\boxed{9998.57} roughly. But the exact answer is \(\boxed{9998.571428571429}\).", "9998.571428571429", Boxed),
+    // --- <think> regions.
+    ok("<think>maybe \\boxed{3}</think>\nThe answer is \\boxed{4}.", "4", Boxed),
+    ok("<think>maybe \\boxed{3}</think>\nThe answer is 4.", "4", FinalAnswerPhrase),
+    ok("<think>I get \\boxed{3} for sure</think>", "3", Boxed),
+    ok("<think>long reasoning, \\boxed{12} looks right, and then", "12", Boxed),
+    ok("<think>a</think> <think>b</think> 7", "7", Whole),
+    none("<think>hmm, not sure"),
+    none("<think>ok</think>"),
+    ok("<think>x=1</think>\n\n$2$", "2", MathDelimiters),
+    // --- <answer> tags.
+    ok("<answer> \\boxed{3} </answer>", "3", AnswerTag),
+    ok("reasoning \\boxed{9} ... <answer>5</answer>", "5", AnswerTag),
+    ok("<think>work</think><answer>\\frac{1}{2}</answer>", r"\frac{1}{2}", AnswerTag),
+    ok("<answer>The answer is $7$.</answer>", "7", AnswerTag),
+    ok("<answer>1</answer> retry <answer>2</answer>", "2", AnswerTag),
+    ok("<answer>(C)</answer>", "C", AnswerTag),
+    ok("<Answer>42</Answer>", "42", AnswerTag),
+    ok("<answer>5 \\boxed{6}", "6", Boxed),
+    // --- Phrases.
+    ok("So the answer is 42.", "42", FinalAnswerPhrase),
+    ok("The final answer is $\\frac{3}{4}$. I hope it is correct.", r"\frac{3}{4}", FinalAnswerPhrase),
+    ok("Final Answer: The final answer is $[-3, 2]$. I hope it is correct.", "[-3, 2]", FinalAnswerPhrase),
+    ok("The answer is: 42", "42", FinalAnswerPhrase),
+    ok("THE ANSWER IS 12.", "12", FinalAnswerPhrase),
+    ok("Answer: D", "D", AnswerColon),
+    ok("**Answer:** 17", "17", AnswerColon),
+    ok("**Answer**: $x^2$", "x^2", AnswerColon),
+    ok("Final Answer: 3.5", "3.5", FinalAnswerPhrase),
+    ok("The answer is (C)", "C", FinalAnswerPhrase),
+    ok("Final answer is B", "B", FinalAnswerPhrase),
+    ok("The answer is U.", "U", FinalAnswerPhrase),
+    ok("Answer $ 9 $", "9", AnswerColon),
+    ok("Answer \\[ \n 9 \n \\]", "9", AnswerColon),
+    ok("Answer $$ \n 9 \n $$", "9", AnswerColon),
+    ok("The answer is $\\frac{1}{3}.$", r"\frac{1}{3}", FinalAnswerPhrase),
+    ok("Final Answer: The largest $n$ is 34.", "34", FinalAnswerPhrase),
+    ok("The answer is therefore 3.14.", "3.14", FinalAnswerPhrase),
+    ok("The answer is 4 0/0.", "4 0/0", FinalAnswerPhrase),
+    ok("The answer is 5. Wait, let me double check: yes.", "5", FinalAnswerPhrase),
+    ok("The answer is 3, but the correct answer is 4.", "4", FinalAnswerPhrase),
+    ok("{\n  \"reasoning\": \"2+2\",\n  \"answer\": \"13\"\n}", "13", AnswerColon),
+    ok("{\"reasoning\": \"x\", \"answer\": \"\\\\frac{1}{2}\"}", r"\frac{1}{2}", AnswerColon),
+    ok("{\"answer\": 148.49}", "148.49", AnswerColon),
+    ok("She has 9*3 = <<9*3=27>>27 selfies\nA: 45", "45", AnswerColon),
+    ok("A: 7", "7", AnswerColon),
+    ok("the answer = 12", "12", AnswerColon),
+    ok("The correct answer is $x = 2$.", "x = 2", FinalAnswerPhrase),
+    ok("Thus the final answer is: the value $5$ found above.", "5", FinalAnswerPhrase),
+    ok("答案 the answer is 六 7.", "六 7", FinalAnswerPhrase),
+    // --- Not phrases.
+    none("To answer this question we need more steps and then some more reasoning is needed here."),
+    none("The answers are listed below and we discuss them in turn at great length here."),
+    // --- GSM8K.
+    ok("Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n#### 72", "72", Gsm8k),
+    ok("so\n#### $1,234", "1,234", Gsm8k),
+    ok("#### -5", "-5", Gsm8k),
+    ok("#### Step 1: compute\nwe get stuff and more stuff to say\n#### 18", "18", Gsm8k),
+    ok("####\nThe answer is $5$", "5", FinalAnswerPhrase),
+    // --- Bold.
+    ok("We add them up.\nThe total is **42** dollars.", "42", Bold),
+    ok("Answer in bold **$7$**\n\nThat is all of it, we are done with it now.", "7", Bold),
+    ok("**Step 1:** add the two numbers carefully\nwe get 5 overall in the end here", "5", Whole),
+    none_with("**Final Answer**\nwe could not finish the derivation of the value in time", Opts::Default),
+    // --- Choice letters.
+    ok("Comparing all options carefully...\nSo the correct option is (C).", "C", Choice),
+    ok("We eliminate the others.\nI choose option D", "D", Choice),
+    ok("Options are compared in detail; the best is \\textbf{(E)}", "E", Choice),
+    ok("(A) fails because the value is negative\nthe probability is P(A) = $\\frac{1}{2}$", r"\frac{1}{2}", MathDelimiters),
+    // --- Math delimiters.
+    ok("We compute $x$ and find that it equals $\\frac{7}{4}$", r"\frac{7}{4}", MathDelimiters),
+    ok("the value is \\(3\\sqrt{2}\\)", r"3\sqrt{2}", MathDelimiters),
+    ok("The result:\n\\[ 10 \\]\n", "10", MathDelimiters),
+    ok("$$ (3, \\infty) $$", r"(3, \infty)", MathDelimiters),
+    ok("It costs \\$5 and we get $x+1$ here", "x+1", MathDelimiters),
+    ok("Thus $x <= 2$ is our answer.", "x <= 2", MathDelimiters),
+    ok("$42.$", "42", MathDelimiters),
+    ok("$\\text{E}$", "E", MathDelimiters),
+    ok("$-2,1$", "-2,1", MathDelimiters),
+    ok("$19, 46, and 82$", "19, 46, and 82", MathDelimiters),
+    ok("finally $y$ then $ $", "y", MathDelimiters),
+    // --- Whole short text (bare LaTeX, gold strings).
+    ok("\\frac{1}{2}", r"\frac{1}{2}", Whole),
+    ok("(3, \\infty)", r"(3, \infty)", Whole),
+    ok("\\text{Monday}", r"\text{Monday}", Whole),
+    ok("  42  ", "42", Whole),
+    ok("43,500", "43,500", Whole),
+    ok("10{,}000", "10{,}000", Whole),
+    ok("\\text{(C)}", "C", Whole),
+    ok("B", "B", Whole),
+    ok("14 \\text{ right triangles}", r"14 \text{ right triangles}", Whole),
+    ok("\\begin{pmatrix} -5 & 0 \\\\ 0 & -5 \\end{pmatrix}", r"\begin{pmatrix} -5 & 0 \\ 0 & -5 \end{pmatrix}", Whole),
+    ok("no solution", "no solution", Whole),
+    ok("x_{0} \\cos (\\omega t)+$ $\\dot{x}_{0}", r"x_{0} \cos (\omega t)+ \dot{x}_{0}", Whole),
+    ok("\\$32,\\!348", r"\$32,\!348", Whole),
+    ok("0.4", "0.4", Whole),
+    ok("-5", "-5", Whole),
+    ok("4 4/9", "4 4/9", Whole),
+    ok("1, 2, 3, ...", "1, 2, 3, ...", Whole),
+    none("I think it is probably something like five, but we are not sure."),
+    none_with("\\frac{1}{2}", Opts::NoWhole),
+    none(""),
+    none("   \n\t  "),
+    // --- Last-number fallback (opt-in).
+    num("He pays 3 * 4 = 12 dollars, so 18 in total.", "18", LastNumber),
+    num("The total comes to $1,234.", "1,234", LastNumber),
+    num("The temperature falls to -3.5 degrees in the night time here.", "-3.5", LastNumber),
+    num("not it's not 10 it's 1,000.99m²", "1,000.99", LastNumber),
+    num("so there are 5 cars that drove through the traffic jam early", "5", LastNumber),
+    num("The answer is 7 apples.", "7 apples", FinalAnswerPhrase),
+    none_with("The total comes to $1,234.", Opts::Default),
+    none_with("no digits anywhere in this long sentence of prose text here", Opts::Number),
+    // --- Real-looking multi-paragraph responses.
+    ok("To find the number of vertices, we use Euler's formula.\n\nWe have \\( V - E + F = 2 \\).\n\n\\[ V_3 = 8 \\]\n\nTherefore, the number of vertices where exactly 3 edges meet is:\n\n\\[ \\boxed{8} \\]", "8", Boxed),
+    ok("## Step 1: Understand\nThe distance is 6.\n\n## Step 2: Compute\nOne third is 2.\n\nThe final answer is: $\\boxed{2}$", "2", Boxed),
+    ok("```python\nprint(5600.0)\n```\n```output\n5600.0\n```\nThe redwood weighs $\\boxed{5600.0}$ pounds.", "5600.0", Boxed),
+    ok("verification_total == total_minutes<|endofblock|><|execution|>True<|endofblock|><|text|>The verification confirms \\( \\boxed{215} \\) minutes.<|endofblock|><|text|>215<|endofblock|>", "215", Boxed),
+    ok("The set is:\n\\[ M \\cap N = \\{-2\\}. \\]\n\nThe final answer is:\n\\[ \\boxed{\\{-2\\}}. \\]", r"\{-2\}", Boxed),
+    ok("Thus the largest value of $x$ is $1$.\n\nTherefore the answer is $1$.", "1", FinalAnswerPhrase),
+    ok("Let me compute.\n\nThe sum is $6 + 7 = 13$.", "6 + 7 = 13", MathDelimiters),
+    ok("By symmetry the area is $\\pi r^2$ and the radius is $3$, so the area is $9\\pi$", r"9\pi", MathDelimiters),
+    // --- Multi-byte UTF-8 everywhere.
+    ok("Die Lösung ist \\boxed{5} 🎉", "5", Boxed),
+    ok("\\boxed{ü²}", "ü²", Boxed),
+    ok("🎉🎉 the answer is 🎉", "🎉", FinalAnswerPhrase),
+    ok("الجواب هو \\boxed{٣}", "٣", Boxed),
+    ok("שלום $x$ עולם", "x", MathDelimiters),
+    ok("αβγ", "αβγ", Whole),
+    num("ζ 12 ζ", "12", LastNumber),
+    ok("**€**", "€", Whole),
+];
+
+fn run(case: &Case) -> Option<Answer> {
+    extract(case.input, &case.opts.get())
+}
+
+#[test]
+fn table() {
+    assert!(CASES.len() >= 120, "only {} cases", CASES.len());
+    let mut failures = Vec::new();
+    for case in CASES {
+        let got = run(case);
+        let want = case.want.map(|(text, parts, source)| Answer {
+            text: text.to_string(),
+            parts: parts.iter().map(|p| p.to_string()).collect(),
+            source,
+        });
+        if got != want {
+            failures.push(format!("input {:?}\n   got  {:?}\n   want {:?}", case.input, got, want));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), CASES.len(), failures.join("\n"));
+}
+
+/// Inputs built to break scanners: none may panic, and the results must be sensible.
+#[test]
+fn adversarial() {
+    let opts = ExtractOptions { last_number_fallback: true, whole_fallback: true };
+    let mb = 1 << 20;
+    // A megabyte of unclosed box openings: no box.
+    let s = r"\boxed{".repeat(mb / 7);
+    assert_eq!(extract(&s, &ExtractOptions::default()), None);
+    // The same, then a complete box at the end: found (it is nested in unclosed ones).
+    let s2 = format!("{s}\\boxed{{5}}");
+    assert_eq!(extract(&s2, &opts).map(|a| a.text), Some("5".into()));
+    // A megabyte of complete boxes joined by commas: one list with one distinct part.
+    let s3 = r"\boxed{1}, ".repeat(mb / 11);
+    let a = extract(&s3, &opts);
+    assert_eq!(a.map(|a| (a.text, a.source)), Some(("1".into(), Source::Boxed)));
+    // Unbalanced braces everywhere.
+    let s4 = "}{".repeat(mb / 2) + r"\boxed{7}";
+    assert_eq!(extract(&s4, &opts).map(|a| a.text), Some("7".into()));
+    // Deep nesting.
+    let s5 = format!("\\boxed{{{}x{}}}", "{".repeat(100_000), "}".repeat(100_000));
+    assert!(extract(&s5, &opts).is_some());
+    // Dollars and delimiters.
+    for junk in ["$".repeat(mb), "\\(".repeat(mb / 2), "\\[".repeat(mb / 2), "$$ $".repeat(mb / 4), "\\".repeat(mb)] {
+        let _ = extract(&junk, &opts);
+    }
+    // Phrases and markers repeated.
+    for junk in [
+        "answer ".repeat(mb / 7),
+        "Answer: ".repeat(mb / 8),
+        "####".repeat(mb / 4),
+        "**".repeat(mb / 2),
+        "<answer>".repeat(mb / 8),
+        "</think>".repeat(mb / 8),
+        "(A)".repeat(mb / 3),
+        "1,".repeat(mb / 2),
+        "-.".repeat(mb / 2),
+    ] {
+        let _ = extract(&junk, &opts);
+    }
+    // NUL bytes, control characters, emoji, RTL marks, combining characters.
+    let weird = [
+        "\0\0\\boxed{\0}\0",
+        "\u{202E}\\boxed{5}\u{202C}",
+        "\u{200F}الجواب: ٥",
+        "e\u{301}\u{301}\\boxed{é}",
+        "🎉\\boxed{🎉}🎉",
+        "\\boxed{\u{10FFFF}",
+        "$\u{1F600}$",
+        "\\",
+        "$",
+        "**",
+        "\\boxed",
+        "\\boxed ",
+        "\\fbox",
+        "<answer>",
+        "</answer><answer>",
+        "####",
+        "A:",
+        "answer:",
+        "the answer is",
+        "{\"answer\": \"",
+        "{\"answer\": \"\\",
+        ".",
+        "-",
+        "−",
+        "\\boxed{5}\\",
+    ];
+    for w in weird {
+        let _ = extract(w, &opts);
+        let _ = extract(w, &ExtractOptions::default());
+    }
+    assert_eq!(extract("\0\0\\boxed{\0}\0", &opts).map(|a| a.text), Some("\0".into()));
+    assert_eq!(extract("🎉\\boxed{🎉}🎉", &opts).map(|a| a.text), Some("🎉".into()));
+    // Every prefix of a multi-byte response: no slicing panic at any cut.
+    let s6 = "Lösung: die Antwort 🎉 ist \\boxed{ü²} — ok\n**€5** $α$ #### ½ A: ß";
+    for (i, _) in s6.char_indices() {
+        let _ = extract(&s6[..i], &opts);
+        let _ = extract(&s6[i..], &opts);
+    }
+}
+
+/// Runs `extract` over every real response of the dev corpus (skipped when the file is missing):
+/// no panic, and prints how many extractions equal the gold text exactly.
+#[test]
+fn real_generations_corpus() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpora/real_generations_dev.jsonl");
+    let Ok(data) = std::fs::read_to_string(path) else {
+        eprintln!("skipped: {path} not found");
+        return;
+    };
+    let (mut n, mut found, mut exact) = (0usize, 0usize, 0usize);
+    for line in data.lines() {
+        let Ok(row) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let (Some(resp), Some(gold)) = (row["response"].as_str(), row["gold"].as_str()) else { continue };
+        n += 1;
+        let gold_text = extract(gold, &ExtractOptions::default()).map(|a| a.text);
+        let opts = ExtractOptions { last_number_fallback: true, ..ExtractOptions::default() };
+        if let Some(a) = extract(resp, &opts) {
+            found += 1;
+            if Some(&a.text) == gold_text.as_ref() {
+                exact += 1;
+            }
+        }
+    }
+    eprintln!("real_generations_dev: {n} responses, {found} with an answer, {exact} equal to the gold text");
+    assert!(n > 0);
+}
