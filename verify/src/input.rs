@@ -172,14 +172,18 @@ pub fn parse_line(line: &[u8], fields: &FieldSpec) -> Result<Record, InputError>
 /// Resolve an already-parsed JSON line into a [`Record`].
 pub fn resolve(value: &Value, fields: &FieldSpec) -> Result<Record, InputError> {
     let Value::Object(obj) = value else {
-        return Err(InputError::NotObject(type_name(value).trim_start_matches("a ").trim_start_matches("an ")));
+        return Err(InputError::NotObject(
+            type_name(value).trim_start_matches("a ").trim_start_matches("an "),
+        ));
     };
     let id = find_id(obj);
     let (gold_name, gold_value) = find_field(value, fields.gold.as_ref(), GOLD_FIELDS)
         .ok_or_else(|| InputError::NoGoldField(looked_for(fields.gold.as_ref(), GOLD_FIELDS)))?;
     let gold = gold_text(&gold_name, gold_value)?;
     let (resp_name, resp_value) = find_field(value, fields.response.as_ref(), RESPONSE_FIELDS)
-        .ok_or_else(|| InputError::NoResponseField(looked_for(fields.response.as_ref(), RESPONSE_FIELDS)))?;
+        .ok_or_else(|| {
+            InputError::NoResponseField(looked_for(fields.response.as_ref(), RESPONSE_FIELDS))
+        })?;
     let responses = responses_of(&resp_name, resp_value)?;
     Ok(Record { id, gold, responses })
 }
@@ -299,7 +303,11 @@ fn assistant_text(field: &str, msgs: &[Value]) -> Result<String, InputError> {
             expected: "a string or a list of content parts",
             found: type_name(other).to_string(),
         }),
-        None => Err(InputError::WrongType { field: name, expected: "a string", found: "nothing".to_string() }),
+        None => Err(InputError::WrongType {
+            field: name,
+            expected: "a string",
+            found: "nothing".to_string(),
+        }),
     }
 }
 
@@ -336,11 +344,13 @@ mod tests {
     #[test]
     fn field_priority() {
         // Full texts win over extracted predictions; `gold` wins over `solution`.
-        let rec = parse(r#"{"pred": ["p"], "code": ["full"], "solution": "s", "gt": "g"}"#).unwrap();
+        let rec =
+            parse(r#"{"pred": ["p"], "code": ["full"], "solution": "s", "gt": "g"}"#).unwrap();
         assert_eq!(rec.responses, Responses::Many(vec!["full".into()]));
         assert_eq!(rec.gold, "g");
         // A null field counts as absent.
-        let rec = parse(r#"{"response": null, "completion": "c", "gold": null, "answer": "a"}"#).unwrap();
+        let rec =
+            parse(r#"{"response": null, "completion": "c", "gold": null, "answer": "a"}"#).unwrap();
         assert_eq!((rec.responses, rec.gold.as_str()), (one("c"), "a"));
     }
 
@@ -367,7 +377,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(rec.responses, Responses::Many(vec!["a".into(), "b".into()]));
-        let err = parse(r#"{"completion": [{"role": "user", "content": "q"}], "answer": "1"}"#).unwrap_err();
+        let err = parse(r#"{"completion": [{"role": "user", "content": "q"}], "answer": "1"}"#)
+            .unwrap_err();
         assert_eq!(err, InputError::NoAssistantMessage("completion".into()));
     }
 
@@ -377,8 +388,11 @@ mod tests {
             response: Some(FieldPath::parse("out.texts.1").unwrap()),
             gold: Some(FieldPath::parse("meta.target").unwrap()),
         };
-        let rec =
-            parse_line(br#"{"out": {"texts": ["x", "y"]}, "meta": {"target": "t"}, "gold": "no"}"#, &fields).unwrap();
+        let rec = parse_line(
+            br#"{"out": {"texts": ["x", "y"]}, "meta": {"target": "t"}, "gold": "no"}"#,
+            &fields,
+        )
+        .unwrap();
         assert_eq!((rec.responses, rec.gold.as_str()), (one("y"), "t"));
         let err = parse_line(br#"{"response": "r", "gold": "g"}"#, &fields).unwrap_err();
         assert_eq!(err, InputError::NoGoldField(vec!["meta.target".into()]));
@@ -390,7 +404,10 @@ mod tests {
     fn errors_name_the_field() {
         let cases = [
             (r#"{"response": 5, "gold": "g"}"#, "field `response` must be"),
-            (r#"{"response": "r", "gold": [1]}"#, "field `gold` must be a string or a number, found a list"),
+            (
+                r#"{"response": "r", "gold": [1]}"#,
+                "field `gold` must be a string or a number, found a list",
+            ),
             (r#"{"responses": ["a", 3], "gold": "g"}"#, "field `responses[1]` must be"),
             (r#"{"response": "r"}"#, "no gold field: looked for `gold`"),
             (r#"{"gold": "g"}"#, "no response field: looked for `response`"),

@@ -135,7 +135,10 @@ mod tests {
         assert_eq!(numbers, vec![1, 4]);
         assert_eq!(first[0].bytes, b"{\"a\":1}");
         let rest = lines.next_chunk(2, usize::MAX).unwrap();
-        assert_eq!((rest.len(), rest[0].number, rest[0].bytes.as_slice()), (1, 5, &b"{\"c\":3}"[..]));
+        assert_eq!(
+            (rest.len(), rest[0].number, rest[0].bytes.as_slice()),
+            (1, 5, &b"{\"c\":3}"[..])
+        );
         assert!(lines.next_chunk(2, usize::MAX).unwrap().is_empty());
     }
 
