@@ -323,3 +323,14 @@ fn broken_pipe_exits_quietly() {
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
 }
+
+#[test]
+fn output_over_the_input_is_refused() {
+    let text = jsonl(&[json!({"id": 1, "response": "42", "gold": "42"})]);
+    let path = temp_file("same.jsonl", &text);
+    let p = path.to_string_lossy().into_owned();
+    let out = run(&["score", &p, "-o", &p], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is the input file"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&path).expect("input"), text, "the input was modified");
+}

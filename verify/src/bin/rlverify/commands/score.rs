@@ -3,7 +3,7 @@
 use super::{open_input, thread_pool, Line, LineChunks};
 use crate::args::ScoreArgs;
 use crate::diag;
-use anyhow::Context;
+use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use rlverify::format::{is_well_formed, total_reward};
@@ -61,6 +61,14 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     };
     let pool = thread_pool(args.threads)?;
     let input = open_input(&args.input)?;
+    if let Some(path) = &args.output {
+        let same = |a: &std::path::Path, b: &std::path::Path| {
+            matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+        };
+        if same(path, &args.input) {
+            bail!("the output `{}` is the input file: it would be truncated before it is read", path.display());
+        }
+    }
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(BufWriter::new(
             File::create(path).with_context(|| format!("failed to create `{}`", path.display()))?,
