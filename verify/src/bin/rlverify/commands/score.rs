@@ -320,8 +320,10 @@ impl Summary {
         let mut err = io::stderr().lock();
         let _ = writeln!(
             err,
-            "scored {} responses on {} lines in {secs:.2}s ({rate:.0} items/s, {threads} threads)",
-            self.items, self.lines
+            "scored {} responses on {} lines in {secs:.2}s ({rate:.0} items/s, {threads} thread{})",
+            self.items,
+            self.lines,
+            if threads == 1 { "" } else { "s" }
         );
         let _ = writeln!(err, "accuracy: {:.2}% ({correct}/{})", pct(correct), self.items);
         let statuses: Vec<String> = STATUSES
