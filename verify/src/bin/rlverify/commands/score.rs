@@ -62,11 +62,12 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     let pool = thread_pool(args.threads)?;
     let input = open_input(&args.input)?;
     if let Some(path) = &args.output {
-        let same = |a: &std::path::Path, b: &std::path::Path| {
-            matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
-        };
+        let same = |a: &std::path::Path, b: &std::path::Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y);
         if same(path, &args.input) {
-            bail!("the output `{}` is the input file: it would be truncated before it is read", path.display());
+            bail!(
+                "the output `{}` is the input file: it would be truncated before it is read",
+                path.display()
+            );
         }
     }
     let mut out: Box<dyn Write> = match &args.output {
