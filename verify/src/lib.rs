@@ -21,6 +21,8 @@
 pub mod ast;
 pub mod equiv;
 pub mod extract;
+pub mod format;
+pub mod input;
 pub mod latex;
 pub mod limits;
 pub mod score;

@@ -1,0 +1,236 @@
+//! What the user typed: the clap definitions of every subcommand and flag.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rlverify::input::{FieldPath, FieldSpec};
+use rlverify::{Config, LastNumber, RewardKind};
+use std::path::PathBuf;
+
+/// Decide whether math answers are right: extract the final answer, parse its LaTeX, compare exactly.
+#[derive(Debug, Parser)]
+#[command(name = "rlverify", version, propagate_version = true, max_term_width = 100)]
+#[command(after_help = "Use `rlverify help <command>` for the details of a command.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Score a JSONL file of responses against gold answers (JSONL in, JSONL out).
+    ///
+    /// One output line per non-blank input line, in the same order, with the input's id (`id`,
+    /// `idx`, `problem_id` or `unique_id`) and `correct`, `reward`, `status`, `extracted` (plus
+    /// `limit` when a cost bound was hit). A line with K responses gets lists of K and `n_correct`.
+    /// A malformed line gets `{"line": N, "error": "..."}` and the rest of the file is still scored.
+    ///
+    /// Exit status: 0 when every line was read, 1 when some line was malformed, 2 on usage or I/O
+    /// errors.
+    #[command(after_help = "Examples:\n  rlverify score generations.jsonl -o scored.jsonl\n  \
+        cat preds.jsonl | rlverify score - --reward signed --format-reward\n  \
+        rlverify score eval.jsonl --response-field outputs.0.text --gold-field meta.answer")]
+    Score(ScoreArgs),
+    /// Check one prediction against one gold answer.
+    ///
+    /// Prints `correct` or `wrong` with the status. Exit status 0 when correct, 1 otherwise.
+    #[command(
+        after_help = "Examples:\n  rlverify check '\\frac{1}{2}' 'so the answer is \\boxed{0.5}'\n  \
+        rlverify check 42 41 --explain"
+    )]
+    Check(CheckArgs),
+    /// Print the final answer extracted from a response.
+    ///
+    /// Exit status 0 when an answer was found, 1 otherwise.
+    #[command(
+        after_help = "Example:\n  echo 'so the answer is $\\boxed{7}$.' | rlverify extract - --verbose"
+    )]
+    Extract(ExtractArgs),
+    /// Measure scoring throughput and per-item latency on a JSONL file.
+    ///
+    /// Times every `score(response, gold)` call (gold extraction and parsing included) on one
+    /// thread and on all threads, and prints a Markdown table for BENCHMARKS.md.
+    #[command(
+        after_help = "Example:\n  rlverify bench ../shared/corpora/real_generations_dev.jsonl --repeat 3"
+    )]
+    Bench(BenchArgs),
+}
+
+/// Flags that change verdicts and rewards.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Scoring")]
+pub struct ScoringArgs {
+    /// Reward encoding: `binary` is 1/0, `signed` is 1/-1.
+    #[arg(long, value_enum, default_value_t = RewardArg::Binary)]
+    pub reward: RewardArg,
+    /// When to take the last number of a response that has no explicit final answer.
+    ///
+    /// `auto` does so only when the gold answer is a plain number (the GSM8K convention).
+    #[arg(long, value_enum, default_value_t = LastNumberArg::Auto)]
+    pub last_number: LastNumberArg,
+}
+
+impl ScoringArgs {
+    /// The library configuration these flags describe.
+    pub fn config(&self) -> Config {
+        Config {
+            reward: match self.reward {
+                RewardArg::Binary => RewardKind::Binary,
+                RewardArg::Signed => RewardKind::Signed,
+            },
+            last_number: match self.last_number {
+                LastNumberArg::Auto => LastNumber::Auto,
+                LastNumberArg::Always => LastNumber::Always,
+                LastNumberArg::Never => LastNumber::Never,
+            },
+            ..Config::default()
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RewardArg {
+    Binary,
+    Signed,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum LastNumberArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Flags that say where the fields are in each JSON line.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Input fields")]
+pub struct FieldArgs {
+    /// Read the response(s) from this field (a dotted path, e.g. `outputs.0.text`).
+    ///
+    /// Default: the first of response, responses, completion, completions, generation,
+    /// generations, output, outputs, code, prediction, predictions, pred, preds.
+    #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
+    pub response_field: Option<FieldPath>,
+    /// Read the gold answer from this field (a dotted path, e.g. `reward_model.ground_truth`).
+    ///
+    /// Default: the first of gold, answer, ground_truth, gt, reward_model.ground_truth, solution.
+    #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
+    pub gold_field: Option<FieldPath>,
+}
+
+impl FieldArgs {
+    pub fn spec(&self) -> FieldSpec {
+        FieldSpec { response: self.response_field.clone(), gold: self.gold_field.clone() }
+    }
+}
+
+fn parse_field_path(s: &str) -> Result<FieldPath, String> {
+    FieldPath::parse(s)
+}
+
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// JSONL file to score, or `-` for standard input.
+    #[arg(value_name = "FILE")]
+    pub input: PathBuf,
+    /// Write the scored JSONL here instead of standard output.
+    #[arg(short, long, value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+    /// Add the CPGD format reward: `reward = accuracy + W * format_ok` (`--format-reward` alone: W = 0.5).
+    ///
+    /// A response is well formed when it is exactly `<think>...</think>` followed by
+    /// `<answer>...</answer>` (whitespace aside, each tag once, neither part blank). Adds
+    /// `format_ok` to the output. Give a weight with `=`: `--format-reward=0.2`.
+    #[arg(long, value_name = "W", num_args = 0..=1, require_equals = true, default_missing_value = "0.5",
+          help_heading = "Scoring", value_parser = parse_weight)]
+    pub format_reward: Option<f64>,
+    #[command(flatten)]
+    pub scoring: ScoringArgs,
+    #[command(flatten)]
+    pub fields: FieldArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance")]
+    pub threads: Option<usize>,
+    /// Never show a progress bar (it is only shown when standard error is a terminal).
+    #[arg(long, help_heading = "Output")]
+    pub no_progress: bool,
+    /// Do not print the summary on standard error.
+    #[arg(long, short, help_heading = "Output")]
+    pub quiet: bool,
+}
+
+fn parse_weight(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(w) if w.is_finite() => Ok(w),
+        Ok(_) => Err("the weight must be a finite number".to_string()),
+        Err(e) => Err(format!("`{s}` is not a number: {e}")),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The gold answer (bare LaTeX, or a reference solution with a `\boxed{}`).
+    pub gold: String,
+    /// The prediction (a bare answer or a whole response), or `-` for standard input.
+    pub pred: String,
+    /// Show the extracted answers, their parses, the verdict and the rule that decided it.
+    #[arg(long, short)]
+    pub explain: bool,
+    #[command(flatten)]
+    pub scoring: ScoringArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// The response text, or `-` for standard input.
+    pub text: String,
+    /// Also print which strategy found the answer (and the parts of a multi-box answer).
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Fall back to the last number in the text when no explicit answer is found.
+    #[arg(long)]
+    pub last_number: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// JSONL file of responses and gold answers (any shape `score` accepts).
+    #[arg(value_name = "FILE")]
+    pub input: PathBuf,
+    /// Threads for the parallel run (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+    /// Passes over the file per configuration; throughput is the median pass.
+    #[arg(long, short, value_name = "R", default_value_t = 3)]
+    pub repeat: usize,
+    #[command(flatten)]
+    pub scoring: ScoringArgs,
+    #[command(flatten)]
+    pub fields: FieldArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn format_reward_spellings() {
+        let parse = |args: &[&str]| Cli::try_parse_from(args.iter().copied());
+        let get = |args: &[&str]| match parse(args).map(|c| c.command) {
+            Ok(Command::Score(s)) => s.format_reward,
+            other => panic!("{args:?}: {other:?}"),
+        };
+        assert_eq!(get(&["rlverify", "score", "f"]), None);
+        assert_eq!(get(&["rlverify", "score", "f", "--format-reward"]), Some(0.5));
+        assert_eq!(get(&["rlverify", "score", "f", "--format-reward=0.2"]), Some(0.2));
+        // The weight needs `=`, so a file name after the flag is not taken for a weight.
+        assert_eq!(get(&["rlverify", "score", "--format-reward", "f"]), Some(0.5));
+        assert!(parse(&["rlverify", "score", "f", "--format-reward=nan"]).is_err());
+        assert!(parse(&["rlverify", "score", "f", "--reward", "ternary"]).is_err());
+        assert!(parse(&["rlverify", "score", "f", "--gold-field", "a..b"]).is_err());
+    }
+}

@@ -1,0 +1,59 @@
+//! `rlverify check GOLD PRED [--explain]`.
+
+use super::text_arg;
+use crate::args::CheckArgs;
+use rlverify::{Gold, ParseError, Verdict};
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let cfg = args.scoring.config();
+    let pred = text_arg(&args.pred)?;
+    let gold = Gold::new(&args.gold, &cfg);
+    let explained = gold.score_explained(&pred, &cfg);
+    let score = &explained.score;
+    let mut out = io::stdout().lock();
+    if args.explain {
+        writeln!(out, "gold")?;
+        writeln!(out, "  extracted:  {}", gold.answer)?;
+        writeln!(out, "  parsed:     {}", parse_text(&gold.parsed))?;
+        writeln!(out, "prediction")?;
+        match &explained.answer {
+            Some(answer) => {
+                writeln!(out, "  extracted:  {} (from {})", answer.text, answer.source.as_str())?;
+                if answer.parts.len() > 1 {
+                    writeln!(out, "  parts:      {}", answer.parts.join(" | "))?;
+                }
+            }
+            None => println!("  extracted:  (no answer found)"),
+        }
+        if let Some(parsed) = &explained.parsed {
+            writeln!(out, "  parsed:     {}", parse_text(parsed))?;
+        }
+        if let Some(decision) = &explained.decision {
+            let verdict = match decision.verdict {
+                Verdict::Equal => "equal".to_string(),
+                Verdict::NotEqual => "not equal".to_string(),
+                Verdict::Limit(k) => format!("undecided, limit hit: {k}"),
+            };
+            writeln!(out, "comparison:   {verdict} (rule: {})", decision.rule)?;
+        }
+    }
+    let verdict = if score.correct { "correct" } else { "wrong" };
+    let mut detail = format!("status: {}", score.status.as_str());
+    if args.explain {
+        detail.push_str(&format!(", rule: {}", score.rule));
+    }
+    if let Some(limit) = score.limit {
+        detail.push_str(&format!(", limit: {limit}"));
+    }
+    writeln!(out, "{verdict} ({detail})")?;
+    Ok(if score.correct { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn parse_text(parsed: &Result<rlverify::Expr, ParseError>) -> String {
+    match parsed {
+        Ok(expr) => expr.to_string(),
+        Err(e) => format!("(does not parse: {e})"),
+    }
+}

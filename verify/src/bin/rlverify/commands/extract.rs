@@ -1,0 +1,26 @@
+//! `rlverify extract TEXT|-`.
+
+use super::text_arg;
+use crate::args::ExtractArgs;
+use rlverify::{extract, ExtractOptions};
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
+    let text = text_arg(&args.text)?;
+    let opts =
+        ExtractOptions { last_number_fallback: args.last_number, ..ExtractOptions::default() };
+    let Some(answer) = extract(&text, &opts) else {
+        eprintln!("no answer found");
+        return Ok(ExitCode::from(1));
+    };
+    let mut out = io::stdout().lock();
+    writeln!(out, "{}", answer.text)?;
+    if args.verbose {
+        writeln!(out, "source: {}", answer.source.as_str())?;
+        for (k, part) in answer.parts.iter().enumerate() {
+            writeln!(out, "part {}: {part}", k + 1)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
