@@ -153,13 +153,18 @@ impl Gold {
         let (status, rule, limit) = match (&decision, &parsed, &self.parsed) {
             (Some(Decision { verdict: Verdict::Equal, rule }), _, _) => (Status::Correct, *rule, None),
             (Some(Decision { verdict: Verdict::Limit(k), rule }), _, _) => (Status::Limit, *rule, Some(*k)),
-            (Some(Decision { verdict: Verdict::NotEqual, rule }), _, _) => {
-                if same_text(&self.answer, &answer.text) {
+            (Some(Decision { verdict: Verdict::NotEqual, rule }), Ok(p), Ok(g)) => {
+                // Text equality may only rescue a comparison where a side is text: two parsed
+                // expressions that differ stay different (`\sqrt{2}3` is not `\sqrt{23}`).
+                let texty = matches!(p, Expr::Text(_)) || matches!(g, Expr::Text(_));
+                if texty && same_text(&self.answer, &answer.text) {
                     (Status::Correct, "text", None)
                 } else {
                     (Status::Wrong, *rule, None)
                 }
             }
+            // Unreachable: a decision exists only when both sides parsed.
+            (Some(Decision { rule, .. }), _, _) => (Status::Wrong, *rule, None),
             (None, Err(ParseError::Limit(k)), _) | (None, _, Err(ParseError::Limit(k))) => {
                 (Status::Limit, "limit", Some(*k))
             }
@@ -227,15 +232,21 @@ fn is_plain_number(s: &str) -> bool {
         && t.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.')
 }
 
-/// Text comparison after normalisation: case, whitespace, `\text{}` wrappers, trailing dots.
+/// Text comparison after normalisation: case, whitespace, `\text{}`-style wrappers, braces, `$`,
+/// and trailing sentence punctuation. Inner punctuation is kept (`3.6` is not `36`).
 pub(crate) fn same_text(a: &str, b: &str) -> bool {
-    let norm = |s: &str| -> String {
-        let s = s.replace("\\text", "").replace("\\mathrm", "").replace("\\textbf", "");
-        s.chars()
-            .filter(|c| !c.is_whitespace() && !matches!(c, '{' | '}' | '$' | '.' | '\\'))
+    fn norm(s: &str) -> String {
+        let mut s = s.to_string();
+        for wrapper in ["\\textbf", "\\text", "\\mathrm", "\\mbox"] {
+            s = s.replace(wrapper, "");
+        }
+        let out: String = s
+            .chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '{' | '}' | '$' | '\\'))
             .flat_map(|c| c.to_lowercase())
-            .collect()
-    };
+            .collect();
+        out.trim_end_matches(['.', ',', ';']).to_string()
+    }
     let (na, nb) = (norm(a), norm(b));
     !na.is_empty() && na == nb
 }
@@ -254,6 +265,14 @@ mod tests {
         assert!(!is_plain_number("x"));
         assert!(!is_plain_number("\\frac{1}{2}"));
         assert!(!is_plain_number(""));
+    }
+
+    #[test]
+    fn text_comparison_keeps_inner_punctuation() {
+        assert!(same_text("5am", "5\\text{am}"));
+        assert!(same_text("Monday.", "\\text{monday}"));
+        assert!(!same_text("36", "3.6"));
+        assert!(!same_text("", ""));
     }
 
     #[test]
