@@ -262,7 +262,9 @@ impl<'a> Normalizer<'a> {
             }
         }
         if let Some(inner) = after.strip_prefix('{') {
-            if let Some(close) = inner.find('}') {
+            // Look only a few bytes ahead (`{\prime\prime}`), keeping the pass linear.
+            let window = &inner.as_bytes()[..inner.len().min(40)];
+            if let Some(close) = window.iter().position(|&b| b == b'}') {
                 let body = &inner[..close];
                 let words: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '\\').filter(|w| !w.is_empty()).collect();
                 if !words.is_empty() && body.trim_start().starts_with('\\') {
@@ -423,7 +425,13 @@ impl<'a> Normalizer<'a> {
             let len = if p2.starts_with(|c: char| c.is_ascii_digit()) {
                 1
             } else if p2.starts_with('{') {
-                p2.find('}').filter(|&k| p2[1..k].trim().chars().all(|c| c.is_ascii_digit() || c == '-')).map(|k| k + 1).unwrap_or(0)
+                let window = &p2.as_bytes()[..p2.len().min(8)];
+                window
+                    .iter()
+                    .position(|&b| b == b'}')
+                    .filter(|&k| window[1..k].iter().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b' ')))
+                    .map(|k| k + 1)
+                    .unwrap_or(0)
             } else {
                 0
             };
