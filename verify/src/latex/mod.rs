@@ -25,6 +25,7 @@
 //! - `2^10` is `2^{10}` (plain-text reading), `\sqrt12` is `\sqrt{12}`;
 //! - `\lg` is `log10`; `\sin^{-1}` is `arcsin`; `vmatrix` is `det(matrix)`.
 
+mod fast;
 mod normalize;
 mod number;
 mod parse;
@@ -65,9 +66,17 @@ pub fn parse(input: &str, limits: &Limits) -> Result<Expr, ParseError> {
         return Err(ParseError::Limit(LimitKind::AnswerTooLong));
     }
     let trimmed = input.trim();
-    if let Some(r) = number::plain_number(trimmed, limits) {
+    if let Some(r) = fast::plain_number(trimmed, limits) {
         return r;
     }
+    if let Some(r) = fast::simple(trimmed, limits) {
+        return r;
+    }
+    parse_full(trimmed, limits)
+}
+
+/// The full pipeline, without the fast paths.
+pub(crate) fn parse_full(trimmed: &str, limits: &Limits) -> Result<Expr, ParseError> {
     if let Some(text) = words_only(trimmed) {
         return Ok(text);
     }

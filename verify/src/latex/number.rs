@@ -90,36 +90,6 @@ pub(crate) fn parse_int(text: &str, limits: &Limits) -> Result<BigInt, ParseErro
         .ok_or_else(|| ParseError::Syntax { message: format!("invalid integer `{text}`"), position: 0 })
 }
 
-/// The fast path: `42`, `-3.5`, `+7`, `.25` without any other character. `None` when the input
-/// needs the full parser.
-pub(crate) fn plain_number(s: &str, limits: &Limits) -> Option<Result<crate::ast::Expr, ParseError>> {
-    use crate::ast::Expr;
-    let (neg, body) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let bytes = body.as_bytes();
-    let mut dots = 0;
-    for &b in bytes {
-        if b == b'.' {
-            dots += 1;
-        } else if !b.is_ascii_digit() {
-            return None;
-        }
-    }
-    // A trailing dot is stripped by the full path; leave those (and bare dots) to it.
-    if bytes.is_empty() || dots > 1 || bytes.last() == Some(&b'.') || (dots == 1 && bytes.len() == 1) {
-        return None;
-    }
-    let n = match parse_number(body, limits) {
-        Ok(n) => n,
-        Err(e) => return Some(Err(e)),
-    };
-    let e = Expr::Num(n);
-    Some(Ok(if neg { Expr::Neg(Box::new(e)) } else { e }))
-}
-
 /// Whether a value is the integer one (used by the builder for `\sin^{-1}`).
 pub(crate) fn is_one(n: &Number) -> bool {
     n.value.is_integer() && n.value.numer().is_one()

@@ -560,12 +560,25 @@ fn normalized_form_is_exposed() {
 }
 
 #[test]
-fn fast_path_matches_full_parser() {
-    // `x+0` forces the full path; compare the number part.
-    for s in ["42", "-42", "3.14", "-0.5", ".5", "+7", "007"] {
-        let fast = parse(s, &Limits::default()).map(|e| e.to_string());
-        let full = parse(&format!("{{{s}}}"), &Limits::default()).map(|e| e.to_string());
-        assert_eq!(fast, full, "{s}");
+fn fast_paths_agree_with_the_full_parser() {
+    let inputs = [
+        "42", "-42", "3.14", "-0.5", ".5", "+7", "007", "0", "5.", "1e5", "1,234", "\\frac{3}{4}",
+        "-\\frac{3}{4}", "\\dfrac{1}{2}", "\\tfrac{10}{3}", "\\frac{1.5}{2}", "3/4", "-3/4", "0.5/2",
+        "\\sqrt{2}", "2\\sqrt{3}", "-2\\sqrt{3}", "1.5\\sqrt{2}", "\\frac{\\sqrt{3}}{2}",
+        "\\frac{3\\sqrt{3}}{4}", "\\frac{1}{\\sqrt{2}}", "\\pi", "2\\pi", "-\\pi", "\\frac{\\pi}{2}",
+        "\\frac{3\\pi}{4}", "30^\\circ", "30^{\\circ}", "-30^\\circ", "12.5\\%", "28%", "-5%",
+        "\\frac12", "\\frac{1}{2}x", "\\pix", "\\sqrt{x}", "2\\sqrt{3}\\pi", "3/4/5", "\\frac{1}{2}.",
+        "2\\frac{1}{2}", "\\frac{a}{b}", "1/0", "\\frac{0}{0}",
+    ];
+    let limits = Limits::default();
+    let mut used = 0;
+    for s in inputs {
+        let fast = fast::plain_number(s, &limits).or_else(|| fast::simple(s, &limits));
+        if let Some(fast) = fast {
+            used += 1;
+            assert_eq!(fast, parse_full(s, &limits), "{s}");
+        }
+        assert_eq!(parse(s, &limits), parse_full(s, &limits), "{s}");
     }
+    assert!(used >= 30, "only {used} inputs took a fast path");
 }
-

@@ -1,0 +1,160 @@
+//! Hand-written parsers for the most common answer shapes, which skip normalisation and pest.
+//!
+//! Accepted (no inner whitespace, optional leading `-`): numbers (`42`, `-3.5`, `.25`), `a/b`,
+//! `\frac{A}{B}` (also `\dfrac`, `\tfrac`), `\sqrt{n}`, `c\sqrt{n}`, `\pi`, `c\pi`, `n^\circ`,
+//! `n^{\circ}`, `n\%`, `n%`, where `A`, `B` are a number, `\sqrt{n}`, `c\sqrt{n}`, `\pi` or `c\pi`.
+//! Each gives exactly the tree the full parser gives (`fast_paths_agree_with_the_full_parser`).
+//! Anything else returns `None` and goes through the full pipeline.
+
+use super::number::parse_number;
+use super::ParseError;
+use crate::ast::{Constant, Expr, Number};
+use crate::limits::Limits;
+
+type Out = Option<Result<Expr, ParseError>>;
+
+/// Plain numbers: `42`, `-3.5`, `+7`, `.25`.
+pub(crate) fn plain_number(s: &str, limits: &Limits) -> Out {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let mut c = Cursor { s: body, pos: 0 };
+    let lit = c.number()?;
+    if c.pos != body.len() {
+        return None;
+    }
+    Some(num(lit, limits).map(|e| if neg { Expr::Neg(Box::new(e)) } else { e }))
+}
+
+/// The simple shapes listed in the module doc.
+pub(crate) fn simple(s: &str, limits: &Limits) -> Out {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        _ => (false, s),
+    };
+    let mut c = Cursor { s: body, pos: 0 };
+    let e = match c.term(limits)? {
+        Ok(e) => e,
+        Err(err) => return Some(Err(err)),
+    };
+    if c.pos != body.len() {
+        return None;
+    }
+    Some(Ok(if neg { Expr::Neg(Box::new(e)) } else { e }))
+}
+
+fn num(lit: &str, limits: &Limits) -> Result<Expr, ParseError> {
+    parse_number(lit, limits).map(Expr::Num)
+}
+
+struct Cursor<'a> {
+    s: &'a str,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn rest(&self) -> &'a str {
+        &self.s[self.pos..]
+    }
+
+    fn eat(&mut self, lit: &str) -> bool {
+        if self.rest().starts_with(lit) {
+            self.pos += lit.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A command name followed by a non-letter.
+    fn eat_cmd(&mut self, lit: &str) -> bool {
+        let r = self.rest();
+        if r.starts_with(lit) && !r[lit.len()..].starts_with(|c: char| c.is_ascii_alphabetic()) {
+            self.pos += lit.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// `12`, `1.5`, `.5` (no trailing dot, no exponent, no separators).
+    fn number(&mut self) -> Option<&'a str> {
+        let b = self.rest().as_bytes();
+        let int = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut end = int;
+        if b.get(int) == Some(&b'.') {
+            let frac = b[int + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if frac == 0 {
+                return None;
+            }
+            end = int + 1 + frac;
+        } else if int == 0 {
+            return None;
+        }
+        if b.get(end).is_some_and(|c| matches!(c, b'e' | b'E' | b',' | b'_' | b'.')) {
+            return None;
+        }
+        let lit = &self.rest()[..end];
+        self.pos += end;
+        Some(lit)
+    }
+
+    /// `\sqrt{n}` and `\pi`, each optionally after a number; or a bare number.
+    fn factor_product(&mut self, limits: &Limits) -> Option<Result<Expr, ParseError>> {
+        let coef = self.number();
+        let tail = if self.eat_cmd("\\sqrt") {
+            if !self.eat("{") {
+                return None;
+            }
+            let rad = self.number()?;
+            if !self.eat("}") {
+                return None;
+            }
+            Some(num(rad, limits).map(|r| Expr::Root { index: Box::new(Expr::Num(Number::int(2))), radicand: Box::new(r) }))
+        } else if self.eat_cmd("\\pi") {
+            Some(Ok(Expr::Const(Constant::Pi)))
+        } else {
+            None
+        };
+        match (coef, tail) {
+            (None, None) => None,
+            (Some(c), None) => Some(num(c, limits)),
+            (None, Some(t)) => Some(t),
+            (Some(c), Some(t)) => Some(num(c, limits).and_then(|c| t.map(|t| Expr::Mul(vec![c, t])))),
+        }
+    }
+
+    fn term(&mut self, limits: &Limits) -> Option<Result<Expr, ParseError>> {
+        if self.eat_cmd("\\frac") || self.eat_cmd("\\dfrac") || self.eat_cmd("\\tfrac") {
+            let a = self.braced(limits)?;
+            let b = self.braced(limits)?;
+            return Some(a.and_then(|a| b.map(|b| Expr::Div(Box::new(a), Box::new(b)))));
+        }
+        let first = self.factor_product(limits)?;
+        let plain_number = matches!(&first, Ok(Expr::Num(_)));
+        if plain_number && self.eat("/") {
+            let lit = self.number()?;
+            return Some(first.and_then(|a| num(lit, limits).map(|b| Expr::Div(Box::new(a), Box::new(b)))));
+        }
+        if plain_number && (self.eat("^\\circ") || self.eat("^{\\circ}")) {
+            return Some(first.map(|e| Expr::Degrees(Box::new(e))));
+        }
+        if plain_number && (self.eat("\\%") || self.eat("%")) {
+            return Some(first.map(|e| Expr::Percent(Box::new(e))));
+        }
+        Some(first)
+    }
+
+    fn braced(&mut self, limits: &Limits) -> Option<Result<Expr, ParseError>> {
+        if !self.eat("{") {
+            return None;
+        }
+        let e = self.factor_product(limits)?;
+        if !self.eat("}") {
+            return None;
+        }
+        Some(e)
+    }
+}
