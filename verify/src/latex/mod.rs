@@ -167,11 +167,7 @@ pub(crate) fn check_depth(s: &str, max_depth: usize) -> Result<(), ParseError> {
                 value = true;
             }
             b',' | b';' | b'&' | b'=' | b'<' | b'>' => cur = 0,
-            b'+' | b'-' => {
-                if !after_value {
-                    cur += 1;
-                }
-            }
+            b'+' | b'-' if !after_value => cur += 1,
             b'/' => cur += 1,
             b'\\' => {
                 let start = i + 1;

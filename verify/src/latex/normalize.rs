@@ -446,7 +446,7 @@ impl<'a> Normalizer<'a> {
         let rest = self.rest();
         let after = rest.trim_start();
         let skipped = rest.len() - after.len();
-        if after.starts_with('{') {
+        if let Some(inner) = after.strip_prefix('{') {
             let mut depth = 0usize;
             for (k, ch) in after.char_indices() {
                 match ch {
@@ -463,7 +463,7 @@ impl<'a> Normalizer<'a> {
             }
             // Unbalanced: take the rest.
             self.pos = self.src.len();
-            &after[1..]
+            inner
         } else if let Some(ch) = after.chars().next() {
             if ch == '\\' {
                 // `\mathrm\pi`: leave the command to the main loop.
@@ -768,7 +768,7 @@ pub(crate) fn join_thousands(s: &str) -> String {
             if j - i <= 3 {
                 let mut k = j;
                 let mut groups = 0;
-                while k + 3 < b.len() + 0
+                while k + 3 < b.len()
                     && b[k] == b','
                     && b[k + 1..k + 4].iter().all(u8::is_ascii_digit)
                     && !b.get(k + 4).is_some_and(u8::is_ascii_digit)

@@ -18,7 +18,7 @@ pub(crate) fn parse_number(text: &str, limits: &Limits) -> Result<Number, ParseE
         Some(k) => (&mantissa[..k], Some(&mantissa[k + 1..])),
         None => (mantissa, None),
     };
-    if int_part.is_empty() && frac_part.map_or(true, str::is_empty) {
+    if int_part.is_empty() && frac_part.is_none_or(str::is_empty) {
         return Err(bad());
     }
     let frac_digits = frac_part.unwrap_or("");
