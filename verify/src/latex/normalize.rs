@@ -359,6 +359,14 @@ impl<'a> Normalizer<'a> {
         let w = &self.src[start..start + len];
         self.pos = start + len;
         if len < 2 {
+            // `35 x 32`: a spaced `x` between two numbers is a multiplication sign.
+            let spaced = self.out.ends_with(' ') && self.rest().starts_with(' ');
+            let between_numbers = self.out.trim_end().ends_with(|c: char| c.is_ascii_digit())
+                && self.rest().trim_start().starts_with(|c: char| c.is_ascii_digit());
+            if w == "x" && spaced && between_numbers {
+                self.emit_cmd("times");
+                return;
+            }
             self.out.push_str(w);
             return;
         }

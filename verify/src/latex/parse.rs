@@ -53,7 +53,10 @@ pub(crate) fn parse_normalized(s: &str, limits: &Limits) -> Result<Expr, ParseEr
         let message = match s.get(position..).and_then(|r| r.strip_prefix('\\')) {
             Some(r) if r.starts_with(|c: char| c.is_ascii_alphabetic()) => {
                 let name: String = r.chars().take_while(char::is_ascii_alphabetic).collect();
-                format!("unsupported command `\\{name}`")
+                match r.strip_prefix("word{") {
+                    Some(w) => format!("unexpected word `{}`", w.split('}').next().unwrap_or(w)),
+                    None => format!("unsupported command `\\{name}`"),
+                }
             }
             _ => e.variant.message().into_owned(),
         };
