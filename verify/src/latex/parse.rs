@@ -55,7 +55,7 @@ pub(crate) fn parse_normalized(s: &str, limits: &Limits) -> Result<Expr, ParseEr
                 let name: String = r.chars().take_while(char::is_ascii_alphabetic).collect();
                 match r.strip_prefix("word{") {
                     Some(w) => format!("unexpected word `{}`", w.split('}').next().unwrap_or(w)),
-                    None => format!("unsupported command `\\{name}`"),
+                    None => format!("unexpected command `\\{name}` here"),
                 }
             }
             _ => e.variant.message().into_owned(),

@@ -586,3 +586,4 @@ fn fast_paths_agree_with_the_full_parser() {
     }
     assert!(used >= 30, "only {used} inputs took a fast path");
 }
+
