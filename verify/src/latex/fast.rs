@@ -4,6 +4,7 @@
 //! `1,234,567`), `a/b`,
 //! `\frac{A}{B}` (also `\dfrac`, `\tfrac`), `\sqrt{n}`, `c\sqrt{n}`, `\pi`, `c\pi`, `n^\circ`,
 //! `n^{\circ}`, `n\%`, `n%`, where `A`, `B` are a number, `\sqrt{n}`, `c\sqrt{n}`, `\pi` or `c\pi`.
+//! Also lists of those (`-2, 1`), tuples (`(1, 2)`, `(1,2), (3,4)`) and `x = <shape>`.
 //! Each gives exactly the tree the full parser gives (`fast_paths_agree_with_the_full_parser`).
 //! Anything else returns `None` and goes through the full pipeline.
 
@@ -64,21 +65,66 @@ fn thousands(s: &str) -> Option<String> {
     Some(out)
 }
 
-/// The simple shapes listed in the module doc.
+/// The simple shapes listed in the module doc, alone or in a list `a, b`, a tuple `(a, b)`, a list
+/// of tuples, or as the right side of `x = ...`.
 pub(crate) fn simple(s: &str, limits: &Limits) -> Out {
-    let (neg, body) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        _ => (false, s),
-    };
-    let mut c = Cursor { s: body, pos: 0 };
-    let e = match c.term(limits)? {
-        Ok(e) => e,
-        Err(err) => return Some(Err(err)),
-    };
-    if c.pos != body.len() {
+    // A comma directly followed by exactly three digits may be a thousands separator: leave
+    // those to the full parser.
+    let b = s.as_bytes();
+    let mut depth = 0i32;
+    for (k, &c) in b.iter().enumerate() {
+        match c {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b',' if depth == 0 => {
+                let digits = b[k + 1..].iter().take_while(|d| d.is_ascii_digit()).count();
+                if digits == 3 {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut c = Cursor { s, pos: 0 };
+    let mut items = Vec::new();
+    loop {
+        let item = if c.eat("(") {
+            let mut inner = Vec::new();
+            loop {
+                c.spaces();
+                match c.signed_term(limits)? {
+                    Ok(e) => inner.push(e),
+                    Err(err) => return Some(Err(err)),
+                }
+                c.spaces();
+                if !c.eat(",") {
+                    break;
+                }
+            }
+            if !c.eat(")") {
+                return None;
+            }
+            if inner.len() == 1 {
+                inner.pop()?
+            } else {
+                Expr::Tuple(inner)
+            }
+        } else {
+            match c.item(limits)? {
+                Ok(e) => e,
+                Err(err) => return Some(Err(err)),
+            }
+        };
+        items.push(item);
+        if !c.eat(",") {
+            break;
+        }
+        c.spaces();
+    }
+    if c.pos != s.len() {
         return None;
     }
-    Some(Ok(if neg { Expr::Neg(Box::new(e)) } else { e }))
+    Some(Ok(if items.len() == 1 { items.pop()? } else { Expr::List(items) }))
 }
 
 fn num(lit: &str, limits: &Limits) -> Result<Expr, ParseError> {
@@ -113,6 +159,37 @@ impl<'a> Cursor<'a> {
         } else {
             false
         }
+    }
+
+    fn spaces(&mut self) {
+        let r = self.rest();
+        self.pos += r.len() - r.trim_start_matches(' ').len();
+    }
+
+    /// `-term` or `term`.
+    fn signed_term(&mut self, limits: &Limits) -> Option<Result<Expr, ParseError>> {
+        let neg = self.eat("-");
+        let e = self.term(limits)?;
+        Some(e.map(|e| if neg { Expr::Neg(Box::new(e)) } else { e }))
+    }
+
+    /// A signed term, or `x = <signed term>` for a letter `x` (not `e` or `i`).
+    fn item(&mut self, limits: &Limits) -> Option<Result<Expr, ParseError>> {
+        let b = self.rest().as_bytes();
+        let letter = b.first().filter(|c| c.is_ascii_alphabetic() && !matches!(c, b'e' | b'i')).copied();
+        if let Some(l) = letter {
+            let after = &self.rest()[1..];
+            let eq = after.trim_start_matches(' ');
+            if let Some(rhs) = eq.strip_prefix('=') {
+                self.pos = self.s.len() - rhs.len();
+                self.spaces();
+                let rhs = self.signed_term(limits)?;
+                let lhs = Expr::Sym((l as char).to_string());
+                return Some(rhs.map(|r| Expr::Relation { terms: vec![lhs, r], ops: vec![crate::ast::RelOp::Eq] }));
+            }
+            return None;
+        }
+        self.signed_term(limits)
     }
 
     /// `12`, `1.5`, `.5` (no trailing dot, no exponent, no separators).

@@ -572,7 +572,11 @@ fn fast_paths_agree_with_the_full_parser() {
         "\\frac{3\\pi}{4}", "30^\\circ", "30^{\\circ}", "-30^\\circ", "12.5\\%", "28%", "-5%",
         "\\frac12", "\\frac{1}{2}x", "\\pix", "\\sqrt{x}", "2\\sqrt{3}\\pi", "3/4/5", "\\frac{1}{2}.",
         "2\\frac{1}{2}", "\\frac{a}{b}", "1/0", "\\frac{0}{0}", "1,234", "-1,234.5", "12,345,678", "1,23",
-        "1,2345", "0,123", "1,234.", "1,234.5.6", ",123", "1,,234",
+        "1,2345", "0,123", "1,234.", "1,234.5.6", ",123", "1,,234", "x = 5", "x=5", "y = -\\frac{1}{2}",
+        "e = 5", "i=1", "xy = 5", "x = 5, y = 6", "(1, 2)", "(1,2)", "(1, 234)", "(-1, 2), (3, -4)", "(5)",
+        "(-5)", "-2,1", "-2, 1", "1, 2, 3", "1,2,3", "1,234,5", "12,345, 6", "(1,2", "1,", "(1, 2),",
+        "((1, 2))", "(x, 2)", "(1; 2)", "1, x = 2", "x = 1, 2", "(\\frac{1}{2}, \\sqrt{3})", "2, 30^\\circ",
+        "x = (1, 2)", "A = 5", "(1, 2) ", " 1", "1 ,2", "(1 , 2)",
     ];
     let limits = Limits::default();
     let mut used = 0;
@@ -584,6 +588,9 @@ fn fast_paths_agree_with_the_full_parser() {
         }
         assert_eq!(parse(s, &limits), parse_full(s, &limits), "{s}");
     }
-    assert!(used >= 30, "only {used} inputs took a fast path");
+    assert!(used >= 40, "only {used} inputs took a fast path");
+    for s in ["x = 5", "(1, 2)", "-2,1", "(1,2), (3,4)", "\\frac{3}{4}", "2\\sqrt{3}", "1,234"] {
+        assert!(fast::plain_number(s, &limits).or_else(|| fast::simple(s, &limits)).is_some(), "{s} is not fast");
+    }
 }
 
