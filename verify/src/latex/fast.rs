@@ -206,7 +206,7 @@ impl<'a> Cursor<'a> {
         } else if int == 0 {
             return None;
         }
-        if b.get(end).is_some_and(|c| matches!(c, b'e' | b'E' | b',' | b'_' | b'.')) {
+        if b.get(end).is_some_and(|c| matches!(c, b'e' | b'E' | b'_' | b'.')) {
             return None;
         }
         let lit = &self.rest()[..end];
