@@ -20,10 +20,13 @@
 //! - mixed numbers: `2\frac{1}{2}` and `2 1/2` are `2 + 1/2` when the fraction is proper; `2 3`
 //!   (two juxtaposed numbers) and `11 6/6` are syntax errors;
 //! - `\text{(C)}`, `\text{C}`, `(C)` are `Sym("C")`; other whole-text answers are `Text`;
-//! - `f(x)`, `g(x)`, `h(x)` are function calls; other `a(b)` are products;
 //! - a number with a base subscript (`204_5`) is `Sym("204_5")`;
 //! - `2^10` is `2^{10}` (plain-text reading), `\sqrt12` is `\sqrt{12}`;
-//! - `\lg` is `log10`; `\sin^{-1}` is `arcsin`; `vmatrix` is `det(matrix)`.
+//! - `\lg` is `log10`; `\sin^{-1}` is `arcsin`; `vmatrix` is `det(matrix)`;
+//! - `f(x)`, `g(x)`, `h(x)` and an upper-case letter directly followed by `(` (`I(0)`, `N(n)`) are
+//!   calls; `x \in S` is `S`; `\setminus` is rejected;
+//! - `-5` is `Neg(Num(5))` (never a negative literal), `(a)` is `a`, `\boxed{..}` is unwrapped and
+//!   several boxes are a `List`.
 
 mod fast;
 mod normalize;

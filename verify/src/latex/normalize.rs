@@ -17,7 +17,10 @@
 //!   single letters and math-font names become plain letters (`\mathrm{e}` is `e`, `\mathbf{v}` is
 //!   `v`), other text stays as `\text{...}`;
 //! - bare words: units after a value are dropped (`12 dollars`, `4 square units`), `and`/`or`
-//!   become separators, `sin`/`ln`/`sqrt`/`pi` become commands;
+//!   become separators, `sin`/`ln`/`sqrt`/`pi`/`times` become commands, a spaced `x` between two
+//!   numbers is `\times` (`35 x 32`, `1.2 x 10^{-4}`), other lower-case words of four or more
+//!   letters become `\word{...}`, which the grammar rejects (`f(x)=ax+b, where b is ...` is
+//!   not a product of letters);
 //! - thousands separators are joined (see [`join_thousands`]);
 //! - trailing `.`, `,`, `;` are removed.
 //!
