@@ -3,19 +3,19 @@
 //! Pipeline, every step linear in the input and bounded:
 //! 1. reject inputs over `limits.max_answer_bytes` ([`LimitKind::AnswerTooLong`]);
 //! 2. fast path for plain numbers (`42`, `-3.5`) that skips everything else;
-//! 3. [`normalize`](normalize::normalize): one string pass that maps the many spellings of an
+//! 3. `normalize`: one string pass that maps the many spellings of an
 //!    answer to a small LaTeX subset (Unicode, `\left`, `\dfrac`, spacing, units, thousands
 //!    separators, `|x|` pairing, ...);
 //! 4. whole-text answers (`\text{Monday}`, `no solution`) become [`Expr::Text`];
-//! 5. [`check_depth`]: a linear scan that bounds every source of recursion (brackets, groups,
+//! 5. `check_depth`: a linear scan that bounds every source of recursion (brackets, groups,
 //!    environments, prefix signs, divisions, `\pm`) by `limits.max_depth`
 //!    ([`LimitKind::TooDeep`]), so neither pest nor the tree builder nor later tree walks can
 //!    overflow the stack;
-//! 6. the pest grammar (`latex.pest`) and the Pratt builder ([`parse`](self::parse) module `parse`).
+//! 6. the pest grammar (`latex.pest`) and the Pratt builder (module `parse`).
 //!
 //! Policies worth knowing (see the tests for the full table):
 //! - thousands: `1,234` and `1,234,567` are numbers; `1,2`, `-2,1`, `1,22`, `27,54,108,135`,
-//!   `(3,331)` are lists/tuples (rule in [`normalize::join_thousands`]); `1{,}234`, `10,\!080`,
+//!   `(3,331)` are lists/tuples (rule in `normalize::join_thousands`); `1{,}234`, `10,\!080`,
 //!   `12\,000` are always numbers;
 //! - mixed numbers: `2\frac{1}{2}` and `2 1/2` are `2 + 1/2` when the fraction is proper; `2 3`
 //!   (two juxtaposed numbers) and `11 6/6` are syntax errors;
