@@ -594,3 +594,41 @@ fn fast_paths_agree_with_the_full_parser() {
     }
 }
 
+
+/// Random token soup (deterministic): the parser never panics and never overflows a small stack.
+#[test]
+fn random_token_soup_never_panics() {
+    const TOKENS: &[&str] = &[
+        "1", "23", "0.5", ",", ", ", ";", "(", ")", "[", "]", "{", "}", "\\{", "\\}", "|", "+", "-", "*",
+        "/", "^", "_", "!", "%", "\\%", "=", "<", "\\le", "\\frac", "\\sqrt", "\\left(", "\\right)",
+        "\\text{", "cm", " and ", "x", "e", "i", "\\pi", "\\infty", "\\sin", "\\log_", "\\cdot", "\\pm",
+        "^\\circ", "°", "−", "√", "\\begin{pmatrix}", "\\end{pmatrix}", "&", "\\\\", "\\boxed{", "f(",
+        "\\in", "\\cup", "'", ".", " ", "\\,", "\\!", "{,}", "$", "\\mathrm{", "\\lfloor", "\\rfloor",
+        "\\binom", "\\choose", "1,234", "e8", "\\dfrac", "\u{0}", "日", "\\", "\\dot{",
+    ];
+    let handle = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let limits = Limits::default();
+            let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let mut parsed = 0;
+            for _ in 0..3000 {
+                let len = (next() % 24) as usize;
+                let s: String = (0..len).map(|_| TOKENS[(next() % TOKENS.len() as u64) as usize]).collect();
+                if let Ok(e) = parse(&s, &limits) {
+                    parsed += 1;
+                    let _ = e.to_string();
+                }
+            }
+            parsed
+        })
+        .expect("spawn test thread");
+    let parsed = handle.join().expect("the parser panicked or overflowed the stack");
+    assert!(parsed > 0);
+}
