@@ -512,6 +512,21 @@ fn adversarial_inputs_on_a_small_stack() {
     assert!(deep >= 20, "only {deep} adversarial inputs were stopped by the depth scan");
 }
 
+/// When pest's own stack guard trips (a tiny thread stack), the answer is a depth limit.
+#[test]
+fn pest_stack_guard_is_a_depth_limit() {
+    let handle = std::thread::Builder::new()
+        .stack_size(128 * 1024)
+        .spawn(|| {
+            let d = 40;
+            let s = format!("{}x{}", "(".repeat(d), ")".repeat(d));
+            parse(&s, &Limits::default())
+        })
+        .expect("spawn test thread");
+    let r = handle.join().expect("parser overflowed the stack");
+    assert!(matches!(r, Ok(_) | Err(ParseError::Limit(LimitKind::TooDeep))), "{r:?}");
+}
+
 /// Inputs at the depth limit still parse: the limit does not reject real answers, and the parser
 /// survives the deepest accepted input. Unoptimised (test) builds of the pest parser use about
 /// 4 KiB of stack per nesting level and pest refuses to go on with less than 64 KiB left, so this
