@@ -44,7 +44,7 @@ fn main() -> anyhow::Result<()> {
     let limits = Limits::default();
     if let Ok(one) = std::env::var("PARSE_SPEED_INPUT") {
         // Profile one input: `PARSE_SPEED_INPUT='x = 5' perf record ...`.
-        report(&format!("`{one}`"), &[one.clone()], &limits);
+        report(&format!("`{one}`"), std::slice::from_ref(&one), &limits);
         return Ok(());
     }
     let typical: Vec<String> =
