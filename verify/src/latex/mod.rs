@@ -3,28 +3,32 @@
 //! Pipeline, every step linear in the input and bounded:
 //! 1. reject inputs over `limits.max_answer_bytes` ([`LimitKind::AnswerTooLong`]);
 //! 2. fast path for plain numbers (`42`, `-3.5`) that skips everything else;
-//! 3. [`normalize`](normalize::normalize): one string pass that maps the many spellings of an
+//! 3. `normalize`: one string pass that maps the many spellings of an
 //!    answer to a small LaTeX subset (Unicode, `\left`, `\dfrac`, spacing, units, thousands
 //!    separators, `|x|` pairing, ...);
 //! 4. whole-text answers (`\text{Monday}`, `no solution`) become [`Expr::Text`];
-//! 5. [`check_depth`]: a linear scan that bounds every source of recursion (brackets, groups,
+//! 5. `check_depth`: a linear scan that bounds every source of recursion (brackets, groups,
 //!    environments, prefix signs, divisions, `\pm`) by `limits.max_depth`
 //!    ([`LimitKind::TooDeep`]), so neither pest nor the tree builder nor later tree walks can
 //!    overflow the stack;
-//! 6. the pest grammar (`latex.pest`) and the Pratt builder ([`parse`](self::parse) module `parse`).
+//! 6. the pest grammar (`latex.pest`) and the Pratt builder (module `parse`).
 //!
 //! Policies worth knowing (see the tests for the full table):
 //! - thousands: `1,234` and `1,234,567` are numbers; `1,2`, `-2,1`, `1,22`, `27,54,108,135`,
-//!   `(3,331)` are lists/tuples (rule in [`normalize::join_thousands`]); `1{,}234`, `10,\!080`,
+//!   `(3,331)` are lists/tuples (rule in `normalize::join_thousands`); `1{,}234`, `10,\!080`,
 //!   `12\,000` are always numbers;
 //! - mixed numbers: `2\frac{1}{2}` and `2 1/2` are `2 + 1/2` when the fraction is proper; `2 3`
 //!   (two juxtaposed numbers) and `11 6/6` are syntax errors;
 //! - `\text{(C)}`, `\text{C}`, `(C)` are `Sym("C")`; other whole-text answers are `Text`;
-//! - `f(x)`, `g(x)`, `h(x)` are function calls; other `a(b)` are products;
 //! - a number with a base subscript (`204_5`) is `Sym("204_5")`;
 //! - `2^10` is `2^{10}` (plain-text reading), `\sqrt12` is `\sqrt{12}`;
-//! - `\lg` is `log10`; `\sin^{-1}` is `arcsin`; `vmatrix` is `det(matrix)`.
+//! - `\lg` is `log10`; `\sin^{-1}` is `arcsin`; `vmatrix` is `det(matrix)`;
+//! - `f(x)`, `g(x)`, `h(x)` and an upper-case letter directly followed by `(` (`I(0)`, `N(n)`) are
+//!   calls; `x \in S` is `S`; `\setminus` is rejected;
+//! - `-5` is `Neg(Num(5))` (never a negative literal), `(a)` is `a`, `\boxed{..}` is unwrapped and
+//!   several boxes are a `List`.
 
+mod fast;
 mod normalize;
 mod number;
 mod parse;
@@ -65,9 +69,17 @@ pub fn parse(input: &str, limits: &Limits) -> Result<Expr, ParseError> {
         return Err(ParseError::Limit(LimitKind::AnswerTooLong));
     }
     let trimmed = input.trim();
-    if let Some(r) = number::plain_number(trimmed, limits) {
+    if let Some(r) = fast::plain_number(trimmed, limits) {
         return r;
     }
+    if let Some(r) = fast::simple(trimmed, limits) {
+        return r;
+    }
+    parse_full(trimmed, limits)
+}
+
+/// The full pipeline, without the fast paths.
+pub(crate) fn parse_full(trimmed: &str, limits: &Limits) -> Result<Expr, ParseError> {
     if let Some(text) = words_only(trimmed) {
         return Ok(text);
     }
@@ -158,11 +170,7 @@ pub(crate) fn check_depth(s: &str, max_depth: usize) -> Result<(), ParseError> {
                 value = true;
             }
             b',' | b';' | b'&' | b'=' | b'<' | b'>' => cur = 0,
-            b'+' | b'-' => {
-                if !after_value {
-                    cur += 1;
-                }
-            }
+            b'+' | b'-' if !after_value => cur += 1,
             b'/' => cur += 1,
             b'\\' => {
                 let start = i + 1;

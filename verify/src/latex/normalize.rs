@@ -17,7 +17,10 @@
 //!   single letters and math-font names become plain letters (`\mathrm{e}` is `e`, `\mathbf{v}` is
 //!   `v`), other text stays as `\text{...}`;
 //! - bare words: units after a value are dropped (`12 dollars`, `4 square units`), `and`/`or`
-//!   become separators, `sin`/`ln`/`sqrt`/`pi` become commands;
+//!   become separators, `sin`/`ln`/`sqrt`/`pi`/`times` become commands, a spaced `x` between two
+//!   numbers is `\times` (`35 x 32`, `1.2 x 10^{-4}`), other lower-case words of four or more
+//!   letters become `\word{...}`, which the grammar rejects (`f(x)=ax+b, where b is ...` is
+//!   not a product of letters);
 //! - thousands separators are joined (see [`join_thousands`]);
 //! - trailing `.`, `,`, `;` are removed.
 //!
@@ -262,7 +265,9 @@ impl<'a> Normalizer<'a> {
             }
         }
         if let Some(inner) = after.strip_prefix('{') {
-            if let Some(close) = inner.find('}') {
+            // Look only a few bytes ahead (`{\prime\prime}`), keeping the pass linear.
+            let window = &inner.as_bytes()[..inner.len().min(40)];
+            if let Some(close) = window.iter().position(|&b| b == b'}') {
                 let body = &inner[..close];
                 let words: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '\\').filter(|w| !w.is_empty()).collect();
                 if !words.is_empty() && body.trim_start().starts_with('\\') {
@@ -357,6 +362,14 @@ impl<'a> Normalizer<'a> {
         let w = &self.src[start..start + len];
         self.pos = start + len;
         if len < 2 {
+            // `35 x 32`: a spaced `x` between two numbers is a multiplication sign.
+            let spaced = self.out.ends_with(' ') && self.rest().starts_with(' ');
+            let between_numbers = self.out.trim_end().ends_with(|c: char| c.is_ascii_digit())
+                && self.rest().trim_start().starts_with(|c: char| c.is_ascii_digit());
+            if w == "x" && spaced && between_numbers {
+                self.emit_cmd("times");
+                return;
+            }
             self.out.push_str(w);
             return;
         }
@@ -423,7 +436,13 @@ impl<'a> Normalizer<'a> {
             let len = if p2.starts_with(|c: char| c.is_ascii_digit()) {
                 1
             } else if p2.starts_with('{') {
-                p2.find('}').filter(|&k| p2[1..k].trim().chars().all(|c| c.is_ascii_digit() || c == '-')).map(|k| k + 1).unwrap_or(0)
+                let window = &p2.as_bytes()[..p2.len().min(8)];
+                window
+                    .iter()
+                    .position(|&b| b == b'}')
+                    .filter(|&k| window[1..k].iter().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b' ')))
+                    .map(|k| k + 1)
+                    .unwrap_or(0)
             } else {
                 0
             };
@@ -438,7 +457,7 @@ impl<'a> Normalizer<'a> {
         let rest = self.rest();
         let after = rest.trim_start();
         let skipped = rest.len() - after.len();
-        if after.starts_with('{') {
+        if let Some(inner) = after.strip_prefix('{') {
             let mut depth = 0usize;
             for (k, ch) in after.char_indices() {
                 match ch {
@@ -455,7 +474,7 @@ impl<'a> Normalizer<'a> {
             }
             // Unbalanced: take the rest.
             self.pos = self.src.len();
-            &after[1..]
+            inner
         } else if let Some(ch) = after.chars().next() {
             if ch == '\\' {
                 // `\mathrm\pi`: leave the command to the main loop.
@@ -760,7 +779,7 @@ pub(crate) fn join_thousands(s: &str) -> String {
             if j - i <= 3 {
                 let mut k = j;
                 let mut groups = 0;
-                while k + 3 < b.len() + 0
+                while k + 3 < b.len()
                     && b[k] == b','
                     && b[k + 1..k + 4].iter().all(u8::is_ascii_digit)
                     && !b.get(k + 4).is_some_and(u8::is_ascii_digit)

@@ -18,7 +18,7 @@ pub(crate) fn parse_number(text: &str, limits: &Limits) -> Result<Number, ParseE
         Some(k) => (&mantissa[..k], Some(&mantissa[k + 1..])),
         None => (mantissa, None),
     };
-    if int_part.is_empty() && frac_part.map_or(true, str::is_empty) {
+    if int_part.is_empty() && frac_part.is_none_or(str::is_empty) {
         return Err(bad());
     }
     let frac_digits = frac_part.unwrap_or("");
@@ -88,36 +88,6 @@ pub(crate) fn parse_int(text: &str, limits: &Limits) -> Result<BigInt, ParseErro
     }
     BigInt::parse_bytes(text.as_bytes(), 10)
         .ok_or_else(|| ParseError::Syntax { message: format!("invalid integer `{text}`"), position: 0 })
-}
-
-/// The fast path: `42`, `-3.5`, `+7`, `.25` without any other character. `None` when the input
-/// needs the full parser.
-pub(crate) fn plain_number(s: &str, limits: &Limits) -> Option<Result<crate::ast::Expr, ParseError>> {
-    use crate::ast::Expr;
-    let (neg, body) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let bytes = body.as_bytes();
-    let mut dots = 0;
-    for &b in bytes {
-        if b == b'.' {
-            dots += 1;
-        } else if !b.is_ascii_digit() {
-            return None;
-        }
-    }
-    // A trailing dot is stripped by the full path; leave those (and bare dots) to it.
-    if bytes.is_empty() || dots > 1 || bytes.last() == Some(&b'.') || (dots == 1 && bytes.len() == 1) {
-        return None;
-    }
-    let n = match parse_number(body, limits) {
-        Ok(n) => n,
-        Err(e) => return Some(Err(e)),
-    };
-    let e = Expr::Num(n);
-    Some(Ok(if neg { Expr::Neg(Box::new(e)) } else { e }))
 }
 
 /// Whether a value is the integer one (used by the builder for `\sin^{-1}`).

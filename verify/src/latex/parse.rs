@@ -44,6 +44,12 @@ fn pratt() -> &'static PrattParser<Rule> {
 /// Run the grammar on a normalised answer and build the tree.
 pub(crate) fn parse_normalized(s: &str, limits: &Limits) -> Result<Expr, ParseError> {
     let mut pairs = AnswerParser::parse(Rule::answer, s).map_err(|e| {
+        // pest's own guard (less than 64 KiB of stack left): a depth limit, not bad syntax.
+        if let pest::error::ErrorVariant::CustomError { message } = &e.variant {
+            if message.contains("limit reached") {
+                return ParseError::Limit(crate::limits::LimitKind::TooDeep);
+            }
+        }
         let position = match e.location {
             pest::error::InputLocation::Pos(p) => p,
             pest::error::InputLocation::Span((p, _)) => p,
@@ -53,7 +59,10 @@ pub(crate) fn parse_normalized(s: &str, limits: &Limits) -> Result<Expr, ParseEr
         let message = match s.get(position..).and_then(|r| r.strip_prefix('\\')) {
             Some(r) if r.starts_with(|c: char| c.is_ascii_alphabetic()) => {
                 let name: String = r.chars().take_while(char::is_ascii_alphabetic).collect();
-                format!("unsupported command `\\{name}`")
+                match r.strip_prefix("word{") {
+                    Some(w) => format!("unexpected word `{}`", w.split('}').next().unwrap_or(w)),
+                    None => format!("unexpected command `\\{name}` here"),
+                }
             }
             _ => e.variant.message().into_owned(),
         };

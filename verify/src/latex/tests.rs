@@ -57,6 +57,9 @@ fn numbers() {
         ("10,\\!080", "10080"),
         ("11,\\! 111,\\! 111,\\! 100", "11111111100"),
         ("12\\,000", "12000"),
+        ("1\u{202f}234\u{202f}567", "1234567"),
+        ("12\u{a0}000", "12000"),
+        ("1\\,5", "ERR"),
         ("\\$32,\\!348", "32348"),
         ("x = 12,000", "x = 12000"),
         // ... and what is not a thousands separator
@@ -164,6 +167,9 @@ fn products_and_sums() {
         ("3 \\mp 2", "(3 ± 2)"),
         ("±2", "(± 2)"),
         ("a \\cdot -b", "(a * -(b))"),
+        ("35 x 32 x 11", "(35 * 32 * 11)"),
+        ("2 x", "(2 * x)"),
+        ("2x 3", "(2 * x * 3)"),
     ]);
 }
 
@@ -509,6 +515,21 @@ fn adversarial_inputs_on_a_small_stack() {
     assert!(deep >= 20, "only {deep} adversarial inputs were stopped by the depth scan");
 }
 
+/// When pest's own stack guard trips (a tiny thread stack), the answer is a depth limit.
+#[test]
+fn pest_stack_guard_is_a_depth_limit() {
+    let handle = std::thread::Builder::new()
+        .stack_size(128 * 1024)
+        .spawn(|| {
+            let d = 40;
+            let s = format!("{}x{}", "(".repeat(d), ")".repeat(d));
+            parse(&s, &Limits::default())
+        })
+        .expect("spawn test thread");
+    let r = handle.join().expect("parser overflowed the stack");
+    assert!(matches!(r, Ok(_) | Err(ParseError::Limit(LimitKind::TooDeep))), "{r:?}");
+}
+
 /// Inputs at the depth limit still parse: the limit does not reject real answers, and the parser
 /// survives the deepest accepted input. Unoptimised (test) builds of the pest parser use about
 /// 4 KiB of stack per nesting level and pest refuses to go on with less than 64 KiB left, so this
@@ -560,12 +581,72 @@ fn normalized_form_is_exposed() {
 }
 
 #[test]
-fn fast_path_matches_full_parser() {
-    // `x+0` forces the full path; compare the number part.
-    for s in ["42", "-42", "3.14", "-0.5", ".5", "+7", "007"] {
-        let fast = parse(s, &Limits::default()).map(|e| e.to_string());
-        let full = parse(&format!("{{{s}}}"), &Limits::default()).map(|e| e.to_string());
-        assert_eq!(fast, full, "{s}");
+fn fast_paths_agree_with_the_full_parser() {
+    let inputs = [
+        "42", "-42", "3.14", "-0.5", ".5", "+7", "007", "0", "5.", "1e5", "1,234", "\\frac{3}{4}",
+        "-\\frac{3}{4}", "\\dfrac{1}{2}", "\\tfrac{10}{3}", "\\frac{1.5}{2}", "3/4", "-3/4", "0.5/2",
+        "\\sqrt{2}", "2\\sqrt{3}", "-2\\sqrt{3}", "1.5\\sqrt{2}", "\\frac{\\sqrt{3}}{2}",
+        "\\frac{3\\sqrt{3}}{4}", "\\frac{1}{\\sqrt{2}}", "\\pi", "2\\pi", "-\\pi", "\\frac{\\pi}{2}",
+        "\\frac{3\\pi}{4}", "30^\\circ", "30^{\\circ}", "-30^\\circ", "12.5\\%", "28%", "-5%",
+        "\\frac12", "\\frac{1}{2}x", "\\pix", "\\sqrt{x}", "2\\sqrt{3}\\pi", "3/4/5", "\\frac{1}{2}.",
+        "2\\frac{1}{2}", "\\frac{a}{b}", "1/0", "\\frac{0}{0}", "1,234", "-1,234.5", "12,345,678", "1,23",
+        "1,2345", "0,123", "1,234.", "1,234.5.6", ",123", "1,,234", "x = 5", "x=5", "y = -\\frac{1}{2}",
+        "e = 5", "i=1", "xy = 5", "x = 5, y = 6", "(1, 2)", "(1,2)", "(1, 234)", "(-1, 2), (3, -4)", "(5)",
+        "(-5)", "-2,1", "-2, 1", "1, 2, 3", "1,2,3", "1,234,5", "12,345, 6", "(1,2", "1,", "(1, 2),",
+        "((1, 2))", "(x, 2)", "(1; 2)", "1, x = 2", "x = 1, 2", "(\\frac{1}{2}, \\sqrt{3})", "2, 30^\\circ",
+        "x = (1, 2)", "A = 5", "(1, 2) ", " 1", "1 ,2", "(1 , 2)",
+    ];
+    let limits = Limits::default();
+    let mut used = 0;
+    for s in inputs {
+        let fast = fast::plain_number(s, &limits).or_else(|| fast::simple(s, &limits));
+        if let Some(fast) = fast {
+            used += 1;
+            assert_eq!(fast, parse_full(s, &limits), "{s}");
+        }
+        assert_eq!(parse(s, &limits), parse_full(s, &limits), "{s}");
+    }
+    assert!(used >= 40, "only {used} inputs took a fast path");
+    for s in ["x = 5", "(1, 2)", "-2,1", "(1,2), (3,4)", "\\frac{3}{4}", "2\\sqrt{3}", "1,234"] {
+        assert!(fast::plain_number(s, &limits).or_else(|| fast::simple(s, &limits)).is_some(), "{s} is not fast");
     }
 }
 
+
+/// Random token soup (deterministic): the parser never panics and never overflows a small stack.
+#[test]
+fn random_token_soup_never_panics() {
+    const TOKENS: &[&str] = &[
+        "1", "23", "0.5", ",", ", ", ";", "(", ")", "[", "]", "{", "}", "\\{", "\\}", "|", "+", "-", "*",
+        "/", "^", "_", "!", "%", "\\%", "=", "<", "\\le", "\\frac", "\\sqrt", "\\left(", "\\right)",
+        "\\text{", "cm", " and ", "x", "e", "i", "\\pi", "\\infty", "\\sin", "\\log_", "\\cdot", "\\pm",
+        "^\\circ", "°", "−", "√", "\\begin{pmatrix}", "\\end{pmatrix}", "&", "\\\\", "\\boxed{", "f(",
+        "\\in", "\\cup", "'", ".", " ", "\\,", "\\!", "{,}", "$", "\\mathrm{", "\\lfloor", "\\rfloor",
+        "\\binom", "\\choose", "1,234", "e8", "\\dfrac", "\u{0}", "日", "\\", "\\dot{",
+    ];
+    let handle = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let limits = Limits::default();
+            let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let mut parsed = 0;
+            for _ in 0..3000 {
+                let len = (next() % 24) as usize;
+                let s: String = (0..len).map(|_| TOKENS[(next() % TOKENS.len() as u64) as usize]).collect();
+                if let Ok(e) = parse(&s, &limits) {
+                    parsed += 1;
+                    let _ = e.to_string();
+                }
+            }
+            parsed
+        })
+        .expect("spawn test thread");
+    let parsed = handle.join().expect("the parser panicked or overflowed the stack");
+    assert!(parsed > 0);
+}
