@@ -119,7 +119,7 @@ pub fn bf_to_rat(x: &BigFloat, max_bits: u64) -> Option<BigRational> {
     }
     let mut m = BigInt::zero();
     for w in words.iter().rev() {
-        m = (m << 64) + BigInt::from(*w as u64);
+        m = (m << 64) + BigInt::from(*w);
     }
     if sign == Sign::Neg {
         m = -m;
@@ -361,7 +361,7 @@ impl<'a> Evaluator<'a> {
 
     fn neg(&mut self, v: Value) -> Value {
         match v {
-            Value::Exact(q) => Value::Exact(q.neg()),
+            Value::Exact(q) => Value::Exact(q.negate()),
             Value::Approx(c) => Value::Approx(c.neg()),
         }
     }

@@ -46,7 +46,7 @@ impl Q {
         bits(&self.re) + if self.im.is_zero() { 0 } else { bits(&self.im) }
     }
 
-    pub fn neg(self) -> Q {
+    pub fn negate(self) -> Q {
         Q { re: -self.re, im: -self.im }
     }
 
