@@ -218,3 +218,24 @@ pub fn significant_digits(value: &BigRational, decimals: u32, b: &Budget) -> Res
     }
     Ok(scaled.to_str_radix(10).len() as u32)
 }
+
+/// The decimal position of the last written digit of a decimal literal with `d` decimals in its
+/// mantissa: `d` for a plain decimal, more for scientific notation with a negative exponent
+/// (`1.325e-27` has its last digit at 30 decimals). `None` if the value is not a decimal fraction.
+pub fn effective_decimals(value: &BigRational, d: u32) -> Option<u32> {
+    let mut den = value.denom().clone();
+    let (two, five) = (BigInt::from(2), BigInt::from(5));
+    let (mut a, mut b) = (0u32, 0u32);
+    while (&den % &two).is_zero() {
+        den /= &two;
+        a += 1;
+    }
+    while (&den % &five).is_zero() {
+        den /= &five;
+        b += 1;
+    }
+    if !den.is_one() {
+        return None;
+    }
+    Some(d.max(a).max(b))
+}

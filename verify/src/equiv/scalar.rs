@@ -3,7 +3,7 @@
 //! for expressions with free symbols.
 
 use super::eval::{fnv1a, rat_to_bf, splitmix64, Cf, EvalErr, Evaluator, Value, PREC};
-use super::number::{rounds_to, significant_digits};
+use super::number::{effective_decimals, rounds_to, significant_digits};
 use super::{Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, Func, Number};
 use crate::limits::LimitKind;
@@ -42,9 +42,12 @@ pub fn has_decimal(e: &Expr) -> bool {
     found
 }
 
+/// A lone decimal literal: its value and the decimal position of its last written digit.
 fn single_decimal(e: &Expr) -> Option<(BigRational, u32)> {
     match e {
-        Expr::Num(Number { value, decimals: Some(d) }) => Some((value.clone(), *d)),
+        Expr::Num(Number { value, decimals: Some(d) }) => {
+            effective_decimals(value, *d).map(|d| (value.clone(), d))
+        }
         Expr::Neg(a) => single_decimal(a).map(|(v, d)| (-v, d)),
         _ => None,
     }

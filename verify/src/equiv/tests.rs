@@ -25,6 +25,13 @@ fn dec(s: &str) -> Expr {
     }
     Expr::Num(Number { value, decimals: Some(frac.len() as u32) })
 }
+/// `mantissa e exp` as the parser writes it: exact value, decimals of the mantissa.
+fn sci(mantissa: &str, exp: i32) -> Expr {
+    let Expr::Num(m) = dec(mantissa) else { return n(0) };
+    let scale = BigRational::from_integer(num_traits::Pow::pow(BigInt::from(10), exp.unsigned_abs()));
+    let value = if exp >= 0 { m.value * scale } else { m.value / scale };
+    Expr::Num(Number { value, decimals: m.decimals })
+}
 fn q(a: i64, b: i64) -> Expr {
     frac(n(a), n(b))
 }
@@ -391,6 +398,16 @@ fn decimal_rules() {
             (n(5), dec("5.001"), N),
             (dec("0.0"), n(0), E),
             (dec("2.72"), e(), E),
+            // Scientific notation: `1.325e-27` has its last digit at 30 decimals.
+            (sci("1.325", -27), mul(vec![n(5), pow(n(10), n(-27))]), N),
+            (sci("1.325", -27), mul(vec![q(13254, 10000), pow(n(10), n(-27))]), E),
+            (sci("1.325", -27), sci("1.3254", -27), E),
+            (sci("1.325", -27), sci("1.326", -27), N),
+            (mul(vec![q(13254, 10000), pow(n(10), n(-27))]), sci("1.325", -27), E),
+            (sci("8.7", 8), n(870_000_000), E),
+            (sci("8.7", 8), n(880_000_000), N),
+            (dec("0.0000672"), q(672, 10_000_000), E),
+            (dec("0.0000672"), q(673, 10_000_000), N),
         ],
     );
 }
