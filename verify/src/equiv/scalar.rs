@@ -17,6 +17,8 @@ const RM: RoundingMode = RoundingMode::ToEven;
 const POINTS: usize = 5;
 /// Random points tried at most (points where a side is undefined are skipped).
 const MAX_TRIES: usize = 16;
+/// Point indices from this one on are positive integers (see [`point_value`]).
+pub const INTEGER_POINTS: usize = 1 << 20;
 /// Precision of the re-evaluation that tells a cancelled zero from a tiny number.
 const HIGH_PREC: usize = 4 * PREC;
 
@@ -174,6 +176,8 @@ pub struct Summary {
     pub user_function: bool,
     /// A `\pm`.
     pub plus_minus: bool,
+    /// A factorial or binomial coefficient (symbols then take integer values).
+    pub integer_function: bool,
 }
 
 impl Summary {
@@ -185,6 +189,7 @@ impl Summary {
             Expr::Sym(_) => s.symbols = true,
             Expr::Func(Func::Other(_), _) => s.user_function = true,
             Expr::PlusMinus(..) => s.plus_minus = true,
+            Expr::Factorial(_) | Expr::Binom(..) => s.integer_function = true,
             _ => {}
         });
         s
@@ -379,9 +384,14 @@ fn cancelled(gl: &Value, pl: &Value, gh: &Value, ph: &Value) -> bool {
     dh.cmp(&shrink).is_some_and(|o| o <= 0)
 }
 
-/// A deterministic pseudo-random positive rational for symbol `name` at point `k`.
+/// A deterministic pseudo-random positive rational for symbol `name` at point `k` (an integer
+/// from 2 to 25 when `k >= INTEGER_POINTS`).
 pub fn point_value(name: &str, k: usize) -> BigRational {
     let h = splitmix64(fnv1a(name.as_bytes()) ^ splitmix64(k as u64 + 1));
+    if k >= INTEGER_POINTS {
+        // Integer points for factorials and binomials: 2..=25.
+        return BigRational::from_integer(BigInt::from(2 + (h % 24) as i64));
+    }
     let num = 1 + (h % 2999) as i64;
     let den = 1000 + ((h >> 32) % 997) as i64;
     BigRational::new(BigInt::from(num), BigInt::from(den))
@@ -398,7 +408,8 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
             break;
         }
         cx.budget.charge(1)?;
-        let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, k))).collect();
+        let index = if gs.integer_function || ps.integer_function { INTEGER_POINTS + k } else { k };
+        let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, index))).collect();
         let (gv, pv, cap) = match eval_pair(g, p, cx, &env, PREC) {
             Ok(v) => v,
             Err(EvalErr::Limit(k)) => return Err(k),

@@ -353,6 +353,10 @@ fn free_variables() {
             (pow(pow(x(), n(2)), q(1, 2)), x(), E),
             (pow(x(), q(1, 2)), sqrt(x()), E),
             (sub(add(vec![pow(cos(x()), n(2)), pow(sin(x()), n(2))]), n(1)), n(0), E),
+            (fact(add(vec![sym("n"), n(1)])), mul(vec![add(vec![sym("n"), n(1)]), fact(sym("n"))]), E),
+            (binom(sym("n"), n(2)), frac(mul(vec![sym("n"), sub(sym("n"), n(1))]), n(2)), E),
+            (binom(sym("n"), n(2)), frac(mul(vec![sym("n"), add(vec![sym("n"), n(1)])]), n(2)), N),
+            (fact(sym("n")), fact(add(vec![sym("n"), n(1)])), N),
         ],
     );
 }
@@ -600,6 +604,9 @@ fn limits_are_reported() {
             ),
             // A cap that does not matter for a clear difference still decides.
             (pow(n(2), n(70_000)), n(3), N),
+            // A clear difference elsewhere in a tuple decides despite a capped element.
+            (tuple(vec![fact(n(100_000)), n(1)]), tuple(vec![n(5), n(2)]), N),
+            (tuple(vec![fact(n(100_000)), n(1)]), tuple(vec![n(5), n(1)]), Lim(LimitKind::FactorialTooLarge)),
             // Factorials within the cap are exact.
             (frac(fact(n(3000)), fact(n(2999))), n(3000), E),
         ],
