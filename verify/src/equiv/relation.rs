@@ -17,10 +17,11 @@ fn is_eq(op: RelOp) -> bool {
 }
 
 /// What may stand on the named side of `name = value`: a symbol, a user function application
-/// `f(x)`, a product of symbols (`AB`), `|AB|`, or a tuple of names (`(p, q)`).
+/// `f(x)`, a text label (`\text{Revenue} = 5`), a product of symbols (`AB`), `|AB|`, or a tuple
+/// of names (`(p, q)`).
 fn is_name(e: &Expr) -> bool {
     match e {
-        Expr::Sym(_) | Expr::Func(Func::Other(_), _) => true,
+        Expr::Sym(_) | Expr::Text(_) | Expr::Func(Func::Other(_), _) => true,
         Expr::Mul(v) => !v.is_empty() && v.iter().all(|x| matches!(x, Expr::Sym(_))),
         Expr::Func(Func::Abs, v) => v.len() == 1 && is_name(&v[0]),
         Expr::Tuple(v) => !v.is_empty() && v.iter().all(is_name),
