@@ -107,6 +107,12 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
             return Decision { verdict, rule: "exact" };
         }
     }
+    // A lone letter against a lone letter is a multiple-choice label: case does not matter.
+    if let (Expr::Sym(a), Expr::Sym(b)) = (gold, pred) {
+        if a.chars().count() == 1 && a.to_lowercase() == b.to_lowercase() {
+            return Decision { verdict: Verdict::Equal, rule: "choice_letter" };
+        }
+    }
     // The astro-float constants cache (pi, e, ln 2, ln 10 digits) is reused across calls on the
     // same thread; it only memoises constants, so verdicts do not depend on it.
     let cc = CONSTS.with(|c| c.borrow_mut().take());

@@ -47,6 +47,23 @@ pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
     None
 }
 
+/// A predicted computation `\frac{3}{4} \cdot 12 = 9`: an equation whose left side has no free
+/// symbol; its last term is the answer. (Only for predictions: a gold `7 = 11a + c` does not
+/// mean `11a + c`.)
+fn computed_value(e: &Expr) -> Option<&Expr> {
+    let Expr::Relation { terms, ops } = e else { return None };
+    if ops.is_empty() || !ops.iter().all(|o| is_eq(*o)) || terms.len() != ops.len() + 1 {
+        return None;
+    }
+    let mut syms = Vec::new();
+    free_symbols(&terms[0], &mut syms);
+    if syms.is_empty() {
+        terms.last()
+    } else {
+        None
+    }
+}
+
 fn neg_inf() -> Expr {
     Expr::Neg(Box::new(Expr::Const(Constant::Infinity)))
 }
@@ -117,7 +134,12 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     }
     let (rel, other, rel_is_gold) = if g_rel { (g, p, true) } else { (p, g, false) };
     let ordered = |a: &Expr, b: &Expr, cx: &mut Cx| if rel_is_gold { compare_any(a, b, cx) } else { compare_any(b, a, cx) };
-    if let Some((_, value)) = value_side(rel) {
+    let value = match value_side(rel) {
+        Some((_, v)) => Some(v),
+        None if !rel_is_gold => computed_value(rel),
+        None => None,
+    };
+    if let Some(value) = value {
         return ordered(value, other, cx).map(|c| c.with_rule_if_eq("equation_value"));
     }
     if let Some((_, iv)) = as_interval(rel) {
