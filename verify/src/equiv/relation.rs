@@ -47,21 +47,14 @@ pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
     None
 }
 
-/// A predicted computation `\frac{3}{4} \cdot 12 = 9`: an equation whose left side has no free
-/// symbol; its last term is the answer. (Only for predictions: a gold `7 = 11a + c` does not
-/// mean `11a + c`.)
+/// A predicted equation or chain of equalities (`\frac{3}{4} \cdot 12 = 9`, `x + 2 = 18`): its
+/// last term is the answer. (Only for predictions: a gold `7 = 11a + c` does not mean `11a + c`.)
 fn computed_value(e: &Expr) -> Option<&Expr> {
     let Expr::Relation { terms, ops } = e else { return None };
     if ops.is_empty() || !ops.iter().all(|o| is_eq(*o)) || terms.len() != ops.len() + 1 {
         return None;
     }
-    let mut syms = Vec::new();
-    free_symbols(&terms[0], &mut syms);
-    if syms.is_empty() {
-        terms.last()
-    } else {
-        None
-    }
+    terms.last()
 }
 
 fn neg_inf() -> Expr {

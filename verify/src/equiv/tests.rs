@@ -566,11 +566,12 @@ fn relations() {
             (chain(vec![x(), q(4, 2), n(2)], vec![Eq, Eq]), n(2), E),
             (rel(x(), Gt, n(3)), rel(y(), Gt, n(3)), N),
             (eq(x(), n(5)), eq(x(), dec("5.0")), E),
-            // A predicted computation: its last term is the answer; a gold one is not.
+            // A predicted equation: its last term is the answer; a gold one is not.
             (q(10, 9), eq(q(1, 2), q(10, 9)), E),
             (n(9), eq(mul(vec![q(3, 4), n(12)]), n(9)), E),
             (n(9), eq(mul(vec![q(3, 4), n(12)]), n(8)), N),
-            (n(7), eq(add(vec![mul(vec![n(2), x()]), n(3)]), n(7)), N),
+            (n(18), eq(add(vec![x(), n(2)]), n(18)), E),
+            (eq(add(vec![x(), n(2)]), n(18)), n(18), N),
             (chain(vec![n(1), sym("z"), x(), n(0)], vec![Eq, Eq, Eq]), n(0), E),
             (eq(add(vec![pow(sym("a"), n(2)), sym("b")]), n(0)), n(0), N),
             (eq(n(7), add(vec![mul(vec![n(11), sym("a")]), sym("c")])), add(vec![mul(vec![n(11), sym("a")]), sym("c")]), N),
