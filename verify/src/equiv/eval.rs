@@ -96,6 +96,28 @@ pub fn int_to_bf(n: &BigInt) -> BigFloat {
     BigFloat::from_words(&words, s, e)
 }
 
+/// An approximate `f64` of a finite float (infinite when out of the `f64` range).
+pub fn bf_to_f64(x: &BigFloat) -> f64 {
+    let Some((words, _, sign, e, _)) = x.as_raw_parts() else { return f64::NAN };
+    let Some(top) = words.last() else { return 0.0 };
+    if x.is_zero() {
+        return 0.0;
+    }
+    let m = (*top as f64) / 2f64.powi(64);
+    let v = if e > 1100 {
+        f64::INFINITY
+    } else if e < -1100 {
+        0.0
+    } else {
+        m * 2f64.powi(e)
+    };
+    if sign == Sign::Neg {
+        -v
+    } else {
+        v
+    }
+}
+
 /// A rational rounded to `p` bits.
 pub fn rat_to_bf(q: &BigRational, p: usize) -> BigFloat {
     if q.denom().is_one() {
@@ -373,7 +395,7 @@ impl<'a> Evaluator<'a> {
                 Err(k) => self.note_cap(k),
             }
         }
-        self.charge_float(2)?;
+        self.charge_float(4)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).add(&b.to_cf(p), p).checked()?))
     }
@@ -389,7 +411,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) || b.exact().is_some_and(Q::is_zero) {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.charge_float(2)?;
+        self.charge_float(4)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).mul(&b.to_cf(p), p).checked()?))
     }
@@ -410,7 +432,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) && !b.to_cf(64).is_zero() {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.charge_float(4)?;
+        self.charge_float(8)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).div(&b.to_cf(p), p)?.checked()?))
     }
@@ -422,7 +444,7 @@ impl<'a> Evaluator<'a> {
         let mut sq = z.clone();
         let mut k = n;
         while k > 0 {
-            self.charge_float(2)?;
+            self.charge_float(4)?;
             if k & 1 == 1 {
                 result = result.mul(&sq, p).checked()?;
             }
@@ -483,13 +505,20 @@ impl<'a> Evaluator<'a> {
     /// `b^x = exp(x ln b)` (principal branch).
     fn general_pow(&mut self, b: Value, x: Value) -> R<Value> {
         let p = self.prec;
-        self.charge_float(48)?;
+        self.charge_float(192)?;
         let z = b.to_cf(p);
         if z.is_zero() {
             let w = x.to_cf(p);
             return if w.re.is_positive() { Ok(Value::Exact(Q::int(0))) } else { Err(EvalErr::Undefined) };
         }
         let w = x.to_cf(p);
+        // |b^x| <= 2^(|e_b| |x|): refuse results whose binary exponent could leave the float range
+        // (`2^{10^{10}}`) before computing them.
+        let eb = f64::from(z.modulus(p).exponent().unwrap_or(0).unsigned_abs().max(1));
+        let wm = bf_to_f64(&w.modulus(p));
+        if !(eb * wm < 1e9) {
+            return Err(EvalErr::Limit(LimitKind::ExponentTooLarge));
+        }
         if z.is_real() && z.re.is_positive() && w.is_real() {
             let cc = self.consts()?;
             let r = check(z.re.pow(&w.re, p, RM, cc))?;
@@ -524,7 +553,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        self.charge_float(32)?;
+        self.charge_float(64)?;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Ok(Value::Exact(Q::int(0)));
@@ -556,7 +585,7 @@ impl<'a> Evaluator<'a> {
 
     fn exp_cf(&mut self, w: &Cf) -> R<Value> {
         let p = self.prec;
-        self.charge_float(48)?;
+        self.charge_float(192)?;
         let cc = self.consts()?;
         let m = check(w.re.exp(p, RM, cc))?;
         if w.im.is_zero() {
@@ -578,7 +607,7 @@ impl<'a> Evaluator<'a> {
                 return Ok(Value::Exact(Q::int(0)));
             }
         }
-        self.charge_float(48)?;
+        self.charge_float(192)?;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Err(EvalErr::Undefined);
@@ -686,7 +715,7 @@ impl<'a> Evaluator<'a> {
                 _ => {}
             }
         }
-        self.charge_float(64)?;
+        self.charge_float(256)?;
         let x = self.real_arg(&v)?;
         let one = BigFloat::from_word(1, p);
         let recip = |y: BigFloat| -> R<BigFloat> {

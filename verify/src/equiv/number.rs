@@ -54,6 +54,9 @@ impl Q {
     pub fn add(&self, o: &Q, b: &Budget) -> Result<Q, LimitKind> {
         b.check_bits(self.bits() + o.bits())?;
         if self.im.is_zero() && o.im.is_zero() {
+            if self.re.is_integer() && o.re.is_integer() {
+                return Ok(Q::real(BigRational::from_integer(self.re.numer() + o.re.numer())));
+            }
             return Ok(Q::real(&self.re + &o.re));
         }
         Ok(Q { re: &self.re + &o.re, im: &self.im + &o.im })
@@ -63,6 +66,10 @@ impl Q {
     pub fn mul(&self, o: &Q, b: &Budget) -> Result<Q, LimitKind> {
         b.check_bits(self.bits() + o.bits())?;
         if self.im.is_zero() && o.im.is_zero() {
+            // Integers: no gcd (num-rational's cross-cancelling gcd is slow on huge integers).
+            if self.re.is_integer() && o.re.is_integer() {
+                return Ok(Q::real(BigRational::from_integer(self.re.numer() * o.re.numer())));
+            }
             return Ok(Q::real(&self.re * &o.re));
         }
         Ok(Q {
