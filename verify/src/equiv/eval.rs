@@ -516,7 +516,8 @@ impl<'a> Evaluator<'a> {
         // (`2^{10^{10}}`) before computing them.
         let eb = f64::from(z.modulus(p).exponent().unwrap_or(0).unsigned_abs().max(1));
         let wm = bf_to_f64(&w.modulus(p));
-        if !(eb * wm < 1e9) {
+        let bound = eb * wm;
+        if bound.is_nan() || bound >= 1e9 {
             return Err(EvalErr::Limit(LimitKind::ExponentTooLarge));
         }
         if z.is_real() && z.re.is_positive() && w.is_real() {
