@@ -123,7 +123,13 @@ fn infinity_sign(e: &Expr) -> Option<i8> {
     }
 }
 
+/// `p%` as a number. A literal stays a literal (`33.3%` is `0.333` with 3 decimals), so the
+/// rounding rules still apply to it.
 fn div100(a: &Expr) -> Expr {
+    if let Expr::Num(Number { value, decimals }) = a {
+        let value = value / BigRational::from_integer(BigInt::from(100));
+        return Expr::Num(Number { value, decimals: decimals.map(|d| d + 2) });
+    }
     Expr::Div(Box::new(a.clone()), Box::new(Expr::Num(Number::int(100))))
 }
 
