@@ -297,7 +297,7 @@ fn rounds_value_to(v: &Value, d: u32, target: &BigRational, cx: &mut Cx) -> Resu
             rounds_to(&q.re, d, target, cx.budget)
         }
         Value::Approx(c) => {
-            if !c.is_real() || d > 60 {
+            if !c.is_real() || d > 400 {
                 return Ok(false);
             }
             // Compare x*10^d with m +- 1/2 where m = target*10^d.
