@@ -99,7 +99,7 @@ pub fn int_to_bf(n: &BigInt) -> BigFloat {
 /// `q^(1/n)` for a positive rational and a small `n`, to `p` bits, from an integer `n`-th root
 /// with 64 guard bits (`None` when the numbers involved would be large).
 fn root_rat(q: &BigRational, n: u32, p: usize) -> Option<BigFloat> {
-    if n < 2 || n > 16 || !q.is_positive() {
+    if !(2..=16).contains(&n) || !q.is_positive() {
         return None;
     }
     let n64 = u64::from(n);
