@@ -637,6 +637,12 @@ fn step_budget_and_depth() {
     let d = equivalent(&long, &long2, &EquivOptions::default(), &mut b);
     assert_eq!(d.verdict, Verdict::Limit(LimitKind::StepBudget));
 
+    let limits = Limits { deadline: Some(std::time::Duration::ZERO), ..Limits::default() };
+    let mut b = Budget::new(&limits);
+    std::thread::sleep(std::time::Duration::from_millis(1));
+    let d = equivalent(&long, &long2, &EquivOptions::default(), &mut b);
+    assert_eq!(d.verdict, Verdict::Limit(LimitKind::Deadline));
+
     let mut deep = n(1);
     for _ in 0..400 {
         deep = neg(deep);
