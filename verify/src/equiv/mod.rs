@@ -17,6 +17,7 @@
 pub mod eval;
 pub mod number;
 mod relation;
+mod roots;
 mod scalar;
 mod structure;
 

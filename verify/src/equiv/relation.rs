@@ -122,6 +122,12 @@ pub fn as_interval(e: &Expr) -> Option<(String, Expr)> {
 pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     let g_rel = matches!(g, Expr::Relation { .. });
     let p_rel = matches!(p, Expr::Relation { .. });
+    // A gold polynomial equation against the list of its roots (`x^2 = 4` vs `x = \pm 2`).
+    if g_rel && value_side(g).is_none() {
+        if let Some(c) = super::roots::compare_roots(g, p, cx)? {
+            return Ok(c);
+        }
+    }
     if g_rel && p_rel {
         return compare_relations(g, p, cx);
     }
