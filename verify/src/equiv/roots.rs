@@ -110,7 +110,7 @@ fn substitute(e: &Expr, var: &str, value: &Expr, depth: usize) -> Option<Expr> {
     }
     let s = |x: &Expr| substitute(x, var, value, depth + 1);
     let b = |x: &Expr| s(x).map(Box::new);
-    let v = |xs: &[Expr]| xs.iter().map(|x| s(x)).collect::<Option<Vec<_>>>();
+    let v = |xs: &[Expr]| xs.iter().map(s).collect::<Option<Vec<_>>>();
     Some(match e {
         Expr::Sym(name) if name == var => value.clone(),
         Expr::Neg(a) => Expr::Neg(b(a)?),
