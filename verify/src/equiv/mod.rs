@@ -2,10 +2,10 @@
 //!
 //! The comparison dispatches on the shape of the answers:
 //! - text (`Text`) after normalisation, also against a one-letter symbol (multiple choice);
-//! - relations ([`relation`]): `x = 5` against `5`, equations with the same solution set,
-//!   inequalities against intervals;
-//! - structures ([`structure`]): sets, lists, tuples, intervals, unions, matrices, `\pm`;
-//! - scalars ([`scalar`]): exact rational arithmetic (Gaussian rationals, big integers) where every
+//! - relations (`relation`, `roots`): `x = 5` against `5`, equations with the same solution set,
+//!   inequalities against intervals, a polynomial equation against the list of its roots;
+//! - structures (`structure`): sets, lists, tuples, intervals, unions, matrices, `\pm`;
+//! - scalars (`scalar`): exact rational arithmetic (Gaussian rationals, big integers) where every
 //!   step is rational, otherwise 256-bit complex evaluation ([`eval`]) with a relative test;
 //!   expressions with free symbols are compared at seeded pseudo-random points.
 //!
