@@ -656,6 +656,25 @@ fn step_budget_and_depth() {
     let d = equivalent(&long, &long2, &EquivOptions::default(), &mut b);
     assert_eq!(d.verdict, Verdict::Limit(LimitKind::Deadline));
 
+    // Deeply nested structures and relations stay within the stack (the parser bounds real
+    // inputs to 48 levels of brackets).
+    for wrap in [set as fn(Vec<Expr>) -> Expr, tuple, list] {
+        let (mut a, mut b) = (n(1), n(2));
+        for _ in 0..80 {
+            a = wrap(vec![a, x()]);
+            b = wrap(vec![b, x()]);
+        }
+        let d = verdict(&a, &b);
+        assert!(matches!(d.verdict, Verdict::NotEqual | Verdict::Limit(LimitKind::TooDeep)), "{d:?}");
+    }
+    let (mut a, mut b) = (n(1), n(2));
+    for _ in 0..80 {
+        a = eq(x(), a);
+        b = eq(x(), b);
+    }
+    let d = verdict(&a, &b);
+    assert!(matches!(d.verdict, Verdict::NotEqual | Verdict::Limit(LimitKind::TooDeep)), "{d:?}");
+
     let mut deep = n(1);
     for _ in 0..400 {
         deep = neg(deep);
