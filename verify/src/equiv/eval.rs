@@ -96,6 +96,48 @@ pub fn int_to_bf(n: &BigInt) -> BigFloat {
     BigFloat::from_words(&words, s, e)
 }
 
+/// `q^(1/n)` for a positive rational and a small `n`, to `p` bits, from an integer `n`-th root
+/// with 64 guard bits (`None` when the numbers involved would be large).
+fn root_rat(q: &BigRational, n: u32, p: usize) -> Option<BigFloat> {
+    if !(2..=16).contains(&n) || !q.is_positive() {
+        return None;
+    }
+    let n64 = u64::from(n);
+    if q.numer().bits() + (n64 - 1) * q.denom().bits() > 200_000 {
+        return None;
+    }
+    let num = q.numer() * num_traits::Pow::pow(q.denom(), n - 1);
+    let target = (p as u64 + 64) * n64;
+    let have = num.bits();
+    let k = if have >= target { 0 } else { (target - have).div_ceil(n64) };
+    let scaled = num << usize::try_from(k * n64).ok()?;
+    let r = scaled.nth_root(n);
+    let den = q.denom() << usize::try_from(k).ok()?;
+    Some(int_to_bf(&r).div(&int_to_bf(&den), p, RM))
+}
+
+/// An approximate `f64` of a finite float (infinite when out of the `f64` range).
+pub fn bf_to_f64(x: &BigFloat) -> f64 {
+    let Some((words, _, sign, e, _)) = x.as_raw_parts() else { return f64::NAN };
+    let Some(top) = words.last() else { return 0.0 };
+    if x.is_zero() {
+        return 0.0;
+    }
+    let m = (*top as f64) / 2f64.powi(64);
+    let v = if e > 1100 {
+        f64::INFINITY
+    } else if e < -1100 {
+        0.0
+    } else {
+        m * 2f64.powi(e)
+    };
+    if sign == Sign::Neg {
+        -v
+    } else {
+        v
+    }
+}
+
 /// A rational rounded to `p` bits.
 pub fn rat_to_bf(q: &BigRational, p: usize) -> BigFloat {
     if q.denom().is_one() {
@@ -119,7 +161,7 @@ pub fn bf_to_rat(x: &BigFloat, max_bits: u64) -> Option<BigRational> {
     }
     let mut m = BigInt::zero();
     for w in words.iter().rev() {
-        m = (m << 64) + BigInt::from(*w as u64);
+        m = (m << 64) + BigInt::from(*w);
     }
     if sign == Sign::Neg {
         m = -m;
@@ -361,7 +403,7 @@ impl<'a> Evaluator<'a> {
 
     fn neg(&mut self, v: Value) -> Value {
         match v {
-            Value::Exact(q) => Value::Exact(q.neg()),
+            Value::Exact(q) => Value::Exact(q.negate()),
             Value::Approx(c) => Value::Approx(c.neg()),
         }
     }
@@ -373,7 +415,7 @@ impl<'a> Evaluator<'a> {
                 Err(k) => self.note_cap(k),
             }
         }
-        self.charge_float(2)?;
+        self.charge_float(4)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).add(&b.to_cf(p), p).checked()?))
     }
@@ -389,7 +431,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) || b.exact().is_some_and(Q::is_zero) {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.charge_float(2)?;
+        self.charge_float(4)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).mul(&b.to_cf(p), p).checked()?))
     }
@@ -410,7 +452,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) && !b.to_cf(64).is_zero() {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.charge_float(4)?;
+        self.charge_float(8)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).div(&b.to_cf(p), p)?.checked()?))
     }
@@ -422,7 +464,7 @@ impl<'a> Evaluator<'a> {
         let mut sq = z.clone();
         let mut k = n;
         while k > 0 {
-            self.charge_float(2)?;
+            self.charge_float(4)?;
             if k & 1 == 1 {
                 result = result.mul(&sq, p).checked()?;
             }
@@ -483,13 +525,21 @@ impl<'a> Evaluator<'a> {
     /// `b^x = exp(x ln b)` (principal branch).
     fn general_pow(&mut self, b: Value, x: Value) -> R<Value> {
         let p = self.prec;
-        self.charge_float(48)?;
+        self.charge_float(192)?;
         let z = b.to_cf(p);
         if z.is_zero() {
             let w = x.to_cf(p);
             return if w.re.is_positive() { Ok(Value::Exact(Q::int(0))) } else { Err(EvalErr::Undefined) };
         }
         let w = x.to_cf(p);
+        // |b^x| <= 2^(|e_b| |x|): refuse results whose binary exponent could leave the float range
+        // (`2^{10^{10}}`) before computing them.
+        let eb = f64::from(z.modulus(p).exponent().unwrap_or(0).unsigned_abs().max(1));
+        let wm = bf_to_f64(&w.modulus(p));
+        let bound = eb * wm;
+        if bound.is_nan() || bound >= 1e9 {
+            return Err(EvalErr::Limit(LimitKind::ExponentTooLarge));
+        }
         if z.is_real() && z.re.is_positive() && w.is_real() {
             let cc = self.consts()?;
             let r = check(z.re.pow(&w.re, p, RM, cc))?;
@@ -524,7 +574,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        self.charge_float(32)?;
+        self.charge_float(64)?;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Ok(Value::Exact(Q::int(0)));
@@ -533,12 +583,20 @@ impl<'a> Evaluator<'a> {
             let neg = z.re.is_negative();
             if !neg || n % 2 == 1 || n == 2 {
                 let a = z.re.abs();
-                let r = if n == 2 {
-                    check(a.sqrt(p, RM))?
-                } else {
-                    let inv = BigFloat::from_word(1, p).div(&BigFloat::from_word(n, p), p, RM);
-                    let cc = self.consts()?;
-                    check(a.pow(&inv, p, RM, cc))?
+                // Integer roots of the exact rational value: much faster than astro-float's.
+                let exact_abs = match &v {
+                    Value::Exact(q) => Some(q.re.abs()),
+                    Value::Approx(_) => bf_to_rat(&a, 1 << 16),
+                };
+                let fast = exact_abs.and_then(|q| root_rat(&q, n32, p));
+                let r = match fast {
+                    Some(r) => check(r)?,
+                    None if n == 2 => check(a.sqrt(p, RM))?,
+                    None => {
+                        let inv = BigFloat::from_word(1, p).div(&BigFloat::from_word(n, p), p, RM);
+                        let cc = self.consts()?;
+                        check(a.pow(&inv, p, RM, cc))?
+                    }
                 };
                 return Ok(Value::Approx(if !neg {
                     Cf::real(r, p)
@@ -556,7 +614,7 @@ impl<'a> Evaluator<'a> {
 
     fn exp_cf(&mut self, w: &Cf) -> R<Value> {
         let p = self.prec;
-        self.charge_float(48)?;
+        self.charge_float(192)?;
         let cc = self.consts()?;
         let m = check(w.re.exp(p, RM, cc))?;
         if w.im.is_zero() {
@@ -578,7 +636,7 @@ impl<'a> Evaluator<'a> {
                 return Ok(Value::Exact(Q::int(0)));
             }
         }
-        self.charge_float(48)?;
+        self.charge_float(192)?;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Err(EvalErr::Undefined);
@@ -686,7 +744,7 @@ impl<'a> Evaluator<'a> {
                 _ => {}
             }
         }
-        self.charge_float(64)?;
+        self.charge_float(256)?;
         let x = self.real_arg(&v)?;
         let one = BigFloat::from_word(1, p);
         let recip = |y: BigFloat| -> R<BigFloat> {

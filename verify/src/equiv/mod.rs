@@ -2,10 +2,10 @@
 //!
 //! The comparison dispatches on the shape of the answers:
 //! - text (`Text`) after normalisation, also against a one-letter symbol (multiple choice);
-//! - relations ([`relation`]): `x = 5` against `5`, equations with the same solution set,
-//!   inequalities against intervals;
-//! - structures ([`structure`]): sets, lists, tuples, intervals, unions, matrices, `\pm`;
-//! - scalars ([`scalar`]): exact rational arithmetic (Gaussian rationals, big integers) where every
+//! - relations (`relation`, `roots`): `x = 5` against `5`, equations with the same solution set,
+//!   inequalities against intervals, a polynomial equation against the list of its roots;
+//! - structures (`structure`): sets, lists, tuples, intervals, unions, matrices, `\pm`;
+//! - scalars (`scalar`): exact rational arithmetic (Gaussian rationals, big integers) where every
 //!   step is rational, otherwise 256-bit complex evaluation ([`eval`]) with a relative test;
 //!   expressions with free symbols are compared at seeded pseudo-random points.
 //!
@@ -17,6 +17,7 @@
 pub mod eval;
 pub mod number;
 mod relation;
+mod roots;
 mod scalar;
 mod structure;
 
@@ -105,6 +106,12 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
         if a.decimals.is_none() && b.decimals.is_none() {
             let verdict = if a.value == b.value { Verdict::Equal } else { Verdict::NotEqual };
             return Decision { verdict, rule: "exact" };
+        }
+    }
+    // A lone letter against a lone letter is a multiple-choice label: case does not matter.
+    if let (Expr::Sym(a), Expr::Sym(b)) = (gold, pred) {
+        if a.chars().count() == 1 && a.to_lowercase() == b.to_lowercase() {
+            return Decision { verdict: Verdict::Equal, rule: "choice_letter" };
         }
     }
     // The astro-float constants cache (pi, e, ln 2, ln 10 digits) is reused across calls on the

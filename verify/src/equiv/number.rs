@@ -46,7 +46,7 @@ impl Q {
         bits(&self.re) + if self.im.is_zero() { 0 } else { bits(&self.im) }
     }
 
-    pub fn neg(self) -> Q {
+    pub fn negate(self) -> Q {
         Q { re: -self.re, im: -self.im }
     }
 
@@ -54,6 +54,9 @@ impl Q {
     pub fn add(&self, o: &Q, b: &Budget) -> Result<Q, LimitKind> {
         b.check_bits(self.bits() + o.bits())?;
         if self.im.is_zero() && o.im.is_zero() {
+            if self.re.is_integer() && o.re.is_integer() {
+                return Ok(Q::real(BigRational::from_integer(self.re.numer() + o.re.numer())));
+            }
             return Ok(Q::real(&self.re + &o.re));
         }
         Ok(Q { re: &self.re + &o.re, im: &self.im + &o.im })
@@ -63,6 +66,10 @@ impl Q {
     pub fn mul(&self, o: &Q, b: &Budget) -> Result<Q, LimitKind> {
         b.check_bits(self.bits() + o.bits())?;
         if self.im.is_zero() && o.im.is_zero() {
+            // Integers: no gcd (num-rational's cross-cancelling gcd is slow on huge integers).
+            if self.re.is_integer() && o.re.is_integer() {
+                return Ok(Q::real(BigRational::from_integer(self.re.numer() * o.re.numer())));
+            }
             return Ok(Q::real(&self.re * &o.re));
         }
         Ok(Q {
@@ -217,4 +224,25 @@ pub fn significant_digits(value: &BigRational, decimals: u32, b: &Budget) -> Res
         return Ok(0);
     }
     Ok(scaled.to_str_radix(10).len() as u32)
+}
+
+/// The decimal position of the last written digit of a decimal literal with `d` decimals in its
+/// mantissa: `d` for a plain decimal, more for scientific notation with a negative exponent
+/// (`1.325e-27` has its last digit at 30 decimals). `None` if the value is not a decimal fraction.
+pub fn effective_decimals(value: &BigRational, d: u32) -> Option<u32> {
+    let mut den = value.denom().clone();
+    let (two, five) = (BigInt::from(2), BigInt::from(5));
+    let (mut a, mut b) = (0u32, 0u32);
+    while (&den % &two).is_zero() {
+        den /= &two;
+        a += 1;
+    }
+    while (&den % &five).is_zero() {
+        den /= &five;
+        b += 1;
+    }
+    if !den.is_one() {
+        return None;
+    }
+    Some(d.max(a).max(b))
 }

@@ -47,6 +47,16 @@ pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
     None
 }
 
+/// A predicted equation or chain of equalities (`\frac{3}{4} \cdot 12 = 9`, `x + 2 = 18`): its
+/// last term is the answer. (Only for predictions: a gold `7 = 11a + c` does not mean `11a + c`.)
+fn computed_value(e: &Expr) -> Option<&Expr> {
+    let Expr::Relation { terms, ops } = e else { return None };
+    if ops.is_empty() || !ops.iter().all(|o| is_eq(*o)) || terms.len() != ops.len() + 1 {
+        return None;
+    }
+    terms.last()
+}
+
 fn neg_inf() -> Expr {
     Expr::Neg(Box::new(Expr::Const(Constant::Infinity)))
 }
@@ -112,12 +122,23 @@ pub fn as_interval(e: &Expr) -> Option<(String, Expr)> {
 pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     let g_rel = matches!(g, Expr::Relation { .. });
     let p_rel = matches!(p, Expr::Relation { .. });
+    // A gold polynomial equation against the list of its roots (`x^2 = 4` vs `x = \pm 2`).
+    if g_rel && value_side(g).is_none() {
+        if let Some(c) = super::roots::compare_roots(g, p, cx)? {
+            return Ok(c);
+        }
+    }
     if g_rel && p_rel {
         return compare_relations(g, p, cx);
     }
     let (rel, other, rel_is_gold) = if g_rel { (g, p, true) } else { (p, g, false) };
     let ordered = |a: &Expr, b: &Expr, cx: &mut Cx| if rel_is_gold { compare_any(a, b, cx) } else { compare_any(b, a, cx) };
-    if let Some((_, value)) = value_side(rel) {
+    let value = match value_side(rel) {
+        Some((_, v)) => Some(v),
+        None if !rel_is_gold => computed_value(rel),
+        None => None,
+    };
+    if let Some(value) = value {
         return ordered(value, other, cx).map(|c| c.with_rule_if_eq("equation_value"));
     }
     if let Some((_, iv)) = as_interval(rel) {

@@ -3,7 +3,7 @@
 //! for expressions with free symbols.
 
 use super::eval::{fnv1a, rat_to_bf, splitmix64, Cf, EvalErr, Evaluator, Value, PREC};
-use super::number::{rounds_to, significant_digits};
+use super::number::{effective_decimals, rounds_to, significant_digits};
 use super::{Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, Func, Number};
 use crate::limits::LimitKind;
@@ -17,6 +17,8 @@ const RM: RoundingMode = RoundingMode::ToEven;
 const POINTS: usize = 5;
 /// Random points tried at most (points where a side is undefined are skipped).
 const MAX_TRIES: usize = 16;
+/// Point indices from this one on are positive integers (see [`point_value`]).
+pub const INTEGER_POINTS: usize = 1 << 20;
 /// Precision of the re-evaluation that tells a cancelled zero from a tiny number.
 const HIGH_PREC: usize = 4 * PREC;
 
@@ -42,9 +44,12 @@ pub fn has_decimal(e: &Expr) -> bool {
     found
 }
 
+/// A lone decimal literal: its value and the decimal position of its last written digit.
 fn single_decimal(e: &Expr) -> Option<(BigRational, u32)> {
     match e {
-        Expr::Num(Number { value, decimals: Some(d) }) => Some((value.clone(), *d)),
+        Expr::Num(Number { value, decimals: Some(d) }) => {
+            effective_decimals(value, *d).map(|d| (value.clone(), d))
+        }
         Expr::Neg(a) => single_decimal(a).map(|(v, d)| (-v, d)),
         _ => None,
     }
@@ -118,7 +123,13 @@ fn infinity_sign(e: &Expr) -> Option<i8> {
     }
 }
 
+/// `p%` as a number. A literal stays a literal (`33.3%` is `0.333` with 3 decimals), so the
+/// rounding rules still apply to it.
 fn div100(a: &Expr) -> Expr {
+    if let Expr::Num(Number { value, decimals }) = a {
+        let value = value / BigRational::from_integer(BigInt::from(100));
+        return Expr::Num(Number { value, decimals: decimals.map(|d| d + 2) });
+    }
     Expr::Div(Box::new(a.clone()), Box::new(Expr::Num(Number::int(100))))
 }
 
@@ -171,6 +182,8 @@ pub struct Summary {
     pub user_function: bool,
     /// A `\pm`.
     pub plus_minus: bool,
+    /// A factorial or binomial coefficient (symbols then take integer values).
+    pub integer_function: bool,
 }
 
 impl Summary {
@@ -182,6 +195,7 @@ impl Summary {
             Expr::Sym(_) => s.symbols = true,
             Expr::Func(Func::Other(_), _) => s.user_function = true,
             Expr::PlusMinus(..) => s.plus_minus = true,
+            Expr::Factorial(_) | Expr::Binom(..) => s.integer_function = true,
             _ => {}
         });
         s
@@ -283,7 +297,7 @@ fn rounds_value_to(v: &Value, d: u32, target: &BigRational, cx: &mut Cx) -> Resu
             rounds_to(&q.re, d, target, cx.budget)
         }
         Value::Approx(c) => {
-            if !c.is_real() || d > 60 {
+            if !c.is_real() || d > 400 {
                 return Ok(false);
             }
             // Compare x*10^d with m +- 1/2 where m = target*10^d.
@@ -376,9 +390,14 @@ fn cancelled(gl: &Value, pl: &Value, gh: &Value, ph: &Value) -> bool {
     dh.cmp(&shrink).is_some_and(|o| o <= 0)
 }
 
-/// A deterministic pseudo-random positive rational for symbol `name` at point `k`.
+/// A deterministic pseudo-random positive rational for symbol `name` at point `k` (an integer
+/// from 2 to 61 when `k >= INTEGER_POINTS`).
 pub fn point_value(name: &str, k: usize) -> BigRational {
     let h = splitmix64(fnv1a(name.as_bytes()) ^ splitmix64(k as u64 + 1));
+    if k >= INTEGER_POINTS {
+        // Integer points for factorials and binomials: 2..=61.
+        return BigRational::from_integer(BigInt::from(2 + (h % 60) as i64));
+    }
     let num = 1 + (h % 2999) as i64;
     let den = 1000 + ((h >> 32) % 997) as i64;
     BigRational::new(BigInt::from(num), BigInt::from(den))
@@ -388,14 +407,21 @@ pub fn point_value(name: &str, k: usize) -> BigRational {
 fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summary), cx: &mut Cx) -> Res {
     let (gi, pi) = (info(g, gs), info(p, ps));
     let tol = if gi.has_dec || pi.has_dec { cx.opts.decimal_rel_tol } else { cx.opts.eval_rel_tol };
+    let integer = gs.integer_function || ps.integer_function;
     let mut agree = 0;
+    let mut all_exact = true;
     let mut capped = None;
     for k in 0..MAX_TRIES {
-        if agree >= POINTS {
+        // Exact agreement at 3 random rationals already makes a coincidence negligible (a nonzero
+        // rational function of small degree vanishes at few points); approximate agreement and
+        // the small integer range need more points.
+        let needed = if integer { POINTS + 1 } else if all_exact { 3 } else { POINTS };
+        if agree >= needed {
             break;
         }
         cx.budget.charge(1)?;
-        let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, k))).collect();
+        let index = if integer { INTEGER_POINTS + k } else { k };
+        let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, index))).collect();
         let (gv, pv, cap) = match eval_pair(g, p, cx, &env, PREC) {
             Ok(v) => v,
             Err(EvalErr::Limit(k)) => return Err(k),
@@ -403,6 +429,7 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
             Err(EvalErr::NotNumeric) => return Ok(Cmp::new(false, "not_numeric")),
         };
         capped = capped.or(cap);
+        all_exact &= gv.exact().is_some() && pv.exact().is_some();
         if values_close(&gv, &pv, tol) {
             agree += 1;
             continue;

@@ -223,13 +223,21 @@ fn ordered(a: &[&Expr], b: &[&Expr], cx: &mut Cx, rule: &'static str) -> Res {
     if a.len() != b.len() {
         return Ok(Cmp::new(false, rule));
     }
+    // A clear difference in any position decides, even if another position hit a cap.
+    let mut limit = None;
     for (x, y) in a.iter().zip(b) {
         cx.budget.charge(1)?;
-        if !compare(x, y, cx)?.eq {
-            return Ok(Cmp::new(false, rule));
+        match compare(x, y, cx) {
+            Ok(c) if !c.eq => return Ok(Cmp::new(false, rule)),
+            Ok(_) => {}
+            Err(k @ (LimitKind::StepBudget | LimitKind::Deadline)) => return Err(k),
+            Err(k) => limit = limit.or(Some(k)),
         }
     }
-    Ok(Cmp::new(true, rule))
+    match limit {
+        Some(k) => Err(k),
+        None => Ok(Cmp::new(true, rule)),
+    }
 }
 
 /// Does `x` match some element of `ys`? A limit on one pair is reported only if no pair matched.

@@ -25,6 +25,13 @@ fn dec(s: &str) -> Expr {
     }
     Expr::Num(Number { value, decimals: Some(frac.len() as u32) })
 }
+/// `mantissa e exp` as the parser writes it: exact value, decimals of the mantissa.
+fn sci(mantissa: &str, exp: i32) -> Expr {
+    let Expr::Num(m) = dec(mantissa) else { return n(0) };
+    let scale = BigRational::from_integer(num_traits::Pow::pow(BigInt::from(10), exp.unsigned_abs()));
+    let value = if exp >= 0 { m.value * scale } else { m.value / scale };
+    Expr::Num(Number { value, decimals: m.decimals })
+}
 fn q(a: i64, b: i64) -> Expr {
     frac(n(a), n(b))
 }
@@ -346,6 +353,10 @@ fn free_variables() {
             (pow(pow(x(), n(2)), q(1, 2)), x(), E),
             (pow(x(), q(1, 2)), sqrt(x()), E),
             (sub(add(vec![pow(cos(x()), n(2)), pow(sin(x()), n(2))]), n(1)), n(0), E),
+            (fact(add(vec![sym("n"), n(1)])), mul(vec![add(vec![sym("n"), n(1)]), fact(sym("n"))]), E),
+            (binom(sym("n"), n(2)), frac(mul(vec![sym("n"), sub(sym("n"), n(1))]), n(2)), E),
+            (binom(sym("n"), n(2)), frac(mul(vec![sym("n"), add(vec![sym("n"), n(1)])]), n(2)), N),
+            (fact(sym("n")), fact(add(vec![sym("n"), n(1)])), N),
         ],
     );
 }
@@ -391,6 +402,16 @@ fn decimal_rules() {
             (n(5), dec("5.001"), N),
             (dec("0.0"), n(0), E),
             (dec("2.72"), e(), E),
+            // Scientific notation: `1.325e-27` has its last digit at 30 decimals.
+            (sci("1.325", -27), mul(vec![n(5), pow(n(10), n(-27))]), N),
+            (sci("1.325", -27), mul(vec![q(13254, 10000), pow(n(10), n(-27))]), E),
+            (sci("1.325", -27), sci("1.3254", -27), E),
+            (sci("1.325", -27), sci("1.326", -27), N),
+            (mul(vec![q(13254, 10000), pow(n(10), n(-27))]), sci("1.325", -27), E),
+            (sci("8.7", 8), n(870_000_000), E),
+            (sci("8.7", 8), n(880_000_000), N),
+            (dec("0.0000672"), q(672, 10_000_000), E),
+            (dec("0.0000672"), q(673, 10_000_000), N),
         ],
     );
 }
@@ -407,6 +428,11 @@ fn percent_degrees_text_infinity() {
             (pct(n(28)), q(7, 25), E),
             (pct(n(50)), q(1, 3), N),
             (n(28), pct(n(28)), E),
+            (pct(dec("33.3")), q(1, 3), E),
+            (pct(dec("33.3")), q(1, 4), N),
+            (pct(dec("12.5")), q(1, 8), E),
+            (q(1, 3), pct(dec("33.3")), E),
+            (q(1, 3), pct(dec("33")), N),
             (deg(n(30)), frac(pi(), n(6)), E),
             (deg(n(30)), n(30), E),
             (deg(n(30)), n(60), N),
@@ -425,6 +451,10 @@ fn percent_degrees_text_infinity() {
             (text("monday"), text("tuesday"), N),
             (text("no solution"), n(0), N),
             (text("no  solution."), text("no solution"), E),
+            (sym("b"), sym("B"), E),
+            (sym("U"), sym("u"), E),
+            (sym("x"), sym("X_1"), N),
+            (tuple(vec![sym("x"), n(1)]), tuple(vec![sym("X"), n(1)]), N),
         ],
     );
 }
@@ -541,6 +571,25 @@ fn relations() {
             (chain(vec![x(), q(4, 2), n(2)], vec![Eq, Eq]), n(2), E),
             (rel(x(), Gt, n(3)), rel(y(), Gt, n(3)), N),
             (eq(x(), n(5)), eq(x(), dec("5.0")), E),
+            // Polynomial equations against their roots.
+            (eq(pow(x(), n(2)), n(4)), eq(x(), pm(None, n(2))), E),
+            (eq(pow(x(), n(2)), n(4)), list(vec![eq(x(), n(2)), eq(x(), n(-2))]), E),
+            (eq(pow(x(), n(2)), n(4)), list(ints(&[-2, 2])), E),
+            (eq(pow(x(), n(2)), n(4)), eq(x(), n(2)), N),
+            (eq(pow(x(), n(2)), n(4)), list(ints(&[2, 2])), N),
+            (eq(pow(x(), n(2)), n(4)), list(ints(&[2, 3])), N),
+            (eq(pow(x(), n(2)), n(2)), eq(x(), pm(None, sqrt(n(2)))), E),
+            (eq(add(vec![pow(x(), n(2)), mul(vec![n(-5), x()]), n(6)]), n(0)), list(ints(&[3, 2])), E),
+            (eq(pow(x(), n(3)), n(1)), eq(x(), n(1)), N),
+            (eq(pow(x(), n(2)), n(-1)), eq(x(), pm(None, i())), E),
+            (eq(sin(x()), n(0)), eq(x(), n(0)), N),
+            (eq(pow(x(), n(2)), n(4)), eq(y(), pm(None, n(2))), N),
+            // A predicted equation: its last term is the answer; a gold one is not.
+            (q(10, 9), eq(q(1, 2), q(10, 9)), E),
+            (n(9), eq(mul(vec![q(3, 4), n(12)]), n(9)), E),
+            (n(9), eq(mul(vec![q(3, 4), n(12)]), n(8)), N),
+            (n(18), eq(add(vec![x(), n(2)]), n(18)), E),
+            (eq(add(vec![x(), n(2)]), n(18)), n(18), N),
             (chain(vec![n(1), sym("z"), x(), n(0)], vec![Eq, Eq, Eq]), n(0), E),
             (eq(add(vec![pow(sym("a"), n(2)), sym("b")]), n(0)), n(0), N),
             (eq(n(7), add(vec![mul(vec![n(11), sym("a")]), sym("c")])), add(vec![mul(vec![n(11), sym("a")]), sym("c")]), N),
@@ -583,6 +632,9 @@ fn limits_are_reported() {
             ),
             // A cap that does not matter for a clear difference still decides.
             (pow(n(2), n(70_000)), n(3), N),
+            // A clear difference elsewhere in a tuple decides despite a capped element.
+            (tuple(vec![fact(n(100_000)), n(1)]), tuple(vec![n(5), n(2)]), N),
+            (tuple(vec![fact(n(100_000)), n(1)]), tuple(vec![n(5), n(1)]), Lim(LimitKind::FactorialTooLarge)),
             // Factorials within the cap are exact.
             (frac(fact(n(3000)), fact(n(2999))), n(3000), E),
         ],
@@ -597,6 +649,31 @@ fn step_budget_and_depth() {
     let long2 = add((0..100).rev().map(|k| sin(n(k))).collect());
     let d = equivalent(&long, &long2, &EquivOptions::default(), &mut b);
     assert_eq!(d.verdict, Verdict::Limit(LimitKind::StepBudget));
+
+    let limits = Limits { deadline: Some(std::time::Duration::ZERO), ..Limits::default() };
+    let mut b = Budget::new(&limits);
+    std::thread::sleep(std::time::Duration::from_millis(1));
+    let d = equivalent(&long, &long2, &EquivOptions::default(), &mut b);
+    assert_eq!(d.verdict, Verdict::Limit(LimitKind::Deadline));
+
+    // Deeply nested structures and relations stay within the stack (the parser bounds real
+    // inputs to 48 levels of brackets).
+    for wrap in [set as fn(Vec<Expr>) -> Expr, tuple, list] {
+        let (mut a, mut b) = (n(1), n(2));
+        for _ in 0..80 {
+            a = wrap(vec![a, x()]);
+            b = wrap(vec![b, x()]);
+        }
+        let d = verdict(&a, &b);
+        assert!(matches!(d.verdict, Verdict::NotEqual | Verdict::Limit(LimitKind::TooDeep)), "{d:?}");
+    }
+    let (mut a, mut b) = (n(1), n(2));
+    for _ in 0..80 {
+        a = eq(x(), a);
+        b = eq(x(), b);
+    }
+    let d = verdict(&a, &b);
+    assert!(matches!(d.verdict, Verdict::NotEqual | Verdict::Limit(LimitKind::TooDeep)), "{d:?}");
 
     let mut deep = n(1);
     for _ in 0..400 {
