@@ -251,6 +251,19 @@ fn strip_currency(s: &str) -> &str {
     }
 }
 
+/// `\boxed{x}` -> `x` when the box is the whole text (a box inside a box).
+fn unwrap_box(t: &str) -> &str {
+    for cmd in [r"\boxed", r"\fbox"] {
+        if let Some(r) = t.strip_prefix(cmd) {
+            let r = r.trim_start();
+            if r.starts_with('{') && scan::matching_brace(r.as_bytes(), 0) == Some(r.len() - 1) {
+                return r[1..r.len() - 1].trim();
+            }
+        }
+    }
+    t
+}
+
 /// Trailing LaTeX spacing that carries no meaning at the end of an answer.
 const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qquad", "\\"];
 
@@ -259,8 +272,11 @@ const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qqu
 /// choice letter bare (`\text{(B)}` -> `B`).
 pub(crate) fn clean(raw: &str) -> String {
     let mut t = raw.trim();
-    loop {
+    // Each round removes at least one wrapper; a few rounds cover every real answer and keep
+    // adversarial inputs (`****...`) linear.
+    for _ in 0..8 {
         let before = t.len();
+        t = unwrap_box(t);
         for (open, close) in [("$$", "$$"), ("$", "$"), (r"\(", r"\)"), (r"\[", r"\]"), ("**", "**")] {
             if t.len() >= open.len() + close.len() {
                 if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {

@@ -12,6 +12,8 @@ use super::scan::{cap, contains_ci, floor_boundary, is_word_byte, last_line, mat
 
 /// Longest answer taken after a phrase when it is not delimited (bytes).
 const MAX_PHRASE_SPAN: usize = 300;
+/// How far after a phrase its answer is looked for (bytes); bounds the work per phrase.
+const MAX_LOOKAHEAD: usize = 8192;
 
 /// The content of the last closed `<answer>...</answer>` pair (tags are ASCII case-insensitive
 /// only in their common spellings `<answer>` / `<Answer>`).
@@ -56,12 +58,27 @@ pub(crate) fn phrase(text: &str) -> Option<(String, Phrase)> {
 /// (its position, the answer, the phrase kind).
 fn last_answer_word(text: &str) -> Option<(usize, String, Phrase)> {
     let b = text.as_bytes();
+    // Two cursors (lower- and upper-case spellings), each moving only backwards: linear.
     let lower = memmem::FinderRev::new(b"nswer");
     let upper = memmem::FinderRev::new(b"NSWER");
-    let mut limit = b.len();
+    let mut lo = lower.rfind(b);
+    let mut up = upper.rfind(b);
     loop {
-        let p = [lower.rfind(&b[..limit]), upper.rfind(&b[..limit])].into_iter().flatten().max()?;
-        limit = p;
+        let p = match (lo, up) {
+            (Some(l), Some(u)) if l > u => {
+                lo = lower.rfind(&b[..l]);
+                l
+            }
+            (_, Some(u)) => {
+                up = upper.rfind(&b[..u]);
+                u
+            }
+            (Some(l), None) => {
+                lo = lower.rfind(&b[..l]);
+                l
+            }
+            (None, None) => return None,
+        };
         if p == 0 || !matches!(b[p - 1], b'a' | b'A') {
             continue;
         }
@@ -132,7 +149,7 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
     let b = text.as_bytes();
     let mut i = skip_markup(b, at);
     if json {
-        return json_string(text, i);
+        return json_string(cap(&text[i..], MAX_LOOKAHEAD));
     }
     loop {
         let before = i;
@@ -145,7 +162,7 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
             break;
         }
     }
-    let rest = &text[i..];
+    let rest = cap(&text[i..], MAX_LOOKAHEAD);
     if rest.is_empty() {
         return None;
     }
@@ -199,18 +216,17 @@ fn sentence_end(s: &str) -> Option<usize> {
     (0..b.len()).find(|&k| b[k] == b'.' && !b.get(k + 1).is_some_and(|c| !c.is_ascii_whitespace()))
 }
 
-/// A JSON string value starting at `i` (after optional spaces), unescaped; a bare value (number)
+/// The JSON value at the start of `text`: a string, unescaped, or a bare value (a number) that
 /// runs to the next `,`, `}` or newline.
-fn json_string(text: &str, i: usize) -> Option<String> {
-    let b = text.as_bytes();
-    if b.get(i) != Some(&b'"') {
-        let rest = &text[i..];
+fn json_string(text: &str) -> Option<String> {
+    if !text.starts_with('"') {
+        let rest = text;
         let end = rest.find([',', '}', '\n']).unwrap_or(rest.len());
         let v = rest[..end].trim();
         return (!v.is_empty()).then(|| v.to_string());
     }
     let mut out = String::new();
-    let mut chars = text[i + 1..].chars();
+    let mut chars = text[1..].chars();
     while let Some(c) = chars.next() {
         match c {
             '"' => return (!out.trim().is_empty()).then_some(out),
@@ -243,7 +259,12 @@ pub(crate) fn gsm8k(text: &str) -> Option<&str> {
     let finder = memmem::FinderRev::new(b"####");
     let mut limit = b.len();
     while let Some(p) = finder.rfind(&b[..limit]) {
-        limit = p;
+        // The whole run of `#` around the hit is one marker; never look at it again.
+        let mut run_start = p;
+        while run_start > 0 && b[run_start - 1] == b'#' {
+            run_start -= 1;
+        }
+        limit = run_start;
         let mut s = p + 4;
         while b.get(s) == Some(&b'#') {
             s += 1;

@@ -163,7 +163,7 @@ const CASES: &[Case] = &[
     // --- Bold.
     ok("We add them up.\nThe total is **42** dollars.", "42", Bold),
     ok("Answer in bold **$7$**\n\nThat is all of it, we are done with it now.", "7", Bold),
-    ok("**Step 1:** add the two numbers carefully\nwe get 5 overall in the end here", "5", Whole),
+    num("**Step 1:** add the two numbers carefully\nwe get 5 overall in the end here", "5", LastNumber),
     none_with("**Final Answer**\nwe could not finish the derivation of the value in time", Opts::Default),
     // --- Choice letters.
     ok("Comparing all options carefully...\nSo the correct option is (C).", "C", Choice),
@@ -189,7 +189,7 @@ const CASES: &[Case] = &[
     ok("  42  ", "42", Whole),
     ok("43,500", "43,500", Whole),
     ok("10{,}000", "10{,}000", Whole),
-    ok("\\text{(C)}", "C", Whole),
+    ok("\\text{(C)}", "C", Choice),
     ok("B", "B", Whole),
     ok("14 \\text{ right triangles}", r"14 \text{ right triangles}", Whole),
     ok("\\begin{pmatrix} -5 & 0 \\\\ 0 & -5 \\end{pmatrix}", r"\begin{pmatrix} -5 & 0 \\ 0 & -5 \end{pmatrix}", Whole),
@@ -229,8 +229,8 @@ const CASES: &[Case] = &[
     ok("الجواب هو \\boxed{٣}", "٣", Boxed),
     ok("שלום $x$ עולם", "x", MathDelimiters),
     ok("αβγ", "αβγ", Whole),
-    num("ζ 12 ζ", "12", LastNumber),
-    ok("**€**", "€", Whole),
+    num("ζ we counted 12 of them ζ", "12", LastNumber),
+    ok("**€**", "€", Bold),
 ];
 
 fn run(case: &Case) -> Option<Answer> {
