@@ -14,7 +14,7 @@
 //! while boxes earlier in the reasoning (`... \boxed{4}. So ... \boxed{5}`) are not joined.
 //! Identical parts count once (`\boxed{5} \boxed{5}` is `5`); empty boxes are ignored.
 
-use super::scan::{is_word_byte, words};
+use super::scan::{is_word_byte, words, Needle};
 
 /// Longest text between two boxes that still counts as a connector (bytes).
 const MAX_SEPARATOR: usize = 64;
@@ -44,9 +44,9 @@ fn box_command_at(b: &[u8], i: usize) -> Option<usize> {
 
 /// The first possible box command in `b` (a cheap pre-filter: most texts have none).
 fn first_box(b: &[u8]) -> Option<usize> {
-    let finder = memchr::memmem::Finder::new(b"box");
+    static BOX: Needle = Needle::new(b"box");
     let mut from = 0;
-    while let Some(off) = finder.find(&b[from..]) {
+    while let Some(off) = BOX.first(&b[from..]) {
         let p = from + off;
         // `\boxed` has the backslash right before `box`, `\fbox` one byte earlier.
         for start in [p.checked_sub(1), p.checked_sub(2)].into_iter().flatten() {

@@ -50,8 +50,6 @@ mod tagged;
 #[cfg(test)]
 mod tests;
 
-use memchr::memmem;
-
 /// Where an extracted answer came from, in priority order of the strategies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -124,7 +122,8 @@ impl Default for ExtractOptions {
 /// Extract the final answer of `response` (see the module doc for the strategies and their order).
 /// `None` when no strategy finds an answer.
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    if let Some(p) = memmem::rfind(response.as_bytes(), b"</think>") {
+    static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
+    if let Some(p) = THINK_END.last(response.as_bytes()) {
         let after = &response[p + "</think>".len()..];
         if let Some(a) = extract_region(after, opts, true) {
             return Some(a);

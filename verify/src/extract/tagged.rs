@@ -8,7 +8,7 @@
 use memchr::memmem;
 
 use super::delimited::{block_at, last_block};
-use super::scan::{cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words};
+use super::scan::{Needle, cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words};
 
 /// Longest answer taken after a phrase when it is not delimited (bytes).
 const MAX_PHRASE_SPAN: usize = 300;
@@ -18,15 +18,11 @@ const MAX_LOOKAHEAD: usize = 8192;
 /// The content of the last closed `<answer>...</answer>` pair (tags are ASCII case-insensitive
 /// only in their common spellings `<answer>` / `<Answer>`).
 pub(crate) fn answer_tag(text: &str) -> Option<&str> {
+    static CLOSE: [Needle; 2] = [Needle::new(b"</answer>"), Needle::new(b"</Answer>")];
+    static OPEN: [Needle; 2] = [Needle::new(b"<answer>"), Needle::new(b"<Answer>")];
     let b = text.as_bytes();
-    let close = [b"</answer>".as_slice(), b"</Answer>"]
-        .iter()
-        .filter_map(|t| memmem::rfind(b, t))
-        .max()?;
-    let open = [b"<answer>".as_slice(), b"<Answer>"]
-        .iter()
-        .filter_map(|t| memmem::rfind(&b[..close], t))
-        .max()?;
+    let close = CLOSE.iter().filter_map(|n| n.last(b)).max()?;
+    let open = OPEN.iter().filter_map(|n| n.last(&b[..close])).max()?;
     Some(&text[open + "<answer>".len()..close])
 }
 
@@ -58,27 +54,15 @@ pub(crate) fn phrase(text: &str) -> Option<(String, Phrase)> {
 /// (its position, the answer, the phrase kind).
 fn last_answer_word(text: &str) -> Option<(usize, String, Phrase)> {
     let b = text.as_bytes();
-    // Two cursors (lower- and upper-case spellings), each moving only backwards: linear.
-    let lower = memmem::FinderRev::new(b"nswer");
-    let upper = memmem::FinderRev::new(b"NSWER");
-    let mut lo = lower.rfind(b);
-    let mut up = upper.rfind(b);
-    loop {
-        let p = match (lo, up) {
-            (Some(l), Some(u)) if l > u => {
-                lo = lower.rfind(&b[..l]);
-                l
-            }
-            (_, Some(u)) => {
-                up = upper.rfind(&b[..u]);
-                u
-            }
-            (Some(l), None) => {
-                lo = lower.rfind(&b[..l]);
-                l
-            }
-            (None, None) => return None,
-        };
+    // Both spellings' hits in one ascending list, walked from the end.
+    static LOWER: Needle = Needle::new(b"nswer");
+    static UPPER: Needle = Needle::new(b"NSWER");
+    let mut hits: Vec<usize> = LOWER.all(b).collect();
+    if b.iter().any(|c| *c == b'N') {
+        hits.extend(UPPER.all(b));
+        hits.sort_unstable();
+    }
+    for &p in hits.iter().rev() {
         if p == 0 || !matches!(b[p - 1], b'a' | b'A') {
             continue;
         }
@@ -93,6 +77,7 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase)> {
             return Some((start, ans, kind));
         }
     }
+    None
 }
 
 /// Given "answer" at `start..after`, decide whether it starts an answer phrase; if so, where the
@@ -246,7 +231,8 @@ fn json_string(text: &str) -> Option<String> {
 
 /// Position of the last line that starts with `A:` (the GSM8K "A: 42" format).
 fn last_a_colon_line(b: &[u8]) -> Option<usize> {
-    if let Some(p) = memmem::rfind(b, b"\nA:") {
+    static A_COLON: Needle = Needle::new(b"\nA:");
+    if let Some(p) = A_COLON.last(b) {
         return Some(p + 1);
     }
     b.starts_with(b"A:").then_some(0)
@@ -256,9 +242,13 @@ fn last_a_colon_line(b: &[u8]) -> Option<usize> {
 /// heading such as `#### Step 2`).
 pub(crate) fn gsm8k(text: &str) -> Option<&str> {
     let b = text.as_bytes();
-    let finder = memmem::FinderRev::new(b"####");
+    static HASHES: Needle = Needle::new(b"####");
+    let hits: Vec<usize> = HASHES.all(b).collect();
     let mut limit = b.len();
-    while let Some(p) = finder.rfind(&b[..limit]) {
+    for &p in hits.iter().rev() {
+        if p >= limit {
+            continue;
+        }
         // The whole run of `#` around the hit is one marker; never look at it again.
         let mut run_start = p;
         while run_start > 0 && b[run_start - 1] == b'#' {
@@ -288,12 +278,10 @@ pub(crate) fn gsm8k(text: &str) -> Option<&str> {
 pub(crate) fn bold(text: &str) -> Option<&str> {
     let b = text.as_bytes();
     let (line_start, _) = last_line(text);
-    let finder = memmem::FinderRev::new(b"**");
-    let mut limit = b.len();
-    for _ in 0..8 {
-        let close = finder.rfind(&b[..limit])?;
-        let open = finder.rfind(&b[..close])?;
-        limit = open;
+    static STARS: Needle = Needle::new(b"**");
+    let hits: Vec<usize> = STARS.all(b).collect();
+    for pair in hits.rchunks_exact(2).take(8) {
+        let (open, close) = (pair[0], pair[1]);
         let inner = &text[open + 2..close];
         let t = inner.trim();
         if t.is_empty() || t.len() > 100 || t.contains('\n') || t.ends_with(':') {
