@@ -39,26 +39,30 @@ pub(crate) fn choice_letter(s: &str) -> Option<char> {
 pub(crate) fn last_line_choice(text: &str) -> Option<char> {
     let (_, line) = last_line(text);
     let b = line.as_bytes();
-    let mut found = None;
-    for i in 0..b.len() {
-        let letter = if b[i] == b'('
-            && b.get(i + 2) == Some(&b')')
-            && (i == 0 || !(is_word_byte(b[i - 1]) || matches!(b[i - 1], b'\\' | b'^')))
-        {
-            b.get(i + 1).copied()
-        } else if (starts_with_ci(b, i, b"option ") || starts_with_ci(b, i, b"choice "))
-            && (i == 0 || !is_word_byte(b[i - 1]))
-        {
-            let k = i + 7;
-            b.get(k).copied().filter(|_| !b.get(k + 1).is_some_and(|c| is_word_byte(*c)))
-        } else {
-            None
-        };
+    let mut found: Option<(usize, char)> = None;
+    let mut note = |at: usize, letter: Option<u8>| {
         if let Some(c @ b'A'..=b'E') = letter {
-            found = Some(c as char);
+            if found.map_or(true, |(p, _)| p < at) {
+                found = Some((at, c as char));
+            }
+        }
+    };
+    for i in memchr::memchr_iter(b'(', b) {
+        if b.get(i + 2) == Some(&b')') && (i == 0 || !(is_word_byte(b[i - 1]) || matches!(b[i - 1], b'\\' | b'^'))) {
+            note(i, b.get(i + 1).copied());
         }
     }
-    found
+    for word in [b"option ".as_slice(), b"choice "] {
+        for i in memchr::memchr2_iter(word[0], word[0].to_ascii_uppercase(), b) {
+            if starts_with_ci(b, i, word) && (i == 0 || !is_word_byte(b[i - 1])) {
+                let k = i + word.len();
+                if !b.get(k + 1).is_some_and(|c| is_word_byte(*c)) {
+                    note(i, b.get(k).copied());
+                }
+            }
+        }
+    }
+    found.map(|(_, c)| c)
 }
 
 #[cfg(test)]

@@ -18,11 +18,17 @@ const MAX_LOOKAHEAD: usize = 8192;
 /// The content of the last closed `<answer>...</answer>` pair (tags are ASCII case-insensitive
 /// only in their common spellings `<answer>` / `<Answer>`).
 pub(crate) fn answer_tag(text: &str) -> Option<&str> {
-    static CLOSE: [Needle; 2] = [Needle::new(b"</answer>"), Needle::new(b"</Answer>")];
-    static OPEN: [Needle; 2] = [Needle::new(b"<answer>"), Needle::new(b"<Answer>")];
+    // One pass finds both tags in both spellings: `<answer>`, `</answer>`, `<Answer>`, `</Answer>`.
+    static TAIL: Needle = Needle::new(b"nswer>");
     let b = text.as_bytes();
-    let close = CLOSE.iter().filter_map(|n| n.last(b)).max()?;
-    let open = OPEN.iter().filter_map(|n| n.last(&b[..close])).max()?;
+    let is_tag = |p: usize, closing: bool| {
+        let lead: &[u8] = if closing { b"</" } else { b"<" };
+        p >= lead.len() + 1 && matches!(b[p - 1], b'a' | b'A') && &b[p - 1 - lead.len()..p - 1] == lead
+    };
+    let hits: Vec<usize> = TAIL.all(b).collect();
+    let close_at = hits.iter().rposition(|&p| is_tag(p, true))?;
+    let open = hits[..close_at].iter().rev().find(|&&p| is_tag(p, false))? - 2;
+    let close = hits[close_at] - 3;
     Some(&text[open + "<answer>".len()..close])
 }
 
@@ -58,7 +64,7 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase)> {
     static LOWER: Needle = Needle::new(b"nswer");
     static UPPER: Needle = Needle::new(b"NSWER");
     let mut hits: Vec<usize> = LOWER.all(b).collect();
-    if b.iter().any(|c| *c == b'N') {
+    if memchr::memchr(b'N', b).is_some() {
         hits.extend(UPPER.all(b));
         hits.sort_unstable();
     }
