@@ -35,13 +35,16 @@ pub(crate) fn choice_letter(s: &str) -> Option<char> {
 }
 
 /// The last choice named in the last line of `text`: `(C)` (not part of a name like `P(A)`), or
-/// "option C" / "choice C".
+/// "option C" / "choice C". A line naming three or more different letters is the list of options
+/// (`(A) 3.2 \qquad (B) 3.5 ...`), not a choice.
 pub(crate) fn last_line_choice(text: &str) -> Option<char> {
     let (_, line) = last_line(text);
     let b = line.as_bytes();
     let mut found: Option<(usize, char)> = None;
+    let mut seen = [false; 5];
     let mut note = |at: usize, letter: Option<u8>| {
         if let Some(c @ b'A'..=b'E') = letter {
+            seen[usize::from(c - b'A')] = true;
             if found.map_or(true, |(p, _)| p < at) {
                 found = Some((at, c as char));
             }
@@ -61,6 +64,9 @@ pub(crate) fn last_line_choice(text: &str) -> Option<char> {
                 }
             }
         }
+    }
+    if seen.iter().filter(|s| **s).count() >= 3 {
+        return None;
     }
     found.map(|(_, c)| c)
 }
@@ -85,5 +91,7 @@ mod tests {
         assert_eq!(last_line_choice("(A) is wrong\nI pick option D"), Some('D'));
         assert_eq!(last_line_choice("P(A) = 1/2"), None);
         assert_eq!(last_line_choice("(B) earlier\nno letter here"), None);
+        assert_eq!(last_line_choice(r"\textbf{(A) }3.2 \qquad \textbf{(B) } 3.5 \qquad \textbf{(C) } 3.8"), None);
+        assert_eq!(last_line_choice("between (A) and (B), it is (B)"), Some('B'));
     }
 }

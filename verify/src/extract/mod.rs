@@ -222,7 +222,13 @@ fn from_boxes(raw: &[&str]) -> Option<Answer> {
 /// A whole short text with no sentence structure is the answer itself (bare LaTeX).
 fn whole(text: &str) -> Option<Answer> {
     let t = text.trim();
-    if t.is_empty() || t.len() > MAX_WHOLE_BYTES || t.contains("\n\n") || t.contains("think>") {
+    if t.is_empty()
+        || t.len() > MAX_WHOLE_BYTES
+        || t.contains("\n\n")
+        || t.contains("think>")
+        || t.contains(r"\boxed")
+        || t.contains(r"\fbox")
+    {
         return None;
     }
     let w = scan::words(t);

@@ -114,7 +114,8 @@ const PROSE_WORDS: &[&[u8]] = &[
     b"that", b"let", b"be", b"of", b"to", b"it", b"find", b"which", b"since", b"because", b"have",
     b"has", b"can", b"will", b"need", b"step", b"first", b"then", b"now", b"for", b"with", b"not",
     b"don", b"know", b"sorry", b"cannot", b"you", b"your", b"here", b"there", b"what", b"how", b"if",
-    b"my", b"our", b"get", b"got", b"gives", b"given", b"compute", b"calculate", b"solve",
+    b"my", b"our", b"get", b"got", b"gives", b"given", b"compute", b"calculate", b"solve", b"but",
+    b"wait", b"actually", b"instead", b"hmm", b"check", b"recheck", b"correct", b"wrong",
 ];
 
 /// Plain-word statistics of a text, ignoring LaTeX commands and the brace groups that follow them

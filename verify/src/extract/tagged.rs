@@ -166,6 +166,9 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
     if let Some(k) = sentence_end(span) {
         span = &span[..k];
     }
+    if let Some(k) = clause_start(span) {
+        span = &span[..k];
+    }
     // "The largest $n$ is 34": the answer is what follows the last " is ".
     if let Some(k) = memmem::rfind(span.as_bytes(), b" is ") {
         let tail = &span[k + 4..];
@@ -205,6 +208,37 @@ fn leading_math(s: &str) -> Option<&str> {
 fn sentence_end(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     (0..b.len()).find(|&k| b[k] == b'.' && !b.get(k + 1).is_some_and(|c| !c.is_ascii_whitespace()))
+}
+
+/// Words that start a new clause after an answer ("5 because ...", "7, so ...").
+const CLAUSE_WORDS: &[&[u8]] = &[
+    b"because", b"since", b"which", b"as", b"so", b"but", b"hence", b"therefore", b"thus", b"where", b"while",
+    b"i", b"we", b"this", b"that",
+];
+
+/// Where a new clause starts in `s`: a clause word after a space, or `, ` followed by a plain
+/// word other than `and` / `or`.
+fn clause_start(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    for i in memchr::memchr2_iter(b' ', b',', b) {
+        let (cut, word_at) = match b[i] {
+            b',' if b.get(i + 1) == Some(&b' ') => (i, i + 2),
+            b' ' if i > 0 && b[i - 1] != b',' => (i, i + 1),
+            _ => continue,
+        };
+        let len = b[word_at..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
+        if len == 0 || b.get(word_at + len).is_some_and(|c| is_word_byte(*c) || *c == b'{') {
+            continue;
+        }
+        let w = &b[word_at..word_at + len];
+        let clause = CLAUSE_WORDS.iter().any(|c| c.eq_ignore_ascii_case(w));
+        let comma_word =
+            b[i] == b',' && len >= 2 && !w.eq_ignore_ascii_case(b"and") && !w.eq_ignore_ascii_case(b"or");
+        if clause || comma_word {
+            return Some(cut);
+        }
+    }
+    None
 }
 
 /// The JSON value at the start of `text`: a string, unescaped, or a bare value (a number) that
@@ -297,6 +331,12 @@ pub(crate) fn bold(text: &str) -> Option<&str> {
         if contains_ci(t.as_bytes(), b"answer") || w.prose || w.count > 4 {
             continue;
         }
+        // A heading (`**Result**:`) or a bold phrase with no math in it is not an answer.
+        let heading = text[close + 2..].trim_start().starts_with(':');
+        let mathy = t.bytes().any(|c| c.is_ascii_digit() || matches!(c, b'\\' | b'^' | b'/' | b'$' | b'=' | b'('));
+        if heading || !(mathy || t.chars().count() <= 2) {
+            continue;
+        }
         let ctx_start = floor_boundary(text, open.saturating_sub(48));
         let after_answer = contains_ci(&b[ctx_start..open], b"answer");
         if open >= line_start || after_answer {
@@ -328,6 +368,10 @@ mod tests {
         assert_eq!(p("reasoning\nA: 45"), Some("45".into()));
         assert_eq!(p("To answer this we compute."), None);
         assert_eq!(p("The answers are 2 and 3."), None);
+        assert_eq!(p("The answer is 7, so we stop"), Some("7".into()));
+        assert_eq!(p("The answer is 5 because it works"), Some("5".into()));
+        assert_eq!(p("The answer is 1, 2, and 3"), Some("1, 2, and 3".into()));
+        assert_eq!(p("The answer is x, y"), Some("x, y".into()));
     }
 
     #[test]
@@ -336,5 +380,7 @@ mod tests {
         assert_eq!(gsm8k("#### Step 2: compute\nx"), None);
         assert_eq!(bold("We get\nThe total is **42** dollars."), Some("42"));
         assert_eq!(bold("**Final Answer**\n5"), None);
+        assert_eq!(bold("5. **Result**: The probability is 1/2"), None);
+        assert_eq!(bold("The day is **Monday**"), None);
     }
 }

@@ -73,7 +73,9 @@ const CASES: &[Case] = &[
     ok(r"\boxed{x = 5}", "x = 5", Boxed),
     ok(r"\boxed{\dfrac{3}{4}\text{ cm}}", r"\dfrac{3}{4}\text{ cm}", Boxed),
     ok(r"so $\boxed{-2,1}$.", "-2,1", Boxed),
-    ok(r"\boxed{3} and later \boxed{4", "3", Boxed),
+    none(r"\boxed{3} and later \boxed{4"),
+    ok("So $x = 2$, hence \\boxed{\\frac{1}{2", "x = 2", MathDelimiters),
+    ok("The answer is 7, so \\boxed{7", "7", FinalAnswerPhrase),
     ok(r"\boxed{} then \boxed{6}", "6", Boxed),
     ok(r"\boxed{6} then \boxed{}", "6", Boxed),
     ok(r"\boxed{\displaystyle \frac{1}{3}}", r"\displaystyle \frac{1}{3}", Boxed),
@@ -167,6 +169,8 @@ const CASES: &[Case] = &[
     none_with("**Final Answer**\nwe could not finish the derivation of the value in time", Opts::Default),
     // --- Choice letters.
     ok("Comparing all options carefully...\nSo the correct option is (C).", "C", Choice),
+    ok("Which is closest? \\[\\textbf{(A) }3.2 \\qquad \\textbf{(B) } 3.5 \\qquad \\textbf{(C) } 3.8\\]", r"\textbf{(A) }3.2 \qquad \textbf{(B) } 3.5 \qquad \textbf{(C) } 3.8", MathDelimiters),
+    ok("5. **Result**: the probability is \\( \\frac{1}{115} \\)", r"\frac{1}{115}", MathDelimiters),
     ok("We eliminate the others.\nI choose option D", "D", Choice),
     ok("Options are compared in detail; the best is \\textbf{(E)}", "E", Choice),
     ok("(A) fails because the value is negative\nthe probability is P(A) = $\\frac{1}{2}$", r"\frac{1}{2}", MathDelimiters),
@@ -263,9 +267,12 @@ fn adversarial() {
     // A megabyte of unclosed box openings: no box.
     let s = r"\boxed{".repeat(mb / 7);
     assert_eq!(extract(&s, &ExtractOptions::default()), None);
-    // The same, then a complete box at the end: found (it is nested in unclosed ones).
+    // The same, then a complete box at the end: still inside unclosed boxes, so no box.
     let s2 = format!("{s}\\boxed{{5}}");
-    assert_eq!(extract(&s2, &opts).map(|a| a.text), Some("5".into()));
+    assert_eq!(extract(&s2, &ExtractOptions::default()), None);
+    // A complete box after a megabyte of closed junk groups.
+    let s2b = "{x}".repeat(mb / 3) + "\\boxed{5}";
+    assert_eq!(extract(&s2b, &opts).map(|a| a.text), Some("5".into()));
     // A megabyte of complete boxes joined by commas: one list with one distinct part.
     let s3 = r"\boxed{1}, ".repeat(mb / 11);
     let a = extract(&s3, &opts);
