@@ -81,6 +81,10 @@ fn top_level_boxes(b: &[u8]) -> Option<Vec<Box_>> {
         }
         match b[i] {
             b'\\' => {
+                // `\\boxed` is a JSON- or string-escaped `\boxed`: the same command.
+                if b.get(i + 1) == Some(&b'\\') && box_command_at(b, i + 1).is_some() {
+                    i += 1;
+                }
                 let Some(after) = box_command_at(b, i) else {
                     i += 2; // escape pair or another command's backslash
                     continue;
@@ -216,6 +220,7 @@ mod tests {
         assert!(last_boxes(r"\boxed{4").is_empty());
         assert_eq!(last_boxes(r"\boxed 5."), vec!["5."]);
         assert_eq!(last_boxes(r"\fbox{7}"), vec!["7"]);
+        assert_eq!(last_boxes(r"$\\boxed{35 cm} ++++++ \\boxed{4}$"), vec!["35 cm", "4"]);
         assert!(last_boxes(r"\boxedx{7}").is_empty());
     }
 

@@ -166,9 +166,6 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
     if let Some(k) = sentence_end(span) {
         span = &span[..k];
     }
-    if let Some(k) = clause_start(span) {
-        span = &span[..k];
-    }
     // "The largest $n$ is 34": the answer is what follows the last " is ".
     if let Some(k) = memmem::rfind(span.as_bytes(), b" is ") {
         let tail = &span[k + 4..];
@@ -178,6 +175,9 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
                 return Some(inner.to_string());
             }
         }
+    }
+    if let Some(k) = clause_start(span) {
+        span = &span[..k];
     }
     if let Some(bl) = last_block(span) {
         // Prose around a math block ("the value $5$ found above"): the block is the answer.
@@ -372,6 +372,7 @@ mod tests {
         assert_eq!(p("The answer is 5 because it works"), Some("5".into()));
         assert_eq!(p("The answer is 1, 2, and 3"), Some("1, 2, and 3".into()));
         assert_eq!(p("The answer is x, y"), Some("x, y".into()));
+        assert_eq!(p("Final Answer: The number of points that fit is 19. <|im_start|>"), Some("19".into()));
     }
 
     #[test]
