@@ -151,7 +151,7 @@ fn is_connector(sep: &str) -> bool {
     for (k, &c) in b.iter().enumerate() {
         match c {
             b':' | b'?' | b'!' => return false,
-            b'.' if !b.get(k + 1).is_some_and(|n| !n.is_ascii_whitespace()) => return false,
+            b'.' if b.get(k + 1).is_none_or(|n| n.is_ascii_whitespace()) => return false,
             _ => {}
         }
     }

@@ -45,7 +45,7 @@ pub(crate) fn last_line_choice(text: &str) -> Option<char> {
     let mut note = |at: usize, letter: Option<u8>| {
         if let Some(c @ b'A'..=b'E') = letter {
             seen[usize::from(c - b'A')] = true;
-            if found.map_or(true, |(p, _)| p < at) {
+            if found.is_none_or(|(p, _)| p < at) {
                 found = Some((at, c as char));
             }
         }

@@ -50,6 +50,8 @@ mod tagged;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashSet;
+
 /// Where an extracted answer came from, in priority order of the strategies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -121,6 +123,16 @@ impl Default for ExtractOptions {
 
 /// Extract the final answer of `response` (see the module doc for the strategies and their order).
 /// `None` when no strategy finds an answer.
+///
+/// ```
+/// use rlverify::{extract, ExtractOptions, Source};
+/// let opts = ExtractOptions::default();
+/// let a = extract("We try $x = 2$: it works, so \\boxed{2} and \\boxed{3}.", &opts);
+/// assert_eq!(a.as_ref().map(|a| (a.text.as_str(), a.source)), Some(("2, 3", Source::Boxed)));
+/// assert_eq!(a.map(|a| a.parts), Some(vec!["2".to_string(), "3".to_string()]));
+/// let b = extract("<think>maybe 4</think>\nThe final answer is $5$.", &opts);
+/// assert_eq!(b.map(|b| b.text), Some("5".to_string()));
+/// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
     if let Some(p) = THINK_END.last(response.as_bytes()) {
@@ -206,9 +218,10 @@ impl Answer {
 /// The answer made of the final boxes: cleaned, empty ones dropped, duplicates counted once.
 fn from_boxes(raw: &[&str]) -> Option<Answer> {
     let mut parts: Vec<String> = Vec::with_capacity(raw.len());
+    let mut seen: HashSet<String> = HashSet::with_capacity(raw.len());
     for r in raw {
         let t = clean(r);
-        if !t.is_empty() && !parts.contains(&t) {
+        if !t.is_empty() && seen.insert(t.clone()) {
             parts.push(t);
         }
     }
@@ -285,7 +298,8 @@ pub(crate) fn clean(raw: &str) -> String {
         for (open, close) in [("$$", "$$"), ("$", "$"), (r"\(", r"\)"), (r"\[", r"\]"), ("**", "**")] {
             if t.len() >= open.len() + close.len() {
                 if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
-                    if !inner.contains(open) && !(open == "$" && inner.ends_with('\\')) {
+                    let escaped_close = open == "$" && inner.ends_with('\\');
+                    if !inner.contains(open) && !escaped_close {
                         t = inner.trim();
                     }
                 }

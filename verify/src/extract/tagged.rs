@@ -23,7 +23,7 @@ pub(crate) fn answer_tag(text: &str) -> Option<&str> {
     let b = text.as_bytes();
     let is_tag = |p: usize, closing: bool| {
         let lead: &[u8] = if closing { b"</" } else { b"<" };
-        p >= lead.len() + 1 && matches!(b[p - 1], b'a' | b'A') && &b[p - 1 - lead.len()..p - 1] == lead
+        p > lead.len() && matches!(b[p - 1], b'a' | b'A') && &b[p - 1 - lead.len()..p - 1] == lead
     };
     let hits: Vec<usize> = TAIL.all(b).collect();
     let close_at = hits.iter().rposition(|&p| is_tag(p, true))?;
@@ -207,7 +207,7 @@ fn leading_math(s: &str) -> Option<&str> {
 /// The end of the first sentence of `s`: a `.` followed by whitespace or the end of `s`.
 fn sentence_end(s: &str) -> Option<usize> {
     let b = s.as_bytes();
-    (0..b.len()).find(|&k| b[k] == b'.' && !b.get(k + 1).is_some_and(|c| !c.is_ascii_whitespace()))
+    (0..b.len()).find(|&k| b[k] == b'.' && b.get(k + 1).is_none_or(|c| c.is_ascii_whitespace()))
 }
 
 /// Words that start a new clause after an answer ("5 because ...", "7, so ...").

@@ -128,6 +128,9 @@ const CASES: &[Case] = &[
     ok("Final Answer: The final answer is $[-3, 2]$. I hope it is correct.", "[-3, 2]", FinalAnswerPhrase),
     ok("The answer is: 42", "42", FinalAnswerPhrase),
     ok("THE ANSWER IS 12.", "12", FinalAnswerPhrase),
+    ok("The answer is **42**.", "42", FinalAnswerPhrase),
+    ok("**Answer: 42**", "42", AnswerColon),
+    ok("**Final Answer:** $\\frac{2}{3}$", r"\frac{2}{3}", FinalAnswerPhrase),
     ok("Answer: D", "D", AnswerColon),
     ok("**Answer:** 17", "17", AnswerColon),
     ok("**Answer**: $x^2$", "x^2", AnswerColon),
@@ -277,6 +280,11 @@ fn adversarial() {
     let s3 = r"\boxed{1}, ".repeat(mb / 11);
     let a = extract(&s3, &opts);
     assert_eq!(a.map(|a| (a.text, a.source)), Some(("1".into(), Source::Boxed)));
+    // A hundred thousand distinct boxes in one list: all kept, in order (no quadratic dedupe).
+    let s3b: String = (0..100_000).map(|i| format!("\\boxed{{{i}}}, ")).collect();
+    let a = extract(&s3b, &opts).map(|a| a.parts);
+    assert_eq!(a.as_ref().map(Vec::len), Some(100_000));
+    assert_eq!(a.as_ref().and_then(|p| p.last()).map(String::as_str), Some("99999"));
     // Unbalanced braces everywhere.
     let s4 = "}{".repeat(mb / 2) + r"\boxed{7}";
     assert_eq!(extract(&s4, &opts).map(|a| a.text), Some("7".into()));
