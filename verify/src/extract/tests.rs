@@ -351,6 +351,36 @@ fn adversarial() {
     }
 }
 
+/// Random concatenations of the tokens the scanners care about (and multi-byte text): no panic.
+/// Deterministic (a fixed xorshift seed), so a failure is reproducible.
+#[test]
+fn token_soup() {
+    const TOKENS: &[&str] = &[
+        r"\boxed{", r"\boxed ", r"\fbox{", "{", "}", r"\{", r"\}", r"\\", "\\", "$", "$$", r"\(", r"\)",
+        r"\[", r"\]", r"\$", "<answer>", "</answer>", "<think>", "</think>", "The answer is ", "Answer:",
+        "final answer", "answer\": ", "\"", "####", "**", "(A)", "(E)", "option ", "\n", "\n\n", ". ", ", ",
+        " and ", "A:", "1,234", "-3.5", "−", "é", "🎉", "א", "\0", " ", "x", "42", r"\text{", r"\frac", ".",
+    ];
+    let opts = ExtractOptions { last_number_fallback: true, whole_fallback: true };
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..3000 {
+        let len = (next() % 40) as usize;
+        let s: String = (0..len).map(|_| TOKENS[(next() % TOKENS.len() as u64) as usize]).collect();
+        for o in [&opts, &ExtractOptions::default()] {
+            if let Some(a) = extract(&s, o) {
+                assert!(!a.text.is_empty(), "empty answer for {s:?}");
+                assert!(a.parts.is_empty() || a.parts.len() >= 2, "one-part list for {s:?}");
+            }
+        }
+    }
+}
+
 /// Runs `extract` over every real response of the dev corpus (skipped when the file is missing):
 /// no panic, and prints how many extractions equal the gold text exactly.
 #[test]
@@ -361,19 +391,26 @@ fn real_generations_corpus() {
         return;
     };
     let (mut n, mut found, mut exact) = (0usize, 0usize, 0usize);
+    let (mut labelled_right, mut labelled_right_exact) = (0usize, 0usize);
     for line in data.lines() {
         let Ok(row) = serde_json::from_str::<serde_json::Value>(line) else { continue };
         let (Some(resp), Some(gold)) = (row["response"].as_str(), row["gold"].as_str()) else { continue };
         n += 1;
         let gold_text = extract(gold, &ExtractOptions::default()).map(|a| a.text);
         let opts = ExtractOptions { last_number_fallback: true, ..ExtractOptions::default() };
+        let right = row["label"].as_bool() == Some(true);
+        labelled_right += usize::from(right);
         if let Some(a) = extract(resp, &opts) {
             found += 1;
             if Some(&a.text) == gold_text.as_ref() {
                 exact += 1;
+                labelled_right_exact += usize::from(right);
             }
         }
     }
-    eprintln!("real_generations_dev: {n} responses, {found} with an answer, {exact} equal to the gold text");
+    eprintln!(
+        "real_generations_dev: {n} responses, {found} with an answer, {exact} equal to the gold text; \
+         of {labelled_right} labelled correct, {labelled_right_exact} equal to the gold text"
+    );
     assert!(n > 0);
 }
