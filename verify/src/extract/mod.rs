@@ -18,8 +18,10 @@
 //!
 //! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
 //! - **Reasoning region.** Text after the last `</think>` is the answer region. When nothing is
-//!   found there (or there is no `</think>`, e.g. a response cut inside an unclosed `<think>`),
-//!   the whole text is searched, without the whole-text strategy.
+//!   found there, the reasoning before it is searched too (without the whole-text strategy). With
+//!   no `</think>` (e.g. a response cut inside an unclosed `<think>`) the whole text is searched.
+//! - **Truncated boxes.** A text that ends inside an unclosed `\boxed{` has no boxed answer (the
+//!   earlier boxes are reasoning); the later strategies still run.
 //! - **Answer tags before boxes.** In the `<answer>` prompt format the tag *is* the answer; a box
 //!   outside the tag belongs to the reasoning. The tag content goes through strategies 2-9
 //!   itself (so `<answer>\boxed{3}</answer>` is `3`), reported as `AnswerTag`. When the tag content
@@ -52,7 +54,7 @@ mod tests;
 
 use std::collections::HashSet;
 
-/// Where an extracted answer came from, in priority order of the strategies.
+/// Where an extracted answer came from (the strategy order is in the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
     /// `\boxed{..}` / `\fbox{..}` (the last one, or several joined into a list).
