@@ -2,19 +2,23 @@
 //! form a list answer.
 //!
 //! One forward pass from the first box opening tracks brace depth with a stack of open boxes
-//! (escaped `\{`, `\}`, `\\` do not count), so the cost is linear whatever the input: an unclosed
-//! box never closes and is simply not a box, and a million `\boxed{` openings cost one pass.
-//! A box nested in another complete box is part of the outer one.
+//! (escaped `\{`, `\}`, `\\` do not count), so the cost is linear whatever the input: a million
+//! `\boxed{` openings cost one pass. A box nested in another complete box is part of the outer one.
+//!
+//! **Truncation.** When the text ends inside a box (a `\boxed{` that never closes, typically a
+//! response cut off while writing its answer), there is no boxed answer at all: earlier boxes are
+//! reasoning, not the final answer, and the other strategies get their chance.
 //!
 //! **List rule.** Going back from the last box, an earlier box joins the answer when the text
 //! between the two is only a connector: at most [`MAX_SEPARATOR`] bytes, no sentence end
-//! (`.` + space, `:`, `?`, `!`) and at most two plain words besides `and`/`or` (LaTeX commands such
-//! as `\quad`, `\text{and}`, `\)`, `$` and punctuation are free). So `$\boxed{2}$ and
-//! $\boxed{3}$`, `\boxed{1}, \boxed{2}` and `\boxed{a} \quad \text{and} \quad \boxed{b}` are lists,
-//! while boxes earlier in the reasoning (`... \boxed{4}. So ... \boxed{5}`) are not joined.
+//! (`.` + space, `:`, `?`, `!`), no prose word ("then", "so", "wait", ...) and at most two plain
+//! words besides `and`/`or` (LaTeX commands such as `\quad`, `\text{and}`, `\)`, `$` and
+//! punctuation are free). So `$\boxed{2}$ and $\boxed{3}$`, `\boxed{1}, \boxed{2}` and
+//! `\boxed{a} \quad \text{and} \quad \boxed{b}` are lists, while boxes earlier in the reasoning
+//! (`... \boxed{4}. So ... \boxed{5}`) are not joined.
 //! Identical parts count once (`\boxed{5} \boxed{5}` is `5`); empty boxes are ignored.
 
-use super::scan::{is_word_byte, words};
+use super::scan::{is_word_byte, words, Needle};
 
 /// Longest text between two boxes that still counts as a connector (bytes).
 const MAX_SEPARATOR: usize = 64;
@@ -44,9 +48,9 @@ fn box_command_at(b: &[u8], i: usize) -> Option<usize> {
 
 /// The first possible box command in `b` (a cheap pre-filter: most texts have none).
 fn first_box(b: &[u8]) -> Option<usize> {
-    let finder = memchr::memmem::Finder::new(b"box");
+    static BOX: Needle = Needle::new(b"box");
     let mut from = 0;
-    while let Some(off) = finder.find(&b[from..]) {
+    while let Some(off) = BOX.first(&b[from..]) {
         let p = from + off;
         // `\boxed` has the backslash right before `box`, `\fbox` one byte earlier.
         for start in [p.checked_sub(1), p.checked_sub(2)].into_iter().flatten() {
@@ -59,10 +63,11 @@ fn first_box(b: &[u8]) -> Option<usize> {
     None
 }
 
-/// All top-level complete boxes of `b`, in text order. Linear in `b.len()`.
-fn top_level_boxes(b: &[u8]) -> Vec<Box_> {
+/// All top-level complete boxes of `b`, in text order, or `None` when the text ends inside an open
+/// box. Linear in `b.len()`.
+fn top_level_boxes(b: &[u8]) -> Option<Vec<Box_>> {
     let Some(first) = first_box(b) else {
-        return Vec::new();
+        return Some(Vec::new());
     };
     // Open boxes: (span start, content start, brace depth outside the box).
     let mut open: Vec<(usize, usize, usize)> = Vec::new();
@@ -76,6 +81,10 @@ fn top_level_boxes(b: &[u8]) -> Vec<Box_> {
         }
         match b[i] {
             b'\\' => {
+                // `\\boxed` is a JSON- or string-escaped `\boxed`: the same command.
+                if b.get(i + 1) == Some(&b'\\') && box_command_at(b, i + 1).is_some() {
+                    i += 1;
+                }
                 let Some(after) = box_command_at(b, i) else {
                     i += 2; // escape pair or another command's backslash
                     continue;
@@ -122,7 +131,7 @@ fn top_level_boxes(b: &[u8]) -> Vec<Box_> {
             }
         }
     }
-    done
+    open.is_empty().then_some(done)
 }
 
 /// Record a complete box; boxes recorded earlier that lie inside it were nested: drop them.
@@ -142,13 +151,14 @@ fn is_connector(sep: &str) -> bool {
     for (k, &c) in b.iter().enumerate() {
         match c {
             b':' | b'?' | b'!' => return false,
-            b'.' if !b.get(k + 1).is_some_and(|n| !n.is_ascii_whitespace()) => return false,
+            b'.' if b.get(k + 1).is_none_or(|n| n.is_ascii_whitespace()) => return false,
             _ => {}
         }
     }
     // Plain words other than the connectors `and` / `or`.
     let connectors = count_connectors(b);
-    words(sep).count.saturating_sub(connectors) <= 2
+    let w = words(sep);
+    !w.prose && w.count.saturating_sub(connectors) <= 2
 }
 
 /// Count the standalone words `and` / `or` outside LaTeX commands.
@@ -173,9 +183,12 @@ fn count_connectors(b: &[u8]) -> usize {
 }
 
 /// The final boxed answer of `text`: the contents of the last run of joined boxes (see the module
-/// doc), raw (not yet cleaned), in text order, duplicates included. Empty when there is no box.
+/// doc), raw (not yet cleaned), in text order, duplicates included. Empty when there is no box or
+/// the text ends inside an unclosed box.
 pub(crate) fn last_boxes(text: &str) -> Vec<&str> {
-    let boxes = top_level_boxes(text.as_bytes());
+    let Some(boxes) = top_level_boxes(text.as_bytes()) else {
+        return Vec::new();
+    };
     let nonempty: Vec<&Box_> =
         boxes.iter().filter(|bx| !text[bx.content_start..bx.content_end].trim().is_empty()).collect();
     let Some(last) = nonempty.last() else {
@@ -202,10 +215,12 @@ mod tests {
         assert_eq!(last_boxes(r"\boxed{\frac{1}{2}}"), vec![r"\frac{1}{2}"]);
         assert_eq!(last_boxes(r"\boxed{\{1, 2\}}"), vec![r"\{1, 2\}"]);
         assert_eq!(last_boxes(r"\boxed{\boxed{5}}"), vec![r"\boxed{5}"]);
-        assert_eq!(last_boxes(r"\boxed{3} then \boxed{4"), vec!["3"]);
+        assert!(last_boxes(r"\boxed{3} then \boxed{4").is_empty());
+        assert_eq!(last_boxes(r"\boxed{3} then \boxed{4}"), vec!["4"]);
         assert!(last_boxes(r"\boxed{4").is_empty());
         assert_eq!(last_boxes(r"\boxed 5."), vec!["5."]);
         assert_eq!(last_boxes(r"\fbox{7}"), vec!["7"]);
+        assert_eq!(last_boxes(r"$\\boxed{35 cm} ++++++ \\boxed{4}$"), vec!["35 cm", "4"]);
         assert!(last_boxes(r"\boxedx{7}").is_empty());
     }
 
@@ -218,5 +233,7 @@ mod tests {
         assert!(!is_connector(" no no no no no "));
         assert!(!is_connector(". So the value is "));
         assert!(!is_connector(": "));
+        assert!(!is_connector(" then "));
+        assert!(!is_connector(" wait, "));
     }
 }

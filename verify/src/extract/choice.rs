@@ -35,30 +35,40 @@ pub(crate) fn choice_letter(s: &str) -> Option<char> {
 }
 
 /// The last choice named in the last line of `text`: `(C)` (not part of a name like `P(A)`), or
-/// "option C" / "choice C".
+/// "option C" / "choice C". A line naming three or more different letters is the list of options
+/// (`(A) 3.2 \qquad (B) 3.5 ...`), not a choice.
 pub(crate) fn last_line_choice(text: &str) -> Option<char> {
     let (_, line) = last_line(text);
     let b = line.as_bytes();
-    let mut found = None;
-    for i in 0..b.len() {
-        let letter = if b[i] == b'('
-            && b.get(i + 2) == Some(&b')')
-            && (i == 0 || !(is_word_byte(b[i - 1]) || matches!(b[i - 1], b'\\' | b'^')))
-        {
-            b.get(i + 1).copied()
-        } else if (starts_with_ci(b, i, b"option ") || starts_with_ci(b, i, b"choice "))
-            && (i == 0 || !is_word_byte(b[i - 1]))
-        {
-            let k = i + 7;
-            b.get(k).copied().filter(|_| !b.get(k + 1).is_some_and(|c| is_word_byte(*c)))
-        } else {
-            None
-        };
+    let mut found: Option<(usize, char)> = None;
+    let mut seen = [false; 5];
+    let mut note = |at: usize, letter: Option<u8>| {
         if let Some(c @ b'A'..=b'E') = letter {
-            found = Some(c as char);
+            seen[usize::from(c - b'A')] = true;
+            if found.is_none_or(|(p, _)| p < at) {
+                found = Some((at, c as char));
+            }
+        }
+    };
+    for i in memchr::memchr_iter(b'(', b) {
+        if b.get(i + 2) == Some(&b')') && (i == 0 || !(is_word_byte(b[i - 1]) || matches!(b[i - 1], b'\\' | b'^'))) {
+            note(i, b.get(i + 1).copied());
         }
     }
-    found
+    for word in [b"option ".as_slice(), b"choice "] {
+        for i in memchr::memchr2_iter(word[0], word[0].to_ascii_uppercase(), b) {
+            if starts_with_ci(b, i, word) && (i == 0 || !is_word_byte(b[i - 1])) {
+                let k = i + word.len();
+                if !b.get(k + 1).is_some_and(|c| is_word_byte(*c)) {
+                    note(i, b.get(k).copied());
+                }
+            }
+        }
+    }
+    if seen.iter().filter(|s| **s).count() >= 3 {
+        return None;
+    }
+    found.map(|(_, c)| c)
 }
 
 #[cfg(test)]
@@ -81,5 +91,7 @@ mod tests {
         assert_eq!(last_line_choice("(A) is wrong\nI pick option D"), Some('D'));
         assert_eq!(last_line_choice("P(A) = 1/2"), None);
         assert_eq!(last_line_choice("(B) earlier\nno letter here"), None);
+        assert_eq!(last_line_choice(r"\textbf{(A) }3.2 \qquad \textbf{(B) } 3.5 \qquad \textbf{(C) } 3.8"), None);
+        assert_eq!(last_line_choice("between (A) and (B), it is (B)"), Some('B'));
     }
 }

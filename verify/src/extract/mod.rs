@@ -18,8 +18,10 @@
 //!
 //! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
 //! - **Reasoning region.** Text after the last `</think>` is the answer region. When nothing is
-//!   found there (or there is no `</think>`, e.g. a response cut inside an unclosed `<think>`),
-//!   the whole text is searched, without the whole-text strategy.
+//!   found there, the reasoning before it is searched too (without the whole-text strategy). With
+//!   no `</think>` (e.g. a response cut inside an unclosed `<think>`) the whole text is searched.
+//! - **Truncated boxes.** A text that ends inside an unclosed `\boxed{` has no boxed answer (the
+//!   earlier boxes are reasoning); the later strategies still run.
 //! - **Answer tags before boxes.** In the `<answer>` prompt format the tag *is* the answer; a box
 //!   outside the tag belongs to the reasoning. The tag content goes through strategies 2-9
 //!   itself (so `<answer>\boxed{3}</answer>` is `3`), reported as `AnswerTag`. When the tag content
@@ -50,9 +52,9 @@ mod tagged;
 #[cfg(test)]
 mod tests;
 
-use memchr::memmem;
+use std::collections::HashSet;
 
-/// Where an extracted answer came from, in priority order of the strategies.
+/// Where an extracted answer came from (the strategy order is in the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
     /// `\boxed{..}` / `\fbox{..}` (the last one, or several joined into a list).
@@ -123,8 +125,19 @@ impl Default for ExtractOptions {
 
 /// Extract the final answer of `response` (see the module doc for the strategies and their order).
 /// `None` when no strategy finds an answer.
+///
+/// ```
+/// use rlverify::{extract, ExtractOptions, Source};
+/// let opts = ExtractOptions::default();
+/// let a = extract("We try $x = 2$: it works, so \\boxed{2} and \\boxed{3}.", &opts);
+/// assert_eq!(a.as_ref().map(|a| (a.text.as_str(), a.source)), Some(("2, 3", Source::Boxed)));
+/// assert_eq!(a.map(|a| a.parts), Some(vec!["2".to_string(), "3".to_string()]));
+/// let b = extract("<think>maybe 4</think>\nThe final answer is $5$.", &opts);
+/// assert_eq!(b.map(|b| b.text), Some("5".to_string()));
+/// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    if let Some(p) = memmem::rfind(response.as_bytes(), b"</think>") {
+    static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
+    if let Some(p) = THINK_END.last(response.as_bytes()) {
         let after = &response[p + "</think>".len()..];
         if let Some(a) = extract_region(after, opts, true) {
             return Some(a);
@@ -207,9 +220,10 @@ impl Answer {
 /// The answer made of the final boxes: cleaned, empty ones dropped, duplicates counted once.
 fn from_boxes(raw: &[&str]) -> Option<Answer> {
     let mut parts: Vec<String> = Vec::with_capacity(raw.len());
+    let mut seen: HashSet<String> = HashSet::with_capacity(raw.len());
     for r in raw {
         let t = clean(r);
-        if !t.is_empty() && !parts.contains(&t) {
+        if !t.is_empty() && seen.insert(t.clone()) {
             parts.push(t);
         }
     }
@@ -223,7 +237,13 @@ fn from_boxes(raw: &[&str]) -> Option<Answer> {
 /// A whole short text with no sentence structure is the answer itself (bare LaTeX).
 fn whole(text: &str) -> Option<Answer> {
     let t = text.trim();
-    if t.is_empty() || t.len() > MAX_WHOLE_BYTES || t.contains("\n\n") || t.contains("think>") {
+    if t.is_empty()
+        || t.len() > MAX_WHOLE_BYTES
+        || t.contains("\n\n")
+        || t.contains("think>")
+        || t.contains(r"\boxed")
+        || t.contains(r"\fbox")
+    {
         return None;
     }
     let w = scan::words(t);
@@ -251,6 +271,19 @@ fn strip_currency(s: &str) -> &str {
     }
 }
 
+/// `\boxed{x}` -> `x` when the box is the whole text (a box inside a box).
+fn unwrap_box(t: &str) -> &str {
+    for cmd in [r"\boxed", r"\fbox"] {
+        if let Some(r) = t.strip_prefix(cmd) {
+            let r = r.trim_start();
+            if r.starts_with('{') && scan::matching_brace(r.as_bytes(), 0) == Some(r.len() - 1) {
+                return r[1..r.len() - 1].trim();
+            }
+        }
+    }
+    t
+}
+
 /// Trailing LaTeX spacing that carries no meaning at the end of an answer.
 const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qquad", "\\"];
 
@@ -259,12 +292,16 @@ const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qqu
 /// choice letter bare (`\text{(B)}` -> `B`).
 pub(crate) fn clean(raw: &str) -> String {
     let mut t = raw.trim();
-    loop {
+    // Each round removes at least one wrapper; a few rounds cover every real answer and keep
+    // adversarial inputs (`****...`) linear.
+    for _ in 0..8 {
         let before = t.len();
+        t = unwrap_box(t);
         for (open, close) in [("$$", "$$"), ("$", "$"), (r"\(", r"\)"), (r"\[", r"\]"), ("**", "**")] {
             if t.len() >= open.len() + close.len() {
                 if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
-                    if !inner.contains(open) && !(open == "$" && inner.ends_with('\\')) {
+                    let escaped_close = open == "$" && inner.ends_with('\\');
+                    if !inner.contains(open) && !escaped_close {
                         t = inner.trim();
                     }
                 }

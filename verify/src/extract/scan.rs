@@ -4,6 +4,43 @@
 //! always a `char` boundary and slicing there cannot panic. Indices computed any other way (length
 //! caps) go through [`floor_boundary`]. Every helper is linear in the bytes it looks at.
 
+use std::sync::OnceLock;
+
+use memchr::memmem::Finder;
+
+/// A forward `memmem` searcher for a fixed needle, built once. Forward search is SIMD-accelerated
+/// (reverse search is not), so "the last occurrence" is found by one forward pass.
+pub(crate) struct Needle {
+    bytes: &'static [u8],
+    finder: OnceLock<Finder<'static>>,
+}
+
+impl Needle {
+    /// A searcher for `needle`, built on first use.
+    pub(crate) const fn new(bytes: &'static [u8]) -> Needle {
+        Needle { bytes, finder: OnceLock::new() }
+    }
+
+    fn finder(&self) -> &Finder<'static> {
+        self.finder.get_or_init(|| Finder::new(self.bytes))
+    }
+
+    /// All non-overlapping occurrences, in order.
+    pub(crate) fn all<'h>(&'static self, hay: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
+        self.finder().find_iter(hay)
+    }
+
+    /// The first occurrence.
+    pub(crate) fn first(&'static self, hay: &[u8]) -> Option<usize> {
+        self.finder().find(hay)
+    }
+
+    /// The last non-overlapping occurrence.
+    pub(crate) fn last(&'static self, hay: &[u8]) -> Option<usize> {
+        self.finder().find_iter(hay).last()
+    }
+}
+
 /// The largest `char` boundary of `s` that is `<= i`.
 pub(crate) fn floor_boundary(s: &str, i: usize) -> usize {
     if i >= s.len() {
@@ -77,7 +114,8 @@ const PROSE_WORDS: &[&[u8]] = &[
     b"that", b"let", b"be", b"of", b"to", b"it", b"find", b"which", b"since", b"because", b"have",
     b"has", b"can", b"will", b"need", b"step", b"first", b"then", b"now", b"for", b"with", b"not",
     b"don", b"know", b"sorry", b"cannot", b"you", b"your", b"here", b"there", b"what", b"how", b"if",
-    b"my", b"our", b"get", b"got", b"gives", b"given", b"compute", b"calculate", b"solve",
+    b"my", b"our", b"get", b"got", b"gives", b"given", b"compute", b"calculate", b"solve", b"but",
+    b"wait", b"actually", b"instead", b"hmm", b"check", b"recheck", b"correct", b"wrong",
 ];
 
 /// Plain-word statistics of a text, ignoring LaTeX commands and the brace groups that follow them

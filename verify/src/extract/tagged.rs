@@ -8,23 +8,27 @@
 use memchr::memmem;
 
 use super::delimited::{block_at, last_block};
-use super::scan::{cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words};
+use super::scan::{Needle, cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words};
 
 /// Longest answer taken after a phrase when it is not delimited (bytes).
 const MAX_PHRASE_SPAN: usize = 300;
+/// How far after a phrase its answer is looked for (bytes); bounds the work per phrase.
+const MAX_LOOKAHEAD: usize = 8192;
 
 /// The content of the last closed `<answer>...</answer>` pair (tags are ASCII case-insensitive
 /// only in their common spellings `<answer>` / `<Answer>`).
 pub(crate) fn answer_tag(text: &str) -> Option<&str> {
+    // One pass finds both tags in both spellings: `<answer>`, `</answer>`, `<Answer>`, `</Answer>`.
+    static TAIL: Needle = Needle::new(b"nswer>");
     let b = text.as_bytes();
-    let close = [b"</answer>".as_slice(), b"</Answer>"]
-        .iter()
-        .filter_map(|t| memmem::rfind(b, t))
-        .max()?;
-    let open = [b"<answer>".as_slice(), b"<Answer>"]
-        .iter()
-        .filter_map(|t| memmem::rfind(&b[..close], t))
-        .max()?;
+    let is_tag = |p: usize, closing: bool| {
+        let lead: &[u8] = if closing { b"</" } else { b"<" };
+        p > lead.len() && matches!(b[p - 1], b'a' | b'A') && &b[p - 1 - lead.len()..p - 1] == lead
+    };
+    let hits: Vec<usize> = TAIL.all(b).collect();
+    let close_at = hits.iter().rposition(|&p| is_tag(p, true))?;
+    let open = hits[..close_at].iter().rev().find(|&&p| is_tag(p, false))? - 2;
+    let close = hits[close_at] - 3;
     Some(&text[open + "<answer>".len()..close])
 }
 
@@ -56,12 +60,15 @@ pub(crate) fn phrase(text: &str) -> Option<(String, Phrase)> {
 /// (its position, the answer, the phrase kind).
 fn last_answer_word(text: &str) -> Option<(usize, String, Phrase)> {
     let b = text.as_bytes();
-    let lower = memmem::FinderRev::new(b"nswer");
-    let upper = memmem::FinderRev::new(b"NSWER");
-    let mut limit = b.len();
-    loop {
-        let p = [lower.rfind(&b[..limit]), upper.rfind(&b[..limit])].into_iter().flatten().max()?;
-        limit = p;
+    // Both spellings' hits in one ascending list, walked from the end.
+    static LOWER: Needle = Needle::new(b"nswer");
+    static UPPER: Needle = Needle::new(b"NSWER");
+    let mut hits: Vec<usize> = LOWER.all(b).collect();
+    if memchr::memchr(b'N', b).is_some() {
+        hits.extend(UPPER.all(b));
+        hits.sort_unstable();
+    }
+    for &p in hits.iter().rev() {
         if p == 0 || !matches!(b[p - 1], b'a' | b'A') {
             continue;
         }
@@ -76,6 +83,7 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase)> {
             return Some((start, ans, kind));
         }
     }
+    None
 }
 
 /// Given "answer" at `start..after`, decide whether it starts an answer phrase; if so, where the
@@ -132,7 +140,7 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
     let b = text.as_bytes();
     let mut i = skip_markup(b, at);
     if json {
-        return json_string(text, i);
+        return json_string(cap(&text[i..], MAX_LOOKAHEAD));
     }
     loop {
         let before = i;
@@ -145,7 +153,7 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
             break;
         }
     }
-    let rest = &text[i..];
+    let rest = cap(&text[i..], MAX_LOOKAHEAD);
     if rest.is_empty() {
         return None;
     }
@@ -167,6 +175,9 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
                 return Some(inner.to_string());
             }
         }
+    }
+    if let Some(k) = clause_start(span) {
+        span = &span[..k];
     }
     if let Some(bl) = last_block(span) {
         // Prose around a math block ("the value $5$ found above"): the block is the answer.
@@ -196,21 +207,51 @@ fn leading_math(s: &str) -> Option<&str> {
 /// The end of the first sentence of `s`: a `.` followed by whitespace or the end of `s`.
 fn sentence_end(s: &str) -> Option<usize> {
     let b = s.as_bytes();
-    (0..b.len()).find(|&k| b[k] == b'.' && !b.get(k + 1).is_some_and(|c| !c.is_ascii_whitespace()))
+    (0..b.len()).find(|&k| b[k] == b'.' && b.get(k + 1).is_none_or(|c| c.is_ascii_whitespace()))
 }
 
-/// A JSON string value starting at `i` (after optional spaces), unescaped; a bare value (number)
+/// Words that start a new clause after an answer ("5 because ...", "7, so ...").
+const CLAUSE_WORDS: &[&[u8]] = &[
+    b"because", b"since", b"which", b"as", b"so", b"but", b"hence", b"therefore", b"thus", b"where", b"while",
+    b"i", b"we", b"this", b"that",
+];
+
+/// Where a new clause starts in `s`: a clause word after a space, or `, ` followed by a plain
+/// word other than `and` / `or`.
+fn clause_start(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    for i in memchr::memchr2_iter(b' ', b',', b) {
+        let (cut, word_at) = match b[i] {
+            b',' if b.get(i + 1) == Some(&b' ') => (i, i + 2),
+            b' ' if i > 0 && b[i - 1] != b',' => (i, i + 1),
+            _ => continue,
+        };
+        let len = b[word_at..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
+        if len == 0 || b.get(word_at + len).is_some_and(|c| is_word_byte(*c) || *c == b'{') {
+            continue;
+        }
+        let w = &b[word_at..word_at + len];
+        let clause = CLAUSE_WORDS.iter().any(|c| c.eq_ignore_ascii_case(w));
+        let comma_word =
+            b[i] == b',' && len >= 2 && !w.eq_ignore_ascii_case(b"and") && !w.eq_ignore_ascii_case(b"or");
+        if clause || comma_word {
+            return Some(cut);
+        }
+    }
+    None
+}
+
+/// The JSON value at the start of `text`: a string, unescaped, or a bare value (a number) that
 /// runs to the next `,`, `}` or newline.
-fn json_string(text: &str, i: usize) -> Option<String> {
-    let b = text.as_bytes();
-    if b.get(i) != Some(&b'"') {
-        let rest = &text[i..];
+fn json_string(text: &str) -> Option<String> {
+    if !text.starts_with('"') {
+        let rest = text;
         let end = rest.find([',', '}', '\n']).unwrap_or(rest.len());
         let v = rest[..end].trim();
         return (!v.is_empty()).then(|| v.to_string());
     }
     let mut out = String::new();
-    let mut chars = text[i + 1..].chars();
+    let mut chars = text[1..].chars();
     while let Some(c) = chars.next() {
         match c {
             '"' => return (!out.trim().is_empty()).then_some(out),
@@ -230,7 +271,8 @@ fn json_string(text: &str, i: usize) -> Option<String> {
 
 /// Position of the last line that starts with `A:` (the GSM8K "A: 42" format).
 fn last_a_colon_line(b: &[u8]) -> Option<usize> {
-    if let Some(p) = memmem::rfind(b, b"\nA:") {
+    static A_COLON: Needle = Needle::new(b"\nA:");
+    if let Some(p) = A_COLON.last(b) {
         return Some(p + 1);
     }
     b.starts_with(b"A:").then_some(0)
@@ -240,10 +282,19 @@ fn last_a_colon_line(b: &[u8]) -> Option<usize> {
 /// heading such as `#### Step 2`).
 pub(crate) fn gsm8k(text: &str) -> Option<&str> {
     let b = text.as_bytes();
-    let finder = memmem::FinderRev::new(b"####");
+    static HASHES: Needle = Needle::new(b"####");
+    let hits: Vec<usize> = HASHES.all(b).collect();
     let mut limit = b.len();
-    while let Some(p) = finder.rfind(&b[..limit]) {
-        limit = p;
+    for &p in hits.iter().rev() {
+        if p >= limit {
+            continue;
+        }
+        // The whole run of `#` around the hit is one marker; never look at it again.
+        let mut run_start = p;
+        while run_start > 0 && b[run_start - 1] == b'#' {
+            run_start -= 1;
+        }
+        limit = run_start;
         let mut s = p + 4;
         while b.get(s) == Some(&b'#') {
             s += 1;
@@ -267,12 +318,10 @@ pub(crate) fn gsm8k(text: &str) -> Option<&str> {
 pub(crate) fn bold(text: &str) -> Option<&str> {
     let b = text.as_bytes();
     let (line_start, _) = last_line(text);
-    let finder = memmem::FinderRev::new(b"**");
-    let mut limit = b.len();
-    for _ in 0..8 {
-        let close = finder.rfind(&b[..limit])?;
-        let open = finder.rfind(&b[..close])?;
-        limit = open;
+    static STARS: Needle = Needle::new(b"**");
+    let hits: Vec<usize> = STARS.all(b).collect();
+    for pair in hits.rchunks_exact(2).take(8) {
+        let (open, close) = (pair[0], pair[1]);
         let inner = &text[open + 2..close];
         let t = inner.trim();
         if t.is_empty() || t.len() > 100 || t.contains('\n') || t.ends_with(':') {
@@ -280,6 +329,12 @@ pub(crate) fn bold(text: &str) -> Option<&str> {
         }
         let w = words(t);
         if contains_ci(t.as_bytes(), b"answer") || w.prose || w.count > 4 {
+            continue;
+        }
+        // A heading (`**Result**:`) or a bold phrase with no math in it is not an answer.
+        let heading = text[close + 2..].trim_start().starts_with(':');
+        let mathy = t.bytes().any(|c| c.is_ascii_digit() || matches!(c, b'\\' | b'^' | b'/' | b'$' | b'=' | b'('));
+        if heading || !(mathy || t.chars().count() <= 2) {
             continue;
         }
         let ctx_start = floor_boundary(text, open.saturating_sub(48));
@@ -313,6 +368,11 @@ mod tests {
         assert_eq!(p("reasoning\nA: 45"), Some("45".into()));
         assert_eq!(p("To answer this we compute."), None);
         assert_eq!(p("The answers are 2 and 3."), None);
+        assert_eq!(p("The answer is 7, so we stop"), Some("7".into()));
+        assert_eq!(p("The answer is 5 because it works"), Some("5".into()));
+        assert_eq!(p("The answer is 1, 2, and 3"), Some("1, 2, and 3".into()));
+        assert_eq!(p("The answer is x, y"), Some("x, y".into()));
+        assert_eq!(p("Final Answer: The number of points that fit is 19. <|im_start|>"), Some("19".into()));
     }
 
     #[test]
@@ -321,5 +381,7 @@ mod tests {
         assert_eq!(gsm8k("#### Step 2: compute\nx"), None);
         assert_eq!(bold("We get\nThe total is **42** dollars."), Some("42"));
         assert_eq!(bold("**Final Answer**\n5"), None);
+        assert_eq!(bold("5. **Result**: The probability is 1/2"), None);
+        assert_eq!(bold("The day is **Monday**"), None);
     }
 }

@@ -73,7 +73,9 @@ const CASES: &[Case] = &[
     ok(r"\boxed{x = 5}", "x = 5", Boxed),
     ok(r"\boxed{\dfrac{3}{4}\text{ cm}}", r"\dfrac{3}{4}\text{ cm}", Boxed),
     ok(r"so $\boxed{-2,1}$.", "-2,1", Boxed),
-    ok(r"\boxed{3} and later \boxed{4", "3", Boxed),
+    none(r"\boxed{3} and later \boxed{4"),
+    ok("So $x = 2$, hence \\boxed{\\frac{1}{2", "x = 2", MathDelimiters),
+    ok("The answer is 7, so \\boxed{7", "7", FinalAnswerPhrase),
     ok(r"\boxed{} then \boxed{6}", "6", Boxed),
     ok(r"\boxed{6} then \boxed{}", "6", Boxed),
     ok(r"\boxed{\displaystyle \frac{1}{3}}", r"\displaystyle \frac{1}{3}", Boxed),
@@ -126,6 +128,9 @@ const CASES: &[Case] = &[
     ok("Final Answer: The final answer is $[-3, 2]$. I hope it is correct.", "[-3, 2]", FinalAnswerPhrase),
     ok("The answer is: 42", "42", FinalAnswerPhrase),
     ok("THE ANSWER IS 12.", "12", FinalAnswerPhrase),
+    ok("The answer is **42**.", "42", FinalAnswerPhrase),
+    ok("**Answer: 42**", "42", AnswerColon),
+    ok("**Final Answer:** $\\frac{2}{3}$", r"\frac{2}{3}", FinalAnswerPhrase),
     ok("Answer: D", "D", AnswerColon),
     ok("**Answer:** 17", "17", AnswerColon),
     ok("**Answer**: $x^2$", "x^2", AnswerColon),
@@ -163,10 +168,12 @@ const CASES: &[Case] = &[
     // --- Bold.
     ok("We add them up.\nThe total is **42** dollars.", "42", Bold),
     ok("Answer in bold **$7$**\n\nThat is all of it, we are done with it now.", "7", Bold),
-    ok("**Step 1:** add the two numbers carefully\nwe get 5 overall in the end here", "5", Whole),
+    num("**Step 1:** add the two numbers carefully\nwe get 5 overall in the end here", "5", LastNumber),
     none_with("**Final Answer**\nwe could not finish the derivation of the value in time", Opts::Default),
     // --- Choice letters.
     ok("Comparing all options carefully...\nSo the correct option is (C).", "C", Choice),
+    ok("Which is closest? \\[\\textbf{(A) }3.2 \\qquad \\textbf{(B) } 3.5 \\qquad \\textbf{(C) } 3.8\\]", r"\textbf{(A) }3.2 \qquad \textbf{(B) } 3.5 \qquad \textbf{(C) } 3.8", MathDelimiters),
+    ok("5. **Result**: the probability is \\( \\frac{1}{115} \\)", r"\frac{1}{115}", MathDelimiters),
     ok("We eliminate the others.\nI choose option D", "D", Choice),
     ok("Options are compared in detail; the best is \\textbf{(E)}", "E", Choice),
     ok("(A) fails because the value is negative\nthe probability is P(A) = $\\frac{1}{2}$", r"\frac{1}{2}", MathDelimiters),
@@ -189,7 +196,7 @@ const CASES: &[Case] = &[
     ok("  42  ", "42", Whole),
     ok("43,500", "43,500", Whole),
     ok("10{,}000", "10{,}000", Whole),
-    ok("\\text{(C)}", "C", Whole),
+    ok("\\text{(C)}", "C", Choice),
     ok("B", "B", Whole),
     ok("14 \\text{ right triangles}", r"14 \text{ right triangles}", Whole),
     ok("\\begin{pmatrix} -5 & 0 \\\\ 0 & -5 \\end{pmatrix}", r"\begin{pmatrix} -5 & 0 \\ 0 & -5 \end{pmatrix}", Whole),
@@ -229,8 +236,8 @@ const CASES: &[Case] = &[
     ok("الجواب هو \\boxed{٣}", "٣", Boxed),
     ok("שלום $x$ עולם", "x", MathDelimiters),
     ok("αβγ", "αβγ", Whole),
-    num("ζ 12 ζ", "12", LastNumber),
-    ok("**€**", "€", Whole),
+    num("ζ we counted 12 of them ζ", "12", LastNumber),
+    ok("**€**", "€", Bold),
 ];
 
 fn run(case: &Case) -> Option<Answer> {
@@ -263,13 +270,21 @@ fn adversarial() {
     // A megabyte of unclosed box openings: no box.
     let s = r"\boxed{".repeat(mb / 7);
     assert_eq!(extract(&s, &ExtractOptions::default()), None);
-    // The same, then a complete box at the end: found (it is nested in unclosed ones).
+    // The same, then a complete box at the end: still inside unclosed boxes, so no box.
     let s2 = format!("{s}\\boxed{{5}}");
-    assert_eq!(extract(&s2, &opts).map(|a| a.text), Some("5".into()));
+    assert_eq!(extract(&s2, &ExtractOptions::default()), None);
+    // A complete box after a megabyte of closed junk groups.
+    let s2b = "{x}".repeat(mb / 3) + "\\boxed{5}";
+    assert_eq!(extract(&s2b, &opts).map(|a| a.text), Some("5".into()));
     // A megabyte of complete boxes joined by commas: one list with one distinct part.
     let s3 = r"\boxed{1}, ".repeat(mb / 11);
     let a = extract(&s3, &opts);
     assert_eq!(a.map(|a| (a.text, a.source)), Some(("1".into(), Source::Boxed)));
+    // A hundred thousand distinct boxes in one list: all kept, in order (no quadratic dedupe).
+    let s3b: String = (0..100_000).map(|i| format!("\\boxed{{{i}}}, ")).collect();
+    let a = extract(&s3b, &opts).map(|a| a.parts);
+    assert_eq!(a.as_ref().map(Vec::len), Some(100_000));
+    assert_eq!(a.as_ref().and_then(|p| p.last()).map(String::as_str), Some("99999"));
     // Unbalanced braces everywhere.
     let s4 = "}{".repeat(mb / 2) + r"\boxed{7}";
     assert_eq!(extract(&s4, &opts).map(|a| a.text), Some("7".into()));
@@ -336,6 +351,36 @@ fn adversarial() {
     }
 }
 
+/// Random concatenations of the tokens the scanners care about (and multi-byte text): no panic.
+/// Deterministic (a fixed xorshift seed), so a failure is reproducible.
+#[test]
+fn token_soup() {
+    const TOKENS: &[&str] = &[
+        r"\boxed{", r"\boxed ", r"\fbox{", "{", "}", r"\{", r"\}", r"\\", "\\", "$", "$$", r"\(", r"\)",
+        r"\[", r"\]", r"\$", "<answer>", "</answer>", "<think>", "</think>", "The answer is ", "Answer:",
+        "final answer", "answer\": ", "\"", "####", "**", "(A)", "(E)", "option ", "\n", "\n\n", ". ", ", ",
+        " and ", "A:", "1,234", "-3.5", "−", "é", "🎉", "א", "\0", " ", "x", "42", r"\text{", r"\frac", ".",
+    ];
+    let opts = ExtractOptions { last_number_fallback: true, whole_fallback: true };
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..3000 {
+        let len = (next() % 40) as usize;
+        let s: String = (0..len).map(|_| TOKENS[(next() % TOKENS.len() as u64) as usize]).collect();
+        for o in [&opts, &ExtractOptions::default()] {
+            if let Some(a) = extract(&s, o) {
+                assert!(!a.text.is_empty(), "empty answer for {s:?}");
+                assert!(a.parts.is_empty() || a.parts.len() >= 2, "one-part list for {s:?}");
+            }
+        }
+    }
+}
+
 /// Runs `extract` over every real response of the dev corpus (skipped when the file is missing):
 /// no panic, and prints how many extractions equal the gold text exactly.
 #[test]
@@ -346,19 +391,26 @@ fn real_generations_corpus() {
         return;
     };
     let (mut n, mut found, mut exact) = (0usize, 0usize, 0usize);
+    let (mut labelled_right, mut labelled_right_exact) = (0usize, 0usize);
     for line in data.lines() {
         let Ok(row) = serde_json::from_str::<serde_json::Value>(line) else { continue };
         let (Some(resp), Some(gold)) = (row["response"].as_str(), row["gold"].as_str()) else { continue };
         n += 1;
         let gold_text = extract(gold, &ExtractOptions::default()).map(|a| a.text);
         let opts = ExtractOptions { last_number_fallback: true, ..ExtractOptions::default() };
+        let right = row["label"].as_bool() == Some(true);
+        labelled_right += usize::from(right);
         if let Some(a) = extract(resp, &opts) {
             found += 1;
             if Some(&a.text) == gold_text.as_ref() {
                 exact += 1;
+                labelled_right_exact += usize::from(right);
             }
         }
     }
-    eprintln!("real_generations_dev: {n} responses, {found} with an answer, {exact} equal to the gold text");
+    eprintln!(
+        "real_generations_dev: {n} responses, {found} with an answer, {exact} equal to the gold text; \
+         of {labelled_right} labelled correct, {labelled_right_exact} equal to the gold text"
+    );
     assert!(n > 0);
 }
