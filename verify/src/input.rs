@@ -221,13 +221,21 @@ fn find_field<'a>(
     })
 }
 
+/// A gold string or number; a list of exactly one of them (OlympiadBench's `final_answer`) is
+/// that element. Longer lists are refused: whether they mean "all of" or "any of" is not ours to
+/// guess.
 fn gold_text(field: &str, v: &Value) -> Result<String, InputError> {
     match v {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
+        Value::Array(items)
+            if items.len() == 1 && (items[0].is_string() || items[0].is_number()) =>
+        {
+            gold_text(field, &items[0])
+        }
         other => Err(InputError::WrongType {
             field: field.to_string(),
-            expected: "a string or a number",
+            expected: "a string, a number or a list of one of them",
             found: type_name(other).to_string(),
         }),
     }
@@ -332,6 +340,7 @@ mod tests {
             (r#"{"prediction": "r", "gt": "g"}"#, "r", "g"),
             (r#"{"output": "r", "solution": "g"}"#, "r", "g"),
             (r#"{"generation": "r", "gold": 12.5}"#, "r", "12.5"),
+            (r#"{"generation": "r", "gold": ["g"]}"#, "r", "g"),
             (r#"{"response": "r", "reward_model": {"ground_truth": "g"}}"#, "r", "g"),
         ];
         for (line, resp, gold) in cases {
@@ -405,9 +414,10 @@ mod tests {
         let cases = [
             (r#"{"response": 5, "gold": "g"}"#, "field `response` must be"),
             (
-                r#"{"response": "r", "gold": [1]}"#,
-                "field `gold` must be a string or a number, found a list",
+                r#"{"response": "r", "gold": [1, 2]}"#,
+                "field `gold` must be a string, a number or a list of one of them, found a list",
             ),
+            (r#"{"response": "r", "gold": {"a": 1}}"#, "found an object"),
             (r#"{"responses": ["a", 3], "gold": "g"}"#, "field `responses[1]` must be"),
             (r#"{"response": "r"}"#, "no gold field: looked for `gold`"),
             (r#"{"gold": "g"}"#, "no response field: looked for `response`"),

@@ -168,7 +168,7 @@ fn malformed_lines_are_reported_and_the_rest_is_scored() {
         "",
         r#"{"id": 3, "gold": "42"}"#,
         r#"{"id": 4, "response": 42, "gold": "42"}"#,
-        r#"{"id": 5, "response": "42", "gold": ["42"]}"#,
+        r#"{"id": 5, "response": "42", "gold": ["42", "43"]}"#,
         r#"[1, 2, 3]"#,
         r#"{"id": 6, "response": "41", "gold": "42"}"#,
     ]
