@@ -117,3 +117,47 @@ fn text_field(v: &Value, name: &str) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rlbench-loader-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let _ = std::fs::create_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn explicit_dir_is_searched_first_and_listed_on_failure() {
+        let d = tmp("search");
+        assert!(std::fs::write(d.join("mine.jsonl"), "").is_ok());
+        assert_eq!(find_suite_file("mine.jsonl", Some(&d)), Ok(d.join("mine.jsonl")));
+        let Err(searched) = find_suite_file("no-such-suite-file.jsonl", Some(&d)) else { panic!("found") };
+        assert_eq!(searched.first(), Some(&d));
+        assert!(searched.len() > 2);
+    }
+
+    #[test]
+    fn rows_fields_and_errors() {
+        let d = tmp("rows");
+        let p = d.join("s.jsonl");
+        let ok = "{\"id\":\"a\",\"q\":\"P\",\"gt\":27.0}\n\n{\"q\":\"Q\",\"gt\":\"x\"}\n";
+        assert!(std::fs::write(&p, ok).is_ok());
+        let f = Fields { problem: "q".into(), answer: "gt".into(), id: "id".into() };
+        let rows = load_jsonl(&p, &f).map_err(|e| e.to_string());
+        assert_eq!(
+            rows,
+            Ok(vec![
+                Problem { id: "a".into(), problem: "P".into(), answer: "27.0".into() },
+                Problem { id: "line-3".into(), problem: "Q".into(), answer: "x".into() },
+            ])
+        );
+        assert!(std::fs::write(&p, "{\"q\":\"P\",\"gt\":\"\"}\n").is_ok());
+        let err = load_jsonl(&p, &f).map_err(|e| e.to_string());
+        assert!(matches!(&err, Err(m) if m.ends_with(":1: field `gt` is missing or empty")), "{err:?}");
+        assert!(std::fs::write(&p, "{\"q\":\"P\",\"gt\":\"1\"}\nnot json\n").is_ok());
+        assert!(matches!(load_jsonl(&p, &f), Err(SuiteError::Row { line: 2, .. })));
+    }
+}
