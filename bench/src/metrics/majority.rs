@@ -1,8 +1,9 @@
 //! Maj@K: majority voting over the final answers of a problem's K samples.
 //!
-//! Answers are grouped by the verifier's equivalence: a sample joins the first existing group whose
-//! representative (the group's first answer) has the same trimmed text or is [`rlverify::equivalent`]
-//! to it; otherwise it opens a new group. Samples without an extracted answer do not vote.
+//! Answers are grouped by the verifier's equivalence: a sample joins the group of an identical
+//! answer (same trimmed text), else the first group whose representative (the group's first answer)
+//! is [`rlverify::equivalent`] to it, else it opens a new group. Samples without an extracted
+//! answer do not vote.
 //!
 //! Tie policy: the largest group wins; among groups of equal size, the one whose earliest sample
 //! has the smallest sample index wins (the "earliest sample" rule, as in Qwen2.5-Math's evaluation
@@ -10,6 +11,7 @@
 //! fraction, and does not depend on the order in which samples arrived.
 
 use rlverify::{equivalent, Budget, EquivOptions, Expr, Limits, Verdict};
+use std::collections::HashMap;
 
 /// One sample's vote: its extracted answer, parsed when possible, and whether it was correct.
 #[derive(Clone, Debug)]
@@ -42,6 +44,8 @@ pub struct VoteGroup {
 #[derive(Clone, Debug, Default)]
 pub struct Votes {
     groups: Vec<VoteGroup>,
+    /// Trimmed answer text -> group, so repeated answers skip the equivalence checks.
+    by_text: HashMap<String, usize>,
 }
 
 impl Votes {
@@ -53,28 +57,35 @@ impl Votes {
     /// Add one ballot, joining the first equivalent group or opening a new one.
     pub fn add(&mut self, ballot: Ballot, opts: &EquivOptions, limits: &Limits) {
         let key = ballot.text.trim();
-        for g in self.groups.iter_mut() {
-            let same = g.text.trim() == key
-                || match (&g.parsed, &ballot.parsed) {
-                    (Some(a), Some(b)) => {
-                        let mut budget = Budget::new(limits);
-                        equivalent(a, b, opts, &mut budget).verdict == Verdict::Equal
-                    }
-                    _ => false,
-                };
-            if same {
+        let found = self.by_text.get(key).copied().or_else(|| {
+            let parsed = ballot.parsed.as_ref()?;
+            self.groups.iter().position(|g| {
+                g.parsed.as_ref().is_some_and(|rep| {
+                    let mut budget = Budget::new(limits);
+                    equivalent(rep, parsed, opts, &mut budget).verdict == Verdict::Equal
+                })
+            })
+        });
+        match found {
+            Some(i) => {
+                let g = &mut self.groups[i];
                 g.count += 1;
                 g.first_sample = g.first_sample.min(ballot.sample);
-                return;
+                if !self.by_text.contains_key(key) {
+                    self.by_text.insert(key.to_string(), i);
+                }
+            }
+            None => {
+                self.by_text.insert(key.to_string(), self.groups.len());
+                self.groups.push(VoteGroup {
+                    text: ballot.text,
+                    parsed: ballot.parsed,
+                    count: 1,
+                    first_sample: ballot.sample,
+                    correct: ballot.correct,
+                });
             }
         }
-        self.groups.push(VoteGroup {
-            text: ballot.text,
-            parsed: ballot.parsed,
-            count: 1,
-            first_sample: ballot.sample,
-            correct: ballot.correct,
-        });
     }
 
     /// The winning group: most votes, ties to the group holding the earliest sample.
