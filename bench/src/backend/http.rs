@@ -24,8 +24,9 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// Parse `http://host[:port][/path]`; a trailing `/v1` is dropped so both `http://h:8000` and
-    /// `http://h:8000/v1` work.
+    /// Parse `http://host[:port][/path]`; a trailing `/v1` (or `/v1/completions`,
+    /// `/v1/chat/completions`) is dropped so `http://h:8000`, `http://h:8000/v1` and a pasted full
+    /// endpoint URL all work.
     pub fn parse(url: &str) -> Result<Endpoint, BackendError> {
         let url = url.trim();
         let rest = if let Some(r) = url.strip_prefix("http://") {
@@ -54,10 +55,11 @@ impl Endpoint {
         if host.is_empty() {
             return Err(BackendError::Fatal(format!("{url}: missing host")));
         }
-        let mut base = path.trim_end_matches('/').to_string();
-        if base.ends_with("/v1") {
-            base.truncate(base.len() - 3);
+        let mut base = path.trim_end_matches('/');
+        for suffix in ["/chat/completions", "/completions", "/v1"] {
+            base = base.strip_suffix(suffix).unwrap_or(base);
         }
+        let base = base.to_string();
         Ok(Endpoint { host: host.trim_matches(['[', ']']).to_string(), port, base_path: base })
     }
 
@@ -246,6 +248,8 @@ mod tests {
         assert_eq!(e, Ok(Endpoint { host: "localhost".into(), port: 8000, base_path: String::new() }));
         let e = Endpoint::parse("http://10.0.0.2/proxy").map_err(|e| e.to_string());
         assert_eq!(e, Ok(Endpoint { host: "10.0.0.2".into(), port: 80, base_path: "/proxy".into() }));
+        let e = Endpoint::parse("http://h:1/proxy/v1/chat/completions").map(|e| e.base_path);
+        assert_eq!(e.ok().as_deref(), Some("/proxy"));
         assert!(Endpoint::parse("https://api.example.com").is_err());
         assert!(Endpoint::parse("localhost:8000").is_err());
         assert!(Endpoint::parse("http://h:99999").is_err());

@@ -58,9 +58,12 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     if a.k == 0 {
         bail!("--samples must be at least 1");
     }
-    if !(a.timeout > 0.0 && a.timeout.is_finite()) || !(a.retry_delay >= 0.0 && a.retry_delay.is_finite()) {
-        bail!("--timeout must be positive and --retry-delay non-negative");
-    }
+    let timeout = Duration::try_from_secs_f64(a.timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| anyhow!("--timeout must be a positive number of seconds"))?;
+    let retry_delay = Duration::try_from_secs_f64(a.retry_delay)
+        .map_err(|_| anyhow!("--retry-delay must be a non-negative number of seconds"))?;
     let manifest = Manifest::builtin()?;
     let mut names = Vec::new();
     for s in &a.suites {
@@ -92,7 +95,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
                 ApiArg::Chat => Api::Chat,
                 ApiArg::Completions => Api::Completions,
             };
-            Box::new(OpenAiBackend::new(url, &model, api, Duration::from_secs_f64(a.timeout), a.api_key.clone())?)
+            Box::new(OpenAiBackend::new(url, &model, api, timeout, a.api_key.clone())?)
         }
         None => {
             let path = a.model.clone().unwrap_or_else(|| PathBuf::from("SmolLM2 (embedded default)"));
@@ -118,7 +121,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         concurrency: a.concurrency.max(1),
         retry: RetryPolicy {
             max_retries: a.retries,
-            base_delay: Duration::from_secs_f64(a.retry_delay),
+            base_delay: retry_delay,
             max_delay: Duration::from_secs(60),
         },
         endpoint: a.endpoint.as_ref().and_then(|u| rlbench::backend::http::Endpoint::parse(u).ok()).map(|e| e.url()),
