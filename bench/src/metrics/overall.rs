@@ -24,7 +24,7 @@ pub fn overall(scores: &BTreeMap<String, f64>, baseline: &BTreeMap<String, f64>)
             None => {
                 skipped.insert(suite.clone(), "no baseline value".to_string());
             }
-            Some(&b) if !(b > 0.0) => {
+            Some(&b) if b.is_nan() || b <= 0.0 => {
                 skipped.insert(suite.clone(), format!("baseline is {b}"));
             }
             Some(&b) => {

@@ -15,6 +15,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Metrics per suite, in run order.
+pub type ScoredSuites = Vec<(String, SuiteMetrics)>;
+
 /// Scored suites with their aggregates.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -54,7 +57,7 @@ impl Report {
 
 /// Score every suite of a run directory (the suites of its manifest, or every `*.jsonl` in it when
 /// it has none), with the current verifier.
-pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, Vec<(String, SuiteMetrics)>), String> {
+pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, ScoredSuites), String> {
     let manifest = RunManifest::read(dir)?;
     let names: Vec<String> = match &manifest {
         Some(m) => m.suites.clone(),

@@ -115,7 +115,7 @@ pub fn completion_text(seed: u64, prompt: &str, index: usize) -> String {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    let right = (h >> 17) % 3 != 0;
+    let right = !(h >> 17).is_multiple_of(3);
     if right {
         gold.to_string()
     } else {
