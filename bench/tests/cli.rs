@@ -149,3 +149,39 @@ fn shared_suites_load_with_their_expected_counts() {
         assert!(s.problems.iter().all(|p| !p.answer.is_empty() && !p.problem.is_empty()));
     }
 }
+
+#[test]
+fn rerunning_the_same_command_without_out_continues_the_unfinished_run() {
+    let dir = temp_dir("default-out");
+    let rows: String = (0..4)
+        .map(|i| format!("{{\"id\":\"q{i}\",\"problem\":\"Compute: the answer is {i}.\",\"answer\":\"{i}\"}}\n"))
+        .collect();
+    std::fs::write(dir.join("mini.jsonl"), rows).expect("write");
+    // The first three requests are rejected (HTTP 400 is final), so the first invocation fails.
+    let faults = vec![support::Fault::Status(400); 3];
+    let server = FakeServer::start(Behaviour { faults, ..Behaviour::default() });
+    let run = || {
+        rlbench()
+            .current_dir(&dir)
+            .args(["run", "--suite", "mini.jsonl", "-k", "2", "--prompt", "plain", "--concurrency", "1"])
+            .args(["--endpoint", &server.url(), "--served-model", "org/fake-7b", "--retry-delay", "0.01"])
+            .output()
+            .expect("run rlbench")
+    };
+    let first = run();
+    assert_eq!(first.status.code(), Some(1), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(String::from_utf8_lossy(&first.stderr).contains("Re-run the same command"));
+    let second = run();
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    let runs: Vec<PathBuf> = std::fs::read_dir(dir.join("runs")).expect("runs/").filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let name = runs[0].file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    assert!(name.starts_with("fake-7b_mini_"), "{name}");
+    let lines = std::fs::read_to_string(runs[0].join("mini.jsonl")).expect("completions");
+    assert_eq!(lines.lines().count(), 8);
+    assert_eq!(server.request_count(), 8 + 3);
+    // Once complete, the same command starts a fresh run directory.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert!(run().status.success());
+    assert_eq!(std::fs::read_dir(dir.join("runs")).map(|d| d.count()).ok(), Some(2));
+}
