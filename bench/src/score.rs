@@ -116,6 +116,7 @@ pub fn score_sample(gold: &Gold, s: &GenSample, sample: usize, cfg: &Config) -> 
 }
 
 struct ProblemState {
+    id: String,
     suite: Option<String>,
     gold: Arc<Gold>,
     next_sample: usize,
@@ -151,14 +152,21 @@ impl Scorer {
     /// problem may be spread over batches and arrive in any order; a problem is keyed by
     /// (suite, id), and its gold is taken from its first row.
     pub fn push(&mut self, rows: Vec<GenRow>) {
+        self.push_observed(rows, &mut |_, _| {});
+    }
+
+    /// [`Scorer::push`], also showing each scored sample to `observe(problem id, result)`, in
+    /// input order.
+    pub fn push_observed(&mut self, rows: Vec<GenRow>, observe: &mut dyn FnMut(&str, &SampleResult)) {
         let mut work: Vec<(usize, usize, GenSample)> = Vec::new();
         for row in rows {
-            let key = (row.suite.clone(), row.id);
+            let key = (row.suite.clone(), row.id.clone());
             let idx = match self.index.get(&key) {
                 Some(&i) => i,
                 None => {
                     let i = self.problems.len();
                     self.problems.push(ProblemState {
+                        id: row.id,
                         suite: row.suite,
                         gold: Arc::new(Gold::new(&row.gold, &self.cfg)),
                         next_sample: 0,
@@ -183,6 +191,7 @@ impl Scorer {
             .map(|(idx, sample, s)| (*idx, score_sample(&problems[*idx].gold, s, *sample, cfg)))
             .collect();
         for (idx, r) in results {
+            observe(&self.problems[idx].id, &r);
             self.problems[idx].tally.add(r, &self.cfg.equiv, &self.cfg.limits);
         }
     }

@@ -89,7 +89,7 @@ fn run_then_report_with_a_baseline() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("expected 30 problems in") && stderr.contains("aime24.jsonl"), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("| aime24 | 3 | 4 |"));
-    for f in ["run.json", "aime24.jsonl", "report.md", "metrics.csv", "metrics.json", "passk.svg"] {
+    for f in ["run.json", "aime24.jsonl", "report.md", "metrics.csv", "metrics.json", "passk.svg", "scores/aime24.jsonl"] {
         assert!(run_dir.join(f).is_file(), "{f} missing");
     }
     let manifest = json_of(&std::fs::read(run_dir.join("run.json")).expect("manifest"));
@@ -115,6 +115,10 @@ fn run_then_report_with_a_baseline() {
     let metrics = json_of(&std::fs::read(run_dir.join("metrics.json")).expect("metrics"));
     assert!(approx(&metrics["overall"]["value"], 1.0), "{metrics}");
     assert!(metrics["suites"]["aime24"]["pass@4"].is_number());
+    let verdicts = std::fs::read_to_string(run_dir.join("scores/aime24.jsonl")).expect("verdicts");
+    assert_eq!(verdicts.lines().count(), 12);
+    let correct = verdicts.lines().filter(|l| l.contains("\"correct\":true")).count();
+    assert!(approx(&metrics["suites"]["aime24"]["avg@4"], correct as f64 / 12.0), "{metrics}");
     let csv = std::fs::read_to_string(run_dir.join("metrics.csv")).expect("csv");
     assert!(csv.starts_with("suite,n_problems,n_samples,k,pass@1,pass@2,pass@4,avg,"), "{csv}");
 }

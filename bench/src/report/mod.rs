@@ -56,7 +56,8 @@ impl Report {
 }
 
 /// Score every suite of a run directory (the suites of its manifest, or every `*.jsonl` in it when
-/// it has none), with the current verifier.
+/// it has none), with the current verifier, and write each sample's verdict to
+/// `scores/<suite>.jsonl` (`{id, sample, correct, status, extracted}`) for inspection.
 pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, ScoredSuites), String> {
     let manifest = RunManifest::read(dir)?;
     let names: Vec<String> = match &manifest {
@@ -95,7 +96,22 @@ pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, S
                 }],
             })
             .collect();
-        scorer.push(rows);
+        let mut verdicts = String::new();
+        scorer.push_observed(rows, &mut |id, r| {
+            let line = serde_json::json!({
+                "id": id,
+                "sample": r.sample,
+                "correct": r.correct,
+                "status": r.status.as_str(),
+                "extracted": r.extracted,
+            });
+            verdicts.push_str(&line.to_string());
+            verdicts.push('\n');
+        });
+        let scores_dir = dir.join("scores");
+        std::fs::create_dir_all(&scores_dir).map_err(|e| format!("{}: {e}", scores_dir.display()))?;
+        let path = scores_dir.join(format!("{name}.jsonl"));
+        std::fs::write(&path, verdicts).map_err(|e| format!("{}: {e}", path.display()))?;
         out.push((name, scorer.finish().all));
     }
     Ok((manifest, out))
