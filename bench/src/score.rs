@@ -31,7 +31,8 @@ pub struct GenRow {
 
 const ID_FIELDS: &[&str] = &["id", "problem_id", "idx", "index", "unique_id", "question_id"];
 const GOLD_FIELDS: &[&str] = &["answer", "gold", "ground_truth", "gt", "target"];
-const LIST_FIELDS: &[&str] = &["responses", "completions", "outputs", "generations", "samples", "preds"];
+/// Lists of K responses; `code` is what Qwen2.5-Math's evaluation writes its generations to.
+const LIST_FIELDS: &[&str] = &["responses", "completions", "outputs", "generations", "samples", "code"];
 const ONE_FIELDS: &[&str] = &["response", "pred", "completion", "output", "generation", "model_output", "text"];
 const SUITE_FIELDS: &[&str] = &["suite", "data_source"];
 
@@ -273,6 +274,8 @@ mod tests {
         assert_eq!((list.id.as_str(), list.gold.as_str(), list.samples.len()), ("3", "2", 2));
         assert_eq!(list.samples[1].finish_reason.as_deref(), Some("length"));
         assert_eq!(list.samples[1].sample, Some(1));
+        let qwen = parse_row(&json!({"idx": 0, "gt": "5", "code": ["a", "b"], "pred": ["a", "b"]}), 1);
+        assert_eq!(qwen.map(|r| (r.id, r.gold, r.samples.len())), Ok(("0".to_string(), "5".to_string(), 2)));
         let verl = parse_row(&json!({"reward_model": {"ground_truth": "x"}, "responses": ["x"]}), 7);
         assert_eq!(verl.map(|r| (r.id, r.gold)), Ok(("line-7".to_string(), "x".to_string())));
         assert!(parse_row(&json!({"id": "a", "response": "1"}), 1).is_err());

@@ -50,6 +50,13 @@ fn build_report(suites: Vec<(String, rlbench::SuiteMetrics)>, opts: &ReportOptio
         Some(p) => Some((p.clone(), load_baseline(p, &opts.metric).map_err(|e| anyhow!(e))?)),
         None => None,
     };
+    if let Some((_, first)) = suites.first() {
+        if suites.iter().all(|(_, m)| m.get(&opts.metric).is_none()) {
+            let mut names: Vec<String> = first.pass_at.iter().map(|(k, _)| format!("pass@{k}")).collect();
+            names.extend(["avg".to_string(), "maj".to_string()]);
+            bail!("--metric {}: no suite has it; available: {}", opts.metric, names.join(", "));
+        }
+    }
     Ok(Report::new(suites, &opts.metric, baseline))
 }
 
