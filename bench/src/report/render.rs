@@ -24,7 +24,7 @@ pub fn markdown(r: &Report) -> String {
     if let Some(m) = &r.manifest {
         let _ = writeln!(
             s,
-            "Model `{}` ({}), prompt `{}` ({}), K = {}, temperature {}, top-p {}, max tokens {}, seed {:?}; verifier {}.\n",
+            "Model `{}` ({}), prompt `{}` ({}), K = {}, temperature {}, top-p {}, max tokens {}, seed {}; verifier {}.\n",
             m.model,
             m.backend,
             m.prompt.name,
@@ -33,7 +33,7 @@ pub fn markdown(r: &Report) -> String {
             m.sampling.temperature,
             m.sampling.top_p,
             m.sampling.max_tokens,
-            m.sampling.seed,
+            m.sampling.seed.map_or_else(|| "none".to_string(), |s| s.to_string()),
             r.verifier_version
         );
     }
@@ -56,7 +56,7 @@ pub fn markdown(r: &Report) -> String {
     }
     let _ = writeln!(s);
     if let Some(v) = r.macro_avg {
-        let _ = writeln!(s, "Macro average of {} over {} suites: **{}**", r.metric, r.suites.len(), pct(v));
+        let _ = writeln!(s, "Macro average of {} over {} suite(s): **{}**", r.metric, r.suites.len(), pct(v));
     }
     if let Some(o) = &r.overall {
         let base = r.baseline_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
@@ -64,7 +64,7 @@ pub fn markdown(r: &Report) -> String {
             Some(v) => {
                 let _ = writeln!(
                     s,
-                    "\nOverall (CPGD: mean over suites of {} / baseline, baseline `{base}`): **{v:.3}** over {} suites",
+                    "\nOverall (CPGD: mean over suites of {} / baseline, baseline `{base}`): **{v:.3}** over {} suite(s)",
                     r.metric,
                     o.ratios.len()
                 );
