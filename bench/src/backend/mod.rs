@@ -1,0 +1,89 @@
+//! Generation backends: anything that turns a prompt into K sampled completions.
+//!
+//! - [`OpenAiBackend`]: an OpenAI-compatible server (`/v1/completions` or `/v1/chat/completions`,
+//!   as vLLM and SGLang serve them), over a small blocking HTTP/1.1 client ([`http`]).
+//! - [`embedded`]: the in-process engine (`--model PATH`); a placeholder until `crate::engine`
+//!   lands.
+//!
+//! Retries live outside the backends ([`retry`]), so every backend gets the same policy.
+
+pub mod embedded;
+pub mod http;
+pub mod openai;
+pub mod retry;
+
+pub use openai::{Api, OpenAiBackend};
+pub use retry::{with_retries, RetryPolicy};
+
+use crate::prompt::RenderedPrompt;
+use serde::{Deserialize, Serialize};
+
+/// Sampling settings of one request. Field names follow the embedded engine's `SamplingParams`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SamplingParams {
+    /// Completions to return for the prompt.
+    pub n: usize,
+    pub temperature: f32,
+    pub top_p: f32,
+    /// Top-k cut-off; `None` leaves the server's default (vLLM/SGLang extension).
+    pub top_k: Option<usize>,
+    /// `max_tokens` of the OpenAI API.
+    pub max_new_tokens: usize,
+    /// Stop strings.
+    pub stop: Vec<String>,
+    /// Sampling seed of this request; `None` sends none.
+    pub seed: Option<u64>,
+}
+
+/// One generated completion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    pub text: String,
+    /// `stop`, `length`, ... as the server reports it.
+    pub finish_reason: Option<String>,
+    /// Completion tokens, when known for this completion alone.
+    pub tokens: Option<u64>,
+}
+
+/// Why a generation request failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BackendError {
+    /// The server answered with an error status.
+    #[error("HTTP {status}: {body}")]
+    Http { status: u16, body: String },
+    /// The request did not complete within its timeout.
+    #[error("timed out after {0:.1}s")]
+    Timeout(f64),
+    /// Connecting, sending or receiving failed (includes a dropped connection).
+    #[error("connection error: {0}")]
+    Io(String),
+    /// The server's answer was not what the protocol says.
+    #[error("unexpected response: {0}")]
+    Protocol(String),
+    /// The request can never succeed (bad URL, backend not available).
+    #[error("{0}")]
+    Fatal(String),
+}
+
+impl BackendError {
+    /// Whether trying again may help: timeouts, connection errors, malformed answers, HTTP 408,
+    /// 409, 429 and 5xx. Other 4xx (a prompt too long, an unknown model) are final.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            BackendError::Http { status, .. } => matches!(status, 408 | 409 | 429) || *status >= 500,
+            BackendError::Timeout(_) | BackendError::Io(_) | BackendError::Protocol(_) => true,
+            BackendError::Fatal(_) => false,
+        }
+    }
+}
+
+/// A generator of sampled completions. Implementations must be callable from several threads at
+/// once (the runner keeps `concurrency` requests in flight).
+pub trait Backend: Send + Sync {
+    /// Short kind name recorded in the run manifest (`openai-chat`, `openai-completions`, `embedded`).
+    fn kind(&self) -> String;
+    /// The model name or path recorded in the run manifest.
+    fn model(&self) -> String;
+    /// Generate `params.n` completions for one prompt, in order.
+    fn generate(&self, prompt: &RenderedPrompt, params: &SamplingParams) -> Result<Vec<Completion>, BackendError>;
+}

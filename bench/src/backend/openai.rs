@@ -1,0 +1,188 @@
+//! An OpenAI-compatible server as a [`Backend`] (vLLM, SGLang, TGI, llama.cpp server, ...).
+
+use super::http::{post_json, Endpoint};
+use super::{Backend, BackendError, Completion, SamplingParams};
+use crate::prompt::RenderedPrompt;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Which endpoint of the server to call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    /// `/v1/chat/completions`: the server applies the model's chat template to system + user.
+    Chat,
+    /// `/v1/completions`: the template's `completion` text is sent as is.
+    Completions,
+}
+
+/// A client for one served model.
+#[derive(Clone, Debug)]
+pub struct OpenAiBackend {
+    endpoint: Endpoint,
+    model: String,
+    api: Api,
+    timeout: Duration,
+    api_key: Option<String>,
+}
+
+impl OpenAiBackend {
+    /// A backend for `model` served at `url` (`http://host:port`, with or without `/v1`), with a
+    /// per-request timeout.
+    pub fn new(url: &str, model: &str, api: Api, timeout: Duration, api_key: Option<String>) -> Result<Self, BackendError> {
+        if model.trim().is_empty() {
+            return Err(BackendError::Fatal("--served-model must name the model the server serves".into()));
+        }
+        Ok(OpenAiBackend { endpoint: Endpoint::parse(url)?, model: model.to_string(), api, timeout, api_key })
+    }
+
+    /// The endpoint URL (without `/v1`).
+    pub fn url(&self) -> String {
+        self.endpoint.url()
+    }
+
+    /// The JSON request body for one prompt.
+    pub fn request_body(&self, prompt: &RenderedPrompt, p: &SamplingParams) -> Value {
+        let mut body = json!({
+            "model": self.model,
+            "n": p.n,
+            "temperature": p.temperature,
+            "top_p": p.top_p,
+            "max_tokens": p.max_new_tokens,
+        });
+        match self.api {
+            Api::Completions => body["prompt"] = json!(prompt.completion),
+            Api::Chat => {
+                let mut messages = Vec::new();
+                if let Some(s) = &prompt.system {
+                    messages.push(json!({"role": "system", "content": s}));
+                }
+                messages.push(json!({"role": "user", "content": prompt.user}));
+                body["messages"] = json!(messages);
+            }
+        }
+        if let Some(k) = p.top_k {
+            body["top_k"] = json!(k);
+        }
+        if let Some(seed) = p.seed {
+            body["seed"] = json!(seed);
+        }
+        if !p.stop.is_empty() {
+            body["stop"] = json!(p.stop);
+        }
+        body
+    }
+}
+
+impl Backend for OpenAiBackend {
+    fn kind(&self) -> String {
+        match self.api {
+            Api::Chat => "openai-chat".into(),
+            Api::Completions => "openai-completions".into(),
+        }
+    }
+
+    fn model(&self) -> String {
+        self.model.clone()
+    }
+
+    fn generate(&self, prompt: &RenderedPrompt, params: &SamplingParams) -> Result<Vec<Completion>, BackendError> {
+        let path = match self.api {
+            Api::Chat => "/v1/chat/completions",
+            Api::Completions => "/v1/completions",
+        };
+        let body = self.request_body(prompt, params).to_string();
+        let resp = post_json(&self.endpoint, path, body.as_bytes(), self.api_key.as_deref(), self.timeout)?;
+        if !(200..300).contains(&resp.status) {
+            let text = String::from_utf8_lossy(&resp.body);
+            let snippet: String = text.chars().take(500).collect();
+            return Err(BackendError::Http { status: resp.status, body: snippet });
+        }
+        parse_choices(&resp.body, self.api, params.n)
+    }
+}
+
+/// Read `n` completions from a response body, ordered by their `index`.
+pub fn parse_choices(body: &[u8], api: Api, n: usize) -> Result<Vec<Completion>, BackendError> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| BackendError::Protocol(format!("response is not JSON: {e}")))?;
+    let choices = v
+        .get("choices")
+        .and_then(Value::as_array)
+        .ok_or_else(|| BackendError::Protocol("response has no `choices` array".into()))?;
+    let mut out: Vec<(u64, Completion)> = Vec::with_capacity(choices.len());
+    for (pos, c) in choices.iter().enumerate() {
+        let text = match api {
+            Api::Completions => c.get("text").and_then(Value::as_str),
+            Api::Chat => c.get("message").and_then(|m| m.get("content")).and_then(|t| t.as_str().or(t.is_null().then_some(""))),
+        }
+        .ok_or_else(|| BackendError::Protocol(format!("choice {pos} has no text")))?;
+        let index = c.get("index").and_then(Value::as_u64).unwrap_or(pos as u64);
+        let finish_reason = c.get("finish_reason").and_then(Value::as_str).map(str::to_string);
+        out.push((index, Completion { text: text.to_string(), finish_reason, tokens: None }));
+    }
+    if out.len() < n {
+        return Err(BackendError::Protocol(format!("asked for {n} completions, got {}", out.len())));
+    }
+    out.sort_by_key(|(i, _)| *i);
+    out.truncate(n);
+    // Usage counts cover all choices together; they are per completion only when n = 1.
+    if n == 1 {
+        let tokens = v.get("usage").and_then(|u| u.get("completion_tokens")).and_then(Value::as_u64);
+        if let Some((_, c)) = out.first_mut() {
+            c.tokens = tokens;
+        }
+    }
+    Ok(out.into_iter().map(|(_, c)| c).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(n: usize) -> SamplingParams {
+        SamplingParams { n, temperature: 0.6, top_p: 0.95, top_k: None, max_new_tokens: 100, stop: vec![], seed: Some(7) }
+    }
+
+    #[test]
+    fn request_bodies() {
+        let prompt = RenderedPrompt { system: Some("S".into()), user: "U".into(), completion: "C".into() };
+        let b = OpenAiBackend::new("http://127.0.0.1:1", "m", Api::Chat, Duration::from_secs(1), None);
+        let Ok(b) = b else { panic!("backend") };
+        let body = b.request_body(&prompt, &params(2));
+        assert_eq!(body["messages"][0]["role"], "system");
+        assert_eq!(body["messages"][1]["content"], "U");
+        assert_eq!(body["n"], 2);
+        assert_eq!(body["seed"], 7);
+        assert_eq!(body["max_tokens"], 100);
+        assert!(body.get("stop").is_none() && body.get("top_k").is_none() && body.get("prompt").is_none());
+        let b = OpenAiBackend::new("http://127.0.0.1:1", "m", Api::Completions, Duration::from_secs(1), None);
+        let Ok(b) = b else { panic!("backend") };
+        let mut p = params(1);
+        p.stop = vec!["</answer>".into()];
+        p.top_k = Some(20);
+        let body = b.request_body(&prompt, &p);
+        assert_eq!(body["prompt"], "C");
+        assert_eq!(body["stop"][0], "</answer>");
+        assert_eq!(body["top_k"], 20);
+    }
+
+    #[test]
+    fn choices_are_ordered_by_index() {
+        let body = br#"{"choices":[{"index":1,"text":"b","finish_reason":"length"},{"index":0,"text":"a","finish_reason":"stop"}],"usage":{"completion_tokens":9}}"#;
+        let c = parse_choices(body, Api::Completions, 2).map_err(|e| e.to_string());
+        let Ok(c) = c else { panic!("{c:?}") };
+        assert_eq!(c[0].text, "a");
+        assert_eq!(c[1].finish_reason.as_deref(), Some("length"));
+        assert_eq!(c[0].tokens, None);
+        let chat = br#"{"choices":[{"index":0,"message":{"role":"assistant","content":"x"},"finish_reason":"stop"}],"usage":{"completion_tokens":3}}"#;
+        let c = parse_choices(chat, Api::Chat, 1).map_err(|e| e.to_string());
+        assert_eq!(c.map(|c| (c[0].text.clone(), c[0].tokens)), Ok(("x".to_string(), Some(3))));
+    }
+
+    #[test]
+    fn short_or_malformed_answers_are_protocol_errors() {
+        assert!(matches!(parse_choices(b"{}", Api::Chat, 1), Err(BackendError::Protocol(_))));
+        assert!(matches!(parse_choices(b"not json", Api::Chat, 1), Err(BackendError::Protocol(_))));
+        let one = br#"{"choices":[{"index":0,"text":"a"}]}"#;
+        assert!(matches!(parse_choices(one, Api::Completions, 2), Err(BackendError::Protocol(_))));
+    }
+}

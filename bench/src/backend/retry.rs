@@ -1,0 +1,127 @@
+//! Retries with exponential backoff and jitter.
+
+use super::BackendError;
+use std::time::Duration;
+
+/// How often and how patiently to retry a failed request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (0 = try once).
+    pub max_retries: u32,
+    /// Delay before the first retry; doubles each retry.
+    pub base_delay: Duration,
+    /// Cap on one delay.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy { max_retries: 5, base_delay: Duration::from_secs(1), max_delay: Duration::from_secs(60) }
+    }
+}
+
+impl RetryPolicy {
+    /// The delay before retry number `retry` (1-based): `base * 2^(retry-1)`, capped, scaled by a
+    /// jitter factor in [0.5, 1.0] drawn from `jitter_seed`.
+    pub fn delay(&self, retry: u32, jitter_seed: u64) -> Duration {
+        let exp = self.base_delay.saturating_mul(1u32 << retry.saturating_sub(1).min(20));
+        let capped = exp.min(self.max_delay);
+        let unit = (splitmix64(jitter_seed ^ u64::from(retry)) >> 11) as f64 / (1u64 << 53) as f64;
+        capped.mul_f64(0.5 + 0.5 * unit)
+    }
+}
+
+/// A request that failed for good.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("failed after {attempts} attempt(s) in {elapsed:.1}s: {last}")]
+pub struct RetryError {
+    pub attempts: u32,
+    pub elapsed: f64,
+    pub last: BackendError,
+}
+
+/// Call `f` until it succeeds, fails with a non-retryable error, or the retries run out. `f` gets
+/// the attempt number (0 for the first).
+pub fn with_retries<T>(
+    policy: &RetryPolicy,
+    jitter_seed: u64,
+    mut f: impl FnMut(u32) -> Result<T, BackendError>,
+) -> Result<T, RetryError> {
+    let start = std::time::Instant::now();
+    let mut attempt = 0u32;
+    loop {
+        match f(attempt) {
+            Ok(v) => return Ok(v),
+            Err(e) if e.is_retryable() && attempt < policy.max_retries => {
+                attempt += 1;
+                std::thread::sleep(policy.delay(attempt, jitter_seed));
+            }
+            Err(last) => {
+                return Err(RetryError { attempts: attempt + 1, elapsed: start.elapsed().as_secs_f64(), last })
+            }
+        }
+    }
+}
+
+/// SplitMix64 finaliser: a well-mixed 64-bit hash of a 64-bit value.
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quick(max_retries: u32) -> RetryPolicy {
+        RetryPolicy { max_retries, base_delay: Duration::from_micros(10), max_delay: Duration::from_micros(40) }
+    }
+
+    #[test]
+    fn delays_grow_and_are_capped() {
+        let p = RetryPolicy { max_retries: 9, base_delay: Duration::from_secs(1), max_delay: Duration::from_secs(8) };
+        for seed in 0..50 {
+            let d: Vec<f64> = (1..=6).map(|r| p.delay(r, seed).as_secs_f64()).collect();
+            let caps = [1.0, 2.0, 4.0, 8.0, 8.0, 8.0];
+            for (x, cap) in d.iter().zip(caps) {
+                assert!(*x >= cap * 0.5 && *x <= cap, "{d:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn retries_transient_errors_then_succeeds() {
+        let mut calls = 0;
+        let r = with_retries(&quick(3), 1, |_| {
+            calls += 1;
+            if calls < 3 {
+                Err(BackendError::Http { status: 503, body: String::new() })
+            } else {
+                Ok(calls)
+            }
+        });
+        assert_eq!(r, Ok(3));
+    }
+
+    #[test]
+    fn gives_up_and_reports_attempts() {
+        let r: Result<(), _> = with_retries(&quick(2), 1, |_| Err(BackendError::Timeout(1.0)));
+        assert_eq!(r.map_err(|e| e.attempts), Err(3));
+    }
+
+    #[test]
+    fn final_errors_are_not_retried() {
+        let mut calls = 0;
+        let r: Result<(), _> = with_retries(&quick(5), 1, |_| {
+            calls += 1;
+            Err(BackendError::Http { status: 400, body: "prompt too long".into() })
+        });
+        assert_eq!(calls, 1);
+        assert!(r.is_err());
+        assert!(!BackendError::Fatal("x".into()).is_retryable());
+        assert!(BackendError::Http { status: 429, body: String::new() }.is_retryable());
+        assert!(BackendError::Io("reset".into()).is_retryable());
+    }
+}

@@ -1,0 +1,169 @@
+//! What the user typed.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Evaluate math reasoning models: unbiased Pass@k, Avg@K, Maj@K over standard suites.
+#[derive(Debug, Parser)]
+#[command(name = "rlbench", version, after_help = "Use `rlbench <command> --help` for the options of a command.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once; boxing buys nothing
+pub enum Command {
+    /// Generate K completions per problem (resumable), then score and write the report.
+    Run(RunArgs),
+    /// Score an existing generations file (JSONL; `-` for stdin) with the same metrics.
+    Score(ScoreArgs),
+    /// Score a run directory and write report.md, metrics.csv, metrics.json and passk.svg.
+    Report(ReportArgs),
+    /// List the known suites and where their files are found.
+    Suites(DataArgs),
+    /// List the built-in prompt templates.
+    Prompts,
+}
+
+/// Where suites are found.
+#[derive(Debug, Args, Clone)]
+pub struct DataArgs {
+    /// Directory holding the suite files (searched before the defaults).
+    #[arg(long, env = "RLVR_DATA_DIR", help_heading = "Data")]
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Which endpoint of an OpenAI-compatible server to call.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ApiArg {
+    /// /v1/chat/completions (the server applies the model's chat template)
+    Chat,
+    /// /v1/completions (the template's completion text is sent as is)
+    Completions,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Suites: manifest names (aime24, aime25, amc23, math500, minerva, olympiadbench, gsm8k, or
+    /// `all`) or paths to JSONL files; comma-separated or repeated.
+    #[arg(long = "suite", alias = "suites", value_delimiter = ',', required = true, help_heading = "Data")]
+    pub suites: Vec<String>,
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Problem field of JSONL files that are not in the manifest.
+    #[arg(long, default_value = "problem", help_heading = "Data")]
+    pub problem_field: String,
+    /// Answer field of JSONL files that are not in the manifest.
+    #[arg(long, default_value = "answer", help_heading = "Data")]
+    pub answer_field: String,
+    /// Id field of JSONL files that are not in the manifest (rows without it get `line-N`).
+    #[arg(long, default_value = "id", help_heading = "Data")]
+    pub id_field: String,
+    /// Keep only the first N problems of each suite.
+    #[arg(long, help_heading = "Data")]
+    pub limit: Option<usize>,
+
+    /// Prompt template: boxed, think, plain, or a template file.
+    #[arg(long, default_value = "boxed", help_heading = "Prompt")]
+    pub prompt: String,
+
+    /// OpenAI-compatible server, e.g. http://localhost:8000 (vLLM, SGLang).
+    #[arg(long, help_heading = "Backend", conflicts_with = "model")]
+    pub endpoint: Option<String>,
+    /// Model name the server serves (required with --endpoint).
+    #[arg(long, help_heading = "Backend", requires = "endpoint")]
+    pub served_model: Option<String>,
+    /// Server API to call.
+    #[arg(long, value_enum, default_value = "chat", help_heading = "Backend")]
+    pub api: ApiArg,
+    /// Bearer token for the server.
+    #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true, help_heading = "Backend")]
+    pub api_key: Option<String>,
+    /// Model for the embedded engine (used when no --endpoint is given).
+    #[arg(long, help_heading = "Backend")]
+    pub model: Option<PathBuf>,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 32, help_heading = "Backend")]
+    pub concurrency: usize,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 1800.0, help_heading = "Backend")]
+    pub timeout: f64,
+    /// Retries of a failed request (timeouts, dropped connections, HTTP 429/5xx).
+    #[arg(long, default_value_t = 6, help_heading = "Backend")]
+    pub retries: u32,
+    /// First retry delay in seconds (doubles each retry, with jitter, up to 60 s).
+    #[arg(long, default_value_t = 1.0, help_heading = "Backend")]
+    pub retry_delay: f64,
+
+    /// Samples per problem (K).
+    #[arg(short = 'k', long = "samples", default_value_t = 1, help_heading = "Sampling")]
+    pub k: usize,
+    /// Sampling temperature.
+    #[arg(long, default_value_t = 0.6, help_heading = "Sampling")]
+    pub temperature: f32,
+    /// Nucleus sampling threshold.
+    #[arg(long, default_value_t = 0.95, help_heading = "Sampling")]
+    pub top_p: f32,
+    /// Top-k cut-off (vLLM/SGLang extension; unset = server default).
+    #[arg(long, help_heading = "Sampling")]
+    pub top_k: Option<usize>,
+    /// Maximum new tokens per completion.
+    #[arg(long, default_value_t = 4096, help_heading = "Sampling")]
+    pub max_tokens: usize,
+    /// Stop string (repeatable).
+    #[arg(long, help_heading = "Sampling")]
+    pub stop: Vec<String>,
+    /// Base seed; each request's seed derives from it, the suite, the problem and the sample index.
+    #[arg(long, default_value_t = 0, help_heading = "Sampling")]
+    pub seed: u64,
+    /// Send no seed at all (non-reproducible sampling).
+    #[arg(long, help_heading = "Sampling")]
+    pub no_seed: bool,
+    /// Completions per request (1 gives per-sample seeds and token counts; K is one request per problem).
+    #[arg(long, default_value_t = 1, help_heading = "Sampling")]
+    pub samples_per_request: usize,
+
+    /// Run directory (default: runs/<model>_<suites>_<UTC time>, or the newest unfinished run of
+    /// the same model, suites and settings).
+    #[arg(long, help_heading = "Output")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportOptions,
+}
+
+/// Options shared by everything that prints metrics.
+#[derive(Debug, Args, Clone)]
+pub struct ReportOptions {
+    /// Baseline scores for CPGD's Overall: a previous metrics.json, or {"suite": value}.
+    #[arg(long, help_heading = "Report")]
+    pub baseline: Option<PathBuf>,
+    /// Metric of the macro average and Overall: pass@k, avg, maj (or avg@K, maj@K).
+    #[arg(long, default_value = "pass@1", help_heading = "Report")]
+    pub metric: String,
+    /// Scoring threads (default: all cores).
+    #[arg(long, help_heading = "Report")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// Generations file (JSONL); `-` reads stdin.
+    pub file: PathBuf,
+    /// Print one JSON object (n_problems, pass@1, pass@2, ..., avg@K, maj@K as fractions).
+    #[arg(long)]
+    pub json: bool,
+    /// Responses scored per parallel batch.
+    #[arg(long, default_value_t = 8192)]
+    pub batch: usize,
+    #[command(flatten)]
+    pub report: ReportOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run directory.
+    pub run_dir: PathBuf,
+    #[command(flatten)]
+    pub report: ReportOptions,
+}

@@ -1,0 +1,281 @@
+//! What each command does, once the arguments are parsed.
+
+use crate::args::{ApiArg, Cli, Command, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use rlbench::backend::embedded::EmbeddedBackend;
+use rlbench::backend::{Api, Backend, OpenAiBackend, RetryPolicy};
+use rlbench::prompt::PromptTemplate;
+use rlbench::report::{self, load_baseline, Report};
+use rlbench::run::{self, RunSpec, SamplingSettings};
+use rlbench::score::score_reader;
+use rlbench::suite::{find_suite_file, load_suite, Fields, Manifest, SuiteQuery};
+use rlverify::Config;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run(a) => cmd_run(a),
+        Command::Score(a) => cmd_score(a),
+        Command::Report(a) => cmd_report(a),
+        Command::Suites(a) => cmd_suites(a),
+        Command::Prompts => cmd_prompts(),
+    }
+}
+
+fn init_threads(threads: Option<usize>) {
+    if let Some(n) = threads {
+        // Fails only if a pool already exists, which cannot happen this early.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+    }
+}
+
+fn progress_bar(total: u64, what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    let template = format!("{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {what} ({{per_sec}}, eta {{eta}})");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn build_report(suites: Vec<(String, rlbench::SuiteMetrics)>, opts: &ReportOptions) -> Result<Report> {
+    let baseline = match &opts.baseline {
+        Some(p) => Some((p.clone(), load_baseline(p, &opts.metric).map_err(|e| anyhow!(e))?)),
+        None => None,
+    };
+    if let Some((_, first)) = suites.first() {
+        if suites.iter().all(|(_, m)| m.get(&opts.metric).is_none()) {
+            let mut names: Vec<String> = first.pass_at.iter().map(|(k, _)| format!("pass@{k}")).collect();
+            names.extend(["avg".to_string(), "maj".to_string()]);
+            bail!("--metric {}: no suite has it; available: {}", opts.metric, names.join(", "));
+        }
+    }
+    Ok(Report::new(suites, &opts.metric, baseline))
+}
+
+fn cmd_run(a: RunArgs) -> Result<ExitCode> {
+    init_threads(a.report.threads);
+    if a.k == 0 {
+        bail!("--samples must be at least 1");
+    }
+    let timeout = Duration::try_from_secs_f64(a.timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| anyhow!("--timeout must be a positive number of seconds"))?;
+    let retry_delay = Duration::try_from_secs_f64(a.retry_delay)
+        .map_err(|_| anyhow!("--retry-delay must be a non-negative number of seconds"))?;
+    let manifest = Manifest::builtin()?;
+    let mut names = Vec::new();
+    for s in &a.suites {
+        if s == "all" {
+            names.extend(manifest.names());
+        } else if !names.contains(s) {
+            names.push(s.clone());
+        }
+    }
+    let query = SuiteQuery {
+        data_dir: a.data.data_dir.clone(),
+        fields: Fields { problem: a.problem_field.clone(), answer: a.answer_field.clone(), id: a.id_field.clone() },
+        limit: a.limit,
+    };
+    let mut suites = Vec::new();
+    for n in &names {
+        let s = load_suite(&manifest, n, &query)?;
+        for w in &s.warnings {
+            eprintln!("warning: {w}");
+        }
+        suites.push(s);
+    }
+    let prompt = PromptTemplate::load(&a.prompt)?;
+
+    let backend: Box<dyn Backend> = match &a.endpoint {
+        Some(url) => {
+            let model = a.served_model.clone().ok_or_else(|| anyhow!("--endpoint needs --served-model NAME"))?;
+            let api = match a.api {
+                ApiArg::Chat => Api::Chat,
+                ApiArg::Completions => Api::Completions,
+            };
+            Box::new(OpenAiBackend::new(url, &model, api, timeout, a.api_key.clone())?)
+        }
+        None => {
+            let path = a.model.clone().unwrap_or_else(|| PathBuf::from("SmolLM2 (embedded default)"));
+            Box::new(EmbeddedBackend::load(&path)?)
+        }
+    };
+
+    let sampling = SamplingSettings {
+        k: a.k,
+        temperature: a.temperature,
+        top_p: a.top_p,
+        top_k: a.top_k,
+        max_tokens: a.max_tokens,
+        stop: a.stop.clone(),
+        seed: (!a.no_seed).then_some(a.seed),
+        samples_per_request: a.samples_per_request.max(1),
+    };
+    let mut spec = RunSpec {
+        out: PathBuf::new(),
+        suites,
+        prompt,
+        sampling,
+        concurrency: a.concurrency.max(1),
+        retry: RetryPolicy {
+            max_retries: a.retries,
+            base_delay: retry_delay,
+            max_delay: Duration::from_secs(60),
+        },
+        endpoint: a.endpoint.as_ref().and_then(|u| rlbench::backend::http::Endpoint::parse(u).ok()).map(|e| e.url()),
+        limit: a.limit,
+    };
+    spec.out = match &a.out {
+        Some(p) => p.clone(),
+        None => {
+            let root = Path::new("runs");
+            let model = backend.model();
+            let suite_names: Vec<String> = spec.suites.iter().map(|s| s.name.clone()).collect();
+            let prefix = run::run_name_prefix(&model, &suite_names);
+            let wanted = run::manifest_for(&spec, backend.as_ref());
+            run::find_resumable(root, &prefix, &wanted)
+                .unwrap_or_else(|| root.join(run::default_run_name(&model, &suite_names, &run::utc_now())))
+        }
+    };
+    eprintln!("run directory: {}", spec.out.display());
+
+    let bar = progress_bar(0, "completions");
+    let outcome = run::run(&spec, backend.as_ref(), &mut |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })?;
+    bar.finish_and_clear();
+    if outcome.cut_bytes > 0 {
+        eprintln!("resume: cut an unterminated last line ({} bytes) left by an interrupted run", outcome.cut_bytes);
+    }
+    if outcome.duplicates > 0 {
+        eprintln!("warning: {} duplicate (problem, sample) records ignored", outcome.duplicates);
+    }
+    eprintln!("{} completions generated, {} already present", outcome.generated, outcome.already_present);
+    for f in outcome.failures.iter().take(5) {
+        eprintln!("failed: {} {} samples {}..{}: {}", f.suite, f.id, f.first_sample, f.first_sample + f.count, f.error);
+    }
+
+    let cfg = Config::default();
+    let (manifest_now, scored) = report::score_run_dir(&spec.out, &cfg).map_err(|e| anyhow!(e))?;
+    let mut rep = build_report(scored, &a.report)?;
+    rep.manifest = manifest_now;
+    let files = report::write_files(&spec.out, &rep).map_err(|e| anyhow!(e))?;
+    print!("{}", report::markdown(&rep));
+    for f in files {
+        eprintln!("wrote {}", f.display());
+    }
+    if !outcome.failures.is_empty() {
+        eprintln!(
+            "{} requests ({} completions) failed; the report covers what was generated. Re-run the same command to retry them.",
+            outcome.failures.len(),
+            outcome.missing
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
+    init_threads(a.report.threads);
+    let threads = rayon::current_num_threads();
+    let start = Instant::now();
+    let bar = progress_bar(0, "responses");
+    let mut seen = 0u64;
+    let on_batch = |n: usize| {
+        seen += n as u64;
+        bar.set_position(seen);
+    };
+    let (summary, errors) = if a.file.as_os_str() == "-" {
+        score_reader(std::io::stdin().lock(), Config::default(), a.batch, on_batch)
+    } else {
+        let f = std::fs::File::open(&a.file).with_context(|| format!("{}", a.file.display()))?;
+        score_reader(std::io::BufReader::with_capacity(1 << 20, f), Config::default(), a.batch, on_batch)
+    }
+    .with_context(|| format!("reading {}", a.file.display()))?;
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    for e in errors.iter().take(10) {
+        eprintln!("{}: skipped {e}", a.file.display());
+    }
+    if errors.len() > 10 {
+        eprintln!("{}: {} more rows skipped", a.file.display(), errors.len() - 10);
+    }
+    if summary.n_responses == 0 {
+        bail!("{}: no response could be read", a.file.display());
+    }
+    eprintln!(
+        "scored {} responses of {} problems in {:.2}s ({:.0} responses/s, {} threads)",
+        summary.n_responses,
+        summary.all.n_problems,
+        secs,
+        summary.n_responses as f64 / secs.max(1e-9),
+        threads
+    );
+    let suites: Vec<(String, rlbench::SuiteMetrics)> = if summary.suites.is_empty() {
+        vec![("all".to_string(), summary.all.clone())]
+    } else {
+        summary.suites.clone().into_iter().collect()
+    };
+    let rep = build_report(suites, &a.report)?;
+    if a.json {
+        let mut obj = summary.all.to_json();
+        obj.insert("n_responses".into(), summary.n_responses.into());
+        obj.insert("skipped_rows".into(), errors.len().into());
+        if !summary.suites.is_empty() {
+            let per: serde_json::Map<String, serde_json::Value> =
+                summary.suites.iter().map(|(k, m)| (k.clone(), serde_json::Value::Object(m.to_json()))).collect();
+            obj.insert("suites".into(), per.into());
+            obj.insert("macro_average".into(), rep.macro_avg.into());
+        }
+        if let Some(o) = &rep.overall {
+            obj.insert("overall".into(), o.value.into());
+        }
+        println!("{}", serde_json::Value::Object(obj));
+    } else {
+        print!("{}", report::markdown(&rep));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
+    init_threads(a.report.threads);
+    let (manifest, scored) = report::score_run_dir(&a.run_dir, &Config::default()).map_err(|e| anyhow!(e))?;
+    let mut rep = build_report(scored, &a.report)?;
+    rep.manifest = manifest;
+    let files = report::write_files(&a.run_dir, &rep).map_err(|e| anyhow!(e))?;
+    print!("{}", report::markdown(&rep));
+    for f in files {
+        eprintln!("wrote {}", f.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_suites(a: DataArgs) -> Result<ExitCode> {
+    let manifest = Manifest::builtin()?;
+    for s in &manifest.suites {
+        let place = match find_suite_file(&s.file, a.data_dir.as_deref()) {
+            Ok(p) => p.display().to_string(),
+            Err(_) => "not found (pass --data-dir or set RLVR_DATA_DIR)".to_string(),
+        };
+        let count = s.count.map_or("?".to_string(), |c| c.to_string());
+        println!("{:<14} {:>5} problems  {:<8} {}  [{}]", s.name, count, s.answer_type, s.description, place);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_prompts() -> Result<ExitCode> {
+    for t in PromptTemplate::builtins() {
+        println!("{:<8} {}  {}", t.name, t.hash(), t.description);
+    }
+    Ok(ExitCode::SUCCESS)
+}

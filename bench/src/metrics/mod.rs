@@ -1,0 +1,257 @@
+//! Benchmark metrics over K samples per problem: unbiased Pass@k, Avg@K with its standard error,
+//! Maj@K, no-answer and truncation rates, mean length; and the suite aggregates.
+
+pub mod majority;
+pub mod overall;
+pub mod pass_at_k;
+pub mod stats;
+
+pub use majority::{Ballot, VoteGroup, Votes};
+pub use overall::{macro_average, overall, Overall};
+pub use pass_at_k::{ks_up_to, pass_at_k};
+pub use stats::mean_stderr;
+
+use rlverify::{EquivOptions, Expr, Limits, Status};
+use serde_json::{json, Map, Value};
+
+/// What the metrics need to know about one scored sample.
+#[derive(Clone, Debug)]
+pub struct SampleResult {
+    /// Sample index within its problem.
+    pub sample: usize,
+    pub correct: bool,
+    pub status: Status,
+    /// The extracted final answer, if any.
+    pub extracted: Option<String>,
+    /// The parsed extracted answer (for Maj@K grouping).
+    pub parsed: Option<Expr>,
+    /// `Some(true)` when generation stopped on the length limit; `None` when unknown.
+    pub truncated: Option<bool>,
+    /// Response length in characters.
+    pub chars: usize,
+    /// Response length in tokens, when the backend reported it.
+    pub tokens: Option<u64>,
+}
+
+/// Running counts for one problem; fold samples in with [`ProblemTally::add`].
+#[derive(Clone, Debug, Default)]
+pub struct ProblemTally {
+    /// Samples seen.
+    pub n: usize,
+    /// Correct samples.
+    pub correct: usize,
+    /// Samples with no extracted answer.
+    pub no_answer: usize,
+    /// Samples cut by the length limit.
+    pub truncated: usize,
+    /// Samples whose finish reason is known.
+    pub finish_known: usize,
+    /// Total characters.
+    pub chars: u64,
+    /// Total tokens over the samples that report them.
+    pub tokens: u64,
+    /// Samples that report a token count.
+    pub tokens_known: usize,
+    /// The Maj@K ballot box.
+    pub votes: Votes,
+}
+
+impl ProblemTally {
+    /// Fold one scored sample in.
+    pub fn add(&mut self, s: SampleResult, equiv: &EquivOptions, limits: &Limits) {
+        self.n += 1;
+        self.correct += usize::from(s.correct);
+        self.no_answer += usize::from(s.status == Status::NoAnswer);
+        if let Some(t) = s.truncated {
+            self.finish_known += 1;
+            self.truncated += usize::from(t);
+        }
+        self.chars += s.chars as u64;
+        if let Some(t) = s.tokens {
+            self.tokens += t;
+            self.tokens_known += 1;
+        }
+        if let Some(text) = s.extracted {
+            self.votes.add(Ballot { sample: s.sample, text, parsed: s.parsed, correct: s.correct }, equiv, limits);
+        }
+    }
+}
+
+/// The metrics of one suite (or one scored file).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SuiteMetrics {
+    pub n_problems: usize,
+    pub n_samples: usize,
+    /// Fewest samples of any problem: Pass@k is reported for k up to this.
+    pub k_min: usize,
+    /// Most samples of any problem (equal to `k_min` in a complete run).
+    pub k_max: usize,
+    /// (k, mean unbiased Pass@k over problems) for k = 1, 2, 4, ..., `k_min`.
+    pub pass_at: Vec<(usize, f64)>,
+    /// Avg@K: mean over problems of the fraction of correct samples.
+    pub avg: f64,
+    /// Standard error of `avg` over problems.
+    pub avg_stderr: f64,
+    /// Maj@K: fraction of problems whose majority answer is correct.
+    pub maj: f64,
+    /// Fraction of samples with no extracted answer.
+    pub no_answer_rate: f64,
+    /// Fraction of samples cut by the length limit, over samples whose finish reason is known.
+    pub truncation_rate: Option<f64>,
+    /// Mean response length in characters.
+    pub mean_chars: f64,
+    /// Mean response length in tokens, over samples that report it.
+    pub mean_tokens: Option<f64>,
+}
+
+impl SuiteMetrics {
+    /// Compute the metrics from per-problem tallies (problems with no sample are ignored).
+    pub fn from_tallies<'a>(tallies: impl IntoIterator<Item = &'a ProblemTally>) -> SuiteMetrics {
+        let tallies: Vec<&ProblemTally> = tallies.into_iter().filter(|t| t.n > 0).collect();
+        let n_problems = tallies.len();
+        let k_min = tallies.iter().map(|t| t.n).min().unwrap_or(0);
+        let k_max = tallies.iter().map(|t| t.n).max().unwrap_or(0);
+        let pass_at = ks_up_to(k_min)
+            .into_iter()
+            .map(|k| {
+                let sum: f64 = tallies.iter().filter_map(|t| pass_at_k(t.n, t.correct, k)).sum();
+                (k, sum / n_problems as f64)
+            })
+            .collect();
+        let accs: Vec<f64> = tallies.iter().map(|t| t.correct as f64 / t.n as f64).collect();
+        let (avg, avg_stderr) = mean_stderr(&accs).unwrap_or((0.0, 0.0));
+        let maj = ratio(tallies.iter().filter(|t| t.votes.maj_correct()).count() as u64, n_problems as u64);
+        let n_samples: usize = tallies.iter().map(|t| t.n).sum();
+        let finish_known: usize = tallies.iter().map(|t| t.finish_known).sum();
+        let tokens_known: usize = tallies.iter().map(|t| t.tokens_known).sum();
+        SuiteMetrics {
+            n_problems,
+            n_samples,
+            k_min,
+            k_max,
+            pass_at,
+            avg,
+            avg_stderr,
+            maj,
+            no_answer_rate: ratio(tallies.iter().map(|t| t.no_answer as u64).sum(), n_samples as u64),
+            truncation_rate: (finish_known > 0)
+                .then(|| ratio(tallies.iter().map(|t| t.truncated as u64).sum(), finish_known as u64)),
+            mean_chars: ratio(tallies.iter().map(|t| t.chars).sum(), n_samples as u64),
+            mean_tokens: (tokens_known > 0)
+                .then(|| ratio(tallies.iter().map(|t| t.tokens).sum(), tokens_known as u64)),
+        }
+    }
+
+    /// The value of a metric by name: `pass@k`, `avg@K` / `avg`, `maj@K` / `maj`.
+    pub fn get(&self, metric: &str) -> Option<f64> {
+        let m = metric.trim().to_ascii_lowercase();
+        if let Some(k) = m.strip_prefix("pass@") {
+            let k: usize = k.parse().ok()?;
+            return self.pass_at.iter().find(|(kk, _)| *kk == k).map(|(_, v)| *v);
+        }
+        let (name, k) = m.split_once('@').map_or((m.as_str(), None), |(a, b)| (a, Some(b)));
+        if let Some(k) = k {
+            if k.parse::<usize>().ok() != Some(self.k_min) {
+                return None;
+            }
+        }
+        match name {
+            "avg" => Some(self.avg),
+            "maj" => Some(self.maj),
+            _ => None,
+        }
+    }
+
+    /// One flat JSON object with stable keys: `n_problems`, `n_samples`, `pass@1`, `pass@2`, ...,
+    /// `avg@K`, `avg@K_stderr`, `maj@K`, `no_answer_rate`, `truncation_rate`, `mean_chars`,
+    /// `mean_tokens` (all rates as fractions).
+    pub fn to_json(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("n_problems".into(), json!(self.n_problems));
+        m.insert("n_samples".into(), json!(self.n_samples));
+        m.insert("k".into(), json!(self.k_min));
+        if self.k_max != self.k_min {
+            m.insert("k_max".into(), json!(self.k_max));
+        }
+        for (k, v) in &self.pass_at {
+            m.insert(format!("pass@{k}"), json!(v));
+        }
+        let k = self.k_min;
+        m.insert(format!("avg@{k}"), json!(self.avg));
+        m.insert(format!("avg@{k}_stderr"), json!(self.avg_stderr));
+        m.insert(format!("maj@{k}"), json!(self.maj));
+        m.insert("no_answer_rate".into(), json!(self.no_answer_rate));
+        m.insert("truncation_rate".into(), json!(self.truncation_rate));
+        m.insert("mean_chars".into(), json!(self.mean_chars));
+        m.insert("mean_tokens".into(), json!(self.mean_tokens));
+        m
+    }
+}
+
+fn ratio(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(outcomes: &[(&str, bool)]) -> ProblemTally {
+        let mut t = ProblemTally::default();
+        for (i, &(ans, ok)) in outcomes.iter().enumerate() {
+            let status = if ans.is_empty() { Status::NoAnswer } else if ok { Status::Correct } else { Status::Wrong };
+            let extracted = (!ans.is_empty()).then(|| ans.to_string());
+            let parsed = extracted.as_deref().and_then(|a| rlverify::parse(a, &Limits::default()).ok());
+            t.add(
+                SampleResult {
+                    sample: i,
+                    correct: ok,
+                    status,
+                    extracted,
+                    parsed,
+                    truncated: Some(ans.is_empty()),
+                    chars: 10,
+                    tokens: None,
+                },
+                &EquivOptions::default(),
+                &Limits::default(),
+            );
+        }
+        t
+    }
+
+    #[test]
+    fn suite_metrics_on_a_hand_example() {
+        // Problem A: 4 of 4 correct. Problem B: 1 of 4 correct, majority wrong.
+        // Problem C: 0 of 4, two without an answer (and truncated).
+        let a = tally(&[("1", true), ("1", true), ("1", true), ("1", true)]);
+        let b = tally(&[("2", true), ("3", false), ("3", false), ("4", false)]);
+        let c = tally(&[("", false), ("5", false), ("", false), ("6", false)]);
+        let m = SuiteMetrics::from_tallies([&a, &b, &c]);
+        assert_eq!((m.n_problems, m.n_samples, m.k_min), (3, 12, 4));
+        // Pass@1 = mean(1, 1/4, 0); Pass@2 for B = 1 - C(3,2)/C(4,2) = 1/2; Pass@4 for B = 1.
+        let get = |k| m.pass_at.iter().find(|(kk, _)| *kk == k).map(|(_, v)| *v).unwrap_or(f64::NAN);
+        assert!((get(1) - 1.25 / 3.0).abs() < 1e-12);
+        assert!((get(2) - 1.5 / 3.0).abs() < 1e-12);
+        assert!((get(4) - 2.0 / 3.0).abs() < 1e-12);
+        assert!((m.avg - 1.25 / 3.0).abs() < 1e-12);
+        assert!((m.maj - 1.0 / 3.0).abs() < 1e-12);
+        assert!((m.no_answer_rate - 2.0 / 12.0).abs() < 1e-12);
+        assert_eq!(m.truncation_rate, Some(2.0 / 12.0));
+        assert_eq!(m.mean_tokens, None);
+        assert_eq!(m.get("pass@2"), Some(get(2)));
+        assert_eq!(m.get("avg@4"), Some(m.avg));
+        assert_eq!(m.get("avg"), Some(m.avg));
+        assert_eq!(m.get("maj@4"), Some(m.maj));
+        assert_eq!(m.get("maj@8"), None);
+        assert_eq!(m.get("pass@3"), None);
+        let j = m.to_json();
+        for key in ["n_problems", "pass@1", "pass@2", "pass@4", "avg@4", "avg@4_stderr", "maj@4"] {
+            assert!(j.contains_key(key), "missing {key}");
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! Reports of a run directory (or of any scored suites): a Markdown table, CSV, JSON, and an SVG plot
+//! of Pass@k against k per suite; plus the baseline file for CPGD's Overall.
+
+mod render;
+mod svg;
+
+pub use render::{csv, markdown, to_json};
+pub use svg::passk_svg;
+
+use crate::metrics::{macro_average, overall, Overall, SuiteMetrics};
+use crate::run::{read_records, suite_file, RunManifest};
+use crate::score::{GenRow, GenSample, Scorer};
+use rlverify::Config;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Metrics per suite, in run order.
+pub type ScoredSuites = Vec<(String, SuiteMetrics)>;
+
+/// Scored suites with their aggregates.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The run's manifest, when reporting a run directory.
+    pub manifest: Option<RunManifest>,
+    /// Metrics per suite, in run order.
+    pub suites: Vec<(String, SuiteMetrics)>,
+    /// The metric used for the macro average and Overall (e.g. `pass@1`).
+    pub metric: String,
+    /// Macro average of `metric` over suites.
+    pub macro_avg: Option<f64>,
+    /// CPGD's Overall of `metric` against a baseline, when one was given.
+    pub overall: Option<Overall>,
+    /// The baseline file used.
+    pub baseline_path: Option<PathBuf>,
+    /// The verifier version the scores were computed with.
+    pub verifier_version: String,
+}
+
+impl Report {
+    /// Build a report from scored suites; computes the macro average and, with a baseline, Overall.
+    pub fn new(suites: Vec<(String, SuiteMetrics)>, metric: &str, baseline: Option<(PathBuf, BTreeMap<String, f64>)>) -> Report {
+        let scores: BTreeMap<String, f64> =
+            suites.iter().filter_map(|(n, m)| m.get(metric).map(|v| (n.clone(), v))).collect();
+        let overall = baseline.as_ref().map(|(_, b)| overall(&scores, b));
+        Report {
+            manifest: None,
+            macro_avg: macro_average(&scores),
+            overall,
+            baseline_path: baseline.map(|(p, _)| p),
+            suites,
+            metric: metric.to_string(),
+            verifier_version: rlverify::VERSION.to_string(),
+        }
+    }
+}
+
+/// Score every suite of a run directory (the suites of its manifest, or every `*.jsonl` in it when
+/// it has none), with the current verifier, and write each sample's verdict to
+/// `scores/<suite>.jsonl` (`{id, sample, correct, status, extracted}`) for inspection.
+pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, ScoredSuites), String> {
+    let manifest = RunManifest::read(dir)?;
+    let names: Vec<String> = match &manifest {
+        Some(m) => m.suites.clone(),
+        None => {
+            let mut v: Vec<String> = std::fs::read_dir(dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.strip_suffix(".jsonl").map(str::to_string)
+                })
+                .collect();
+            v.sort();
+            v
+        }
+    };
+    if names.is_empty() {
+        return Err(format!("{}: no run.json and no .jsonl completions files", dir.display()));
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let records = read_records(&suite_file(dir, &name)).map_err(|e| e.to_string())?;
+        let mut scorer = Scorer::new(cfg.clone());
+        let rows = records
+            .into_iter()
+            .map(|r| GenRow {
+                id: r.id,
+                gold: r.answer,
+                suite: None,
+                samples: vec![GenSample {
+                    sample: Some(r.sample),
+                    response: r.response,
+                    finish_reason: r.finish_reason,
+                    tokens: r.tokens,
+                }],
+            })
+            .collect();
+        let mut verdicts = String::new();
+        scorer.push_observed(rows, &mut |id, r| {
+            let line = serde_json::json!({
+                "id": id,
+                "sample": r.sample,
+                "correct": r.correct,
+                "status": r.status.as_str(),
+                "extracted": r.extracted,
+            });
+            verdicts.push_str(&line.to_string());
+            verdicts.push('\n');
+        });
+        let scores_dir = dir.join("scores");
+        std::fs::create_dir_all(&scores_dir).map_err(|e| format!("{}: {e}", scores_dir.display()))?;
+        let path = scores_dir.join(format!("{name}.jsonl"));
+        std::fs::write(&path, verdicts).map_err(|e| format!("{}: {e}", path.display()))?;
+        out.push((name, scorer.finish().all));
+    }
+    Ok((manifest, out))
+}
+
+/// Read baseline scores for `metric` from a JSON file: a previous report (`metrics.json`, with a
+/// `suites` object), an object of suite -> metrics object, or an object of suite -> number. For
+/// `avg`/`maj` without `@K`, the file's `avg@*`/`maj@*` key is used.
+pub fn load_baseline(path: &Path, metric: &str) -> Result<BTreeMap<String, f64>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let suites = v.get("suites").unwrap_or(&v);
+    let Some(obj) = suites.as_object() else {
+        return Err(format!("{}: expected a JSON object of suites", path.display()));
+    };
+    let mut out = BTreeMap::new();
+    for (suite, val) in obj {
+        let x = match val {
+            Value::Number(n) => n.as_f64(),
+            Value::Object(m) => metric_value(m, metric),
+            _ => None,
+        };
+        if let Some(x) = x {
+            out.insert(suite.clone(), x);
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("{}: no suite has a value for `{metric}`", path.display()));
+    }
+    Ok(out)
+}
+
+fn metric_value(m: &serde_json::Map<String, Value>, metric: &str) -> Option<f64> {
+    if let Some(x) = m.get(metric).and_then(Value::as_f64) {
+        return Some(x);
+    }
+    if metric.contains('@') {
+        return None;
+    }
+    let prefix = format!("{metric}@");
+    m.iter()
+        .find(|(k, _)| k.starts_with(&prefix) && !k.ends_with("_stderr"))
+        .and_then(|(_, v)| v.as_f64())
+}
+
+/// Write `report.md`, `metrics.csv`, `metrics.json` and `passk.svg` into `dir`; returns the paths.
+pub fn write_files(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, String> {
+    let files = [
+        ("report.md", markdown(report)),
+        ("metrics.csv", csv(report)),
+        ("metrics.json", serde_json::to_string_pretty(&to_json(report)).map_err(|e| e.to_string())? + "\n"),
+        ("passk.svg", passk_svg(&report.suites)),
+    ];
+    let mut out = Vec::new();
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+        out.push(p);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_shapes() {
+        let dir = std::env::temp_dir().join(format!("rlbench-baseline-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let p = dir.join("b.json");
+        let write = |t: &str| std::fs::write(&p, t).is_ok();
+        assert!(write(r#"{"suites": {"aime24": {"pass@1": 0.1, "avg@8": 0.2, "avg@8_stderr": 0.01}, "gsm8k": {"pass@1": 0.9}}}"#));
+        let b = load_baseline(&p, "pass@1");
+        assert_eq!(b.map(|b| b.len()), Ok(2));
+        assert_eq!(load_baseline(&p, "avg").map(|b| b.get("aime24").copied()), Ok(Some(0.2)));
+        assert!(write(r#"{"aime24": 0.3}"#));
+        assert_eq!(load_baseline(&p, "pass@1").map(|b| b.get("aime24").copied()), Ok(Some(0.3)));
+        assert!(write(r#"[1]"#));
+        assert!(load_baseline(&p, "pass@1").is_err());
+        assert!(write(r#"{"aime24": {"maj@4": 0.3}}"#));
+        assert!(load_baseline(&p, "pass@1").is_err());
+    }
+}

@@ -1,0 +1,145 @@
+//! Markdown, CSV and JSON renderings of a [`Report`].
+
+use super::Report;
+use crate::metrics::SuiteMetrics;
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+/// The union of the k values of Pass@k over suites, ascending.
+fn all_ks(suites: &[(String, SuiteMetrics)]) -> Vec<usize> {
+    let mut ks: Vec<usize> = suites.iter().flat_map(|(_, m)| m.pass_at.iter().map(|(k, _)| *k)).collect();
+    ks.sort_unstable();
+    ks.dedup();
+    ks
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}", 100.0 * x)
+}
+
+/// A Markdown table (values in percent), followed by the macro average and Overall.
+pub fn markdown(r: &Report) -> String {
+    let ks = all_ks(&r.suites);
+    let mut s = String::new();
+    if let Some(m) = &r.manifest {
+        let _ = writeln!(
+            s,
+            "Model `{}` ({}), prompt `{}` ({}), K = {}, temperature {}, top-p {}, max tokens {}, seed {}; verifier {}.\n",
+            m.model,
+            m.backend,
+            m.prompt.name,
+            m.prompt.hash,
+            m.sampling.k,
+            m.sampling.temperature,
+            m.sampling.top_p,
+            m.sampling.max_tokens,
+            m.sampling.seed.map_or_else(|| "none".to_string(), |s| s.to_string()),
+            r.verifier_version
+        );
+    }
+    let mut head = vec!["suite".to_string(), "problems".into(), "K".into()];
+    head.extend(ks.iter().map(|k| format!("pass@{k}")));
+    head.extend(["avg@K ± se".into(), "maj@K".into(), "no answer".into(), "truncated".into(), "mean tokens".into()]);
+    let _ = writeln!(s, "| {} |", head.join(" | "));
+    let _ = writeln!(s, "|{}", "---|".repeat(head.len()));
+    for (name, m) in &r.suites {
+        let mut row = vec![name.clone(), m.n_problems.to_string(), k_label(m)];
+        for k in &ks {
+            row.push(m.pass_at.iter().find(|(kk, _)| kk == k).map_or("".into(), |(_, v)| pct(*v)));
+        }
+        row.push(format!("{} ± {}", pct(m.avg), pct(m.avg_stderr)));
+        row.push(pct(m.maj));
+        row.push(pct(m.no_answer_rate));
+        row.push(m.truncation_rate.map_or("n/a".into(), pct));
+        row.push(m.mean_tokens.map_or_else(|| format!("{:.0} chars", m.mean_chars), |t| format!("{t:.0}")));
+        let _ = writeln!(s, "| {} |", row.join(" | "));
+    }
+    let _ = writeln!(s);
+    if let Some(v) = r.macro_avg {
+        let _ = writeln!(s, "Macro average of {} over {} suite(s): **{}**", r.metric, r.suites.len(), pct(v));
+    }
+    if let Some(o) = &r.overall {
+        let base = r.baseline_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+        match o.value {
+            Some(v) => {
+                let _ = writeln!(
+                    s,
+                    "\nOverall (CPGD: mean over suites of {} / baseline, baseline `{base}`): **{v:.3}** over {} suite(s)",
+                    r.metric,
+                    o.ratios.len()
+                );
+            }
+            None => {
+                let _ = writeln!(s, "\nOverall: no suite has a usable baseline in `{base}`");
+            }
+        }
+        for (suite, why) in &o.skipped {
+            let _ = writeln!(s, "- {suite} left out of Overall: {why}");
+        }
+    }
+    s
+}
+
+fn k_label(m: &SuiteMetrics) -> String {
+    if m.k_min == m.k_max {
+        m.k_min.to_string()
+    } else {
+        format!("{}-{}", m.k_min, m.k_max)
+    }
+}
+
+/// CSV, one row per suite, values as fractions.
+pub fn csv(r: &Report) -> String {
+    let ks = all_ks(&r.suites);
+    let mut head = vec!["suite".to_string(), "n_problems".into(), "n_samples".into(), "k".into()];
+    head.extend(ks.iter().map(|k| format!("pass@{k}")));
+    head.extend(
+        ["avg", "avg_stderr", "maj", "no_answer_rate", "truncation_rate", "mean_chars", "mean_tokens"].map(String::from),
+    );
+    let mut s = head.join(",") + "\n";
+    let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    for (name, m) in &r.suites {
+        let mut row = vec![csv_field(name), m.n_problems.to_string(), m.n_samples.to_string(), m.k_min.to_string()];
+        for k in &ks {
+            row.push(opt(m.pass_at.iter().find(|(kk, _)| kk == k).map(|(_, v)| *v)));
+        }
+        row.extend([
+            m.avg.to_string(),
+            m.avg_stderr.to_string(),
+            m.maj.to_string(),
+            m.no_answer_rate.to_string(),
+            opt(m.truncation_rate),
+            m.mean_chars.to_string(),
+            opt(m.mean_tokens),
+        ]);
+        s.push_str(&(row.join(",") + "\n"));
+    }
+    s
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The report as JSON: `{"suites": {name: metrics}, "metric", "macro_average", "overall", ...}`.
+pub fn to_json(r: &Report) -> Value {
+    let suites: serde_json::Map<String, Value> =
+        r.suites.iter().map(|(n, m)| (n.clone(), Value::Object(m.to_json()))).collect();
+    json!({
+        "suites": suites,
+        "metric": r.metric,
+        "macro_average": r.macro_avg,
+        "overall": r.overall.as_ref().map(|o| json!({
+            "value": o.value,
+            "baseline": r.baseline_path.as_ref().map(|p| p.display().to_string()),
+            "ratios": o.ratios,
+            "skipped": o.skipped,
+        })),
+        "verifier_version": r.verifier_version,
+        "run": r.manifest,
+    })
+}

@@ -1,0 +1,342 @@
+//! Generation runs: K completions per problem for each suite, written to a run directory as they
+//! arrive, resumable after any interruption.
+//!
+//! Layout of a run directory:
+//! - `run.json`: the [`RunManifest`] (model, backend, sampling, prompt and its hash, versions, seed);
+//! - `<suite>.jsonl`: one [`Record`] per completion, appended as it arrives;
+//! - report files written by [`crate::report`].
+//!
+//! Resume: running the same command again scans each suite file, cuts an unterminated last line,
+//! and requests only the (problem, sample index) pairs that are missing, with the same per-request
+//! seeds, so no completion is lost or generated twice. A manifest whose generation settings differ
+//! from the command's is refused ([`RunManifest::conflicts`]).
+
+pub mod manifest;
+pub mod store;
+
+pub use manifest::{utc_now, PromptInfo, RunManifest, SamplingSettings, MANIFEST_FILE};
+pub use store::{read_records, scan_and_repair, Appender, Record, Scan, StoreError};
+
+use crate::backend::retry::splitmix64;
+use crate::backend::{with_retries, Backend, Completion, RetryPolicy, SamplingParams};
+use crate::prompt::{Fnv, PromptTemplate};
+use crate::suite::LoadedSuite;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
+
+/// What to generate and where.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    /// The run directory.
+    pub out: PathBuf,
+    pub suites: Vec<LoadedSuite>,
+    pub prompt: PromptTemplate,
+    pub sampling: SamplingSettings,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    pub retry: RetryPolicy,
+    /// Server URL to record in the manifest.
+    pub endpoint: Option<String>,
+    /// `--limit` to record in the manifest.
+    pub limit: Option<usize>,
+}
+
+/// A request that failed for good (after retries).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    pub suite: String,
+    pub id: String,
+    pub first_sample: usize,
+    pub count: usize,
+    pub error: String,
+}
+
+/// What a run invocation did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunOutcome {
+    /// Completions written by this invocation.
+    pub generated: usize,
+    /// Completions that were already in the run directory.
+    pub already_present: usize,
+    /// Completions still missing (all from failed requests).
+    pub missing: usize,
+    pub failures: Vec<Failure>,
+    /// Bytes of partial last lines cut off during the resume scan.
+    pub cut_bytes: u64,
+    /// Duplicate records found (ignored: the first one counts).
+    pub duplicates: usize,
+}
+
+/// Why a run could not proceed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{dir} was created with other settings, so it cannot be resumed by this command:\n  {}\nuse the original settings, or pass another --out", .conflicts.join("\n  "))]
+    Conflict { dir: PathBuf, conflicts: Vec<String> },
+    #[error("{0}")]
+    Io(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// One request: `count` samples of one problem starting at `first_sample`.
+#[derive(Clone, Debug, PartialEq)]
+struct Job {
+    suite: usize,
+    problem: usize,
+    first_sample: usize,
+    count: usize,
+    seed: Option<u64>,
+}
+
+/// The seed of the request that starts at `first_sample` of problem `id` in `suite`: a mix of all
+/// four, kept to 31 bits so every server accepts it.
+pub fn request_seed(base: u64, suite: &str, id: &str, first_sample: usize) -> u64 {
+    let mut h = Fnv::new();
+    h.write(suite.as_bytes());
+    h.write(&[0]);
+    h.write(id.as_bytes());
+    splitmix64(h.finish() ^ splitmix64(base) ^ splitmix64(first_sample as u64 + 1)) & 0x7fff_ffff
+}
+
+/// The manifest a spec would write for a backend.
+pub fn manifest_for(spec: &RunSpec, backend: &dyn Backend) -> RunManifest {
+    RunManifest {
+        rlbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        verifier_version: rlverify::VERSION.to_string(),
+        created: utc_now(),
+        backend: backend.kind(),
+        model: backend.model(),
+        endpoint: spec.endpoint.clone(),
+        prompt: PromptInfo { name: spec.prompt.name.clone(), hash: spec.prompt.hash() },
+        sampling: spec.sampling.clone(),
+        suites: spec.suites.iter().map(|s| s.name.clone()).collect(),
+        limit: spec.limit,
+        complete: false,
+    }
+}
+
+/// Split the missing sample indices of a problem into contiguous runs of at most `per_request`.
+fn missing_runs(k: usize, present: Option<&std::collections::BTreeSet<usize>>, per_request: usize) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < k {
+        if present.is_some_and(|p| p.contains(&i)) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < k && i - start < per_request.max(1) && !present.is_some_and(|p| p.contains(&i)) {
+            i += 1;
+        }
+        runs.push((start, i - start));
+    }
+    runs
+}
+
+/// Generate every missing completion of `spec` with `backend`. `progress(done, total)` is called
+/// on the calling thread after each request completes. Failed requests are reported in the
+/// outcome (re-running resumes them); I/O errors and setting conflicts stop the run.
+pub fn run(spec: &RunSpec, backend: &dyn Backend, progress: &mut dyn FnMut(usize, usize)) -> Result<RunOutcome, RunError> {
+    let dir = &spec.out;
+    std::fs::create_dir_all(dir).map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
+    let mut manifest = manifest_for(spec, backend);
+    if let Some(old) = RunManifest::read(dir).map_err(RunError::Io)? {
+        let conflicts = old.conflicts(&manifest);
+        if !conflicts.is_empty() {
+            return Err(RunError::Conflict { dir: dir.clone(), conflicts });
+        }
+        let mut suites = old.suites.clone();
+        for s in &manifest.suites {
+            if !suites.contains(s) {
+                suites.push(s.clone());
+            }
+        }
+        manifest.suites = suites;
+        manifest.created = old.created;
+        manifest.verifier_version = old.verifier_version;
+    }
+    manifest.write(dir).map_err(RunError::Io)?;
+
+    let k = spec.sampling.k;
+    let mut outcome = RunOutcome::default();
+    let mut jobs = VecDeque::new();
+    let mut appenders = Vec::new();
+    for (si, suite) in spec.suites.iter().enumerate() {
+        let path = suite_file(dir, &suite.name);
+        let scan = scan_and_repair(&path)?;
+        outcome.cut_bytes += scan.cut_bytes;
+        outcome.duplicates += scan.duplicates;
+        for (pi, p) in suite.problems.iter().enumerate() {
+            let present = scan.present.get(&p.id);
+            outcome.already_present += present.map_or(0, |s| s.iter().filter(|&&i| i < k).count());
+            for (first_sample, count) in missing_runs(k, present, spec.sampling.samples_per_request) {
+                let seed = spec.sampling.seed.map(|b| request_seed(b, &suite.name, &p.id, first_sample));
+                jobs.push_back(Job { suite: si, problem: pi, first_sample, count, seed });
+            }
+        }
+        appenders.push(Appender::open(&path)?);
+    }
+    let total: usize = jobs.iter().map(|j| j.count).sum();
+    progress(0, total);
+
+    let queue = Mutex::new(jobs);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(Job, Result<Vec<Completion>, String>)>();
+    let mut write_error = None;
+    std::thread::scope(|s| {
+        for _ in 0..spec.concurrency.max(1) {
+            let tx = tx.clone();
+            let (queue, stop) = (&queue, &stop);
+            s.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let job = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+                let Some(job) = job else { return };
+                let suite = &spec.suites[job.suite];
+                let problem = &suite.problems[job.problem];
+                let prompt = spec.prompt.render(&problem.problem);
+                let params = SamplingParams {
+                    n: job.count,
+                    temperature: spec.sampling.temperature,
+                    top_p: spec.sampling.top_p,
+                    top_k: spec.sampling.top_k,
+                    max_new_tokens: spec.sampling.max_tokens,
+                    stop: spec.sampling.stop.clone(),
+                    seed: job.seed,
+                };
+                let jitter = job.seed.unwrap_or(job.problem as u64) ^ job.first_sample as u64;
+                let result = with_retries(&spec.retry, jitter, |_| backend.generate(&prompt, &params))
+                    .map_err(|e| e.to_string());
+                if tx.send((job, result)).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        let mut done = 0;
+        for (job, result) in rx {
+            if write_error.is_some() {
+                continue;
+            }
+            let suite = &spec.suites[job.suite];
+            let problem = &suite.problems[job.problem];
+            match result {
+                Ok(completions) => {
+                    for (j, c) in completions.into_iter().take(job.count).enumerate() {
+                        let rec = Record {
+                            id: problem.id.clone(),
+                            sample: job.first_sample + j,
+                            answer: problem.answer.clone(),
+                            response: c.text,
+                            finish_reason: c.finish_reason,
+                            tokens: c.tokens,
+                            seed: job.seed,
+                        };
+                        if let Err(e) = appenders[job.suite].append(&rec) {
+                            write_error = Some(e);
+                            stop.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                        outcome.generated += 1;
+                    }
+                }
+                Err(error) => {
+                    outcome.missing += job.count;
+                    outcome.failures.push(Failure {
+                        suite: suite.name.clone(),
+                        id: problem.id.clone(),
+                        first_sample: job.first_sample,
+                        count: job.count,
+                        error,
+                    });
+                }
+            }
+            done += job.count;
+            progress(done, total);
+        }
+    });
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    manifest.complete = outcome.failures.is_empty();
+    manifest.write(dir).map_err(RunError::Io)?;
+    Ok(outcome)
+}
+
+/// The completions file of a suite in a run directory.
+pub fn suite_file(dir: &Path, suite: &str) -> PathBuf {
+    dir.join(format!("{suite}.jsonl"))
+}
+
+/// The default run directory name: `<model>_<suites>_<UTC time>`, with the model's last path
+/// component and only `[A-Za-z0-9._+-]` kept.
+pub fn default_run_name(model: &str, suites: &[String], now: &str) -> String {
+    format!("{}{}", run_name_prefix(model, suites), now.replace(['-', ':'], "").replace('T', "-").trim_end_matches('Z'))
+}
+
+/// The part of [`default_run_name`] before the time.
+pub fn run_name_prefix(model: &str, suites: &[String]) -> String {
+    let clean = |s: &str| -> String {
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+') { c } else { '-' }).collect()
+    };
+    let model = model.trim_end_matches('/').rsplit('/').next().unwrap_or(model);
+    let mut suites = clean(&suites.join("+").replace('/', "-"));
+    if suites.len() > 60 {
+        suites.truncate(60);
+    }
+    format!("{}_{}_", clean(model), suites)
+}
+
+/// The newest incomplete run directory under `root` whose name starts with `prefix` and whose
+/// manifest has no conflict with `manifest`: where a re-run of the same command without `--out`
+/// continues.
+pub fn find_resumable(root: &Path, prefix: &str, manifest: &RunManifest) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.into_iter().rev().find(|d| {
+        matches!(RunManifest::read(d), Ok(Some(m)) if !m.complete && m.conflicts(manifest).is_empty())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn missing_samples_become_contiguous_requests() {
+        let present: BTreeSet<usize> = [1, 2, 5].into_iter().collect();
+        assert_eq!(missing_runs(8, Some(&present), 1), vec![(0, 1), (3, 1), (4, 1), (6, 1), (7, 1)]);
+        assert_eq!(missing_runs(8, Some(&present), 8), vec![(0, 1), (3, 2), (6, 2)]);
+        assert_eq!(missing_runs(5, None, 2), vec![(0, 2), (2, 2), (4, 1)]);
+        let all: BTreeSet<usize> = (0..4).collect();
+        assert_eq!(missing_runs(4, Some(&all), 4), vec![]);
+    }
+
+    #[test]
+    fn seeds_are_stable_and_distinct() {
+        let a = request_seed(0, "aime24", "p1", 0);
+        assert_eq!(a, request_seed(0, "aime24", "p1", 0));
+        assert!(a < (1 << 31));
+        let others =
+            [request_seed(1, "aime24", "p1", 0), request_seed(0, "aime25", "p1", 0), request_seed(0, "aime24", "p2", 0), request_seed(0, "aime24", "p1", 1)];
+        assert!(others.iter().all(|&o| o != a));
+    }
+
+    #[test]
+    fn run_names() {
+        let n = default_run_name("Qwen/Qwen2.5-Math-7B", &["aime24".into(), "math500".into()], "2026-11-21T20:30:00Z");
+        assert_eq!(n, "Qwen2.5-Math-7B_aime24+math500_20261121-203000");
+        assert!(n.starts_with(&run_name_prefix("Qwen/Qwen2.5-Math-7B", &["aime24".into(), "math500".into()])));
+        assert_eq!(run_name_prefix("/models/my model/", &["x/y.jsonl".into()]), "my-model_x-y.jsonl_");
+    }
+}

@@ -1,0 +1,163 @@
+//! Finding data directories and reading JSONL problem files.
+
+use super::SuiteError;
+use serde_json::Value;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// One benchmark problem.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Stable id (the file's id field, or `line-N` when it has none).
+    pub id: String,
+    /// The problem statement.
+    pub problem: String,
+    /// The gold answer as given.
+    pub answer: String,
+}
+
+/// A suite read from disk.
+#[derive(Clone, Debug)]
+pub struct LoadedSuite {
+    pub name: String,
+    pub path: PathBuf,
+    pub problems: Vec<Problem>,
+    /// Non-fatal problems found while loading (e.g. an unexpected count).
+    pub warnings: Vec<String>,
+}
+
+/// Field names of a problem file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fields {
+    pub problem: String,
+    pub answer: String,
+    pub id: String,
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields { problem: "problem".into(), answer: "answer".into(), id: "id".into() }
+    }
+}
+
+/// The directories searched for suite files, in order: `explicit` (`--data-dir`), `$RLVR_DATA_DIR`,
+/// then for the current directory and its parents (up to 3 levels): `data/benchmarks` and
+/// `../shared/data/benchmarks`; then the same two under the workspace rlbench was built in; then the
+/// current directory itself. Duplicates are removed.
+pub fn data_dir_candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(d) = explicit {
+        dirs.push(d.to_path_buf());
+    }
+    if let Some(d) = std::env::var_os("RLVR_DATA_DIR").filter(|d| !d.is_empty()) {
+        dirs.push(PathBuf::from(d));
+    }
+    let cwd = std::env::current_dir().ok();
+    if let Some(cwd) = &cwd {
+        for base in cwd.ancestors().take(4) {
+            dirs.push(base.join("data/benchmarks"));
+            dirs.push(base.join("../shared/data/benchmarks"));
+        }
+    }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    dirs.push(workspace.join("data/benchmarks"));
+    dirs.push(workspace.join("../shared/data/benchmarks"));
+    if let Some(cwd) = cwd {
+        dirs.push(cwd);
+    }
+    let mut seen = Vec::new();
+    dirs.retain(|d| {
+        let key = d.canonicalize().unwrap_or_else(|_| d.clone());
+        if seen.contains(&key) {
+            false
+        } else {
+            seen.push(key);
+            true
+        }
+    });
+    dirs
+}
+
+/// The first candidate directory holding `file`; on failure, the directories searched.
+pub fn find_suite_file(file: &str, explicit: Option<&Path>) -> Result<PathBuf, Vec<PathBuf>> {
+    let dirs = data_dir_candidates(explicit);
+    dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()).ok_or(dirs)
+}
+
+/// Read a JSONL problem file. Blank lines are skipped; a malformed row is an error naming its line.
+/// Ids default to `line-N`; numeric answers are accepted and written as text.
+pub fn load_jsonl(path: &Path, fields: &Fields) -> Result<Vec<Problem>, SuiteError> {
+    let io = |source| SuiteError::Io { path: path.to_path_buf(), source };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut out = Vec::new();
+    for (idx, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(io)?;
+        let lineno = idx + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row = |message: String| SuiteError::Row { path: path.to_path_buf(), line: lineno, message };
+        let v: Value = serde_json::from_str(&line).map_err(|e| row(format!("invalid JSON: {e}")))?;
+        let problem = text_field(&v, &fields.problem)
+            .ok_or_else(|| row(format!("field `{}` is missing or not a string", fields.problem)))?;
+        let answer = text_field(&v, &fields.answer)
+            .filter(|a| !a.trim().is_empty())
+            .ok_or_else(|| row(format!("field `{}` is missing or empty", fields.answer)))?;
+        let id = text_field(&v, &fields.id).unwrap_or_else(|| format!("line-{lineno}"));
+        out.push(Problem { id, problem, answer });
+    }
+    Ok(out)
+}
+
+/// A string or number field as text.
+fn text_field(v: &Value, name: &str) -> Option<String> {
+    match v.get(name)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rlbench-loader-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let _ = std::fs::create_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn explicit_dir_is_searched_first_and_listed_on_failure() {
+        let d = tmp("search");
+        assert!(std::fs::write(d.join("mine.jsonl"), "").is_ok());
+        assert_eq!(find_suite_file("mine.jsonl", Some(&d)), Ok(d.join("mine.jsonl")));
+        let Err(searched) = find_suite_file("no-such-suite-file.jsonl", Some(&d)) else { panic!("found") };
+        assert_eq!(searched.first(), Some(&d));
+        assert!(searched.len() > 2);
+    }
+
+    #[test]
+    fn rows_fields_and_errors() {
+        let d = tmp("rows");
+        let p = d.join("s.jsonl");
+        let ok = "{\"id\":\"a\",\"q\":\"P\",\"gt\":27.0}\n\n{\"q\":\"Q\",\"gt\":\"x\"}\n";
+        assert!(std::fs::write(&p, ok).is_ok());
+        let f = Fields { problem: "q".into(), answer: "gt".into(), id: "id".into() };
+        let rows = load_jsonl(&p, &f).map_err(|e| e.to_string());
+        assert_eq!(
+            rows,
+            Ok(vec![
+                Problem { id: "a".into(), problem: "P".into(), answer: "27.0".into() },
+                Problem { id: "line-3".into(), problem: "Q".into(), answer: "x".into() },
+            ])
+        );
+        assert!(std::fs::write(&p, "{\"q\":\"P\",\"gt\":\"\"}\n").is_ok());
+        let err = load_jsonl(&p, &f).map_err(|e| e.to_string());
+        assert!(matches!(&err, Err(m) if m.ends_with(":1: field `gt` is missing or empty")), "{err:?}");
+        assert!(std::fs::write(&p, "{\"q\":\"P\",\"gt\":\"1\"}\nnot json\n").is_ok());
+        assert!(matches!(load_jsonl(&p, &f), Err(SuiteError::Row { line: 2, .. })));
+    }
+}
