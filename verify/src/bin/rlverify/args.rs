@@ -201,6 +201,9 @@ pub struct BenchArgs {
     /// Passes over the file per configuration; throughput is the median pass.
     #[arg(long, short, value_name = "R", default_value_t = 3)]
     pub repeat: usize,
+    /// Also list the N slowest items (one more single-threaded pass), to find what to optimise.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub slowest: usize,
     #[command(flatten)]
     pub scoring: ScoringArgs,
     #[command(flatten)]

@@ -94,7 +94,40 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     writeln!(out, "\nverdicts: {statuses}")?;
+    if args.slowest > 0 {
+        writeln!(out, "\n| latency | status | gold | extracted |")?;
+        writeln!(out, "|---:|---|---|---|")?;
+        for (elapsed, k) in slowest(&items, &cfg, args.slowest) {
+            let (gold, response) = &items[k];
+            let s = score(response, gold, &cfg);
+            let cell = |t: &str| t.chars().take(60).collect::<String>().replace(['|', '\n'], " ");
+            writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                human(elapsed),
+                s.status.as_str(),
+                cell(gold),
+                cell(s.extracted.as_deref().unwrap_or("")),
+            )?;
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `n` slowest items of one single-threaded pass, slowest first, as (latency, index).
+fn slowest(items: &[(String, String)], cfg: &Config, n: usize) -> Vec<(Duration, usize)> {
+    let mut times: Vec<(Duration, usize)> = items
+        .iter()
+        .enumerate()
+        .map(|(k, (gold, response))| {
+            let t = Instant::now();
+            std::hint::black_box(score(response, gold, cfg));
+            (t.elapsed(), k)
+        })
+        .collect();
+    times.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    times.truncate(n);
+    times
 }
 
 /// Score every item `repeat` times on `pool`, timing each call and each pass.
