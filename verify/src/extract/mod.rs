@@ -136,6 +136,7 @@ impl Default for ExtractOptions {
 /// assert_eq!(b.map(|b| b.text), Some("5".to_string()));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
+    let response = model_turn(response);
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
     if let Some(p) = THINK_END.last(response.as_bytes()) {
         let after = &response[p + "</think>".len()..];
@@ -146,6 +147,29 @@ pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
         return extract_region(&response[..p], &no_whole, true);
     }
     extract_region(response, opts, true)
+}
+
+/// Chat-template tokens that end the model's turn: what follows is a turn the model invented
+/// (`<|im_start|>user ...`), not its answer.
+const TURN_MARKERS: &[&str] =
+    &["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>", "<|start_header_id|>", "<｜end▁of▁sentence｜>"];
+
+/// The response up to the first chat-template token that ends the model's turn, when text comes
+/// before it (`... is $\frac{5}{3}$. <|im_start|>user Another problem ... \boxed{8}` is cut before
+/// the invented turn). A token at the start (a template prefix) cuts nothing.
+fn model_turn(response: &str) -> &str {
+    static START: scan::Needle = scan::Needle::new(b"<|");
+    static START_WIDE: scan::Needle = scan::Needle::new("<｜".as_bytes());
+    let b = response.as_bytes();
+    let Some(text_at) = response.find(|c: char| !c.is_whitespace()) else { return response };
+    let hits = START.all(b).chain(START_WIDE.all(b));
+    let cut = hits
+        .filter(|&p| p > text_at && TURN_MARKERS.iter().any(|m| b[p..].starts_with(m.as_bytes())))
+        .min();
+    match cut {
+        Some(p) => &response[..p],
+        None => response,
+    }
 }
 
 /// Longest text taken whole as a bare answer (bytes).
