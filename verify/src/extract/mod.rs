@@ -12,7 +12,7 @@
 //! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
 //! | 5 | bold | `tagged` | `The total is **42**.` (last line, or right after "answer") | `Bold` |
 //! | 6 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
-//! | 7 | last math block | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
+//! | 7 | last math block that is not a question | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
 //! | 8 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
 //! | 9 | last number (opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
 //!
@@ -213,10 +213,15 @@ fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<A
     if let Some(c) = choice::last_line_choice(text) {
         return Some(Answer::single(c.to_string(), Source::Choice));
     }
-    if let Some(bl) = delimited::last_block(text) {
-        if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
-            return Some(a);
+    match delimited::last_answer_block(text) {
+        delimited::LastBlock::Answer(bl) => {
+            if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
+                return Some(a);
+            }
         }
+        // The text ends by asking (an echo of the problem): its numbers are not an answer.
+        delimited::LastBlock::Question => return None,
+        delimited::LastBlock::None => {}
     }
     if opts.whole_fallback {
         if let Some(a) = whole(text) {
