@@ -238,6 +238,21 @@ const CASES: &[Case] = &[
     ok("αβγ", "αβγ", Whole),
     num("ζ we counted 12 of them ζ", "12", LastNumber),
     ok("**€**", "€", Bold),
+    // --- Chat-template tokens end the model's turn: an invented next turn is not the answer.
+    ok("So $b = \\boxed{\\frac{5}{3}}$. <|im_start|>user\nAnother one.<|im_start|>assistant\n$x = \\boxed{8}$", r"\frac{5}{3}", Boxed),
+    ok("The answer is $4$.<|im_end|>\n<|im_start|>user\nThe answer is $9$.", "4", FinalAnswerPhrase),
+    ok("The result is \\boxed{3}<|eot_id|><|start_header_id|>user<|end_header_id|>\\boxed{7}", "3", Boxed),
+    ok("<|im_start|>assistant\nThe answer is \\boxed{6}", "6", Boxed),
+    ok("a <| b and \\boxed{2} <|not a template token|> \\boxed{5}", "5", Boxed),
+    // --- A last math block that asks is a question (an echo of the problem), not an answer, and
+    // the later fallbacks do not pick a number of the statement instead.
+    none("Evaluate $\\lceil (3.6)^2 \\rceil - ( \\lceil 3.6 \\rceil ) ^2$. Propel\nEvaluate $\\lceil (3.6)^2 \\rceil - ( \\lceil 3.6 \\rceil ) ^2$."),
+    none_with("Let $ABCDE$ be a pentagon with $AB=14$ and $\\angle B=60^\\circ$. Find $m+n+p$.", Opts::Number),
+    none_with("What is the value of $x$ in the equation $2x + 3 = 7$? \\boxed{}.", Opts::Number),
+    ok("Simplify $(-k + 4) + (-2 + 3k)$.\n\nCombining like terms, we get $2k + 2$", "2k + 2", MathDelimiters),
+    ok("Compute $3 \\cdot 4 = 12$.", r"3 \cdot 4 = 12", MathDelimiters),
+    ok("Finding the roots, we get $x = 2$", "x = 2", MathDelimiters),
+    ok("Evaluate $7 - 2$. The difference is $5$", "5", MathDelimiters),
 ];
 
 fn run(case: &Case) -> Option<Answer> {
