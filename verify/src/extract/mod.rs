@@ -17,9 +17,18 @@
 //! | 9 | last number (opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
 //!
 //! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
-//! - **Reasoning region.** Text after the last `</think>` is the answer region. When nothing is
-//!   found there, the reasoning before it is searched too (without the whole-text strategy). With
-//!   no `</think>` (e.g. a response cut inside an unclosed `<think>`) the whole text is searched.
+//! - **Reasoning region.** Text after the last `</think>` is the answer region. A marked answer
+//!   (strategies 1-5) there wins; otherwise a marked answer in the reasoning before it (a summary
+//!   cut off mid-sentence does not outvote the `\boxed{}` that ends the reasoning); then the
+//!   unmarked strategies 6-9 after `</think>`, then in the reasoning (without the whole-text
+//!   strategy). With no `</think>` (e.g. a response cut inside an unclosed `<think>`) the whole
+//!   text is searched.
+//! - **Turn tokens.** The response ends at the first chat-template token that ends the model's
+//!   turn (`<|im_start|>`, `<|im_end|>`, `<|endoftext|>`, `<|eot_id|>`, ...): what follows is a
+//!   turn the model invented.
+//! - **Questions are not answers.** When the last math block is asked about (`Evaluate $..$.`,
+//!   `What is $x+y$?`), the unmarked strategies find nothing: a response that only repeats its
+//!   problem statement has no answer (not the statement's last number).
 //! - **Truncated boxes.** A text that ends inside an unclosed `\boxed{` has no boxed answer (the
 //!   earlier boxes are reasoning); the later strategies still run.
 //! - **Answer tags before boxes.** In the `<answer>` prompt format the tag *is* the answer; a box
@@ -139,12 +148,18 @@ pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
     let response = model_turn(response);
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
     if let Some(p) = THINK_END.last(response.as_bytes()) {
-        let after = &response[p + "</think>".len()..];
-        if let Some(a) = extract_region(after, opts, true) {
+        let (reasoning, after) = (&response[..p], &response[p + "</think>".len()..]);
+        // A marked answer (tag, box, phrase, `####`, bold) after the reasoning, then one in the
+        // reasoning, and only then the unmarked fallbacks: a summary cut off mid-way (`... so
+        // \( m = 1`) does not outvote the `\boxed{116}` that ends the reasoning.
+        if let Some(a) = marked(after, opts, true).or_else(|| marked(reasoning, opts, true)) {
+            return Some(a);
+        }
+        if let Some(a) = unmarked(after, opts) {
             return Some(a);
         }
         let no_whole = ExtractOptions { whole_fallback: false, ..opts.clone() };
-        return extract_region(&response[..p], &no_whole, true);
+        return unmarked(reasoning, &no_whole);
     }
     extract_region(response, opts, true)
 }
@@ -179,6 +194,11 @@ const MAX_TAG_CONTENT_BYTES: usize = 300;
 
 /// Run the strategies on one region of the response.
 fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
+    marked(text, opts, with_tag).or_else(|| unmarked(text, opts))
+}
+
+/// Strategies 1-5: an answer the model marked as such (tag, box, phrase, `####`, bold).
+fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
     if with_tag {
         if let Some(content) = tagged::answer_tag(text) {
             let inner = ExtractOptions { whole_fallback: true, ..opts.clone() };
@@ -207,9 +227,12 @@ fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<A
     if let Some(a) = tagged::gsm8k(text).and_then(|raw| Answer::cleaned(strip_currency(raw), Source::Gsm8k)) {
         return Some(a);
     }
-    if let Some(a) = tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold)) {
-        return Some(a);
-    }
+    tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold))
+}
+
+/// Strategies 6-9: no marker, the shape of the text's end decides (a choice letter, the last math
+/// block, the whole short text, the last number).
+fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
     if let Some(c) = choice::last_line_choice(text) {
         return Some(Answer::single(c.to_string(), Source::Choice));
     }

@@ -253,6 +253,10 @@ const CASES: &[Case] = &[
     ok("Compute $3 \\cdot 4 = 12$.", r"3 \cdot 4 = 12", MathDelimiters),
     ok("Finding the roots, we get $x = 2$", "x = 2", MathDelimiters),
     ok("Evaluate $7 - 2$. The difference is $5$", "5", MathDelimiters),
+    // --- A marked answer in the reasoning beats an unmarked one in a cut-off summary.
+    ok("<think>so m+n = 116.\n**Final Answer**\n\\boxed{116}\n</think>\n\nThe probability is \\( \\frac{1}{115} \\), so \\( m = 1", "116", Boxed),
+    ok("<think>maybe \\boxed{3}</think>\nThe final answer is $4$.", "4", FinalAnswerPhrase),
+    ok("<think>I think it is $7$</think>\nThus $x = 8$", "x = 8", MathDelimiters),
 ];
 
 fn run(case: &Case) -> Option<Answer> {
