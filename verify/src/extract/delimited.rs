@@ -146,11 +146,20 @@ pub(crate) fn last_answer_block(text: &str) -> LastBlock {
     }
     match last {
         None => LastBlock::None,
+        // A "block" of English sentences is text between two unpaired dollars (`$f(\` cut off
+        // mid-formula, a price), not math.
+        Some((_, block, _)) if is_prose(&text[block.start..block.end]) => LastBlock::None,
         Some((open, block, after)) if is_question(text, open, after, &text[block.start..block.end]) => {
             LastBlock::Question
         }
         Some((_, block, _)) => LastBlock::Answer(block),
     }
+}
+
+/// Three or more plain words, one of them a typical prose word (`\text{..}` groups not counted).
+fn is_prose(content: &str) -> bool {
+    let w = super::scan::words(content);
+    w.count >= 3 && w.prose
 }
 
 /// Whether the block `content`, delimited at `open..after`, is asked about (see [`last_answer_block`]).
@@ -209,6 +218,9 @@ mod tests {
         assert_eq!(answer("We have $y = 2$. What is $x+y$ ?"), Some("QUESTION"));
         assert_eq!(answer("Let $ABC$ be a triangle with $AB = 5$. Find $m+n$."), Some("QUESTION"));
         assert_eq!(answer("no math here"), None);
+        assert_eq!(answer("so $x = 2$ and $y = 3$. This gives us $f(1 + f(\\"), Some("y = 3"));
+        assert_eq!(answer("costs $5 and then we have this much left: $3"), None);
+        assert_eq!(answer("$x = 5 \\text{ is the value of the answer}$"), Some("x = 5 \\text{ is the value of the answer}"));
         assert_eq!(answer("Simplify $(-k + 4) + (-2 + 3k)$.\n\nSo we get $2k + 2$."), Some("2k + 2"));
         assert_eq!(answer("Simplify $\\frac{2}{4}$ to get $\\frac12$."), Some("\\frac12"));
         assert_eq!(answer("Find $x$: we solve and get $x = 5$"), Some("x = 5"));
