@@ -217,6 +217,8 @@ const CASES: &[Case] = &[
     num("The temperature falls to -3.5 degrees in the night time here.", "-3.5", LastNumber),
     num("not it's not 10 it's 1,000.99m²", "1,000.99", LastNumber),
     num("so there are 5 cars that drove through the traffic jam early", "5", LastNumber),
+    // Dollars as currency pair up into "blocks" of prose: those are not math answers.
+    num("He pays $5 for the apples and $3 for the pears, so he spends $8 in total.", "8", LastNumber),
     num("The answer is 7 apples.", "7 apples", FinalAnswerPhrase),
     none_with("The total comes to $1,234.", Opts::Default),
     none_with("no digits anywhere in this long sentence of prose text here", Opts::Number),
