@@ -18,10 +18,10 @@
 //!
 //! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
 //! - **Reasoning region.** Text after the last `</think>` is the answer region. A marked answer
-//!   (strategies 1-5) there wins; otherwise a marked answer in the reasoning before it (a summary
-//!   cut off mid-sentence does not outvote the `\boxed{}` that ends the reasoning); then the
-//!   unmarked strategies 6-9 after `</think>`, then in the reasoning (without the whole-text
-//!   strategy). With no `</think>` (e.g. a response cut inside an unclosed `<think>`) the whole
+//!   (strategies 1-5) there wins; otherwise a box in the reasoning before it (a summary cut off
+//!   mid-sentence does not outvote the `\boxed{}` that ends the reasoning); then the unmarked
+//!   strategies 6-9 after `</think>`; then all strategies in the reasoning (without the
+//!   whole-text one). With no `</think>` (e.g. a response cut inside an unclosed `<think>`) the whole
 //!   text is searched.
 //! - **Turn tokens.** The response ends at the first chat-template token that ends the model's
 //!   turn (`<|im_start|>`, `<|im_end|>`, `<|endoftext|>`, `<|eot_id|>`, ...): what follows is a
@@ -149,17 +149,18 @@ pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
     if let Some(p) = THINK_END.last(response.as_bytes()) {
         let (reasoning, after) = (&response[..p], &response[p + "</think>".len()..]);
-        // A marked answer (tag, box, phrase, `####`, bold) after the reasoning, then one in the
+        // A marked answer (tag, box, phrase, `####`, bold) after the reasoning, then a box in the
         // reasoning, and only then the unmarked fallbacks: a summary cut off mid-way (`... so
-        // \( m = 1`) does not outvote the `\boxed{116}` that ends the reasoning.
-        if let Some(a) = marked(after, opts, true).or_else(|| marked(reasoning, opts, true)) {
+        // \( m = 1`) does not outvote the `\boxed{116}` that ends the reasoning. Other markers in
+        // the reasoning are weaker ("so the answer is 3? Wait...") and wait for the fallbacks.
+        if let Some(a) = marked(after, opts, true).or_else(|| from_boxes(&boxed::last_boxes(reasoning))) {
             return Some(a);
         }
         if let Some(a) = unmarked(after, opts) {
             return Some(a);
         }
         let no_whole = ExtractOptions { whole_fallback: false, ..opts.clone() };
-        return unmarked(reasoning, &no_whole);
+        return extract_region(reasoning, &no_whole, true);
     }
     extract_region(response, opts, true)
 }

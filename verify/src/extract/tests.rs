@@ -259,6 +259,8 @@ const CASES: &[Case] = &[
     ok("<think>so m+n = 116.\n**Final Answer**\n\\boxed{116}\n</think>\n\nThe probability is \\( \\frac{1}{115} \\), so \\( m = 1", "116", Boxed),
     ok("<think>maybe \\boxed{3}</think>\nThe final answer is $4$.", "4", FinalAnswerPhrase),
     ok("<think>I think it is $7$</think>\nThus $x = 8$", "x = 8", MathDelimiters),
+    ok("<think>so the answer is 3? Wait, no.</think>\nThus $x = 8$", "x = 8", MathDelimiters),
+    ok("<think>so the answer is 3.</think>\n", "3", FinalAnswerPhrase),
 ];
 
 fn run(case: &Case) -> Option<Answer> {
