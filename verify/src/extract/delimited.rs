@@ -100,6 +100,9 @@ const TASK_WORDS: &[&str] = &[
     "Suppose ",
 ];
 
+/// How far after a block the `?` that ends its sentence is looked for (bytes).
+const MAX_QUESTION_TAIL: usize = 60;
+
 /// How far back the start of a block's sentence is looked for (bytes).
 const MAX_SENTENCE_LOOKBACK: usize = 160;
 
@@ -114,8 +117,8 @@ pub(crate) enum LastBlock {
     Question,
 }
 
-/// The last math block of `text`, or [`LastBlock::Question`] when that block is asked about: it is
-/// followed by `?` (`What is $x+y$?`), or it is the first block of a sentence that starts with a
+/// The last math block of `text`, or [`LastBlock::Question`] when that block is asked about: its
+/// sentence ends with `?` right after it (`What is $x+y$?`, `What is $n$ equal to?`), or it is the first block of a sentence that starts with a
 /// task word (`Evaluate $..$.`, `Find $m+n$.`) and has no `=` in it. Earlier blocks are not taken
 /// instead: they belong to the question or to the reasoning before it; a response that only
 /// repeats its problem statement has no answer (the caller also skips its later fallbacks, which
@@ -164,8 +167,13 @@ fn is_prose(content: &str) -> bool {
 
 /// Whether the block `content`, delimited at `open..after`, is asked about (see [`last_answer_block`]).
 fn is_question(text: &str, open: usize, after: usize, content: &str) -> bool {
-    if text[after..].trim_start().starts_with('?') {
-        return true;
+    // The rest of the sentence, up to a few words and no further math, ends with `?`
+    // (`... between $100$ and $1000$?`, `What is $n$ equal to?`).
+    let rest = &text[after..super::scan::floor_boundary(text, after + MAX_QUESTION_TAIL)];
+    if let Some(k) = rest.find(['?', '.', '!', '\n', '$', '\\']) {
+        if rest.as_bytes()[k] == b'?' {
+            return true;
+        }
     }
     if content.contains('=') {
         return false;
@@ -218,6 +226,9 @@ mod tests {
         assert_eq!(answer("We have $y = 2$. What is $x+y$ ?"), Some("QUESTION"));
         assert_eq!(answer("Let $ABC$ be a triangle with $AB = 5$. Find $m+n$."), Some("QUESTION"));
         assert_eq!(answer("no math here"), None);
+        assert_eq!(answer("What is $n$ equal to?"), Some("QUESTION"));
+        assert_eq!(answer("How many are there between $100$ and $1000$? \\boxed{}."), Some("QUESTION"));
+        assert_eq!(answer("So it is $5$. Is that right? Yes"), Some("5"));
         assert_eq!(answer("so $x = 2$ and $y = 3$. This gives us $f(1 + f(\\"), Some("y = 3"));
         assert_eq!(answer("costs $5 and then we have this much left: $3"), None);
         assert_eq!(answer("$x = 5 \\text{ is the value of the answer}$"), Some("x = 5 \\text{ is the value of the answer}"));
