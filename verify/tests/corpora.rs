@@ -6,9 +6,10 @@
 //!   real model outputs with the verdict of the grader that produced them (`label` may be null).
 //!
 //! The agreement tests print agreement (overall, per label source, per suite), write every
-//! disagreement to a JSONL file under `target/` for review, and assert a floor. The floors start at
-//! 0.0 and are raised as the verifier improves; `RLVERIFY_MIN_AGREEMENT_VERIFIER_CASES` and
-//! `RLVERIFY_MIN_AGREEMENT_REAL_GENERATIONS` override them. A corpus that is missing is skipped with
+//! disagreement to a JSONL file under `target/` for review, and assert a floor. The floors sit
+//! just below the measured agreement and are raised as the verifier improves;
+//! `RLVERIFY_MIN_AGREEMENT_VERIFIER_CASES` and `RLVERIFY_MIN_AGREEMENT_REAL_GENERATIONS` override
+//! them. A corpus that is missing is skipped with
 //! a message (the shared folder is not part of the repository).
 //!
 //! Adjudications are records we checked by hand, one JSON object per line:
@@ -23,10 +24,12 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Lowest accepted agreement on `verifier_cases_dev` (raise once the real modules land).
-const MIN_AGREEMENT_VERIFIER_CASES: f64 = 0.0;
-/// Lowest accepted agreement on the labelled rows of `real_generations_dev`.
-const MIN_AGREEMENT_REAL_GENERATIONS: f64 = 0.0;
+/// Lowest accepted agreement on `verifier_cases_dev`: just below the measured 88.60% (171/193);
+/// the rest are math-verify-specific expectations and open cases (`verify/ADJUDICATIONS.md`).
+const MIN_AGREEMENT_VERIFIER_CASES: f64 = 0.885;
+/// Lowest accepted agreement on the labelled rows of `real_generations_dev`: just below the
+/// measured 98.86% (2785/2817); 26 of the 32 disagreements are adjudicated in our favour.
+const MIN_AGREEMENT_REAL_GENERATIONS: f64 = 0.988;
 
 fn corpora_dir() -> PathBuf {
     match std::env::var_os("RLVERIFY_CORPORA_DIR") {

@@ -92,6 +92,103 @@ pub(crate) fn last_block(text: &str) -> Option<Block> {
     last
 }
 
+/// Words that start a sentence asking for something: a math block they introduce is the question
+/// (`Evaluate $\lceil 3.6 \rceil^2$.`), not an answer.
+const TASK_WORDS: &[&str] = &[
+    "Evaluate ", "Compute ", "Simplify ", "Calculate ", "Find ", "Determine ", "Solve ", "Express ",
+    "Factor ", "Expand ", "Rationalize ", "Write ", "Convert ", "What is ", "What are ", "Let ",
+    "Suppose ",
+];
+
+/// How far after a block the `?` that ends its sentence is looked for (bytes).
+const MAX_QUESTION_TAIL: usize = 60;
+
+/// How far back the start of a block's sentence is looked for (bytes).
+const MAX_SENTENCE_LOOKBACK: usize = 160;
+
+/// What the last math block of a text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LastBlock {
+    /// The text has no complete, non-blank block.
+    None,
+    /// The last block, which may be an answer.
+    Answer(Block),
+    /// The last block is asked about (see [`last_answer_block`]).
+    Question,
+}
+
+/// The last math block of `text`, or [`LastBlock::Question`] when that block is asked about: its
+/// sentence ends with `?` right after it (`What is $x+y$?`, `What is $n$ equal to?`), or it is the first block of a sentence that starts with a
+/// task word (`Evaluate $..$.`, `Find $m+n$.`) and has no `=` in it. Earlier blocks are not taken
+/// instead: they belong to the question or to the reasoning before it; a response that only
+/// repeats its problem statement has no answer (the caller also skips its later fallbacks, which
+/// would otherwise pick a number of the statement).
+pub(crate) fn last_answer_block(text: &str) -> LastBlock {
+    let b = text.as_bytes();
+    let mut last = None;
+    let mut i = 0;
+    while i < b.len() {
+        match memchr::memchr2(b'$', b'\\', &b[i..]) {
+            None => break,
+            Some(off) => i += off,
+        }
+        let open = i;
+        let Some((mode, start)) = opener(b, i) else {
+            i += 2;
+            continue;
+        };
+        match closer(b, mode, start) {
+            Some(end) => {
+                i = end + closer_len(mode);
+                if !text[start..end].trim().is_empty() {
+                    last = Some((open, Block { start, end }, i));
+                }
+            }
+            None => break,
+        }
+    }
+    match last {
+        None => LastBlock::None,
+        // A "block" of English sentences is text between two unpaired dollars (`$f(\` cut off
+        // mid-formula, a price), not math.
+        Some((_, block, _)) if is_prose(&text[block.start..block.end]) => LastBlock::None,
+        Some((open, block, after)) if is_question(text, open, after, &text[block.start..block.end]) => {
+            LastBlock::Question
+        }
+        Some((_, block, _)) => LastBlock::Answer(block),
+    }
+}
+
+/// Three or more plain words, one of them a typical prose word (`\text{..}` groups not counted).
+fn is_prose(content: &str) -> bool {
+    let w = super::scan::words(content);
+    w.count >= 3 && w.prose
+}
+
+/// Whether the block `content`, delimited at `open..after`, is asked about (see [`last_answer_block`]).
+fn is_question(text: &str, open: usize, after: usize, content: &str) -> bool {
+    // The rest of the sentence, up to a few words and no further math, ends with `?`
+    // (`... between $100$ and $1000$?`, `What is $n$ equal to?`).
+    let rest = &text[after..super::scan::floor_boundary(text, after + MAX_QUESTION_TAIL)];
+    if let Some(k) = rest.find(['?', '.', '!', '\n', '$', '\\']) {
+        if rest.as_bytes()[k] == b'?' {
+            return true;
+        }
+    }
+    if content.contains('=') {
+        return false;
+    }
+    let from = super::scan::floor_boundary(text, open.saturating_sub(MAX_SENTENCE_LOOKBACK));
+    let before = &text[from..open];
+    let sentence = match before.rfind(['.', '?', '!', '\n', ':']) {
+        Some(k) => &before[k + 1..],
+        None if from == 0 => before,
+        None => return false,
+    };
+    let sentence = sentence.trim_start();
+    !sentence.contains(['$', '\\']) && TASK_WORDS.iter().any(|w| sentence.starts_with(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +208,35 @@ mod tests {
         assert_eq!(last("$x$ and $ $"), Some("x"));
         assert_eq!(last("$x$ and $y"), Some("x"));
         assert_eq!(last(r"\[ a \\ b \]"), Some(r" a \\ b "));
+    }
+
+    fn answer(s: &str) -> Option<&str> {
+        match last_answer_block(s) {
+            LastBlock::Answer(bl) => Some(&s[bl.start..bl.end]),
+            LastBlock::Question => Some("QUESTION"),
+            LastBlock::None => None,
+        }
+    }
+
+    #[test]
+    fn questions_are_not_answers() {
+        let echo = "Evaluate $\\lceil (3.6)^2 \\rceil - ( \\lceil 3.6 \\rceil ) ^2$. Propel\nEvaluate $\\lceil (3.6)^2 \\rceil - ( \\lceil 3.6 \\rceil ) ^2$.";
+        assert_eq!(answer(echo), Some("QUESTION"));
+        assert_eq!(answer("What is $x+y$?"), Some("QUESTION"));
+        assert_eq!(answer("We have $y = 2$. What is $x+y$ ?"), Some("QUESTION"));
+        assert_eq!(answer("Let $ABC$ be a triangle with $AB = 5$. Find $m+n$."), Some("QUESTION"));
+        assert_eq!(answer("no math here"), None);
+        assert_eq!(answer("What is $n$ equal to?"), Some("QUESTION"));
+        assert_eq!(answer("How many are there between $100$ and $1000$? \\boxed{}."), Some("QUESTION"));
+        assert_eq!(answer("So it is $5$. Is that right? Yes"), Some("5"));
+        assert_eq!(answer("so $x = 2$ and $y = 3$. This gives us $f(1 + f(\\"), Some("y = 3"));
+        assert_eq!(answer("costs $5 and then we have this much left: $3"), None);
+        assert_eq!(answer("$x = 5 \\text{ is the value of the answer}$"), Some("x = 5 \\text{ is the value of the answer}"));
+        assert_eq!(answer("Simplify $(-k + 4) + (-2 + 3k)$.\n\nSo we get $2k + 2$."), Some("2k + 2"));
+        assert_eq!(answer("Simplify $\\frac{2}{4}$ to get $\\frac12$."), Some("\\frac12"));
+        assert_eq!(answer("Find $x$: we solve and get $x = 5$"), Some("x = 5"));
+        assert_eq!(answer("Let $x$ be the count. Then the count is $12$."), Some("12"));
+        assert_eq!(answer("Compute $3 + 4 = 7$."), Some("3 + 4 = 7"));
+        assert_eq!(answer("the value is $5$"), Some("5"));
     }
 }

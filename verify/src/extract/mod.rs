@@ -12,14 +12,23 @@
 //! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
 //! | 5 | bold | `tagged` | `The total is **42**.` (last line, or right after "answer") | `Bold` |
 //! | 6 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
-//! | 7 | last math block | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
+//! | 7 | last math block that is not a question | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
 //! | 8 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
 //! | 9 | last number (opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
 //!
 //! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
-//! - **Reasoning region.** Text after the last `</think>` is the answer region. When nothing is
-//!   found there, the reasoning before it is searched too (without the whole-text strategy). With
-//!   no `</think>` (e.g. a response cut inside an unclosed `<think>`) the whole text is searched.
+//! - **Reasoning region.** Text after the last `</think>` is the answer region. A marked answer
+//!   (strategies 1-5) there wins; otherwise a box in the reasoning before it (a summary cut off
+//!   mid-sentence does not outvote the `\boxed{}` that ends the reasoning); then the unmarked
+//!   strategies 6-9 after `</think>`; then all strategies in the reasoning (without the
+//!   whole-text one). With no `</think>` (e.g. a response cut inside an unclosed `<think>`) the whole
+//!   text is searched.
+//! - **Turn tokens.** The response ends at the first chat-template token that ends the model's
+//!   turn (`<|im_start|>`, `<|im_end|>`, `<|endoftext|>`, `<|eot_id|>`, ...): what follows is a
+//!   turn the model invented.
+//! - **Questions are not answers.** When the last math block is asked about (`Evaluate $..$.`,
+//!   `What is $x+y$?`), the unmarked strategies find nothing: a response that only repeats its
+//!   problem statement has no answer (not the statement's last number).
 //! - **Truncated boxes.** A text that ends inside an unclosed `\boxed{` has no boxed answer (the
 //!   earlier boxes are reasoning); the later strategies still run.
 //! - **Answer tags before boxes.** In the `<answer>` prompt format the tag *is* the answer; a box
@@ -136,16 +145,47 @@ impl Default for ExtractOptions {
 /// assert_eq!(b.map(|b| b.text), Some("5".to_string()));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
+    let response = model_turn(response);
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
     if let Some(p) = THINK_END.last(response.as_bytes()) {
-        let after = &response[p + "</think>".len()..];
-        if let Some(a) = extract_region(after, opts, true) {
+        let (reasoning, after) = (&response[..p], &response[p + "</think>".len()..]);
+        // A marked answer (tag, box, phrase, `####`, bold) after the reasoning, then a box in the
+        // reasoning, and only then the unmarked fallbacks: a summary cut off mid-way (`... so
+        // \( m = 1`) does not outvote the `\boxed{116}` that ends the reasoning. Other markers in
+        // the reasoning are weaker ("so the answer is 3? Wait...") and wait for the fallbacks.
+        if let Some(a) = marked(after, opts, true).or_else(|| from_boxes(&boxed::last_boxes(reasoning))) {
+            return Some(a);
+        }
+        if let Some(a) = unmarked(after, opts) {
             return Some(a);
         }
         let no_whole = ExtractOptions { whole_fallback: false, ..opts.clone() };
-        return extract_region(&response[..p], &no_whole, true);
+        return extract_region(reasoning, &no_whole, true);
     }
     extract_region(response, opts, true)
+}
+
+/// Chat-template tokens that end the model's turn: what follows is a turn the model invented
+/// (`<|im_start|>user ...`), not its answer.
+const TURN_MARKERS: &[&str] =
+    &["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>", "<|start_header_id|>", "<｜end▁of▁sentence｜>"];
+
+/// The response up to the first chat-template token that ends the model's turn, when text comes
+/// before it (`... is $\frac{5}{3}$. <|im_start|>user Another problem ... \boxed{8}` is cut before
+/// the invented turn). A token at the start (a template prefix) cuts nothing.
+fn model_turn(response: &str) -> &str {
+    static START: scan::Needle = scan::Needle::new(b"<|");
+    static START_WIDE: scan::Needle = scan::Needle::new("<｜".as_bytes());
+    let b = response.as_bytes();
+    let Some(text_at) = response.find(|c: char| !c.is_whitespace()) else { return response };
+    let hits = START.all(b).chain(START_WIDE.all(b));
+    let cut = hits
+        .filter(|&p| p > text_at && TURN_MARKERS.iter().any(|m| b[p..].starts_with(m.as_bytes())))
+        .min();
+    match cut {
+        Some(p) => &response[..p],
+        None => response,
+    }
 }
 
 /// Longest text taken whole as a bare answer (bytes).
@@ -155,6 +195,11 @@ const MAX_TAG_CONTENT_BYTES: usize = 300;
 
 /// Run the strategies on one region of the response.
 fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
+    marked(text, opts, with_tag).or_else(|| unmarked(text, opts))
+}
+
+/// Strategies 1-5: an answer the model marked as such (tag, box, phrase, `####`, bold).
+fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
     if with_tag {
         if let Some(content) = tagged::answer_tag(text) {
             let inner = ExtractOptions { whole_fallback: true, ..opts.clone() };
@@ -183,16 +228,24 @@ fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<A
     if let Some(a) = tagged::gsm8k(text).and_then(|raw| Answer::cleaned(strip_currency(raw), Source::Gsm8k)) {
         return Some(a);
     }
-    if let Some(a) = tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold)) {
-        return Some(a);
-    }
+    tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold))
+}
+
+/// Strategies 6-9: no marker, the shape of the text's end decides (a choice letter, the last math
+/// block, the whole short text, the last number).
+fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
     if let Some(c) = choice::last_line_choice(text) {
         return Some(Answer::single(c.to_string(), Source::Choice));
     }
-    if let Some(bl) = delimited::last_block(text) {
-        if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
-            return Some(a);
+    match delimited::last_answer_block(text) {
+        delimited::LastBlock::Answer(bl) => {
+            if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
+                return Some(a);
+            }
         }
+        // The text ends by asking (an echo of the problem): its numbers are not an answer.
+        delimited::LastBlock::Question => return None,
+        delimited::LastBlock::None => {}
     }
     if opts.whole_fallback {
         if let Some(a) = whole(text) {

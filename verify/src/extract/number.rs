@@ -3,7 +3,9 @@
 //! With its sign (`-`, or the Unicode minus `−`, when not a hyphen after a word or a number),
 //! decimals and thousands separators (`1,234`: a comma counts only between a digit and exactly
 //! three digits). A trailing period is not part of it. Fractions are not assembled (`3/4` gives
-//! `4`): this is the GSM8K convention, used only when the gold is a plain number.
+//! `4`): this is the GSM8K convention, used only when the gold is a plain number. A last number
+//! written with a leading zero (`007`, `0800`, `0000...`) is a code or a degenerate output, not an
+//! answer: there is none.
 
 /// The last number of `text`, as written (`-1,234.5`), or `None` when there is no digit.
 pub(crate) fn last_number(text: &str) -> Option<String> {
@@ -35,6 +37,11 @@ pub(crate) fn last_number(text: &str) -> Option<String> {
         start -= 1;
     }
     let digits = &text[start..end];
+    // `007`, `0800`, a run of zeros: a code, a padded time or a degenerate output, not a value.
+    let int_part = digits.split('.').next().unwrap_or(digits);
+    if int_part.len() >= 2 && int_part.starts_with('0') {
+        return None;
+    }
     let sign_ok = |k: usize| k == 0 || !(b[k - 1].is_ascii_alphanumeric() || matches!(b[k - 1], b')' | b'}' | b']'));
     let negative = if start >= 1 && b[start - 1] == b'-' {
         sign_ok(start - 1)
@@ -72,6 +79,12 @@ mod tests {
             ("a .5 chance", Some("0.5")),
             ("pi is 3.14.15", Some("14.15")),
             ("none here", None),
+            ("0000000000000000", None),
+            ("agent 007", None),
+            ("at 0800 hours", None),
+            ("so 0.5 of it", Some("0.5")),
+            ("it is 0", Some("0")),
+            ("it is -0.25", Some("-0.25")),
             ("", None),
         ];
         for (s, want) in cases {

@@ -186,7 +186,43 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
         }
     }
     let span = span.trim();
+    if let Some(n) = lone_number_in_sentence(span) {
+        return Some(n.to_string());
+    }
     (!span.is_empty()).then(|| span.to_string())
+}
+
+/// A sentence after a phrase that states its answer in words around one number ("Final Answer:
+/// Jane started growing Sphere 3 hours ago."): that number. Only for a sentence of three or more
+/// words with no math in it and exactly one number (`-2`, `1,234`, `3.5`).
+fn lone_number_in_sentence(span: &str) -> Option<&str> {
+    if span.contains(['$', '\\', '/', '^', '=', '(']) || words(span).count < 3 {
+        return None;
+    }
+    let b = span.as_bytes();
+    let is_num_byte = |k: usize| {
+        b[k].is_ascii_digit()
+            || (matches!(b[k], b'.' | b',') && k > 0 && b[k - 1].is_ascii_digit() && b.get(k + 1).is_some_and(u8::is_ascii_digit))
+    };
+    let mut found: Option<(usize, usize)> = None;
+    let mut k = 0;
+    while k < b.len() {
+        if b[k].is_ascii_digit() {
+            let start = if k > 0 && b[k - 1] == b'-' { k - 1 } else { k };
+            let mut end = k;
+            while end < b.len() && is_num_byte(end) {
+                end += 1;
+            }
+            if found.is_some() || (start > 0 && is_word_byte(b[start - 1])) || b.get(end).is_some_and(|c| is_word_byte(*c)) {
+                return None;
+            }
+            found = Some((start, end));
+            k = end;
+        } else {
+            k += 1;
+        }
+    }
+    found.map(|(s, e)| &span[s..e])
 }
 
 /// If `s` starts with a math block or a box, its content.
@@ -373,6 +409,11 @@ mod tests {
         assert_eq!(p("The answer is 1, 2, and 3"), Some("1, 2, and 3".into()));
         assert_eq!(p("The answer is x, y"), Some("x, y".into()));
         assert_eq!(p("Final Answer: The number of points that fit is 19. <|im_start|>"), Some("19".into()));
+        assert_eq!(p("Final Answer: Jane started growing Sphere 3 hours ago. I hope it is correct."), Some("3".into()));
+        assert_eq!(p("The answer: there are 1,234 ways in all"), Some("1,234".into()));
+        assert_eq!(p("Final answer: half of 10"), Some("half of 10".into()));
+        assert_eq!(p("Final answer: after 3 days it has 12 cells"), Some("after 3 days it has 12 cells".into()));
+        assert_eq!(p("Final answer: the x2 term vanishes in the end"), Some("the x2 term vanishes in the end".into()));
     }
 
     #[test]

@@ -217,6 +217,8 @@ const CASES: &[Case] = &[
     num("The temperature falls to -3.5 degrees in the night time here.", "-3.5", LastNumber),
     num("not it's not 10 it's 1,000.99m²", "1,000.99", LastNumber),
     num("so there are 5 cars that drove through the traffic jam early", "5", LastNumber),
+    // Dollars as currency pair up into "blocks" of prose: those are not math answers.
+    num("He pays $5 for the apples and $3 for the pears, so he spends $8 in total.", "8", LastNumber),
     num("The answer is 7 apples.", "7 apples", FinalAnswerPhrase),
     none_with("The total comes to $1,234.", Opts::Default),
     none_with("no digits anywhere in this long sentence of prose text here", Opts::Number),
@@ -238,6 +240,27 @@ const CASES: &[Case] = &[
     ok("αβγ", "αβγ", Whole),
     num("ζ we counted 12 of them ζ", "12", LastNumber),
     ok("**€**", "€", Bold),
+    // --- Chat-template tokens end the model's turn: an invented next turn is not the answer.
+    ok("So $b = \\boxed{\\frac{5}{3}}$. <|im_start|>user\nAnother one.<|im_start|>assistant\n$x = \\boxed{8}$", r"\frac{5}{3}", Boxed),
+    ok("The answer is $4$.<|im_end|>\n<|im_start|>user\nThe answer is $9$.", "4", FinalAnswerPhrase),
+    ok("The result is \\boxed{3}<|eot_id|><|start_header_id|>user<|end_header_id|>\\boxed{7}", "3", Boxed),
+    ok("<|im_start|>assistant\nThe answer is \\boxed{6}", "6", Boxed),
+    ok("a <| b and \\boxed{2} <|not a template token|> \\boxed{5}", "5", Boxed),
+    // --- A last math block that asks is a question (an echo of the problem), not an answer, and
+    // the later fallbacks do not pick a number of the statement instead.
+    none("Evaluate $\\lceil (3.6)^2 \\rceil - ( \\lceil 3.6 \\rceil ) ^2$. Propel\nEvaluate $\\lceil (3.6)^2 \\rceil - ( \\lceil 3.6 \\rceil ) ^2$."),
+    none_with("Let $ABCDE$ be a pentagon with $AB=14$ and $\\angle B=60^\\circ$. Find $m+n+p$.", Opts::Number),
+    none_with("What is the value of $x$ in the equation $2x + 3 = 7$? \\boxed{}.", Opts::Number),
+    ok("Simplify $(-k + 4) + (-2 + 3k)$.\n\nCombining like terms, we get $2k + 2$", "2k + 2", MathDelimiters),
+    ok("Compute $3 \\cdot 4 = 12$.", r"3 \cdot 4 = 12", MathDelimiters),
+    ok("Finding the roots, we get $x = 2$", "x = 2", MathDelimiters),
+    ok("Evaluate $7 - 2$. The difference is $5$", "5", MathDelimiters),
+    // --- A marked answer in the reasoning beats an unmarked one in a cut-off summary.
+    ok("<think>so m+n = 116.\n**Final Answer**\n\\boxed{116}\n</think>\n\nThe probability is \\( \\frac{1}{115} \\), so \\( m = 1", "116", Boxed),
+    ok("<think>maybe \\boxed{3}</think>\nThe final answer is $4$.", "4", FinalAnswerPhrase),
+    ok("<think>I think it is $7$</think>\nThus $x = 8$", "x = 8", MathDelimiters),
+    ok("<think>so the answer is 3? Wait, no.</think>\nThus $x = 8$", "x = 8", MathDelimiters),
+    ok("<think>so the answer is 3.</think>\n", "3", FinalAnswerPhrase),
 ];
 
 fn run(case: &Case) -> Option<Answer> {

@@ -137,7 +137,7 @@ const VALUE_COMMANDS: &[&str] = &[
     "lambda", "mu", "nu", "xi", "omicron", "rho", "varrho", "sigma", "varsigma", "tau", "upsilon",
     "phi", "varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi",
     "Sigma", "Upsilon", "Phi", "Psi", "Omega", "ell", "hbar", "odot", "mho", "nabla", "aleph",
-    "angle",
+    "angle", "ldots",
 ];
 
 /// Bound every source of recursion with one linear scan of the normalised input.

@@ -66,7 +66,7 @@ const OPERAND_COMMANDS: &[&str] = &[
     "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota", "kappa",
     "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "varphi", "chi", "psi",
     "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Phi", "Psi", "Omega",
-    "ell", "hbar", "angle",
+    "ell", "hbar", "angle", "ldots",
 ];
 
 /// Text-style commands: their argument is text.
@@ -160,11 +160,20 @@ impl<'a> Normalizer<'a> {
                     self.pos += 1;
                     self.out.push('=');
                 }
+                '.' if self.rest().starts_with("..") => {
+                    self.pos += self.rest().len() - self.rest().trim_start_matches('.').len();
+                    self.ellipsis(true);
+                }
                 c if c.is_ascii_alphabetic() => self.word(c),
                 c if c.is_whitespace() || matches!(c, '\u{200b}' | '\u{2060}' | '\u{feff}') => {
                     if matches!(c, '\u{a0}' | '\u{2009}' | '\u{202f}' | '\u{2007}' | '\u{2008}' | '\u{200a}')
                         && self.thousands_gap()
                     {
+                        continue;
+                    }
+                    if matches!(c, '\n' | '\r') && self.last_is_digit() && self.rest().trim_start().starts_with(|d: char| d.is_ascii_digit()) {
+                        // `11\n5/6`: a line break between numbers is not a mixed number's space.
+                        self.out.push('\n');
                         continue;
                     }
                     self.space();
@@ -188,6 +197,24 @@ impl<'a> Normalizer<'a> {
         if self.peek().is_some_and(|c| c.is_ascii_alphanumeric()) {
             self.out.push(' ');
         }
+    }
+
+    /// An ellipsis (`\ldots`, `\cdots`, `\dots`, `...`, `…`) is an element of its own, `\ldots`,
+    /// so `1, 2, 3, \ldots` is not `1, 2, 3`. Dots written as characters right after a decimal
+    /// number are a repeating decimal and are dropped (`0.333...` is `0.333`); after an integer
+    /// an ellipsis starts a new element (`1, 2, 3...` is `1, 2, 3, \ldots`). `chars`: the dots
+    /// were written as characters (`...`, `…`), not as a command.
+    fn ellipsis(&mut self, chars: bool) {
+        let t = self.out.trim_end();
+        if t.ends_with(|c: char| c.is_ascii_digit()) {
+            let before_digits = t.trim_end_matches(|c: char| c.is_ascii_digit());
+            let glued = t.len() == self.out.len();
+            if chars && glued && before_digits.ends_with('.') {
+                return;
+            }
+            self.out.push_str(" , ");
+        }
+        self.emit_cmd("ldots");
     }
 
     fn last_is_digit(&self) -> bool {
@@ -340,6 +367,10 @@ impl<'a> Normalizer<'a> {
             '）' => ")",
             '∣' => {
                 self.bar(None);
+                return;
+            }
+            '…' | '⋯' => {
+                self.ellipsis(true);
                 return;
             }
             '€' | '£' | '¥' => "",
@@ -579,6 +610,8 @@ impl<'a> Normalizer<'a> {
             "emptyset" | "varnothing" => self.emit_cmd("emptyset"),
             "infty" | "infin" => self.emit_cmd("infty"),
             "prime" => self.out.push('\''),
+            "ldots" | "cdots" | "dots" | "dotsc" | "dotsb" | "dotsm" | "dotso" | "dotsi" | "hdots"
+            | "vdots" | "ddots" => self.ellipsis(false),
             "ast" | "cdotp" => self.out.push('*'),
             "fbox" | "boxed" => self.emit_cmd("boxed"),
             "colon" => self.out.push(':'),
@@ -628,7 +661,16 @@ impl<'a> Normalizer<'a> {
                 let arg = self.read_arg();
                 self.text_like(arg, true);
             }
-            other => self.emit_cmd(other),
+            other => match split_glued_letter(other) {
+                // `\pit` (a hand-written gold for `\pi t`): the letter and a product.
+                Some((letter, rest)) => {
+                    self.out.push('\\');
+                    self.out.push_str(letter);
+                    self.out.push(' ');
+                    self.out.push_str(rest);
+                }
+                None => self.emit_cmd(other),
+            },
         }
     }
 
@@ -739,6 +781,27 @@ impl<'a> Normalizer<'a> {
         let r = r.strip_prefix("^2").or_else(|| r.strip_prefix("^3")).or_else(|| r.strip_prefix("^{2}")).or_else(|| r.strip_prefix("^{3}")).unwrap_or(r);
         r.chars().all(|c| c.is_whitespace() || ".,;$!".contains(c))
     }
+}
+
+/// Greek letters (and `\pi`) that a hand-written answer may glue to the next variable.
+const GLUED_LETTERS: &[&str] = &[
+    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta",
+    "iota", "kappa", "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi",
+    "varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma",
+    "Phi", "Psi", "Omega",
+];
+
+/// An unknown command that is a Greek letter glued to one or two variable letters (`\pit` for
+/// `\pi t`, `\omegat`), split as `(letter, variables)`. Longer tails are left alone (they are
+/// more likely a command we do not know than a product), and so is `\null`.
+fn split_glued_letter(name: &str) -> Option<(&'static str, &str)> {
+    if name == "null" {
+        return None;
+    }
+    GLUED_LETTERS.iter().find_map(|g| {
+        let rest = name.strip_prefix(g)?;
+        (matches!(rest.len(), 1 | 2) && rest.bytes().all(|b| b.is_ascii_alphabetic())).then_some((*g, rest))
+    })
 }
 
 /// Join thousands separators: `1,234` is 1234 when the comma is followed by exactly three digits

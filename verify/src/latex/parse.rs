@@ -336,6 +336,7 @@ impl Builder<'_> {
             Rule::group => self.group(pair)?,
             Rule::paren_arg => self.item(self.first_inner(&pair)?)?,
             Rule::emptyset => Expr::EmptySet,
+            Rule::ellipsis => Expr::Sym(ELLIPSIS.to_string()),
             Rule::infinity => Expr::Const(Constant::Infinity),
             Rule::pi => Expr::Const(Constant::Pi),
             Rule::accent => self.accent(pair)?,
@@ -560,6 +561,9 @@ impl Builder<'_> {
         Ok(Expr::Sym(name))
     }
 }
+
+/// The symbol an ellipsis (`\ldots`, `\cdots`, `...`, `…`) becomes: equal only to another ellipsis.
+pub(crate) const ELLIPSIS: &str = "…";
 
 /// A single letter: `e` and `i` are the constants, others are symbols.
 fn letter(s: &str) -> Expr {

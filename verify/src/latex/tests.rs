@@ -580,6 +580,48 @@ fn normalized_form_is_exposed() {
     assert_eq!(normalized("$1{,}234$."), "1234");
 }
 
+/// An ellipsis survives as an element of its own (`1, 2, 3, \ldots` is not `1, 2, 3`), whatever
+/// its spelling; dots glued to a decimal are a repeating decimal.
+#[test]
+fn ellipses() {
+    check_table(&[
+        ("1, 2, 3, \\ldots", "list[1, 2, 3, …]"),
+        ("1,2,3,...", "list[1, 2, 3, …]"),
+        ("1, 2, 3, \\cdots", "list[1, 2, 3, …]"),
+        ("1, 2, 3, \\dots", "list[1, 2, 3, …]"),
+        ("1, 2, 3, …", "list[1, 2, 3, …]"),
+        ("1, 2, 3, ⋯", "list[1, 2, 3, …]"),
+        ("1, 2, 3...", "list[1, 2, 3, …]"),
+        ("1, 2, 3 \\ldots", "list[1, 2, 3, …]"),
+        ("1, 2, 3", "list[1, 2, 3]"),
+        ("\\{1, 2, \\dots\\}", "{1, 2, …}"),
+        ("a_1, a_2, \\ldots, a_n", "list[a_1, a_2, …, a_n]"),
+        ("1 + 2 + \\cdots + n", "(1 + 2 + … + n)"),
+        ("1 + 2 + \\dotsb + n", "(1 + 2 + … + n)"),
+        ("0.333...", "333/1000~3dp"),
+        ("3.14159…", "314159/100000~5dp"),
+        ("\\ldots", "…"),
+    ]);
+}
+
+/// A Greek letter glued to a variable in a hand-written gold (`\pit` for `\pi t`) is split; a
+/// line break between two numbers is not the space of a mixed number.
+#[test]
+fn glued_letters_and_line_breaks() {
+    check_table(&[
+        ("2\\cos(\\pit+\\pi/3)", "(2 * cos(((pi * t) + (pi / 3))))"),
+        ("\\frac{2\\pic^{2}}{\\lambda}", "((2 * pi * (c ^ 2)) / lambda)"),
+        ("\\omegai/4", "((omega * i) / 4)"),
+        ("\\pi k", "(pi * k)"),
+        ("\\pitchfork", "ERR"),
+        ("\\null", "ERR"),
+        ("11\n5/6", "ERR"),
+        ("11\r\n5/6", "ERR"),
+        ("11 5/6", "(11 + (5 / 6))"),
+        ("x\n+ 1", "(x + 1)"),
+    ]);
+}
+
 #[test]
 fn fast_paths_agree_with_the_full_parser() {
     let inputs = [
@@ -594,7 +636,8 @@ fn fast_paths_agree_with_the_full_parser() {
         "e = 5", "i=1", "xy = 5", "x = 5, y = 6", "(1, 2)", "(1,2)", "(1, 234)", "(-1, 2), (3, -4)", "(5)",
         "(-5)", "-2,1", "-2, 1", "1, 2, 3", "1,2,3", "1,234,5", "12,345, 6", "(1,2", "1,", "(1, 2),",
         "((1, 2))", "(x, 2)", "(1; 2)", "1, x = 2", "x = 1, 2", "(\\frac{1}{2}, \\sqrt{3})", "2, 30^\\circ",
-        "x = (1, 2)", "A = 5", "(1, 2) ", " 1", "1 ,2", "(1 , 2)",
+        "x = (1, 2)", "A = 5", "(1, 2) ", " 1", "1 ,2", "(1 , 2)", "1, 2, 3, ...", "1,2,...", "0.5...",
+        "1, \\ldots",
     ];
     let limits = Limits::default();
     let mut used = 0;
