@@ -289,6 +289,7 @@ fn t3_gspo_sequence_and_token_forms() -> R<()> {
         if name == "gspo-token" {
             let (var, inp) = inputs(&new, &old, &adv, &mask)?;
             let (_, g) = loss_and_grad(&cfg, &var, &inp)?;
+            let mask = &mask;
             let want: Vec<f64> = (0..4).flat_map(|i| (0..3).map(move |t| tok_grad[i] * mask[i][t])).collect();
             close("gspo-token per-token g", &g, &want);
         }

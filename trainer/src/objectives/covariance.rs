@@ -121,7 +121,10 @@ pub fn kl_cov(inp: &LossInputs, cfg: &KlCovConfig) -> Result<LossTerms> {
     let picked: Vec<usize> = valid.iter().take(k).map(|&(i, _)| i).collect();
     let picked = and(&picked_mask(&p.x, &picked)?, &p.mask)?;
     let base = (&p.r * &p.adv)?.neg()?;
-    let pen = (&base + p.rho.abs()?.affine(cfg.coef, 0.0)?)?;
+    // |ρ| with derivative sign(sg(ρ)) and 0 at ρ = 0 (PyTorch's abs; candle's abs gives +1 there).
+    let zero = p.rho.zeros_like()?.detach();
+    let abs_rho = select(&p.rho_d.gt(0.0)?, &p.rho, &select(&p.rho_d.lt(0.0)?, &p.rho.neg()?, &zero)?)?;
+    let pen = (&base + abs_rho.affine(cfg.coef, 0.0)?)?;
     let loss = select(&picked, &pen, &base)?;
     let mut regions = p.ratio_regions(0.2, 0.2)?;
     regions.clipped = picked;
