@@ -75,3 +75,11 @@ pub fn drift_k3(logp: &Tensor, logp_old: &Tensor) -> Result<Tensor> {
     let rho = clamp(&(logp.detach() - logp_old.detach())?, -RHO_CLAMP, RHO_CLAMP)?;
     Ok((rho.exp()?.affine(1.0, -1.0)? - rho)?)
 }
+
+/// Exact `KL(π‖π_ref)` over the vocabulary at each position (spec §4.1 "full"), from logits
+/// `[..,V]` of the policy (differentiable) and the reference (constant) at `temperature`.
+pub fn full_kl(logits: &Tensor, ref_logits: &Tensor, temperature: f64) -> Result<Tensor> {
+    let lp = crate::metrics::log_softmax_t(logits, temperature)?;
+    let lr = crate::metrics::log_softmax_t(&ref_logits.detach(), temperature)?;
+    Ok((lp.exp()? * (&lp - lr)?)?.sum(candle_core::D::Minus1)?)
+}

@@ -4,7 +4,7 @@
 use candle_core::{DType, Device, Tensor, Var};
 use rltrain::advantage::{self, CpgdWeight, Estimator, GpgNorm, Rollout, Whitening};
 use rltrain::aggregate::{aggregate, weights, AggMode};
-use rltrain::kl::{drift_k3, kl_ref, KlEstimator};
+use rltrain::kl::{drift_k3, full_kl, kl_ref, KlEstimator};
 use rltrain::metrics::{batch_metrics, token_entropy, token_logprobs};
 use rltrain::objectives::{
     cpgd, AspoConfig, CispoConfig, CpgConfig, CpgValue, DgpoConfig, DriftConfig, GmpoConfig, GppoConfig, GspoConfig,
@@ -147,6 +147,18 @@ fn t1_canonical_tokens_loss_and_gradient() -> R<()> {
         close(&format!("{label} grad"), &grad, want_grad);
     }
     Ok(())
+}
+
+#[test]
+fn t1_dgpo_probability_weights_match_ratio_form() {
+    // F = W·π: LN (t7) W = C_left·π^n, HP (t2) W = C_right·π^{-1/m}.
+    let cfg = DgpoConfig::default();
+    let (c_left, _) = cfg.constants(OLD[6].exp());
+    let pi = NEW[6].exp();
+    close("DGPO LN F", &[c_left * pi.powf(cfg.n) * pi], &[0.459849]);
+    let (_, c_right) = cfg.constants(OLD[1].exp());
+    let pi = NEW[1].exp();
+    close("DGPO HP F", &[c_right * pi.powf(-1.0 / cfg.m) * pi], &[1.222821]);
 }
 
 #[test]
@@ -434,6 +446,12 @@ fn t8_kl_estimators() -> R<()> {
         close(est.name(), &row(&k)?, &want_v);
         close(&format!("{} grad", est.name()), &row(g.get(&x).expect("grad"))?, &want_g);
     }
+    // Full KL over a vocabulary of 3 against a uniform reference.
+    let z = Var::new(&[[2.0f64, 1.0, 0.0]], &dev)?;
+    let full = full_kl(z.as_tensor(), &Tensor::zeros((1, 3), DType::F64, &dev)?, 1.0)?;
+    close("full KL", &row(&full)?, &[0.266217]);
+    let g = full.sum_all()?.backward()?;
+    close("∂KL/∂z", &row(g.get(&z).expect("grad"))?, &[0.282587, -0.140770, -0.141817]);
     // Policy-drift k3 on the canonical tokens.
     let (_, inp) = canonical()?;
     close(
