@@ -84,7 +84,10 @@ pub struct GlobalNorm {
 impl GlobalNorm {
     /// Normalisers from per-response lengths (valid tokens) and group ids.
     pub fn from_lengths(lengths: &[usize], groups: Option<&[usize]>) -> Result<Self> {
-        let mut g = Self { n_seqs: lengths.len() as f64, ..Self::default() };
+        let mut g = Self {
+            n_seqs: lengths.len() as f64,
+            ..Self::default()
+        };
         if let Some(ids) = groups {
             if ids.len() != lengths.len() {
                 return Err(Error::InvalidInput(format!(
@@ -116,14 +119,25 @@ impl GlobalNorm {
 /// Valid tokens per row of a `[B,T]` mask.
 pub fn row_lengths(mask: &Tensor) -> Result<Vec<usize>> {
     let rows = mask.to_dtype(DType::F64)?.to_vec2::<f64>()?;
-    Ok(rows.iter().map(|r| r.iter().filter(|&&m| m != 0.0).count()).collect())
+    Ok(rows
+        .iter()
+        .map(|r| r.iter().filter(|&&m| m != 0.0).count())
+        .collect())
 }
 
 /// The weight matrix `W[B,T]` of `mode` for this micro-batch; `global` defaults to this batch.
-pub fn weights(mode: AggMode, mask: &Tensor, groups: Option<&[usize]>, global: Option<&GlobalNorm>) -> Result<Tensor> {
+pub fn weights(
+    mode: AggMode,
+    mask: &Tensor,
+    groups: Option<&[usize]>,
+    global: Option<&GlobalNorm>,
+) -> Result<Tensor> {
     let lens = row_lengths(mask)?;
     if mode.needs_groups() && groups.is_none() {
-        return Err(Error::InvalidInput(format!("aggregation {} needs prompt-group ids", mode.name())));
+        return Err(Error::InvalidInput(format!(
+            "aggregation {} needs prompt-group ids",
+            mode.name()
+        )));
     }
     let local;
     let g = match global {
@@ -146,7 +160,11 @@ pub fn weights(mode: AggMode, mask: &Tensor, groups: Option<&[usize]>, global: O
             AggMode::DrGrpo { l_max } => inv(g.n_seqs * l_max as f64),
             AggMode::GroupTokenMean => {
                 let id = groups.and_then(|ids| ids.get(i)).copied().ok_or_else(|| {
-                    Error::InvalidInput(format!("{} group ids for {} responses", groups.map_or(0, <[usize]>::len), lens.len()))
+                    Error::InvalidInput(format!(
+                        "{} group ids for {} responses",
+                        groups.map_or(0, <[usize]>::len),
+                        lens.len()
+                    ))
                 })?;
                 let tok = g.group_tokens.get(&id).copied().unwrap_or(0.0);
                 inv(n_groups * tok)
@@ -167,7 +185,12 @@ pub fn aggregate_with(loss: &Tensor, weights: &Tensor, mask: &Tensor) -> Result<
 }
 
 /// Aggregates `loss` with `mode` using this batch's normalisers.
-pub fn aggregate(mode: AggMode, loss: &Tensor, mask: &Tensor, groups: Option<&[usize]>) -> Result<Tensor> {
+pub fn aggregate(
+    mode: AggMode,
+    loss: &Tensor,
+    mask: &Tensor,
+    groups: Option<&[usize]>,
+) -> Result<Tensor> {
     let w = weights(mode, mask, groups, None)?;
     aggregate_with(loss, &w, mask)
 }
