@@ -23,6 +23,15 @@ impl Lcg {
     }
 }
 
+/// User + system CPU seconds of this process (robust to other load on a shared machine).
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = s.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn peak_rss_mb() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -77,7 +86,8 @@ fn main() -> rltrain::Result<()> {
         "batch {b} x {t} f32, {} threads, {iters} timed iterations after 1 warm-up",
         rayon_threads()
     );
-    println!("| objective | ms per loss+backward | peak RSS MB (process) |");
+    println!("| objective | wall ms per loss+backward | CPU ms per call | peak RSS MB (process) |");
+    println!("|---|---|---|---|");
     for name in &names {
         let cfg = Objective::from_name(name)?.defaults();
         let run = || -> rltrain::Result<()> {
@@ -90,13 +100,18 @@ fn main() -> rltrain::Result<()> {
             Ok(())
         };
         run()?;
+        let cpu0 = cpu_seconds();
         let start = Instant::now();
         for _ in 0..iters {
             run()?;
         }
         let ms = start.elapsed().as_secs_f64() * 1000.0 / iters as f64;
+        let cpu = match (cpu0, cpu_seconds()) {
+            (Some(a), Some(b)) => format!("{:.0}", (b - a) * 1000.0 / iters as f64),
+            _ => "?".to_string(),
+        };
         let rss = peak_rss_mb().map_or("?".to_string(), |m| format!("{m:.0}"));
-        println!("| {name} | {ms:.1} | {rss} |");
+        println!("| {name} | {ms:.1} | {cpu} | {rss} |");
     }
     Ok(())
 }

@@ -116,13 +116,10 @@ impl GlobalNorm {
     }
 }
 
-/// Valid tokens per row of a `[B,T]` mask.
+/// Valid tokens per row of a `[B,T]` mask (non-zero entries).
 pub fn row_lengths(mask: &Tensor) -> Result<Vec<usize>> {
-    let rows = mask.to_dtype(DType::F64)?.to_vec2::<f64>()?;
-    Ok(rows
-        .iter()
-        .map(|r| r.iter().filter(|&&m| m != 0.0).count())
-        .collect())
+    let counts = mask.ne(0.0)?.to_dtype(DType::F64)?.sum(1)?.to_vec1::<f64>()?;
+    Ok(counts.into_iter().map(|c| c as usize).collect())
 }
 
 /// The weight matrix `W[B,T]` of `mode` for this micro-batch; `global` defaults to this batch.

@@ -55,13 +55,16 @@ impl Prepared {
         let rho = (&x - &old)?;
         let rho_c = clamp(&rho, -RHO_CLAMP, RHO_CLAMP)?;
         let r = rho_c.exp()?;
-        let bar = match &inp.sg_logp {
-            Some(t) => t.detach(),
-            None => inp.logp.detach(),
+        let (x_bar, rho_d, r_d) = match &inp.sg_logp {
+            // Usual case: the stop-gradient copy is the live value, so reuse it.
+            None => (x.detach(), rho_c.detach(), r.detach()),
+            Some(t) => {
+                let x_bar = mask.where_cond(&t.detach(), &zeros.detach())?;
+                let rho_d = clamp(&(&x_bar - &old)?, -RHO_CLAMP, RHO_CLAMP)?;
+                let r_d = rho_d.exp()?;
+                (x_bar, rho_d, r_d)
+            }
         };
-        let x_bar = mask.where_cond(&bar, &zeros.detach())?;
-        let rho_d = clamp(&(&x_bar - &old)?, -RHO_CLAMP, RHO_CLAMP)?;
-        let r_d = rho_d.exp()?;
         let pos = adv.gt(0.0)?;
         let neg = adv.lt(0.0)?;
         Ok(Self {
@@ -91,9 +94,15 @@ impl Prepared {
 
 /// `clamp(x, lo, hi)` built from masks: derivative 1 strictly inside, 0 outside.
 pub fn clamp(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
+    // Fast path: nothing to clamp (the common case) costs two reductions instead of six ops.
+    let xd = x.detach();
+    let min = xd.min_all()?.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+    let max = xd.max_all()?.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+    if min >= lo && max <= hi {
+        return Ok(x.clone());
+    }
     let lo_t = full_like(x, lo)?;
     let hi_t = full_like(x, hi)?;
-    let xd = x.detach();
     let y = xd.lt(lo)?.where_cond(&lo_t, x)?;
     Ok(xd.gt(hi)?.where_cond(&hi_t, &y)?)
 }
@@ -108,14 +117,14 @@ pub fn and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     Ok(a.mul(b)?)
 }
 
-/// Logical or of two `u8` masks.
+/// Logical or of two 0/1 `u8` masks (`a + b - a·b`; candle's `u8` maximum is slow on CPU).
 pub fn or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    Ok(a.maximum(b)?)
+    Ok(((a + b)? - a.mul(b)?)?)
 }
 
-/// Logical not of a `u8` mask.
+/// Logical not of a 0/1 `u8` mask.
 pub fn not(a: &Tensor) -> Result<Tensor> {
-    Ok(a.eq(0.0)?)
+    Ok((a.ones_like()? - a)?)
 }
 
 /// `where(mask, on_true, on_false)`.
