@@ -100,7 +100,7 @@ impl std::fmt::Display for Estimator {
             Self::GroupNorm { eps_std, unbiased } => {
                 write!(
                     f,
-                    "group-norm(eps={eps_std}{})",
+                    "group-norm(eps={eps_std:e}{})",
                     if *unbiased { "" } else { ", population std" }
                 )
             }
@@ -119,7 +119,11 @@ impl std::fmt::Display for Estimator {
                 write!(f, "reinforce++-baseline({whitening:?})")
             }
             Self::Gpg { f_norm } => write!(f, "gpg(F_norm={f_norm:?})"),
-            Self::Cpgd { weight } => write!(f, "cpgd({weight:?})"),
+            Self::Cpgd { weight } => match weight {
+                CpgdWeight::Equal => f.write_str("cpgd(ω=1)"),
+                CpgdWeight::Std { eps } => write!(f, "cpgd(ω=1/(std+{eps:e}))"),
+                CpgdWeight::ClipFilterLike { cap } => write!(f, "cpgd(ω=min({cap}, P/P≠0))"),
+            },
             Self::Opo => f.write_str("opo"),
             Self::Raw => f.write_str("raw"),
         }

@@ -118,7 +118,11 @@ impl GlobalNorm {
 
 /// Valid tokens per row of a `[B,T]` mask (non-zero entries).
 pub fn row_lengths(mask: &Tensor) -> Result<Vec<usize>> {
-    let counts = mask.ne(0.0)?.to_dtype(DType::F64)?.sum(1)?.to_vec1::<f64>()?;
+    let counts = mask
+        .ne(0.0)?
+        .to_dtype(DType::F64)?
+        .sum(1)?
+        .to_vec1::<f64>()?;
     Ok(counts.into_iter().map(|c| c as usize).collect())
 }
 

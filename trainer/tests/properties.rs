@@ -524,3 +524,9 @@ fn global_normalisers_make_micro_batches_add_up() -> R<()> {
     }
     Ok(())
 }
+
+#[test]
+#[ignore = "prints the registry table; run with --ignored --nocapture"]
+fn print_table() {
+    println!("{}", Objective::render_table());
+}

@@ -249,12 +249,11 @@ impl Objective {
                 extra.push(format!("ref-KL {} β={}", k.estimator.name(), k.coef));
             }
             s.push_str(&format!(
-                "| {} | {} | {} | {} {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 o.name,
                 o.row,
                 o.title,
-                c.objective.kernel(),
-                c.objective.describe(),
+                format!("{} {}", c.objective.kernel(), c.objective.describe()).trim_end(),
                 c.agg,
                 c.advantage,
                 if extra.is_empty() {
