@@ -24,6 +24,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod advantage;
 pub mod aggregate;
 pub mod error;
