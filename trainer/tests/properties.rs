@@ -221,9 +221,9 @@ fn far_off_ratios_masked_garbage_and_equal_rewards_stay_finite() -> R<()> {
                     .flatten_all()?
                     .to_vec1::<f64>()?;
                 assert_finite(obj.name, &g);
-                for k in 0..g.len() {
-                    if batch.mask[k] == 0.0 {
-                        assert_eq!(g[k], 0.0, "{}: padding gradient", obj.name);
+                for (gk, mk) in g.iter().zip(&batch.mask) {
+                    if *mk == 0.0 {
+                        assert_eq!(*gk, 0.0, "{}: padding gradient", obj.name);
                     }
                 }
             }
