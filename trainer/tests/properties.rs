@@ -530,3 +530,51 @@ fn global_normalisers_make_micro_batches_add_up() -> R<()> {
 fn print_table() {
     println!("{}", Objective::render_table());
 }
+
+#[test]
+fn extra_terms_combine_as_documented() -> R<()> {
+    let batch = random_batch(9, 4, 5, 0.4);
+    let ids = groups(4);
+    let scalar = |t: &Tensor| -> R<f64> { Ok(t.to_scalar::<f64>()?) };
+    let inp = make_inputs(&batch, tensor(&batch.new, 4, 5)?, None)?;
+    // GRPO: policy + β·k3 to the reference.
+    let grpo = Objective::from_name("grpo")?.defaults();
+    let out = grpo.loss(&inp, Some(&ids))?;
+    let kl = out.kl.as_ref().map(scalar).transpose()?.unwrap_or(f64::NAN);
+    assert!(kl > 0.0, "k3 is positive off the reference: {kl}");
+    assert!((scalar(&out.total)? - scalar(&out.policy)? - 0.04 * kl).abs() < 1e-12);
+    // CPGD: policy + α·Agg(E).
+    let cpgd = Objective::from_name("cpgd")?.defaults();
+    let out = cpgd.loss(&inp, Some(&ids))?;
+    let drift = out
+        .drift
+        .as_ref()
+        .map(scalar)
+        .transpose()?
+        .unwrap_or(f64::NAN);
+    assert!((scalar(&out.total)? - scalar(&out.policy)? - 0.01 * drift).abs() < 1e-12);
+    // Entropy bonus: policy - c_H·Agg(H), and the metric reports the mean entropy.
+    let h = tensor(&vec![0.5; 20], 4, 5)?;
+    let inp_h = inp.clone().with_entropy(h)?;
+    let cfg = LossConfig {
+        entropy_coef: 0.1,
+        ..Objective::from_name("dapo")?.defaults()
+    };
+    let out = cfg.loss(&inp_h, None)?;
+    let ent = out
+        .entropy
+        .as_ref()
+        .map(scalar)
+        .transpose()?
+        .unwrap_or(f64::NAN);
+    assert!(
+        (ent - 0.5).abs() < 1e-12,
+        "token-mean of a constant entropy: {ent}"
+    );
+    assert!((scalar(&out.total)? - scalar(&out.policy)? + 0.05).abs() < 1e-12);
+    let m = rltrain::metrics::batch_metrics(&inp_h, &out.terms.regions)?;
+    assert_eq!(m.entropy, Some(0.5));
+    // Entropy bonus without an entropy input is an error.
+    assert!(cfg.loss(&inp, None).is_err());
+    Ok(())
+}

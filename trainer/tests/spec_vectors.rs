@@ -207,6 +207,30 @@ fn t1_dgpo_probability_weights_match_ratio_form() {
 }
 
 #[test]
+fn t1_cispo_absolute_cap() -> R<()> {
+    // TRL form: r̂ = min(r, 1.5), no lower bound; g = -r̂A.
+    let (var, inp) = canonical()?;
+    let cfg = recipe(
+        ObjectiveConfig::Cispo(CispoConfig {
+            eps_low: None,
+            eps_high: 0.2,
+            abs_cap: Some(1.5),
+        }),
+        None,
+    );
+    let (_, g) = loss_and_grad(&cfg, &var, &inp)?;
+    let r: Vec<f64> = NEW
+        .iter()
+        .zip(&OLD)
+        .map(|(n, o)| (n - o).exp().min(1.5))
+        .collect();
+    let want: Vec<f64> = r.iter().zip(&ADV).map(|(r, a)| -r * a).collect();
+    close("cispo abs cap", &g, &want);
+    assert!((want[8] - 3.0).abs() < 1e-12 && (want[4] + 2.0 * 0.223130).abs() < 1e-6);
+    Ok(())
+}
+
+#[test]
 fn t1_drift_term_alone() -> R<()> {
     let (var, inp) = canonical()?;
     let e = cpgd::drift(&inp, 2.0)?;
