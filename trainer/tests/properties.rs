@@ -554,7 +554,7 @@ fn extra_terms_combine_as_documented() -> R<()> {
         .unwrap_or(f64::NAN);
     assert!((scalar(&out.total)? - scalar(&out.policy)? - 0.01 * drift).abs() < 1e-12);
     // Entropy bonus: policy - c_H·Agg(H), and the metric reports the mean entropy.
-    let h = tensor(&vec![0.5; 20], 4, 5)?;
+    let h = tensor(&[0.5; 20], 4, 5)?;
     let inp_h = inp.clone().with_entropy(h)?;
     let cfg = LossConfig {
         entropy_coef: 0.1,
