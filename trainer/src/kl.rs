@@ -1,0 +1,90 @@
+//! KL estimators (spec §4): k1, k2, k3, verl's low-variance k3 and the straight-through k3+, for
+//! the reference constraint; and the k3 value of the CPGD policy drift for monitoring.
+
+use candle_core::Tensor;
+
+use crate::error::Result;
+use crate::objectives::parts::{clamp, RHO_CLAMP};
+
+/// Per-token KL estimator of `KL(π‖π_ref)` with `d = logπ - logπ_ref`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KlEstimator {
+    /// `d`; gradient 1 (expected gradient 0 as a loss: use in the reward only).
+    K1,
+    /// `d²/2`; gradient `d` (the reverse-KL gradient).
+    K2,
+    /// `e^{-d} - 1 + d`; gradient `1 - π_ref/π` (forward-KL gradient). `-d` clamped to ±20 before `exp`.
+    K3,
+    /// verl `low_var_kl`: k3 with `-d` clamped to ±20 and the value clamped to ±10.
+    LowVarK3,
+    /// verl `k3+`: value of k3, gradient of k2 (`k2 - sg(k2) + sg(k3)`).
+    K3Plus,
+}
+
+impl KlEstimator {
+    /// Name as in verl.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::K1 => "k1",
+            Self::K2 => "k2",
+            Self::K3 => "k3",
+            Self::LowVarK3 => "low_var_kl",
+            Self::K3Plus => "k3+",
+        }
+    }
+}
+
+/// Config of the reference-KL loss term `coef·Agg(k(logπ, logπ_ref))`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RefKl {
+    /// Estimator.
+    pub estimator: KlEstimator,
+    /// Coefficient `β`.
+    pub coef: f64,
+}
+
+fn k3(d: &Tensor) -> Result<Tensor> {
+    let nd = clamp(&d.neg()?, -RHO_CLAMP, RHO_CLAMP)?;
+    Ok(((nd.exp()? - nd)?.affine(1.0, -1.0))?)
+}
+
+/// Per-token KL estimate `[B,T]` between `logp` (differentiable) and `logp_ref` (constant).
+pub fn kl_ref(est: KlEstimator, logp: &Tensor, logp_ref: &Tensor) -> Result<Tensor> {
+    kl_ref_sg(est, logp, &logp.detach(), logp_ref)
+}
+
+/// As [`kl_ref`], with the stop-gradient copy of `logp` (used by k3+) given explicitly.
+pub fn kl_ref_sg(
+    est: KlEstimator,
+    logp: &Tensor,
+    logp_sg: &Tensor,
+    logp_ref: &Tensor,
+) -> Result<Tensor> {
+    let d = (logp - logp_ref.detach())?;
+    Ok(match est {
+        KlEstimator::K1 => d,
+        KlEstimator::K2 => d.sqr()?.affine(0.5, 0.0)?,
+        KlEstimator::K3 => k3(&d)?,
+        KlEstimator::LowVarK3 => clamp(&k3(&d)?, -10.0, 10.0)?,
+        KlEstimator::K3Plus => {
+            let d_bar = (logp_sg.detach() - logp_ref.detach())?;
+            let k2 = d.sqr()?.affine(0.5, 0.0)?;
+            let k2_bar = d_bar.sqr()?.affine(0.5, 0.0)?;
+            ((k2 - k2_bar)? + k3(&d_bar)?)?
+        }
+    })
+}
+
+/// k3 value of the policy drift `KL(π_old‖π_θ)` per token: `r - 1 - ρ` (≥ 0; detached).
+pub fn drift_k3(logp: &Tensor, logp_old: &Tensor) -> Result<Tensor> {
+    let rho = clamp(&(logp.detach() - logp_old.detach())?, -RHO_CLAMP, RHO_CLAMP)?;
+    Ok((rho.exp()?.affine(1.0, -1.0)? - rho)?)
+}
+
+/// Exact `KL(π‖π_ref)` over the vocabulary at each position (spec §4.1 "full"), from logits
+/// `[..,V]` of the policy (differentiable) and the reference (constant) at `temperature`.
+pub fn full_kl(logits: &Tensor, ref_logits: &Tensor, temperature: f64) -> Result<Tensor> {
+    let lp = crate::metrics::log_softmax_t(logits, temperature)?;
+    let lr = crate::metrics::log_softmax_t(&ref_logits.detach(), temperature)?;
+    Ok((lp.exp()? * (&lp - lr)?)?.sum(candle_core::D::Minus1)?)
+}

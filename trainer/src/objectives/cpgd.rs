@@ -1,0 +1,125 @@
+//! CPGD (Liu et al. 2025, arXiv:2505.12504) and its ablations, spec §2.5-2.6: the clipped
+//! log-ratio policy gradient (CPG) with the tight-to-loose schedule, and the clipped-gradient k3
+//! policy-drift term used by CPGD, PGD and "GRPO w/ drift".
+
+use candle_core::{DType, Tensor};
+
+use super::parts::{select, Prepared};
+use super::{LossInputs, LossTerms, Regions};
+use crate::error::{Error, Result};
+
+/// Which value the CPG loss reports; the gradient is identical (spec §9 #5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpgValue {
+    /// Paper convention: `-min(ρA, clip(ρ, ln(1-ε), ln(1+ε))A)`, value 0 on-policy.
+    LogRatio,
+    /// siiRL/LightRFT convention: paper value `- A·logπ_old`.
+    LogProb,
+}
+
+/// Config of [`cpg`] (the CPG part of CPGD).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpgConfig {
+    /// Clip width `ε` in ratio units; bounds are `ln(1-ε_i)`, `ln(1+ε_i)`.
+    pub eps: f64,
+    /// Tight-to-loose factor `λ ∈ [0,1]`: `ε_i = λε + (1-λ)ε·i/|y|` (1-based `i`); 1 = constant.
+    pub lambda: f64,
+    /// Value convention.
+    pub value: CpgValue,
+}
+
+impl Default for CpgConfig {
+    fn default() -> Self {
+        Self {
+            eps: 0.2,
+            lambda: 1.0,
+            value: CpgValue::LogRatio,
+        }
+    }
+}
+
+/// Config of the CPGD policy-drift term `α·E`, `E = min(sg(r)-1, c)·logπ` (spec §2.5).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DriftConfig {
+    /// Coefficient `α` (official CPGD code 0.01; siiRL 0.001).
+    pub coef: f64,
+    /// Cap `c` on the gradient coefficient `r - 1` (official code and siiRL: 2.0).
+    pub clip: f64,
+}
+
+impl Default for DriftConfig {
+    fn default() -> Self {
+        Self {
+            coef: 0.01,
+            clip: 2.0,
+        }
+    }
+}
+
+/// Per-token widths `ε_i` of the tight-to-loose schedule as a `[B,T]` tensor (padding gets `ε`).
+pub fn eps_schedule(mask: &Tensor, eps: f64, lambda: f64) -> Result<Tensor> {
+    let rows = mask.to_dtype(DType::F64)?.to_vec2::<f64>()?;
+    let t = rows.first().map_or(0, Vec::len);
+    let mut out = Vec::with_capacity(rows.len() * t);
+    for row in &rows {
+        let len = row.iter().filter(|&&m| m != 0.0).count() as f64;
+        let mut i = 0.0;
+        for &m in row {
+            if m != 0.0 {
+                i += 1.0;
+                out.push(lambda * eps + (1.0 - lambda) * eps * i / len);
+            } else {
+                out.push(eps);
+            }
+        }
+    }
+    Ok(Tensor::from_vec(out, (rows.len(), t), mask.device())?.to_dtype(mask.dtype())?)
+}
+
+/// CPG, the clipped policy gradient of CPGD (Liu et al. 2025, arXiv:2505.12504, eq. 2 without the
+/// drift term), spec §2.6: `ℓ = -min(ρA, clip(ρ, ln(1-ε_i), ln(1+ε_i))A)`; gradient `-A` on
+/// M ∪ LP ∪ HN and 0 on LN ∪ HP — the ratio never multiplies the gradient.
+pub fn cpg(inp: &LossInputs, cfg: &CpgConfig) -> Result<LossTerms> {
+    if !(cfg.eps > 0.0 && cfg.eps < 1.0 && (0.0..=1.0).contains(&cfg.lambda)) {
+        return Err(Error::InvalidConfig(format!(
+            "CPG needs 0 < eps < 1 and 0 <= lambda <= 1, got eps={} lambda={}",
+            cfg.eps, cfg.lambda
+        )));
+    }
+    let p = Prepared::new(inp)?;
+    let (lo, hi) = if cfg.lambda == 1.0 {
+        let z = p.x.zeros_like()?.detach();
+        (
+            z.affine(0.0, (1.0 - cfg.eps).ln())?,
+            z.affine(0.0, (1.0 + cfg.eps).ln())?,
+        )
+    } else {
+        let e = eps_schedule(&inp.mask, cfg.eps, cfg.lambda)?.to_dtype(p.x.dtype())?;
+        (
+            e.neg()?.affine(1.0, 1.0)?.log()?,
+            e.affine(1.0, 1.0)?.log()?,
+        )
+    };
+    let below = p.rho_d.lt(&lo)?;
+    let above = p.rho_d.gt(&hi)?;
+    let regions = Regions::from_sides(&below, &above, &p.pos, &p.neg, &p.mask)?;
+    let unclipped = (&p.rho * &p.adv)?.neg()?;
+    let low = (&lo * &p.adv)?.neg()?;
+    let high = (&hi * &p.adv)?.neg()?;
+    let mut loss = select(&regions.ln, &low, &select(&regions.hp, &high, &unclipped)?)?;
+    if cfg.value == CpgValue::LogProb {
+        loss = (loss - (&p.adv * &p.old)?)?;
+    }
+    Ok(LossTerms { loss, regions })
+}
+
+/// The CPGD policy-drift term `E = min(sg(r) - 1, c)·logπ` per token (spec §2.5): a clipped-gradient
+/// k3 estimate of `KL(π_old‖π_θ)`; gradient `min(r-1, c)`, always restoring toward `r = 1`. Its value
+/// is not a KL value (log [`crate::kl::drift_k3`] for that). 0 on padding.
+pub fn drift(inp: &LossInputs, clip: f64) -> Result<Tensor> {
+    let p = Prepared::new(inp)?;
+    let coef = p.r_d.affine(1.0, -1.0)?;
+    let cap = coef.ones_like()?.affine(0.0, clip)?;
+    let coef = select(&coef.gt(clip)?, &cap, &coef)?;
+    Ok((coef * &p.x)?)
+}

@@ -1,0 +1,159 @@
+//! Shared pieces of every objective: input preparation (masking, log-ratio, clamped ratio), region
+//! masks (spec §0.4), masked selection and small tensor helpers. Nothing here is objective-specific.
+
+use candle_core::{DType, Tensor};
+
+use super::{LossInputs, Regions};
+use crate::error::Result;
+
+/// Log-ratios are clamped to `[-RHO_CLAMP, RHO_CLAMP]` before `exp` (spec §0.5, verl/OpenRLHF).
+pub const RHO_CLAMP: f64 = 20.0;
+
+/// Inputs after masking, with the log-ratio and ratio computed once.
+///
+/// Padding tokens are replaced by benign values (`logp = logp_old = 0`, `A = 0`) so that no branch
+/// of any objective can produce NaN or inf there; the live log-prob keeps its gradient on valid
+/// tokens only.
+pub struct Prepared {
+    /// Live log-prob `x` (differentiable), 0 on padding.
+    pub x: Tensor,
+    /// `logp_old`, constant, 0 on padding.
+    pub old: Tensor,
+    /// Advantages, constant, 0 on padding.
+    pub adv: Tensor,
+    /// Response mask as `u8`.
+    pub mask: Tensor,
+    /// Response mask as 0/1 in the loss dtype.
+    pub mask_f: Tensor,
+    /// `rho = x - old` (differentiable, not clamped).
+    pub rho: Tensor,
+    /// `clamp(rho, -20, 20)` (differentiable inside the clamp).
+    pub rho_c: Tensor,
+    /// `r = exp(clamp(rho))` (differentiable).
+    pub r: Tensor,
+    /// Stop-gradient copy `x̄ = sg(x)` (or [`LossInputs::sg_logp`]), 0 on padding.
+    pub x_bar: Tensor,
+    /// `sg(r)`: the ratio at `x̄` (regions are decided on it).
+    pub r_d: Tensor,
+    /// `sg(ρ)` (clamped), `x̄ - old`.
+    pub rho_d: Tensor,
+    /// `A > 0` as `u8` (valid tokens only).
+    pub pos: Tensor,
+    /// `A < 0` as `u8` (valid tokens only).
+    pub neg: Tensor,
+}
+
+impl Prepared {
+    /// Masks the inputs and computes the log-ratio and ratio.
+    pub fn new(inp: &LossInputs) -> Result<Self> {
+        let mask = inp.mask.ne(0.0)?;
+        let zeros = inp.logp.zeros_like()?;
+        let x = mask.where_cond(&inp.logp, &zeros)?;
+        let old = mask.where_cond(&inp.logp_old.detach(), &zeros)?;
+        let adv = mask.where_cond(&inp.advantages.detach(), &zeros)?;
+        let mask_f = mask.to_dtype(inp.logp.dtype())?;
+        let rho = (&x - &old)?;
+        let rho_c = clamp(&rho, -RHO_CLAMP, RHO_CLAMP)?;
+        let r = rho_c.exp()?;
+        let (x_bar, rho_d, r_d) = match &inp.sg_logp {
+            // Usual case: the stop-gradient copy is the live value, so reuse it.
+            None => (x.detach(), rho_c.detach(), r.detach()),
+            Some(t) => {
+                let x_bar = mask.where_cond(&t.detach(), &zeros.detach())?;
+                let rho_d = clamp(&(&x_bar - &old)?, -RHO_CLAMP, RHO_CLAMP)?;
+                let r_d = rho_d.exp()?;
+                (x_bar, rho_d, r_d)
+            }
+        };
+        let pos = adv.gt(0.0)?;
+        let neg = adv.lt(0.0)?;
+        Ok(Self {
+            x,
+            old,
+            adv,
+            mask,
+            mask_f,
+            rho,
+            rho_c,
+            r,
+            x_bar,
+            r_d,
+            rho_d,
+            pos,
+            neg,
+        })
+    }
+
+    /// PPO regions of spec §0.4 on the ratio with bounds `1 - eps_low`, `1 + eps_high`.
+    pub fn ratio_regions(&self, eps_low: f64, eps_high: f64) -> Result<Regions> {
+        let below = self.r_d.lt(1.0 - eps_low)?;
+        let above = self.r_d.gt(1.0 + eps_high)?;
+        Regions::from_sides(&below, &above, &self.pos, &self.neg, &self.mask)
+    }
+}
+
+/// `clamp(x, lo, hi)` built from masks: derivative 1 strictly inside, 0 outside.
+pub fn clamp(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
+    // Fast path: nothing to clamp (the common case) costs two reductions instead of six ops.
+    let xd = x.detach();
+    let min = xd.min_all()?.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+    let max = xd.max_all()?.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+    if min >= lo && max <= hi {
+        return Ok(x.clone());
+    }
+    let lo_t = full_like(x, lo)?;
+    let hi_t = full_like(x, hi)?;
+    let y = xd.lt(lo)?.where_cond(&lo_t, x)?;
+    Ok(xd.gt(hi)?.where_cond(&hi_t, &y)?)
+}
+
+/// A constant tensor shaped and typed like `t`.
+pub fn full_like(t: &Tensor, v: f64) -> Result<Tensor> {
+    Ok(t.ones_like()?.detach().affine(0.0, v)?)
+}
+
+/// Logical and of two `u8` masks.
+pub fn and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.mul(b)?)
+}
+
+/// Logical or of two 0/1 `u8` masks (`a + b - a·b`; candle's `u8` maximum is slow on CPU).
+pub fn or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(((a + b)? - a.mul(b)?)?)
+}
+
+/// Logical not of a 0/1 `u8` mask.
+pub fn not(a: &Tensor) -> Result<Tensor> {
+    Ok((a.ones_like()? - a)?)
+}
+
+/// `where(mask, on_true, on_false)`.
+pub fn select(mask: &Tensor, on_true: &Tensor, on_false: &Tensor) -> Result<Tensor> {
+    Ok(mask.where_cond(on_true, on_false)?)
+}
+
+impl Prepared {
+    /// `r / sg(r) = exp(ρ - sg(ρ))`: value 1 (at `x = x̄`), derivative equal to its value.
+    pub fn unit(&self) -> Result<Tensor> {
+        Ok((&self.rho_c - &self.rho_d)?.exp()?)
+    }
+}
+
+/// Logistic sigmoid from `exp` (has a backward, unlike some candle-nn ops).
+pub fn sigmoid(z: &Tensor) -> Result<Tensor> {
+    Ok(z.neg()?.exp()?.affine(1.0, 1.0)?.recip()?)
+}
+
+/// Sum over the last dim of `t * mask` divided by the number of valid tokens per row (`[B,1]`),
+/// 0 for rows without valid tokens.
+pub fn row_mean(t: &Tensor, mask_f: &Tensor) -> Result<Tensor> {
+    let sum = (t * mask_f)?.sum_keepdim(1)?;
+    let len = mask_f.sum_keepdim(1)?;
+    let safe = len.maximum(&full_like(&len, 1.0)?)?;
+    Ok(sum.div(&safe)?)
+}
+
+/// Converts a `u8` mask to the dtype `d` (0/1).
+pub fn as_float(m: &Tensor, d: DType) -> Result<Tensor> {
+    Ok(m.to_dtype(d)?)
+}

@@ -1,0 +1,85 @@
+//! PPO-clip family (spec §2.2-2.4): PPO, GRPO, GRPO dual-clip, GRPO w/o clip, DAPO, Dr.GRPO,
+//! REINFORCE++ and the RLOO variant all share this per-token loss and differ in widths, advantage
+//! estimator and aggregation (see the registry).
+
+use super::parts::{and, or, select, Prepared};
+use super::{LossInputs, LossTerms};
+use crate::error::{Error, Result};
+
+/// Config of [`ppo_clip`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PpoClipConfig {
+    /// Lower clip width `ε_l` (ratio floor `1 - ε_l`).
+    pub eps_low: f64,
+    /// Upper clip width `ε_h` (ratio cap `1 + ε_h`).
+    pub eps_high: f64,
+    /// Dual-clip constant `c > 1` for `A < 0` (Ye et al. 2020); `None` = off.
+    pub dual_clip: Option<f64>,
+}
+
+impl Default for PpoClipConfig {
+    fn default() -> Self {
+        Self {
+            eps_low: 0.2,
+            eps_high: 0.2,
+            dual_clip: None,
+        }
+    }
+}
+
+impl PpoClipConfig {
+    pub(crate) fn validate(&self) -> Result<()> {
+        check_widths(self.eps_low, self.eps_high)?;
+        check_dual(self.dual_clip)
+    }
+}
+
+/// Checks `0 <= ε_l`, `0 <= ε_h` (finite).
+pub(crate) fn check_widths(lo: f64, hi: f64) -> Result<()> {
+    if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && hi >= 0.0) {
+        return Err(Error::InvalidConfig(format!(
+            "clip widths must be finite and >= 0, got ({lo}, {hi})"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a dual-clip constant is `> 1`.
+pub(crate) fn check_dual(c: Option<f64>) -> Result<()> {
+    match c {
+        Some(c) if !(c.is_finite() && c > 1.0) => Err(Error::InvalidConfig(format!(
+            "dual-clip c must be > 1, got {c}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// PPO-clip (Schulman et al. 2017, arXiv:1707.06347), spec §2.2/2.3:
+/// `ℓ = max(-rA, -clip(r, 1-ε_l, 1+ε_h)A)`; with dual-clip `c`, for `A<0` additionally
+/// `ℓ = min(ℓ, -cA)`. Gradient `g = -Ar` on M ∪ LP ∪ HN, 0 on LN ∪ HP (and on `A<0, r>c`).
+pub fn ppo_clip(inp: &LossInputs, cfg: &PpoClipConfig) -> Result<LossTerms> {
+    cfg.validate()?;
+    let p = Prepared::new(inp)?;
+    let mut regions = p.ratio_regions(cfg.eps_low, cfg.eps_high)?;
+    let unclipped = (&p.r * &p.adv)?.neg()?;
+    let low = (&p.adv * (-(1.0 - cfg.eps_low)))?;
+    let high = (&p.adv * (-(1.0 + cfg.eps_high)))?;
+    let mut loss = select(&regions.ln, &low, &select(&regions.hp, &high, &unclipped)?)?;
+    if let Some(c) = cfg.dual_clip {
+        let dual = and(&p.neg, &p.r_d.gt(c)?)?;
+        loss = select(&dual, &(&p.adv * (-c))?, &loss)?;
+        regions.clipped = or(&regions.clipped, &dual)?;
+        regions.dual_clip = dual;
+    }
+    Ok(LossTerms { loss, regions })
+}
+
+/// GRPO without clipping (CPGD §4.2 baseline, arXiv:2505.12504), spec §2.4: `ℓ = -rA`,
+/// `g = -rA` everywhere. Unbounded; shows the ratio-driven collapse.
+pub fn no_clip(inp: &LossInputs) -> Result<LossTerms> {
+    let p = Prepared::new(inp)?;
+    let mut regions = p.ratio_regions(0.2, 0.2)?;
+    regions.clipped = regions.clipped.zeros_like()?;
+    let loss = (&p.r * &p.adv)?.neg()?;
+    Ok(LossTerms { loss, regions })
+}
