@@ -140,6 +140,35 @@ const VALUE_COMMANDS: &[&str] = &[
     "angle", "ldots",
 ];
 
+/// The bracket levels of [`check_depth`]: how deep the brackets are and how many nesting
+/// operators each enclosing level had counted when the next level opened.
+#[derive(Default)]
+struct Levels {
+    depth: usize,
+    saved: Vec<usize>,
+    saved_sum: usize,
+    /// The current level's count after the last [`Levels::step`].
+    cur: usize,
+}
+
+impl Levels {
+    /// Open or close a level given the current level's count `cur`; returns the effective depth.
+    fn step(&mut self, open: bool, close: bool, cur: usize) -> usize {
+        self.cur = cur;
+        if open {
+            self.depth += 1;
+            self.saved.push(cur);
+            self.saved_sum += cur;
+            self.cur = 0;
+        } else if close && self.depth > 0 {
+            self.depth -= 1;
+            self.cur = self.saved.pop().unwrap_or(0);
+            self.saved_sum -= self.cur;
+        }
+        self.depth + self.saved_sum + self.cur
+    }
+}
+
 /// Bound every source of recursion with one linear scan of the normalised input.
 ///
 /// The effective depth at a position is the bracket depth (`( [ {`, `\lvert`, `\langle`,
@@ -150,10 +179,8 @@ const VALUE_COMMANDS: &[&str] = &[
 pub(crate) fn check_depth(s: &str, max_depth: usize) -> Result<(), ParseError> {
     let b = s.as_bytes();
     let too_deep = Err(ParseError::Limit(LimitKind::TooDeep));
-    let mut depth = 0usize;
-    // Nesting operators counted on each enclosing level, and on the current one.
-    let mut saved: Vec<usize> = Vec::new();
-    let mut saved_sum = 0usize;
+    let mut levels = Levels::default();
+    // Nesting operators counted on the current level since its last separator.
     let mut cur = 0usize;
     // Whether the previous token ends a value (so a following sign is infix).
     let mut after_value = false;
@@ -197,19 +224,10 @@ pub(crate) fn check_depth(s: &str, max_depth: usize) -> Result<(), ParseError> {
                     n => value = VALUE_COMMANDS.contains(&n),
                 }
                 i = j.max(i + 1);
-                if open {
-                    depth += 1;
-                    saved.push(cur);
-                    saved_sum += cur;
-                    cur = 0;
-                } else if close && depth > 0 {
-                    depth -= 1;
-                    cur = saved.pop().unwrap_or(0);
-                    saved_sum -= cur;
-                }
-                if depth + saved_sum + cur > max_depth {
+                if levels.step(open, close, cur) > max_depth {
                     return too_deep;
                 }
+                cur = levels.cur;
                 after_value = value;
                 continue;
             }
@@ -220,19 +238,10 @@ pub(crate) fn check_depth(s: &str, max_depth: usize) -> Result<(), ParseError> {
             }
             _ => {}
         }
-        if open {
-            depth += 1;
-            saved.push(cur);
-            saved_sum += cur;
-            cur = 0;
-        } else if close && depth > 0 {
-            depth -= 1;
-            cur = saved.pop().unwrap_or(0);
-            saved_sum -= cur;
-        }
-        if depth + saved_sum + cur > max_depth {
+        if levels.step(open, close, cur) > max_depth {
             return too_deep;
         }
+        cur = levels.cur;
         after_value = value;
         i += 1;
     }
