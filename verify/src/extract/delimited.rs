@@ -66,6 +66,12 @@ fn closer_len(mode: Mode) -> usize {
 
 /// The last complete, non-blank math block of `text`. Linear: each byte is passed once.
 pub(crate) fn last_block(text: &str) -> Option<Block> {
+    last_delimited(text).map(|(_, block, _)| block)
+}
+
+/// The last complete, non-blank math block of `text` as (offset of its opening delimiter, block,
+/// offset just past its closing delimiter).
+fn last_delimited(text: &str) -> Option<(usize, Block, usize)> {
     let b = text.as_bytes();
     let mut last = None;
     let mut i = 0;
@@ -74,16 +80,17 @@ pub(crate) fn last_block(text: &str) -> Option<Block> {
             None => break,
             Some(off) => i += off,
         }
+        let open = i;
         let Some((mode, start)) = opener(b, i) else {
             i += 2; // an escape (`\$`, `\\`) or another command
             continue;
         };
         match closer(b, mode, start) {
             Some(end) => {
-                if !text[start..end].trim().is_empty() {
-                    last = Some(Block { start, end });
-                }
                 i = end + closer_len(mode);
+                if !text[start..end].trim().is_empty() {
+                    last = Some((open, Block { start, end }, i));
+                }
             }
             // Unclosed: nothing after it can pair up differently, stop here.
             None => break,
@@ -124,29 +131,7 @@ pub(crate) enum LastBlock {
 /// repeats its problem statement has no answer (the caller also skips its later fallbacks, which
 /// would otherwise pick a number of the statement).
 pub(crate) fn last_answer_block(text: &str) -> LastBlock {
-    let b = text.as_bytes();
-    let mut last = None;
-    let mut i = 0;
-    while i < b.len() {
-        match memchr::memchr2(b'$', b'\\', &b[i..]) {
-            None => break,
-            Some(off) => i += off,
-        }
-        let open = i;
-        let Some((mode, start)) = opener(b, i) else {
-            i += 2;
-            continue;
-        };
-        match closer(b, mode, start) {
-            Some(end) => {
-                i = end + closer_len(mode);
-                if !text[start..end].trim().is_empty() {
-                    last = Some((open, Block { start, end }, i));
-                }
-            }
-            None => break,
-        }
-    }
+    let last = last_delimited(text);
     match last {
         None => LastBlock::None,
         // A "block" of English sentences is text between two unpaired dollars (`$f(\` cut off
