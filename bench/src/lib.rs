@@ -1,2 +1,3 @@
 //! `rlbench`: evaluate models on math suites (see the workspace README).
 pub use rlverify;
+pub mod engine;
