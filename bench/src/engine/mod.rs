@@ -46,6 +46,11 @@ pub use candle_core::{DType, Device};
 
 use std::path::{Path, PathBuf};
 
+/// The first CUDA GPU when built with the `cuda` feature and one can be opened, else the CPU.
+pub fn default_device() -> Device {
+    Device::cuda_if_available(0).unwrap_or(Device::Cpu)
+}
+
 /// Where a model comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelSource {
@@ -76,9 +81,9 @@ impl ModelSpec {
         Self::new(ModelSource::Default)
     }
 
-    /// A source on CPU in f32, 16 rows per batch.
+    /// A source on [`default_device`] in f32, 16 rows per batch.
     pub fn new(source: ModelSource) -> Self {
-        ModelSpec { source, dtype: DType::F32, device: Device::Cpu, max_batch: 16 }
+        ModelSpec { source, dtype: DType::F32, device: default_device(), max_batch: 16 }
     }
 
     /// Parses a model argument: `default` or `smollm2` for the default model, a `.gguf` file,
