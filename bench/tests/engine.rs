@@ -250,3 +250,32 @@ fn byte_level_tokenizer_round_trips_text() {
     }
     assert_eq!(tok.encode("<|im_start|>").unwrap(), vec![1]);
 }
+
+#[test]
+fn sharded_checkpoints_load_and_missing_shards_are_reported() {
+    let dir = std::env::temp_dir().join(format!("rlbench-engine-shards-{}", std::process::id()));
+    let engine = tiny_engine(Arch::Qwen2, 4);
+    engine.save_pretrained(&dir).unwrap();
+    let whole = dir.join("model.safetensors");
+    let tensors = candle_core::safetensors::load(&whole, &Device::Cpu).unwrap();
+    std::fs::remove_file(&whole).unwrap();
+    let (mut first, mut second) = (std::collections::HashMap::new(), std::collections::HashMap::new());
+    for (i, (name, t)) in tensors.into_iter().enumerate() {
+        if i % 2 == 0 { first.insert(name, t); } else { second.insert(name, t); }
+    }
+    candle_core::safetensors::save(&first, dir.join("model-00001-of-00002.safetensors")).unwrap();
+    candle_core::safetensors::save(&second, dir.join("model-00002-of-00002.safetensors")).unwrap();
+    let loaded = Engine::load(&ModelSpec::new(ModelSource::HfDir(dir.clone()))).unwrap();
+    let batch = PaddedBatch::new(&sequences(), PadSide::Left, 0, &Device::Cpu).unwrap();
+    let a = engine.model().token_logprobs(&batch, 1.0).unwrap().logprobs.to_vec2::<f32>().unwrap();
+    let b = loaded.model().token_logprobs(&batch, 1.0).unwrap().logprobs.to_vec2::<f32>().unwrap();
+    assert_eq!(a, b);
+    std::fs::remove_file(dir.join("model-00002-of-00002.safetensors")).unwrap();
+    let err = Engine::load(&ModelSpec::new(ModelSource::HfDir(dir.clone()))).unwrap_err().to_string();
+    assert!(err.contains("missing parameter"), "{err}");
+    // A file that is not GGUF is an error, not a panic.
+    let fake = dir.join("fake.gguf");
+    std::fs::write(&fake, b"not a gguf file").unwrap();
+    assert!(Engine::load(&ModelSpec::new(ModelSource::Gguf(fake))).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
