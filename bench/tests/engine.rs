@@ -233,9 +233,18 @@ fn saved_models_load_back_with_identical_outputs() {
         assert_eq!(loaded.tokenizer().encode("x+1=2").unwrap(), engine.tokenizer().encode("x+1=2").unwrap());
         assert_eq!(loaded.tokenizer().eos_ids(), engine.tokenizer().eos_ids());
         assert_eq!(loaded.chat_template(), engine.chat_template());
-        // bf16 on load keeps the dtype.
-        let spec = ModelSpec { dtype: DType::BF16, ..ModelSpec::new(ModelSource::HfDir(dir.clone())) };
-        assert_eq!(Engine::load(&spec).unwrap().model().dtype(), DType::BF16);
+        // Loading converts to the requested dtype; `None` keeps the checkpoint's.
+        let spec = ModelSpec { dtype: Some(DType::BF16), ..ModelSpec::new(ModelSource::HfDir(dir.clone())) };
+        let bf16 = Engine::load(&spec).unwrap();
+        assert_eq!(bf16.model().dtype(), DType::BF16);
+        let bf16_dir = dir.join("bf16");
+        bf16.save_pretrained(&bf16_dir).unwrap();
+        let keep = ModelSpec { dtype: None, ..ModelSpec::new(ModelSource::HfDir(bf16_dir)) };
+        let kept = Engine::load(&keep).unwrap();
+        assert_eq!(kept.model().dtype(), DType::BF16);
+        // bf16 weights still generate (scores and softmax run in f32).
+        let out = kept.generate_ids(&[vec![10, 11, 12]], &SamplingParams::greedy(4)).unwrap();
+        assert_eq!(out[0][0].token_ids.len(), 4);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -143,3 +143,27 @@ fn fetch_into(work: &Path, dest: &Path) -> Result<()> {
     }
     std::fs::rename(&partial, dest).map_err(|e| Error::io(dest, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_dir_follows_rlvr_cache_and_files_are_checked() {
+        let dir = std::env::temp_dir().join(format!("rlbench-fetch-{}", std::process::id()));
+        std::env::set_var("RLVR_CACHE", &dir);
+        assert_eq!(model_cache_dir(), dir.join("models"));
+        std::env::remove_var("RLVR_CACHE");
+        std::fs::create_dir_all(&dir).unwrap();
+        let cases: [(&[u8], bool); 3] = [(b"GGUF\x03\x00\x00\x00", true), (b"PK\x03\x04", false), (b"GG", false)];
+        for (bytes, magic) in cases {
+            let path = dir.join("probe.gguf");
+            std::fs::write(&path, bytes).unwrap();
+            assert_eq!(has_gguf_magic(&path), magic, "{bytes:?}");
+            // Right magic but wrong size is not a valid cached model (e.g. an interrupted copy).
+            assert!(!is_valid_default_model(&path));
+        }
+        assert!(!is_valid_default_model(&dir.join("missing.gguf")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -67,8 +67,9 @@ pub enum ModelSource {
 pub struct ModelSpec {
     /// The weights.
     pub source: ModelSource,
-    /// Dtype of the weights in memory (f32 by default; GGUF is dequantized).
-    pub dtype: DType,
+    /// Dtype of the weights in memory: f32 by default (GGUF is dequantized to f32); `None` keeps
+    /// a safetensors checkpoint's own dtype (bf16 is slow on CPU).
+    pub dtype: Option<DType>,
     /// Device to run on.
     pub device: Device,
     /// Most rows (prompt x sample) decoded together.
@@ -83,7 +84,7 @@ impl ModelSpec {
 
     /// A source on [`default_device`] in f32, 16 rows per batch.
     pub fn new(source: ModelSource) -> Self {
-        ModelSpec { source, dtype: DType::F32, device: default_device(), max_batch: 16 }
+        ModelSpec { source, dtype: Some(DType::F32), device: default_device(), max_batch: 16 }
     }
 
     /// Parses a model argument: `default` or `smollm2` for the default model, a `.gguf` file,

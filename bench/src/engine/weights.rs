@@ -70,8 +70,9 @@ pub fn unpermute_qk(w: &Tensor, n_heads: usize) -> Result<Tensor> {
     Ok(w.reshape((n_heads, out / n_heads / 2, 2, inp))?.transpose(1, 2)?.reshape((out, inp))?)
 }
 
-/// Loads a GGUF model (llama or qwen2), dequantizing every tensor to f32 and then to `dtype`.
-pub fn load_gguf(path: &Path, dtype: DType, device: &Device) -> Result<LoadedModel> {
+/// Loads a GGUF model (llama or qwen2), dequantizing every tensor to f32 and then to `dtype`
+/// (`None`: keep f32).
+pub fn load_gguf(path: &Path, dtype: Option<DType>, device: &Device) -> Result<LoadedModel> {
     let (content, mut file) = read_gguf_content(path)?;
     let tokenizer = Tokenizer::from_gguf(&content)?;
     let chat_template = ChatTemplate::from_jinja(
@@ -94,13 +95,14 @@ pub fn load_gguf(path: &Path, dtype: DType, device: &Device) -> Result<LoadedMod
         }
         tensors.insert(hf, t);
     }
-    let model = Model::from_tensors(config, tensors, dtype)?;
+    let model = Model::from_tensors(config, tensors, dtype.unwrap_or(DType::F32))?;
     Ok(LoadedModel { model, tokenizer, chat_template })
 }
 
 /// Loads a Hugging Face folder: `config.json`, `tokenizer.json` (+ `tokenizer_config.json`) and
-/// every `*.safetensors` file in it (sharded checkpoints included), converted to `dtype`.
-pub fn load_hf_dir(dir: &Path, dtype: DType, device: &Device) -> Result<LoadedModel> {
+/// every `*.safetensors` file in it (sharded checkpoints included), converted to `dtype`
+/// (`None`: keep the checkpoint's dtype, that of its embedding).
+pub fn load_hf_dir(dir: &Path, dtype: Option<DType>, device: &Device) -> Result<LoadedModel> {
     let config_path = dir.join("config.json");
     let text = std::fs::read_to_string(&config_path).map_err(|e| Error::io(&config_path, e))?;
     let config = ModelConfig::from_hf_json(&text)?;
@@ -125,6 +127,9 @@ pub fn load_hf_dir(dir: &Path, dtype: DType, device: &Device) -> Result<LoadedMo
             tensors.insert(name, t);
         }
     }
+    let dtype = dtype
+        .or_else(|| tensors.get("model.embed_tokens.weight").map(Tensor::dtype))
+        .unwrap_or(DType::F32);
     let model = Model::from_tensors(config, tensors, dtype)?;
     Ok(LoadedModel { model, tokenizer, chat_template })
 }
