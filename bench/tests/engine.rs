@@ -288,3 +288,16 @@ fn sharded_checkpoints_load_and_missing_shards_are_reported() {
     assert!(Engine::load(&ModelSpec::new(ModelSource::Gguf(fake))).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn engine_can_be_shared_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Engine>();
+    assert_send_sync::<Model>();
+    let engine = tiny_engine(Arch::Llama, 4);
+    let outputs: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2).map(|_| s.spawn(|| engine.generate_ids(&[vec![1, 2, 3]], &SamplingParams::greedy(3)).unwrap())).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(outputs[0], outputs[1]);
+}
