@@ -52,8 +52,8 @@ make_stub() { # name soname module...
   local c="$stubs/$name.c"
   : > "$c"
   for module in "$@"; do
-    grep -rhoE 'pub fn [A-Za-z_][A-Za-z0-9_]*\(' "$cudarc_src/src/$module" 2>/dev/null \
-      | sed -E 's/pub fn ([A-Za-z0-9_]+)\(/\1/' || true
+    grep -rhoE 'pub (unsafe )?fn [A-Za-z_][A-Za-z0-9_]*\(' "$cudarc_src/src/$module/sys" 2>/dev/null \
+      | sed -E 's/pub (unsafe )?fn ([A-Za-z0-9_]+)\(/\2/' || true
   done | grep -E '^(cu|nvrtc|curand|cublas)' | sort -u | sed 's/.*/void &(void) {}/' >> "$c"
   cc -shared -fPIC -o "$stubs/lib$name.so" -Wl,-soname,"$soname" "$c"
 }
