@@ -118,7 +118,7 @@ fn run_chunk(net: &Network, tokenizer: &Tokenizer, prompts: &[Vec<u32>], params:
     unique.dedup();
     let seqs: Vec<Vec<u32>> = unique.iter().map(|&p| prompts[p].clone()).collect();
     let batch = PaddedBatch::new(&seqs, PadSide::Left, tokenizer.pad_id(), &device)?;
-    let mut cache = KvCache::new(net.config().num_layers);
+    let mut cache = KvCache::with_capacity(net.config().num_layers, batch.width() + params.max_new_tokens);
     let input = StepInput { ids: &batch.ids, positions: &batch.positions, key_valid: &batch.valid };
     let hidden = net.hidden_states(&input, Some(&mut cache))?;
     let width = batch.width();

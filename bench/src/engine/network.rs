@@ -84,26 +84,37 @@ pub fn parameter_shape(config: &ModelConfig, name: &str) -> Option<Vec<usize>> {
     })
 }
 
-/// Per-layer key/value cache for incremental decoding.
+/// Per-layer key/value cache for incremental decoding (inference only: writes are in place and
+/// not recorded by autograd).
+///
+/// Keys and values live in buffers `[B, KVH, capacity, head_dim]` written with `slice_set`, so a
+/// decoding step copies only the new position instead of the whole cache; a full buffer doubles.
 #[derive(Debug, Clone, Default)]
 pub struct KvCache {
     layers: Vec<Option<(Tensor, Tensor)>>,
+    len: usize,
+    capacity: usize,
 }
 
 impl KvCache {
     /// An empty cache for `num_layers` layers.
     pub fn new(num_layers: usize) -> Self {
-        KvCache { layers: vec![None; num_layers] }
+        Self::with_capacity(num_layers, 0)
+    }
+
+    /// An empty cache that holds `capacity` positions before it has to grow.
+    pub fn with_capacity(num_layers: usize, capacity: usize) -> Self {
+        KvCache { layers: vec![None; num_layers], len: 0, capacity }
     }
 
     /// Number of cached positions (0 when empty).
     pub fn len(&self) -> usize {
-        self.layers.first().and_then(|l| l.as_ref()).map(|(k, _)| k.dims()[2]).unwrap_or(0)
+        self.len
     }
 
     /// True when nothing is cached.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
     }
 
     /// Keeps (and reorders or repeats) batch rows: row `i` of the result is row `rows[i]`.
@@ -113,6 +124,47 @@ impl KvCache {
             entry.1 = entry.1.index_select(rows, 0)?;
         }
         Ok(())
+    }
+
+    /// Appends `k`, `v` (`[B, KVH, T, hd]`) to layer `layer` and returns views of all cached
+    /// keys and values. Call [`KvCache::advance`] once all layers have appended.
+    fn append(&mut self, layer: usize, k: &Tensor, v: &Tensor) -> Result<(Tensor, Tensor)> {
+        let t = k.dim(2)?;
+        let needed = self.len + t;
+        let slot = &mut self.layers[layer];
+        let grow = |buf: &Tensor, cap: usize| -> Result<Tensor> {
+            let (b, h, _, d) = buf.dims4()?;
+            let new = Tensor::zeros((b, h, cap, d), buf.dtype(), buf.device())?;
+            if self.len > 0 {
+                new.slice_set(&buf.narrow(2, 0, self.len)?.contiguous()?, 2, 0)?;
+            }
+            Ok(new)
+        };
+        let (kb, vb) = match slot.take() {
+            Some((kb, vb)) if kb.dim(2)? >= needed => (kb, vb),
+            Some((kb, vb)) => {
+                let cap = needed.max(2 * kb.dim(2)?);
+                (grow(&kb, cap)?, grow(&vb, cap)?)
+            }
+            None => {
+                let cap = needed.max(self.capacity);
+                let (b, h, _, d) = k.dims4()?;
+                (
+                    Tensor::zeros((b, h, cap, d), k.dtype(), k.device())?,
+                    Tensor::zeros((b, h, cap, d), v.dtype(), v.device())?,
+                )
+            }
+        };
+        kb.slice_set(&k.contiguous()?, 2, self.len)?;
+        vb.slice_set(&v.contiguous()?, 2, self.len)?;
+        let views = (kb.narrow(2, 0, needed)?, vb.narrow(2, 0, needed)?);
+        *slot = Some((kb, vb));
+        Ok(views)
+    }
+
+    /// Records that `t` positions were appended to every layer.
+    fn advance(&mut self, t: usize) {
+        self.len += t;
     }
 }
 
@@ -246,18 +298,20 @@ impl Network {
         let mut x = self.embed.embedding(&input.ids.flatten_all()?)?.reshape((b, t, self.config.hidden_size))?;
         if let Some(cache) = cache.as_mut() {
             if cache.layers.len() != self.layers.len() {
-                cache.layers = vec![None; self.layers.len()];
+                **cache = KvCache::with_capacity(self.layers.len(), cache.capacity);
             }
         }
         for (i, layer) in self.layers.iter().enumerate() {
-            let slot = cache.as_mut().map(|c| &mut c.layers[i]);
             let h = candle_nn::ops::rms_norm_slow(&x, &layer.attn_norm, self.config.rms_norm_eps as f32)?;
-            let h = self.attention(layer, &h, &cos, &sin, &mask, slot)?;
+            let h = self.attention(layer, &h, &cos, &sin, &mask, cache.as_mut().map(|c| (&mut **c, i)))?;
             x = (x + h)?;
             let h = candle_nn::ops::rms_norm_slow(&x, &layer.mlp_norm, self.config.rms_norm_eps as f32)?;
             let gate = linear(&h, &layer.w_gate, None)?.silu()?;
             let up = linear(&h, &layer.w_up, None)?;
             x = (x + linear(&(gate * up)?, &layer.w_down, None)?)?;
+        }
+        if let Some(cache) = cache {
+            cache.advance(t);
         }
         Ok(candle_nn::ops::rms_norm_slow(&x, &self.norm, self.config.rms_norm_eps as f32)?)
     }
@@ -274,7 +328,7 @@ impl Network {
         cos: &Tensor,
         sin: &Tensor,
         mask: &Tensor,
-        cache: Option<&mut Option<(Tensor, Tensor)>>,
+        cache: Option<(&mut KvCache, usize)>,
     ) -> Result<Tensor> {
         let c = &self.config;
         let (b, t, _) = x.dims3()?;
@@ -286,14 +340,7 @@ impl Network {
         let k = rope(&heads(linear(x, &layer.wk, layer.bk.as_ref())?, kvh)?)?;
         let v = heads(linear(x, &layer.wv, layer.bv.as_ref())?, kvh)?.contiguous()?;
         let (k, v) = match cache {
-            Some(slot) => {
-                let (k, v) = match slot.take() {
-                    Some((pk, pv)) => (Tensor::cat(&[&pk, &k], 2)?, Tensor::cat(&[&pv, &v], 2)?),
-                    None => (k, v),
-                };
-                *slot = Some((k.clone(), v.clone()));
-                (k, v)
-            }
+            Some((cache, index)) => cache.append(index, &k, &v)?,
             None => (k, v),
         };
         let s = k.dim(2)?;
