@@ -165,7 +165,7 @@ fn seeds_make_samples_reproducible_per_prompt_and_sample_index() {
     let again = engine.generate_ids(&[a.clone(), b.clone()], &params).unwrap();
     assert_eq!(both, again, "same seed, same output");
     // A resumed run that asks only for `b` draws the same samples for it.
-    let only_b = engine.generate_ids(&[b.clone()], &params).unwrap();
+    let only_b = engine.generate_ids(std::slice::from_ref(&b), &params).unwrap();
     assert_eq!(only_b[0], both[1]);
     // Samples of one prompt differ from each other, and another seed changes them.
     assert_ne!(both[0][0].token_ids, both[0][1].token_ids);
@@ -191,7 +191,7 @@ fn greedy_is_deterministic_and_independent_of_batching() {
 fn stop_strings_cut_the_text_and_end_the_completion() {
     let engine = tiny_engine(Arch::Llama, 4);
     let prompt = vec![65u32, 66, 67];
-    let free = engine.generate_ids(&[prompt.clone()], &SamplingParams::greedy(24)).unwrap().remove(0).remove(0);
+    let free = engine.generate_ids(std::slice::from_ref(&prompt), &SamplingParams::greedy(24)).unwrap().remove(0).remove(0);
     let text = free.text.clone();
     let chars: Vec<char> = text.chars().collect();
     assert!(chars.len() >= 10, "tiny model text too short: {text:?}");

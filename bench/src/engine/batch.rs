@@ -47,11 +47,11 @@ impl PaddedBatch {
             let pad = width - seq.len();
             let (row, row_valid): (Vec<u32>, Vec<bool>) = match side {
                 PadSide::Left => (
-                    std::iter::repeat(pad_id).take(pad).chain(seq.iter().copied()).collect(),
+                    std::iter::repeat_n(pad_id, pad).chain(seq.iter().copied()).collect(),
                     (0..width).map(|t| t >= pad).collect(),
                 ),
                 PadSide::Right => (
-                    seq.iter().copied().chain(std::iter::repeat(pad_id).take(pad)).collect(),
+                    seq.iter().copied().chain(std::iter::repeat_n(pad_id, pad)).collect(),
                     (0..width).map(|t| t < seq.len()).collect(),
                 ),
             };

@@ -82,13 +82,13 @@ impl ModelConfig {
         if self.vocab_size == 0 || self.hidden_size == 0 || self.num_layers == 0 || self.num_heads == 0 {
             return bad(format!("config has a zero size: {self:?}"));
         }
-        if self.num_kv_heads == 0 || self.num_heads % self.num_kv_heads != 0 {
+        if self.num_kv_heads == 0 || !self.num_heads.is_multiple_of(self.num_kv_heads) {
             return bad(format!(
                 "num_heads ({}) must be a multiple of num_kv_heads ({})",
                 self.num_heads, self.num_kv_heads
             ));
         }
-        if self.head_dim == 0 || self.head_dim % 2 != 0 {
+        if self.head_dim == 0 || !self.head_dim.is_multiple_of(2) {
             return bad(format!("head_dim ({}) must be even and positive", self.head_dim));
         }
         Ok(())
