@@ -289,7 +289,8 @@ impl Network {
     }
 
     /// Final hidden states `[B, T, D]` (after the last norm). With a cache, new keys and values
-    /// are appended to it and attention covers cached plus new positions.
+    /// are appended to it and attention covers cached plus new positions; the cache is for
+    /// inference (use it with [`Network::detached`] weights: its writes are not differentiable).
     pub fn hidden_states(&self, input: &StepInput<'_>, mut cache: Option<&mut KvCache>) -> Result<Tensor> {
         let (b, t) = input.ids.dims2()?;
         let offset = cache.as_ref().map(|c| c.len()).unwrap_or(0);
