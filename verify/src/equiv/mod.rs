@@ -15,6 +15,7 @@
 //! [`Verdict::Limit`], never a guess.
 
 pub mod eval;
+mod fast;
 pub mod number;
 mod relation;
 mod roots;

@@ -4,7 +4,7 @@
 
 use super::eval::{fnv1a, rat_to_bf, splitmix64, Cf, EvalErr, Evaluator, Value, PREC};
 use super::number::{effective_decimals, rounds_to, significant_digits};
-use super::{Cmp, Cx, Res};
+use super::{fast, Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, Func, Number};
 use crate::limits::LimitKind;
 use astro_float::{BigFloat, RoundingMode};
@@ -422,6 +422,11 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
         cx.budget.charge(1)?;
         let index = if integer { INTEGER_POINTS + k } else { k };
         let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, index))).collect();
+        // A clear disagreement in double precision is a disagreement at 256 bits too (the screen
+        // says "don't know" wherever the high-precision evaluation could branch differently).
+        if fast::differ_at(g, p, &env, tol) {
+            return Ok(Cmp::new(false, "random_points"));
+        }
         let (gv, pv, cap) = match eval_pair(g, p, cx, &env, PREC) {
             Ok(v) => v,
             Err(EvalErr::Limit(k)) => return Err(k),
