@@ -68,6 +68,40 @@ pub struct Evaluator<'a> {
     /// Set when an exact computation hit a cap and was approximated.
     pub capped: Option<LimitKind>,
     depth: usize,
+    /// Results of the costly float functions already computed by this evaluator (one point, both
+    /// sides: `e^{-t}` written four times is computed once).
+    memo: Vec<MemoEntry>,
+}
+
+/// A memoised float function.
+#[derive(Clone, Debug, PartialEq)]
+enum Op {
+    Exp,
+    Ln,
+    Pow,
+    Func(Func),
+}
+
+#[derive(Debug)]
+struct MemoEntry {
+    op: Op,
+    arg: Value,
+    arg2: Option<Value>,
+    result: Value,
+}
+
+/// Largest number of memoised results per evaluator.
+const MEMO_CAP: usize = 32;
+
+/// The same number (same exactness, same value; float precision is not compared).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Exact(x), Value::Exact(y)) => x == y,
+        (Value::Approx(x), Value::Approx(y)) => {
+            x.re.cmp(&y.re) == Some(0) && x.im.cmp(&y.im) == Some(0)
+        }
+        _ => false,
+    }
 }
 
 fn bf_zero(p: usize) -> BigFloat {
@@ -193,6 +227,13 @@ impl Cf {
         let s = self.re.mul(&self.re, p, RM).add(&self.im.mul(&self.im, p, RM), p, RM);
         s.sqrt(p, RM)
     }
+    /// `|z|^2`.
+    pub fn norm_sqr(&self, p: usize) -> BigFloat {
+        if self.im.is_zero() {
+            return self.re.mul(&self.re, p, RM);
+        }
+        self.re.mul(&self.re, p, RM).add(&self.im.mul(&self.im, p, RM), p, RM)
+    }
     fn add(&self, o: &Cf, p: usize) -> Cf {
         Cf { re: self.re.add(&o.re, p, RM), im: self.im.add(&o.im, p, RM) }
     }
@@ -261,7 +302,26 @@ impl Value {
 impl<'a> Evaluator<'a> {
     /// A new evaluator. `cc` is the lazily created astro-float constants cache.
     pub fn new(prec: usize, budget: &'a mut Budget, cc: &'a mut Option<Consts>, env: &'a Env) -> Self {
-        Evaluator { prec, budget, cc, env, capped: None, depth: 0 }
+        Evaluator { prec, budget, cc, env, capped: None, depth: 0, memo: Vec::new() }
+    }
+
+    fn memo_get(&mut self, op: &Op, arg: &Value, arg2: Option<&Value>) -> Option<Value> {
+        let hit = self.memo.iter().find(|m| {
+            m.op == *op
+                && same_value(&m.arg, arg)
+                && match (&m.arg2, arg2) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => same_value(a, b),
+                    _ => false,
+                }
+        });
+        hit.map(|m| m.result.clone())
+    }
+
+    fn memo_put(&mut self, op: Op, arg: Value, arg2: Option<Value>, result: &Value) {
+        if self.memo.len() < MEMO_CAP {
+            self.memo.push(MemoEntry { op, arg, arg2, result: result.clone() });
+        }
     }
 
     fn consts(&mut self) -> R<&mut Consts> {
@@ -324,6 +384,18 @@ impl<'a> Evaluator<'a> {
                 self.div(x, y)
             }
             Expr::Pow(b, x) => {
+                if let Expr::Const(Constant::E) = **b {
+                    // e^x: the exponential directly (astro-float's general power goes through a
+                    // logarithm and costs three times as much). Integer exponents keep the
+                    // repeated-multiplication path below.
+                    let xv = self.eval(x)?;
+                    let integer = xv.exact().is_some_and(|q| q.is_real() && q.re.is_integer());
+                    if !integer {
+                        return self.exp_of(xv);
+                    }
+                    let bv = self.eval(b)?;
+                    return self.pow(bv, xv);
+                }
                 let bv = self.eval(b)?;
                 let xv = self.eval(x)?;
                 self.pow(bv, xv)
@@ -524,6 +596,16 @@ impl<'a> Evaluator<'a> {
 
     /// `b^x = exp(x ln b)` (principal branch).
     fn general_pow(&mut self, b: Value, x: Value) -> R<Value> {
+        if let Some(r) = self.memo_get(&Op::Pow, &b, Some(&x)) {
+            self.budget.charge(1)?;
+            return Ok(r);
+        }
+        let r = self.general_pow_uncached(&b, &x)?;
+        self.memo_put(Op::Pow, b, Some(x), &r);
+        Ok(r)
+    }
+
+    fn general_pow_uncached(&mut self, b: &Value, x: &Value) -> R<Value> {
         let p = self.prec;
         self.charge_float(192)?;
         let z = b.to_cf(p);
@@ -534,8 +616,10 @@ impl<'a> Evaluator<'a> {
         let w = x.to_cf(p);
         // |b^x| <= 2^(|e_b| |x|): refuse results whose binary exponent could leave the float range
         // (`2^{10^{10}}`) before computing them.
-        let eb = f64::from(z.modulus(p).exponent().unwrap_or(0).unsigned_abs().max(1));
-        let wm = bf_to_f64(&w.modulus(p));
+        // The binary exponent of |b|, from |b|^2 (astro-float square roots are slow).
+        let e2 = z.norm_sqr(p).exponent().unwrap_or(0);
+        let eb = f64::from((e2 + 1).div_euclid(2).unsigned_abs().max(1));
+        let wm = bf_to_f64(&w.re).hypot(bf_to_f64(&w.im));
         let bound = eb * wm;
         if bound.is_nan() || bound >= 1e9 {
             return Err(EvalErr::Limit(LimitKind::ExponentTooLarge));
@@ -612,7 +696,29 @@ impl<'a> Evaluator<'a> {
         self.exp_cf(&l.mul(&inv, p))
     }
 
+    /// `e^x` for a non-integer exponent, with the bound of [`Self::general_pow`] on the result.
+    fn exp_of(&mut self, x: Value) -> R<Value> {
+        let w = x.to_cf(self.prec);
+        // general_pow refuses 2^(|exponent of e| |x|) >= 2^(10^9), and the exponent of e is 2.
+        let wm = bf_to_f64(&w.re).hypot(bf_to_f64(&w.im));
+        if wm.is_nan() || 2.0 * wm >= 1e9 {
+            return Err(EvalErr::Limit(LimitKind::ExponentTooLarge));
+        }
+        self.exp_cf(&w)
+    }
+
     fn exp_cf(&mut self, w: &Cf) -> R<Value> {
+        let key = Value::Approx(w.clone());
+        if let Some(v) = self.memo_get(&Op::Exp, &key, None) {
+            self.budget.charge(1)?;
+            return Ok(v);
+        }
+        let r = self.exp_cf_uncached(w)?;
+        self.memo_put(Op::Exp, key, None, &r);
+        Ok(r)
+    }
+
+    fn exp_cf_uncached(&mut self, w: &Cf) -> R<Value> {
         let p = self.prec;
         self.charge_float(192)?;
         let cc = self.consts()?;
@@ -627,7 +733,6 @@ impl<'a> Evaluator<'a> {
 
     /// Principal natural logarithm.
     fn ln(&mut self, v: Value) -> R<Value> {
-        let p = self.prec;
         if let Value::Exact(q) = &v {
             if q.is_zero() {
                 return Err(EvalErr::Undefined);
@@ -636,6 +741,17 @@ impl<'a> Evaluator<'a> {
                 return Ok(Value::Exact(Q::int(0)));
             }
         }
+        if let Some(r) = self.memo_get(&Op::Ln, &v, None) {
+            self.budget.charge(1)?;
+            return Ok(r);
+        }
+        let r = self.ln_uncached(&v)?;
+        self.memo_put(Op::Ln, v, None, &r);
+        Ok(r)
+    }
+
+    fn ln_uncached(&mut self, v: &Value) -> R<Value> {
+        let p = self.prec;
         self.charge_float(192)?;
         let z = v.to_cf(p);
         if z.is_zero() {
@@ -645,10 +761,11 @@ impl<'a> Evaluator<'a> {
             let cc = self.consts()?;
             return Ok(Value::Approx(Cf::real(check(z.re.ln(p, RM, cc))?, p)));
         }
-        let m = z.modulus(p);
+        let m2 = z.norm_sqr(p);
         let arg = self.atan2(&z.im, &z.re)?;
         let cc = self.consts()?;
-        let lm = check(m.ln(p, RM, cc))?;
+        // ln|z| = ln(|z|^2) / 2, without a square root.
+        let lm = check(m2.ln(p, RM, cc))?.div(&BigFloat::from_word(2, p), p, RM);
         Ok(Value::Approx(Cf { re: lm, im: arg }))
     }
 
@@ -744,8 +861,21 @@ impl<'a> Evaluator<'a> {
                 _ => {}
             }
         }
+        let op = Op::Func(f.clone());
+        if let Some(r) = self.memo_get(&op, &v, None) {
+            self.budget.charge(1)?;
+            return Ok(r);
+        }
+        let r = self.float_func(f, &v)?;
+        self.memo_put(op, v, None, &r);
+        Ok(r)
+    }
+
+    /// The trigonometric and hyperbolic functions and their inverses, of a real argument.
+    fn float_func(&mut self, f: &Func, v: &Value) -> R<Value> {
+        let p = self.prec;
         self.charge_float(256)?;
-        let x = self.real_arg(&v)?;
+        let x = self.real_arg(v)?;
         let one = BigFloat::from_word(1, p);
         let recip = |y: BigFloat| -> R<BigFloat> {
             if y.is_zero() {

@@ -345,18 +345,19 @@ fn sq_mod(re: &BigRational, im: &BigRational) -> BigRational {
     re * re + im * im
 }
 
-/// Relative closeness of complex floats.
+/// Relative closeness of complex floats, `|x - y| <= tol * max(|x|, |y|)`, compared squared (no
+/// square roots: astro-float's are slow).
 pub fn cf_close(x: &Cf, y: &Cf, tol: f64) -> bool {
-    let d = x.sub(y, PREC).modulus(PREC);
-    if d.is_zero() {
+    let d2 = x.sub(y, PREC).norm_sqr(PREC);
+    if d2.is_zero() {
         return true;
     }
-    let mx = x.modulus(PREC);
-    let my = y.modulus(PREC);
-    let m = if mx.cmp(&my).is_some_and(|o| o >= 0) { mx } else { my };
+    let mx = x.norm_sqr(PREC);
+    let my = y.norm_sqr(PREC);
+    let m2 = if mx.cmp(&my).is_some_and(|o| o >= 0) { mx } else { my };
     let t = BigFloat::from_f64(tol, PREC);
-    let bound = t.mul(&m, PREC, RM);
-    d.cmp(&bound).is_some_and(|o| o <= 0)
+    let bound = t.mul(&t, PREC, RM).mul(&m2, PREC, RM);
+    d2.cmp(&bound).is_some_and(|o| o <= 0)
 }
 
 /// The difference is tiny in absolute terms (below 2^-100 relative to max(1, |a|, |b|)), so it
@@ -366,16 +367,16 @@ fn near_zero_difference(a: &Value, b: &Value) -> bool {
         return false;
     }
     let (x, y) = (a.to_cf(PREC), b.to_cf(PREC));
-    let d = x.sub(&y, PREC).modulus(PREC);
+    let d2 = x.sub(&y, PREC).norm_sqr(PREC);
     let one = BigFloat::from_word(1, PREC);
-    let mx = x.modulus(PREC);
-    let my = y.modulus(PREC);
-    let mut m = if mx.cmp(&my).is_some_and(|o| o >= 0) { mx } else { my };
-    if m.cmp(&one).is_some_and(|o| o < 0) {
-        m = one;
+    let mx = x.norm_sqr(PREC);
+    let my = y.norm_sqr(PREC);
+    let mut m2 = if mx.cmp(&my).is_some_and(|o| o >= 0) { mx } else { my };
+    if m2.cmp(&one).is_some_and(|o| o < 0) {
+        m2 = one;
     }
-    let eps = BigFloat::from_f64(2f64.powi(-100), PREC).mul(&m, PREC, RM);
-    d.cmp(&eps).is_some_and(|o| o <= 0)
+    let eps2 = BigFloat::from_f64(2f64.powi(-200), PREC).mul(&m2, PREC, RM);
+    d2.cmp(&eps2).is_some_and(|o| o <= 0)
 }
 
 /// A true zero difference shrinks with the precision (from about 2^-256 to 2^-1024); a tiny
