@@ -203,8 +203,23 @@ pub fn pow10(d: u32, b: &Budget) -> Result<BigRational, LimitKind> {
 /// `d` decimals).
 pub fn rounds_to(x: &BigRational, d: u32, target: &BigRational, b: &Budget) -> Result<bool, LimitKind> {
     let scale = pow10(d, b)?;
-    let y = x * &scale;
     let m = target * &scale;
+    if m.is_integer() {
+        // Integers only (no gcd reductions): compare 2 p 10^d with (2m -+ 1) q for x = p/q, q > 0.
+        let m = m.to_integer();
+        let y2 = x.numer() * scale.numer() * 2;
+        let q = x.denom();
+        let lo = (&m * 2 - 1) * q;
+        let hi = (&m * 2 + 1) * q;
+        return Ok(if m.is_positive() {
+            lo <= y2 && y2 < hi
+        } else if m.is_negative() {
+            lo < y2 && y2 <= hi
+        } else {
+            lo < y2 && y2 < hi
+        });
+    }
+    let y = x * &scale;
     let half = BigRational::new(BigInt::one(), BigInt::from(2));
     let lo = &m - &half;
     let hi = &m + &half;
@@ -231,14 +246,17 @@ pub fn significant_digits(value: &BigRational, decimals: u32, b: &Budget) -> Res
 /// (`1.325e-27` has its last digit at 30 decimals). `None` if the value is not a decimal fraction.
 pub fn effective_decimals(value: &BigRational, d: u32) -> Option<u32> {
     let mut den = value.denom().clone();
-    let (two, five) = (BigInt::from(2), BigInt::from(5));
-    let (mut a, mut b) = (0u32, 0u32);
-    while (&den % &two).is_zero() {
-        den /= &two;
-        a += 1;
+    // Factors 2 by the trailing zero bits, factors 5 by 5^27 (the largest power in a u64) first.
+    let a = u32::try_from(den.trailing_zeros().unwrap_or(0)).ok()?;
+    den >>= a;
+    const FIVE_27: u64 = 7_450_580_596_923_828_125;
+    let mut b = 0u32;
+    while !den.is_one() && (&den % FIVE_27).is_zero() {
+        den /= FIVE_27;
+        b += 27;
     }
-    while (&den % &five).is_zero() {
-        den /= &five;
+    while !den.is_one() && (&den % 5u32).is_zero() {
+        den /= 5u32;
         b += 1;
     }
     if !den.is_one() {

@@ -3,14 +3,14 @@
 //! for expressions with free symbols.
 
 use super::eval::{fnv1a, rat_to_bf, splitmix64, Cf, EvalErr, Evaluator, Value, PREC};
-use super::number::{effective_decimals, rounds_to, significant_digits};
+use super::number::{effective_decimals, rounds_to, significant_digits, Q};
 use super::{fast, Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, Func, Number};
 use crate::limits::LimitKind;
 use astro_float::{BigFloat, RoundingMode};
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::Signed;
+use num_traits::{Signed, ToPrimitive};
 
 const RM: RoundingMode = RoundingMode::ToEven;
 /// Agreeing random points required for `Equal`.
@@ -332,6 +332,9 @@ pub fn values_close(a: &Value, b: &Value, tol: f64) -> bool {
         if tol < 1e-25 {
             return false;
         }
+        if let Some(close) = f64_close(x, y, tol) {
+            return close;
+        }
         let Some(t) = BigRational::from_float(tol) else { return false };
         let d2 = sq_mod(&(&x.re - &y.re), &(&x.im - &y.im));
         let m2 = std::cmp::max(sq_mod(&x.re, &x.im), sq_mod(&y.re, &y.im));
@@ -339,6 +342,28 @@ pub fn values_close(a: &Value, b: &Value, tol: f64) -> bool {
     }
     let (x, y) = (a.to_cf(PREC), b.to_cf(PREC));
     cf_close(&x, &y, tol)
+}
+
+/// The relative test on `f64` approximations when they decide it with a wide margin (exact
+/// rationals with hundreds of bits make the exact test slow: every operation reduces by a gcd).
+fn f64_close(x: &Q, y: &Q, tol: f64) -> Option<bool> {
+    let part = |q: &BigRational| q.to_f64().filter(|v| v.is_finite() && (*v == 0.0 || (1e-250..1e250).contains(&v.abs())));
+    let (xr, xi, yr, yi) = (part(&x.re)?, part(&x.im)?, part(&y.re)?, part(&y.im)?);
+    let m = xr.hypot(xi).max(yr.hypot(yi));
+    if m == 0.0 {
+        return None;
+    }
+    // Each conversion is within 2^-52 relative; the computed relative difference is then within
+    // about 1e-15 of the true one.
+    let rel = (xr - yr).hypot(xi - yi) / m;
+    let slack = 1e-13;
+    if rel > tol * 1.01 + slack {
+        Some(false)
+    } else if rel < tol * 0.99 - slack {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 fn sq_mod(re: &BigRational, im: &BigRational) -> BigRational {
