@@ -47,6 +47,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::write(dump, out)?;
     }
     let mut rows = Vec::with_capacity(items.len());
+    // Most budget steps one comparison used, and which item.
+    let mut max_steps = (0u64, 0usize);
     let (mut total, mut gold_t, mut resp_t, mut eq_t) = (Duration::ZERO, Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for (k, (gold, resp)) in items.iter().enumerate() {
         let t = fastest(runs, || score(resp, gold, &cfg));
@@ -55,10 +57,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let answer = extract(resp, &ExtractOptions::default());
         let r = fastest(runs, || extract(resp, &ExtractOptions::default()).map(|a| parse(&a.text, &cfg.limits)));
         let e = match (&prepared.parsed, answer.map(|a| parse(&a.text, &cfg.limits))) {
-            (Ok(ge), Some(Ok(pe))) => fastest(runs, || {
+            (Ok(ge), Some(Ok(pe))) => {
                 let mut b = Budget::new(&cfg.limits);
-                equivalent(ge, &pe, &cfg.equiv, &mut b)
-            }),
+                equivalent(ge, &pe, &cfg.equiv, &mut b);
+                let used = cfg.limits.max_steps - b.steps_left();
+                if used > max_steps.0 {
+                    max_steps = (used, k);
+                }
+                fastest(runs, || {
+                    let mut b = Budget::new(&cfg.limits);
+                    equivalent(ge, &pe, &cfg.equiv, &mut b)
+                })
+            }
             _ => Duration::ZERO,
         };
         total += t;
@@ -81,6 +91,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         gold_t.as_secs_f64() * 1e3,
         resp_t.as_secs_f64() * 1e3,
         eq_t.as_secs_f64() * 1e3
+    );
+    println!(
+        "  most steps used by one comparison: {} of {} (gold `{}`)",
+        max_steps.0,
+        cfg.limits.max_steps,
+        items[max_steps.1].0.chars().take(60).collect::<String>()
     );
     let mut lat: Vec<Duration> = rows.iter().map(|r| r.0).collect();
     lat.sort_unstable();

@@ -15,6 +15,34 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
+/// Step charges of float operations at 256 bits, proportional to their measured cost (astro-float
+/// 0.9, release build): about 20 steps per microsecond, so that the default budget of 200,000
+/// steps stops a comparison after roughly 10 ms.
+mod cost {
+    /// Complex addition.
+    pub const ADD: u64 = 8;
+    /// Complex multiplication.
+    pub const MUL: u64 = 20;
+    /// Complex division.
+    pub const DIV: u64 = 30;
+    /// Base of an exact rational operation (plus its size in 32-bit words).
+    pub const EXACT: u64 = 4;
+    /// `exp` (~65 us).
+    pub const EXP: u64 = 1300;
+    /// `ln` of a positive real (~130 us); a complex one adds an `atan`.
+    pub const LN: u64 = 2600;
+    /// `atan`, `asin`, `acos` (~120 us).
+    pub const INV_TRIG: u64 = 2400;
+    /// `sin`, `cos`, `tan` (~50 us).
+    pub const TRIG: u64 = 1000;
+    /// `sinh`, `cosh`, `tanh` (an `exp` and a few operations).
+    pub const HYP: u64 = 1500;
+    /// astro-float's real power (`ln` and `exp`, ~210 us).
+    pub const POW: u64 = 4300;
+    /// A square root or an integer root (~20 us).
+    pub const ROOT: u64 = 400;
+}
+
 /// Default working precision in bits.
 pub const PREC: usize = 256;
 const RM: RoundingMode = RoundingMode::ToEven;
@@ -461,10 +489,18 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// Charge a float operation, scaled by the working precision (256 bits = 1x).
+    /// Charge a float operation, scaled by the working precision (256 bits = 1x; astro-float's
+    /// functions at 1024 bits cost about 3 to 4 times as much as at 256).
     fn charge_float(&mut self, steps: u64) -> Result<(), LimitKind> {
         let scale = (self.prec / PREC).max(1) as u64;
-        self.budget.charge(steps * scale * scale)
+        self.budget.charge(steps * scale)
+    }
+
+    /// Charge an exact operation on `a` and `b` by the size of the numbers (gcd reductions grow
+    /// with it).
+    fn charge_exact(&mut self, a: &Q, b: &Q) -> Result<(), LimitKind> {
+        let bits = number::bits(&a.re) + number::bits(&a.im) + number::bits(&b.re) + number::bits(&b.im);
+        self.budget.charge(cost::EXACT + bits / 32)
     }
 
     fn note_cap(&mut self, k: LimitKind) {
@@ -482,18 +518,20 @@ impl<'a> Evaluator<'a> {
 
     fn add(&mut self, a: Value, b: Value) -> R<Value> {
         if let (Value::Exact(x), Value::Exact(y)) = (&a, &b) {
+            self.charge_exact(x, y)?;
             match x.add(y, self.budget) {
                 Ok(q) => return Ok(Value::Exact(q)),
                 Err(k) => self.note_cap(k),
             }
         }
-        self.charge_float(4)?;
+        self.charge_float(cost::ADD)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).add(&b.to_cf(p), p).checked()?))
     }
 
     fn mul(&mut self, a: Value, b: Value) -> R<Value> {
         if let (Value::Exact(x), Value::Exact(y)) = (&a, &b) {
+            self.charge_exact(x, y)?;
             match x.mul(y, self.budget) {
                 Ok(q) => return Ok(Value::Exact(q)),
                 Err(k) => self.note_cap(k),
@@ -503,7 +541,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) || b.exact().is_some_and(Q::is_zero) {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.charge_float(4)?;
+        self.charge_float(cost::MUL)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).mul(&b.to_cf(p), p).checked()?))
     }
@@ -515,6 +553,7 @@ impl<'a> Evaluator<'a> {
 
     fn div(&mut self, a: Value, b: Value) -> R<Value> {
         if let (Value::Exact(x), Value::Exact(y)) = (&a, &b) {
+            self.charge_exact(x, y)?;
             match x.div(y, self.budget) {
                 Ok(Some(q)) => return Ok(Value::Exact(q)),
                 Ok(None) => return Err(EvalErr::Undefined),
@@ -524,7 +563,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) && !b.to_cf(64).is_zero() {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.charge_float(8)?;
+        self.charge_float(cost::DIV)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).div(&b.to_cf(p), p)?.checked()?))
     }
@@ -536,7 +575,7 @@ impl<'a> Evaluator<'a> {
         let mut sq = z.clone();
         let mut k = n;
         while k > 0 {
-            self.charge_float(4)?;
+            self.charge_float(2 * cost::MUL)?;
             if k & 1 == 1 {
                 result = result.mul(&sq, p).checked()?;
             }
@@ -607,7 +646,7 @@ impl<'a> Evaluator<'a> {
 
     fn general_pow_uncached(&mut self, b: &Value, x: &Value) -> R<Value> {
         let p = self.prec;
-        self.charge_float(192)?;
+        self.charge_float(cost::MUL)?;
         let z = b.to_cf(p);
         if z.is_zero() {
             let w = x.to_cf(p);
@@ -625,6 +664,7 @@ impl<'a> Evaluator<'a> {
             return Err(EvalErr::Limit(LimitKind::ExponentTooLarge));
         }
         if z.is_real() && z.re.is_positive() && w.is_real() {
+            self.charge_float(cost::POW)?;
             let cc = self.consts()?;
             let r = check(z.re.pow(&w.re, p, RM, cc))?;
             return Ok(Value::Approx(Cf::real(r, p)));
@@ -658,7 +698,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        self.charge_float(64)?;
+        self.charge_float(cost::ROOT)?;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Ok(Value::Exact(Q::int(0)));
@@ -677,6 +717,7 @@ impl<'a> Evaluator<'a> {
                     Some(r) => check(r)?,
                     None if n == 2 => check(a.sqrt(p, RM))?,
                     None => {
+                        self.charge_float(cost::POW)?;
                         let inv = BigFloat::from_word(1, p).div(&BigFloat::from_word(n, p), p, RM);
                         let cc = self.consts()?;
                         check(a.pow(&inv, p, RM, cc))?
@@ -720,7 +761,7 @@ impl<'a> Evaluator<'a> {
 
     fn exp_cf_uncached(&mut self, w: &Cf) -> R<Value> {
         let p = self.prec;
-        self.charge_float(192)?;
+        self.charge_float(if w.im.is_zero() { cost::EXP } else { cost::EXP + 2 * cost::TRIG })?;
         let cc = self.consts()?;
         let m = check(w.re.exp(p, RM, cc))?;
         if w.im.is_zero() {
@@ -752,7 +793,7 @@ impl<'a> Evaluator<'a> {
 
     fn ln_uncached(&mut self, v: &Value) -> R<Value> {
         let p = self.prec;
-        self.charge_float(192)?;
+        self.charge_float(cost::LN)?;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Err(EvalErr::Undefined);
@@ -761,6 +802,7 @@ impl<'a> Evaluator<'a> {
             let cc = self.consts()?;
             return Ok(Value::Approx(Cf::real(check(z.re.ln(p, RM, cc))?, p)));
         }
+        self.charge_float(cost::INV_TRIG)?;
         let m2 = z.norm_sqr(p);
         let arg = self.atan2(&z.im, &z.re)?;
         let cc = self.consts()?;
@@ -874,7 +916,11 @@ impl<'a> Evaluator<'a> {
     /// The trigonometric and hyperbolic functions and their inverses, of a real argument.
     fn float_func(&mut self, f: &Func, v: &Value) -> R<Value> {
         let p = self.prec;
-        self.charge_float(256)?;
+        self.charge_float(match f {
+            Func::Sin | Func::Cos | Func::Tan | Func::Cot | Func::Sec | Func::Csc => cost::TRIG,
+            Func::Sinh | Func::Cosh | Func::Tanh | Func::Coth => cost::HYP,
+            _ => cost::INV_TRIG,
+        })?;
         let x = self.real_arg(v)?;
         let one = BigFloat::from_word(1, p);
         let recip = |y: BigFloat| -> R<BigFloat> {

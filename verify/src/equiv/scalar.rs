@@ -142,6 +142,8 @@ fn to_radians(a: &Expr) -> Expr {
 
 /// Compare two scalars (`gold` first).
 pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+    // The traversals below (summaries, symbols, decimal information) cost about a microsecond.
+    cx.budget.charge(20)?;
     let (gi, pi) = (infinity_sign(g), infinity_sign(p));
     if gi.is_some() || pi.is_some() {
         return Ok(Cmp::new(gi == pi, "infinity"));
@@ -445,12 +447,15 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
         if agree >= needed {
             break;
         }
-        cx.budget.charge(1)?;
+        // Setting up a point (its rationals, the symbol table) costs about a microsecond a symbol.
+        cx.budget.charge(4 + 20 * syms.len() as u64)?;
         let index = if integer { INTEGER_POINTS + k } else { k };
         let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, index))).collect();
         // A clear disagreement in double precision is a disagreement at 256 bits too (the screen
         // says "don't know" wherever the high-precision evaluation could branch differently).
-        if fast::differ_at(g, p, &env, tol) {
+        let (differ, nodes) = fast::differ_at(g, p, &env, tol);
+        cx.budget.charge(nodes)?;
+        if differ {
             return Ok(Cmp::new(false, "random_points"));
         }
         let (gv, pv, cap) = match eval_pair(g, p, cx, &env, PREC) {
