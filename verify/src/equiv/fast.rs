@@ -483,6 +483,17 @@ pub fn differ_at(g: &Expr, p: &Expr, env: &[(String, BigRational)], tol: f64) ->
     (differ, s.nodes)
 }
 
+/// The ratio `a / b` at `env` when both sides and the quotient are certainly defined there,
+/// with the number of nodes evaluated.
+pub fn ratio_at(a: &Expr, b: &Expr, env: &[(String, BigRational)]) -> (Option<Ball>, u64) {
+    let mut s = Screen::new(env);
+    let r = match (s.eval(a), s.eval(b)) {
+        (Some(x), Some(y)) => div(x, y),
+        _ => None,
+    };
+    (r, s.nodes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
