@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 /// Static caps. The defaults are generous for real answers and small enough that the worst case
 /// stays in milliseconds.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
     /// Largest model response accepted by extraction (bytes).
     pub max_response_bytes: usize,
