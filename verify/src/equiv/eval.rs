@@ -7,6 +7,7 @@
 //! an integer cap, the value is approximated instead and [`Evaluator::capped`] records the cap, so
 //! that the caller never reports `Equal` on the strength of an approximation of a huge number.
 
+use super::elementary;
 use super::number::{self, Q};
 use crate::ast::{Constant, Expr, Func};
 use crate::limits::{Budget, LimitKind};
@@ -27,13 +28,13 @@ mod cost {
     pub const DIV: u64 = 30;
     /// Base of an exact rational operation (plus its size in 32-bit words).
     pub const EXACT: u64 = 4;
-    /// `exp` (~65 us).
-    pub const EXP: u64 = 1300;
+    /// `exp` (~20-40 us with [`super::elementary::exp`]; astro-float's own takes ~65 us).
+    pub const EXP: u64 = 800;
     /// `ln` of a positive real (~130 us); a complex one adds an `atan`.
     pub const LN: u64 = 2600;
     /// `atan`, `asin`, `acos` (~120 us).
     pub const INV_TRIG: u64 = 2400;
-    /// `sin`, `cos`, `tan` (~50 us).
+    /// `sin`, `cos`, `tan` (~25-50 us for both with [`super::elementary::cos_sin`]).
     pub const TRIG: u64 = 1000;
     /// `sinh`, `cosh`, `tanh` (an `exp` and a few operations).
     pub const HYP: u64 = 1500;
@@ -105,6 +106,8 @@ pub struct Evaluator<'a> {
 #[derive(Clone, Debug, PartialEq)]
 enum Op {
     Exp,
+    /// `(cos x, sin x)` of a real `x`, kept as the complex number `cos x + i sin x`.
+    CosSin,
     Ln,
     Pow,
     Func(Func),
@@ -762,14 +765,43 @@ impl<'a> Evaluator<'a> {
     fn exp_cf_uncached(&mut self, w: &Cf) -> R<Value> {
         let p = self.prec;
         self.charge_float(if w.im.is_zero() { cost::EXP } else { cost::EXP + 2 * cost::TRIG })?;
-        let cc = self.consts()?;
-        let m = check(w.re.exp(p, RM, cc))?;
+        let m = match elementary::exp(&w.re, p) {
+            Some(m) => m,
+            None => {
+                let cc = self.consts()?;
+                check(w.re.exp(p, RM, cc))?
+            }
+        };
         if w.im.is_zero() {
             return Ok(Value::Approx(Cf::real(m, p)));
         }
-        let c = check(w.im.cos(p, RM, cc))?;
-        let s = check(w.im.sin(p, RM, cc))?;
+        let (c, s) = self.cos_sin(&w.im)?;
         Ok(Value::Approx(Cf { re: m.mul(&c, p, RM), im: m.mul(&s, p, RM) }))
+    }
+
+    /// `(cos x, sin x)`, by [`elementary::cos_sin`] where it applies.
+    fn cos_sin(&mut self, x: &BigFloat) -> R<(BigFloat, BigFloat)> {
+        let key = Value::Approx(Cf::real(x.clone(), self.prec));
+        if let Some(Value::Approx(c)) = self.memo_get(&Op::CosSin, &key, None) {
+            return Ok((c.re, c.im));
+        }
+        let (c, s) = self.cos_sin_uncached(x)?;
+        self.memo_put(Op::CosSin, key, None, &Value::Approx(Cf { re: c.clone(), im: s.clone() }));
+        Ok((c, s))
+    }
+
+    fn cos_sin_uncached(&mut self, x: &BigFloat) -> R<(BigFloat, BigFloat)> {
+        let p = self.prec;
+        let cc = self.consts()?;
+        if p <= elementary::MAX_PREC {
+            let pi = cc.pi(p + 64, RM);
+            if let Some(cs) = elementary::cos_sin(x, p, &pi) {
+                return Ok(cs);
+            }
+        }
+        let c = check(x.cos(p, RM, cc))?;
+        let s = check(x.sin(p, RM, cc))?;
+        Ok((c, s))
     }
 
     /// Principal natural logarithm.
@@ -930,16 +962,32 @@ impl<'a> Evaluator<'a> {
                 Ok(one.div(&y, p, RM))
             }
         };
+        if matches!(f, Func::Sin | Func::Cos | Func::Tan | Func::Cot | Func::Sec | Func::Csc) {
+            let (c, s) = self.cos_sin(&x)?;
+            let r = match f {
+                Func::Sin => s,
+                Func::Cos => c,
+                Func::Tan => {
+                    if c.is_zero() {
+                        return Err(EvalErr::Undefined);
+                    }
+                    s.div(&c, p, RM)
+                }
+                Func::Cot => {
+                    if s.is_zero() {
+                        return Err(EvalErr::Undefined);
+                    }
+                    c.div(&s, p, RM)
+                }
+                Func::Sec => recip(c)?,
+                _ => recip(s)?,
+            };
+            return Ok(Value::Approx(Cf::real(check(r)?, p)));
+        }
         let in_unit = |y: &BigFloat| y.abs().cmp(&one).is_some_and(|c| c <= 0);
         let pi = self.pi()?;
         let cc = self.consts()?;
         let r = match f {
-            Func::Sin => x.sin(p, RM, cc),
-            Func::Cos => x.cos(p, RM, cc),
-            Func::Tan => x.tan(p, RM, cc),
-            Func::Cot => recip(x.tan(p, RM, cc))?,
-            Func::Sec => recip(x.cos(p, RM, cc))?,
-            Func::Csc => recip(x.sin(p, RM, cc))?,
             Func::Arcsin | Func::Arccos => {
                 if !in_unit(&x) {
                     return Err(EvalErr::Undefined);

@@ -14,6 +14,7 @@
 //! stops a comparison that could otherwise have been `Equal`, the verdict is
 //! [`Verdict::Limit`], never a guess.
 
+mod elementary;
 pub mod eval;
 mod fast;
 pub mod number;
