@@ -102,7 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     lat.sort_unstable();
     let q = |p: f64| lat[((p * n).ceil() as usize).clamp(1, lat.len()) - 1];
     println!("  median {:.1} us, p99 {:.1} us, max {:.1} us", us(q(0.5)), us(q(0.99)), us(q(1.0)));
-    rows.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    rows.sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
     for (t, e, k) in rows.iter().take(show) {
         let (gold, resp) = &items[*k];
         let ext = extract(resp, &ExtractOptions::default()).map(|a| a.text).unwrap_or_default();

@@ -465,7 +465,8 @@ pub fn clearly_different(a: &Ball, b: &Ball, tol: f64) -> bool {
     let d = (a.re - b.re).hypot(a.im - b.im);
     let slack = SAFETY * (a.err + b.err) + 8.0 * U * (a.mag() + b.mag());
     let low = d - slack;
-    if !(low > 0.0) {
+    // NaN (from an infinite error bound) is not a difference.
+    if low.is_nan() || low <= 0.0 {
         return false;
     }
     let m = a.modulus().max(b.modulus()) + SAFETY * a.err.max(b.err);
