@@ -71,7 +71,8 @@ fn rounded(mut x: BigFloat, p: usize) -> BigFloat {
 /// `e^x` for a real `x` with `|x| <= 1000` at precision `p <= MAX_PREC` (`None` otherwise).
 pub fn exp(x: &BigFloat, p: usize) -> Option<BigFloat> {
     let xf = approx_f64(x);
-    if p > MAX_PREC || !xf.is_finite() || xf.abs() > 1000.0 || x.is_nan() {
+    // (Up to MAX_PREC + GUARD for the Newton steps of `ln`.)
+    if p > MAX_PREC + GUARD || !xf.is_finite() || xf.abs() > 1000.0 || x.is_nan() {
         return None;
     }
     let wp = p + GUARD;
@@ -90,6 +91,29 @@ pub fn exp(x: &BigFloat, p: usize) -> Option<BigFloat> {
         sum = sum.mul(&sum, wp, RM);
     }
     Some(rounded(sum, p))
+}
+
+/// `ln x` for a positive `x` in the `f64` range and not within 2^-20 of 1 (where the absolute
+/// accuracy of Newton's method would not be a relative one), at precision `p <= MAX_PREC`:
+/// two Halley steps `y += 2 (x - e^y) / (x + e^y)` from the `f64` logarithm (53 -> 159 -> 477
+/// correct bits).
+pub fn ln(x: &BigFloat, p: usize) -> Option<BigFloat> {
+    let xf = approx_f64(x);
+    if p > MAX_PREC || !xf.is_finite() || !(1e-300..1e300).contains(&xf) || (xf - 1.0).abs() < 1.0 / (1u64 << 20) as f64 {
+        return None;
+    }
+    let wp = p + GUARD;
+    let mut xw = x.clone();
+    let _ = xw.set_precision(wp, RM);
+    let mut y = BigFloat::from_f64(xf.ln(), wp);
+    for _ in 0..2 {
+        let ey = exp(&y, wp)?;
+        let num = xw.sub(&ey, wp, RM);
+        let den = xw.add(&ey, wp, RM);
+        let step = num.div(&den, wp, RM).mul(&BigFloat::from_word(2, wp), wp, RM);
+        y = y.add(&step, wp, RM);
+    }
+    Some(rounded(y, p))
 }
 
 /// `(cos x, sin x)` for a real `x` with `|x| <= 10^6` at precision `p <= MAX_PREC`; `pi` is `π`
@@ -172,6 +196,18 @@ mod tests {
             };
             assert!(agree(&c, &x.cos(p, RM, &mut cc), p), "cos({a}/3)");
             assert!(agree(&s, &x.sin(p, RM, &mut cc), p), "sin({a}/3)");
+            // ln of e^(a/3) (positive, spread over the range).
+            let y = x.exp(p, RM, &mut cc);
+            if let Some(l) = ln(&y, p) {
+                assert!(agree(&l, &y.ln(p, RM, &mut cc), p), "ln(e^({a}/3))");
+            }
         }
+        for v in [2.0, 3.0, 7.0, 10.0, 0.5, 1e-200, 1e200, 1.0001, 0.9999] {
+            let y = BigFloat::from_f64(v, p);
+            let l = ln(&y, p);
+            assert!(l.is_some_and(|l| agree(&l, &y.ln(p, RM, &mut cc), p)), "ln({v})");
+        }
+        // Near 1 the relative accuracy is left to astro-float.
+        assert!(ln(&BigFloat::from_f64(1.0 + 1e-9, p), p).is_none());
     }
 }

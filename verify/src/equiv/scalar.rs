@@ -142,8 +142,9 @@ fn to_radians(a: &Expr) -> Expr {
 
 /// Compare two scalars (`gold` first).
 pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
-    // The traversals below (summaries, symbols, decimal information) cost about a microsecond.
-    cx.budget.charge(20)?;
+    // The traversals below (summaries, symbols, decimal information, the point set-up) cost
+    // about two microseconds.
+    cx.budget.charge(40)?;
     let (gi, pi) = (infinity_sign(g), infinity_sign(p));
     if gi.is_some() || pi.is_some() {
         return Ok(Cmp::new(gi == pi, "infinity"));
