@@ -30,7 +30,7 @@ pub struct Limits {
     pub max_factorial: u64,
     /// Steps of the cooperative budget per verifier call. Charges follow measured cost (about 20
     /// steps per microsecond of a release build: a transcendental function at 256 bits costs
-    /// 500 to 2,600 steps), so the default 200,000 stops a comparison after roughly 10 ms; the
+    /// 800 to 4,300 steps), so the default 200,000 stops a comparison after roughly 10 ms; the
     /// costliest item of `real_generations_dev.jsonl` uses about 25,000.
     pub max_steps: u64,
     /// Optional wall-clock bound per verifier call (checked cooperatively). Off by default: the
