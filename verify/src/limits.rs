@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 /// Static caps. The defaults are generous for real answers and small enough that the worst case
 /// stays in milliseconds.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
     /// Largest model response accepted by extraction (bytes).
     pub max_response_bytes: usize,
@@ -28,7 +28,10 @@ pub struct Limits {
     pub max_exponent: u64,
     /// Largest `n` for which `n!` or `\binom{n}{k}` is evaluated exactly.
     pub max_factorial: u64,
-    /// Steps of the cooperative budget per verifier call.
+    /// Steps of the cooperative budget per verifier call. Charges follow measured cost (about 20
+    /// steps per microsecond of a release build: a transcendental function at 256 bits costs
+    /// 800 to 4,300 steps), so the default 200,000 stops a comparison after roughly 10 ms; the
+    /// costliest item of `real_generations_dev.jsonl` uses about 25,000.
     pub max_steps: u64,
     /// Optional wall-clock bound per verifier call (checked cooperatively). Off by default: the
     /// step budget and the caps already bound the cost, and a clock would make verdicts depend on

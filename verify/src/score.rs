@@ -91,6 +91,9 @@ pub struct Gold {
     pub parsed: Result<Expr, ParseError>,
     /// Whether the gold is a plain number (turns on the last-number fallback in `Auto` mode).
     pub is_plain_number: bool,
+    /// The limits the gold was parsed under: a response whose answer text is the gold's parses
+    /// the same way under the same limits, so the gold's parse is reused for it.
+    parse_limits: Limits,
 }
 
 impl Gold {
@@ -101,7 +104,7 @@ impl Gold {
             .unwrap_or_else(|| gold.trim().to_string());
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
-        Gold { raw: gold.to_string(), answer, parsed, is_plain_number }
+        Gold { raw: gold.to_string(), answer, parsed, is_plain_number, parse_limits: cfg.limits.clone() }
     }
 
     /// Score one response against this gold.
@@ -142,7 +145,11 @@ impl Gold {
             return out;
         };
         out.score.extracted = Some(answer.text.clone());
-        let parsed = parse(&answer.text, &cfg.limits);
+        let parsed = if answer.text == self.answer && cfg.limits == self.parse_limits {
+            self.parsed.clone()
+        } else {
+            parse(&answer.text, &cfg.limits)
+        };
         let decision = match (&self.parsed, &parsed) {
             (Ok(g), Ok(p)) => {
                 let mut budget = Budget::new(&cfg.limits);

@@ -7,6 +7,7 @@
 //! an integer cap, the value is approximated instead and [`Evaluator::capped`] records the cap, so
 //! that the caller never reports `Equal` on the strength of an approximation of a huge number.
 
+use super::elementary;
 use super::number::{self, Q};
 use crate::ast::{Constant, Expr, Func};
 use crate::limits::{Budget, LimitKind};
@@ -14,6 +15,36 @@ use astro_float::{BigFloat, Consts, RoundingMode, Sign};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
+
+/// Step charges of float operations at 256 bits, proportional to their measured cost (astro-float
+/// 0.9, release build): about 20 steps per microsecond, so that the default budget of 200,000
+/// steps stops a comparison after roughly 10 ms.
+mod cost {
+    /// Complex addition.
+    pub const ADD: u64 = 8;
+    /// Complex multiplication.
+    pub const MUL: u64 = 20;
+    /// Complex division.
+    pub const DIV: u64 = 30;
+    /// Base of an exact rational operation (plus its size in 32-bit words).
+    pub const EXACT: u64 = 4;
+    /// `exp` (~20-40 us with [`super::elementary::exp`]; astro-float's own takes ~65 us).
+    pub const EXP: u64 = 800;
+    /// astro-float's `ln` of a positive real (~130 us); a complex one adds an `atan`.
+    pub const LN: u64 = 2600;
+    /// [`super::elementary::ln`] (two `exp` and a few operations).
+    pub const LN_FAST: u64 = 1600;
+    /// `atan`, `asin`, `acos` (~120 us).
+    pub const INV_TRIG: u64 = 2400;
+    /// `sin`, `cos`, `tan` (~25-50 us for both with [`super::elementary::cos_sin`]).
+    pub const TRIG: u64 = 1000;
+    /// `sinh`, `cosh`, `tanh` (an `exp` and a few operations).
+    pub const HYP: u64 = 1500;
+    /// astro-float's real power (`ln` and `exp`, ~210 us).
+    pub const POW: u64 = 4300;
+    /// A square root or an integer root (~20 us).
+    pub const ROOT: u64 = 400;
+}
 
 /// Default working precision in bits.
 pub const PREC: usize = 256;
@@ -68,6 +99,42 @@ pub struct Evaluator<'a> {
     /// Set when an exact computation hit a cap and was approximated.
     pub capped: Option<LimitKind>,
     depth: usize,
+    /// Results of the costly float functions already computed by this evaluator (one point, both
+    /// sides: `e^{-t}` written four times is computed once).
+    memo: Vec<MemoEntry>,
+}
+
+/// A memoised float function.
+#[derive(Clone, Debug, PartialEq)]
+enum Op {
+    Exp,
+    /// `(cos x, sin x)` of a real `x`, kept as the complex number `cos x + i sin x`.
+    CosSin,
+    Ln,
+    Pow,
+    Func(Func),
+}
+
+#[derive(Debug)]
+struct MemoEntry {
+    op: Op,
+    arg: Value,
+    arg2: Option<Value>,
+    result: Value,
+}
+
+/// Largest number of memoised results per evaluator.
+const MEMO_CAP: usize = 32;
+
+/// The same number (same exactness, same value; float precision is not compared).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Exact(x), Value::Exact(y)) => x == y,
+        (Value::Approx(x), Value::Approx(y)) => {
+            x.re.cmp(&y.re) == Some(0) && x.im.cmp(&y.im) == Some(0)
+        }
+        _ => false,
+    }
 }
 
 fn bf_zero(p: usize) -> BigFloat {
@@ -193,6 +260,13 @@ impl Cf {
         let s = self.re.mul(&self.re, p, RM).add(&self.im.mul(&self.im, p, RM), p, RM);
         s.sqrt(p, RM)
     }
+    /// `|z|^2`.
+    pub fn norm_sqr(&self, p: usize) -> BigFloat {
+        if self.im.is_zero() {
+            return self.re.mul(&self.re, p, RM);
+        }
+        self.re.mul(&self.re, p, RM).add(&self.im.mul(&self.im, p, RM), p, RM)
+    }
     fn add(&self, o: &Cf, p: usize) -> Cf {
         Cf { re: self.re.add(&o.re, p, RM), im: self.im.add(&o.im, p, RM) }
     }
@@ -261,7 +335,26 @@ impl Value {
 impl<'a> Evaluator<'a> {
     /// A new evaluator. `cc` is the lazily created astro-float constants cache.
     pub fn new(prec: usize, budget: &'a mut Budget, cc: &'a mut Option<Consts>, env: &'a Env) -> Self {
-        Evaluator { prec, budget, cc, env, capped: None, depth: 0 }
+        Evaluator { prec, budget, cc, env, capped: None, depth: 0, memo: Vec::new() }
+    }
+
+    fn memo_get(&mut self, op: &Op, arg: &Value, arg2: Option<&Value>) -> Option<Value> {
+        let hit = self.memo.iter().find(|m| {
+            m.op == *op
+                && same_value(&m.arg, arg)
+                && match (&m.arg2, arg2) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => same_value(a, b),
+                    _ => false,
+                }
+        });
+        hit.map(|m| m.result.clone())
+    }
+
+    fn memo_put(&mut self, op: Op, arg: Value, arg2: Option<Value>, result: &Value) {
+        if self.memo.len() < MEMO_CAP {
+            self.memo.push(MemoEntry { op, arg, arg2, result: result.clone() });
+        }
     }
 
     fn consts(&mut self) -> R<&mut Consts> {
@@ -324,6 +417,18 @@ impl<'a> Evaluator<'a> {
                 self.div(x, y)
             }
             Expr::Pow(b, x) => {
+                if let Expr::Const(Constant::E) = **b {
+                    // e^x: the exponential directly (astro-float's general power goes through a
+                    // logarithm and costs three times as much). Integer exponents keep the
+                    // repeated-multiplication path below.
+                    let xv = self.eval(x)?;
+                    let integer = xv.exact().is_some_and(|q| q.is_real() && q.re.is_integer());
+                    if !integer {
+                        return self.exp_of(xv);
+                    }
+                    let bv = self.eval(b)?;
+                    return self.pow(bv, xv);
+                }
                 let bv = self.eval(b)?;
                 let xv = self.eval(x)?;
                 self.pow(bv, xv)
@@ -389,10 +494,18 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// Charge a float operation, scaled by the working precision (256 bits = 1x).
+    /// Charge a float operation, scaled by the working precision (256 bits = 1x; astro-float's
+    /// functions at 1024 bits cost about 3 to 4 times as much as at 256).
     fn charge_float(&mut self, steps: u64) -> Result<(), LimitKind> {
         let scale = (self.prec / PREC).max(1) as u64;
-        self.budget.charge(steps * scale * scale)
+        self.budget.charge(steps * scale)
+    }
+
+    /// Charge an exact operation on `a` and `b` by the size of the numbers (gcd reductions grow
+    /// with it).
+    fn charge_exact(&mut self, a: &Q, b: &Q) -> Result<(), LimitKind> {
+        let bits = number::bits(&a.re) + number::bits(&a.im) + number::bits(&b.re) + number::bits(&b.im);
+        self.budget.charge(cost::EXACT + bits / 32)
     }
 
     fn note_cap(&mut self, k: LimitKind) {
@@ -410,18 +523,20 @@ impl<'a> Evaluator<'a> {
 
     fn add(&mut self, a: Value, b: Value) -> R<Value> {
         if let (Value::Exact(x), Value::Exact(y)) = (&a, &b) {
+            self.charge_exact(x, y)?;
             match x.add(y, self.budget) {
                 Ok(q) => return Ok(Value::Exact(q)),
                 Err(k) => self.note_cap(k),
             }
         }
-        self.charge_float(4)?;
+        self.charge_float(cost::ADD)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).add(&b.to_cf(p), p).checked()?))
     }
 
     fn mul(&mut self, a: Value, b: Value) -> R<Value> {
         if let (Value::Exact(x), Value::Exact(y)) = (&a, &b) {
+            self.charge_exact(x, y)?;
             match x.mul(y, self.budget) {
                 Ok(q) => return Ok(Value::Exact(q)),
                 Err(k) => self.note_cap(k),
@@ -431,7 +546,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) || b.exact().is_some_and(Q::is_zero) {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.charge_float(4)?;
+        self.charge_float(cost::MUL)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).mul(&b.to_cf(p), p).checked()?))
     }
@@ -443,6 +558,7 @@ impl<'a> Evaluator<'a> {
 
     fn div(&mut self, a: Value, b: Value) -> R<Value> {
         if let (Value::Exact(x), Value::Exact(y)) = (&a, &b) {
+            self.charge_exact(x, y)?;
             match x.div(y, self.budget) {
                 Ok(Some(q)) => return Ok(Value::Exact(q)),
                 Ok(None) => return Err(EvalErr::Undefined),
@@ -452,7 +568,7 @@ impl<'a> Evaluator<'a> {
         if a.exact().is_some_and(Q::is_zero) && !b.to_cf(64).is_zero() {
             return Ok(Value::Exact(Q::int(0)));
         }
-        self.charge_float(8)?;
+        self.charge_float(cost::DIV)?;
         let p = self.prec;
         Ok(Value::Approx(a.to_cf(p).div(&b.to_cf(p), p)?.checked()?))
     }
@@ -464,7 +580,7 @@ impl<'a> Evaluator<'a> {
         let mut sq = z.clone();
         let mut k = n;
         while k > 0 {
-            self.charge_float(4)?;
+            self.charge_float(2 * cost::MUL)?;
             if k & 1 == 1 {
                 result = result.mul(&sq, p).checked()?;
             }
@@ -524,8 +640,18 @@ impl<'a> Evaluator<'a> {
 
     /// `b^x = exp(x ln b)` (principal branch).
     fn general_pow(&mut self, b: Value, x: Value) -> R<Value> {
+        if let Some(r) = self.memo_get(&Op::Pow, &b, Some(&x)) {
+            self.budget.charge(1)?;
+            return Ok(r);
+        }
+        let r = self.general_pow_uncached(&b, &x)?;
+        self.memo_put(Op::Pow, b, Some(x), &r);
+        Ok(r)
+    }
+
+    fn general_pow_uncached(&mut self, b: &Value, x: &Value) -> R<Value> {
         let p = self.prec;
-        self.charge_float(192)?;
+        self.charge_float(cost::MUL)?;
         let z = b.to_cf(p);
         if z.is_zero() {
             let w = x.to_cf(p);
@@ -534,13 +660,25 @@ impl<'a> Evaluator<'a> {
         let w = x.to_cf(p);
         // |b^x| <= 2^(|e_b| |x|): refuse results whose binary exponent could leave the float range
         // (`2^{10^{10}}`) before computing them.
-        let eb = f64::from(z.modulus(p).exponent().unwrap_or(0).unsigned_abs().max(1));
-        let wm = bf_to_f64(&w.modulus(p));
+        // The binary exponent of |b|, from |b|^2 (astro-float square roots are slow).
+        let e2 = z.norm_sqr(p).exponent().unwrap_or(0);
+        let eb = f64::from((e2 + 1).div_euclid(2).unsigned_abs().max(1));
+        let wm = bf_to_f64(&w.re).hypot(bf_to_f64(&w.im));
         let bound = eb * wm;
         if bound.is_nan() || bound >= 1e9 {
             return Err(EvalErr::Limit(LimitKind::ExponentTooLarge));
         }
         if z.is_real() && z.re.is_positive() && w.is_real() {
+            // b^x = e^(x ln b) with the fast functions (astro-float's power costs ~210 us);
+            // ln b is memoised, so 2^{a}, 2^{a-1}, ... share it at a point.
+            if let Value::Approx(l) = self.ln(Value::Approx(z.clone()))? {
+                let t = w.re.mul(&l.re, p, RM);
+                if let Some(r) = elementary::exp(&t, p) {
+                    self.charge_float(cost::EXP)?;
+                    return Ok(Value::Approx(Cf::real(r, p)));
+                }
+            }
+            self.charge_float(cost::POW)?;
             let cc = self.consts()?;
             let r = check(z.re.pow(&w.re, p, RM, cc))?;
             return Ok(Value::Approx(Cf::real(r, p)));
@@ -574,7 +712,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        self.charge_float(64)?;
+        self.charge_float(cost::ROOT)?;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Ok(Value::Exact(Q::int(0)));
@@ -593,6 +731,7 @@ impl<'a> Evaluator<'a> {
                     Some(r) => check(r)?,
                     None if n == 2 => check(a.sqrt(p, RM))?,
                     None => {
+                        self.charge_float(cost::POW)?;
                         let inv = BigFloat::from_word(1, p).div(&BigFloat::from_word(n, p), p, RM);
                         let cc = self.consts()?;
                         check(a.pow(&inv, p, RM, cc))?
@@ -612,22 +751,72 @@ impl<'a> Evaluator<'a> {
         self.exp_cf(&l.mul(&inv, p))
     }
 
+    /// `e^x` for a non-integer exponent, with the bound of [`Self::general_pow`] on the result.
+    fn exp_of(&mut self, x: Value) -> R<Value> {
+        let w = x.to_cf(self.prec);
+        // general_pow refuses 2^(|exponent of e| |x|) >= 2^(10^9), and the exponent of e is 2.
+        let wm = bf_to_f64(&w.re).hypot(bf_to_f64(&w.im));
+        if wm.is_nan() || 2.0 * wm >= 1e9 {
+            return Err(EvalErr::Limit(LimitKind::ExponentTooLarge));
+        }
+        self.exp_cf(&w)
+    }
+
     fn exp_cf(&mut self, w: &Cf) -> R<Value> {
+        let key = Value::Approx(w.clone());
+        if let Some(v) = self.memo_get(&Op::Exp, &key, None) {
+            self.budget.charge(1)?;
+            return Ok(v);
+        }
+        let r = self.exp_cf_uncached(w)?;
+        self.memo_put(Op::Exp, key, None, &r);
+        Ok(r)
+    }
+
+    fn exp_cf_uncached(&mut self, w: &Cf) -> R<Value> {
         let p = self.prec;
-        self.charge_float(192)?;
-        let cc = self.consts()?;
-        let m = check(w.re.exp(p, RM, cc))?;
+        self.charge_float(if w.im.is_zero() { cost::EXP } else { cost::EXP + 2 * cost::TRIG })?;
+        let m = match elementary::exp(&w.re, p) {
+            Some(m) => m,
+            None => {
+                let cc = self.consts()?;
+                check(w.re.exp(p, RM, cc))?
+            }
+        };
         if w.im.is_zero() {
             return Ok(Value::Approx(Cf::real(m, p)));
         }
-        let c = check(w.im.cos(p, RM, cc))?;
-        let s = check(w.im.sin(p, RM, cc))?;
+        let (c, s) = self.cos_sin(&w.im)?;
         Ok(Value::Approx(Cf { re: m.mul(&c, p, RM), im: m.mul(&s, p, RM) }))
+    }
+
+    /// `(cos x, sin x)`, by [`elementary::cos_sin`] where it applies.
+    fn cos_sin(&mut self, x: &BigFloat) -> R<(BigFloat, BigFloat)> {
+        let key = Value::Approx(Cf::real(x.clone(), self.prec));
+        if let Some(Value::Approx(c)) = self.memo_get(&Op::CosSin, &key, None) {
+            return Ok((c.re, c.im));
+        }
+        let (c, s) = self.cos_sin_uncached(x)?;
+        self.memo_put(Op::CosSin, key, None, &Value::Approx(Cf { re: c.clone(), im: s.clone() }));
+        Ok((c, s))
+    }
+
+    fn cos_sin_uncached(&mut self, x: &BigFloat) -> R<(BigFloat, BigFloat)> {
+        let p = self.prec;
+        let cc = self.consts()?;
+        if p <= elementary::MAX_PREC {
+            let pi = cc.pi(p + 64, RM);
+            if let Some(cs) = elementary::cos_sin(x, p, &pi) {
+                return Ok(cs);
+            }
+        }
+        let c = check(x.cos(p, RM, cc))?;
+        let s = check(x.sin(p, RM, cc))?;
+        Ok((c, s))
     }
 
     /// Principal natural logarithm.
     fn ln(&mut self, v: Value) -> R<Value> {
-        let p = self.prec;
         if let Value::Exact(q) = &v {
             if q.is_zero() {
                 return Err(EvalErr::Undefined);
@@ -636,20 +825,42 @@ impl<'a> Evaluator<'a> {
                 return Ok(Value::Exact(Q::int(0)));
             }
         }
-        self.charge_float(192)?;
+        if let Some(r) = self.memo_get(&Op::Ln, &v, None) {
+            self.budget.charge(1)?;
+            return Ok(r);
+        }
+        let r = self.ln_uncached(&v)?;
+        self.memo_put(Op::Ln, v, None, &r);
+        Ok(r)
+    }
+
+    fn ln_uncached(&mut self, v: &Value) -> R<Value> {
+        let p = self.prec;
         let z = v.to_cf(p);
         if z.is_zero() {
             return Err(EvalErr::Undefined);
         }
         if z.is_real() && z.re.is_positive() {
-            let cc = self.consts()?;
-            return Ok(Value::Approx(Cf::real(check(z.re.ln(p, RM, cc))?, p)));
+            return Ok(Value::Approx(Cf::real(self.ln_positive(&z.re)?, p)));
         }
-        let m = z.modulus(p);
+        self.charge_float(cost::INV_TRIG)?;
+        let m2 = z.norm_sqr(p);
         let arg = self.atan2(&z.im, &z.re)?;
-        let cc = self.consts()?;
-        let lm = check(m.ln(p, RM, cc))?;
+        // ln|z| = ln(|z|^2) / 2, without a square root.
+        let lm = self.ln_positive(&m2)?.div(&BigFloat::from_word(2, p), p, RM);
         Ok(Value::Approx(Cf { re: lm, im: arg }))
+    }
+
+    /// `ln x` of a positive float, by [`elementary::ln`] where it applies.
+    fn ln_positive(&mut self, x: &BigFloat) -> R<BigFloat> {
+        let p = self.prec;
+        if let Some(l) = elementary::ln(x, p) {
+            self.charge_float(cost::LN_FAST)?;
+            return Ok(l);
+        }
+        self.charge_float(cost::LN)?;
+        let cc = self.consts()?;
+        check(x.ln(p, RM, cc))
     }
 
     fn atan2(&mut self, y: &BigFloat, x: &BigFloat) -> R<BigFloat> {
@@ -744,8 +955,25 @@ impl<'a> Evaluator<'a> {
                 _ => {}
             }
         }
-        self.charge_float(256)?;
-        let x = self.real_arg(&v)?;
+        let op = Op::Func(f.clone());
+        if let Some(r) = self.memo_get(&op, &v, None) {
+            self.budget.charge(1)?;
+            return Ok(r);
+        }
+        let r = self.float_func(f, &v)?;
+        self.memo_put(op, v, None, &r);
+        Ok(r)
+    }
+
+    /// The trigonometric and hyperbolic functions and their inverses, of a real argument.
+    fn float_func(&mut self, f: &Func, v: &Value) -> R<Value> {
+        let p = self.prec;
+        self.charge_float(match f {
+            Func::Sin | Func::Cos | Func::Tan | Func::Cot | Func::Sec | Func::Csc => cost::TRIG,
+            Func::Sinh | Func::Cosh | Func::Tanh | Func::Coth => cost::HYP,
+            _ => cost::INV_TRIG,
+        })?;
+        let x = self.real_arg(v)?;
         let one = BigFloat::from_word(1, p);
         let recip = |y: BigFloat| -> R<BigFloat> {
             if y.is_zero() {
@@ -754,16 +982,32 @@ impl<'a> Evaluator<'a> {
                 Ok(one.div(&y, p, RM))
             }
         };
+        if matches!(f, Func::Sin | Func::Cos | Func::Tan | Func::Cot | Func::Sec | Func::Csc) {
+            let (c, s) = self.cos_sin(&x)?;
+            let r = match f {
+                Func::Sin => s,
+                Func::Cos => c,
+                Func::Tan => {
+                    if c.is_zero() {
+                        return Err(EvalErr::Undefined);
+                    }
+                    s.div(&c, p, RM)
+                }
+                Func::Cot => {
+                    if s.is_zero() {
+                        return Err(EvalErr::Undefined);
+                    }
+                    c.div(&s, p, RM)
+                }
+                Func::Sec => recip(c)?,
+                _ => recip(s)?,
+            };
+            return Ok(Value::Approx(Cf::real(check(r)?, p)));
+        }
         let in_unit = |y: &BigFloat| y.abs().cmp(&one).is_some_and(|c| c <= 0);
         let pi = self.pi()?;
         let cc = self.consts()?;
         let r = match f {
-            Func::Sin => x.sin(p, RM, cc),
-            Func::Cos => x.cos(p, RM, cc),
-            Func::Tan => x.tan(p, RM, cc),
-            Func::Cot => recip(x.tan(p, RM, cc))?,
-            Func::Sec => recip(x.cos(p, RM, cc))?,
-            Func::Csc => recip(x.sin(p, RM, cc))?,
             Func::Arcsin | Func::Arccos => {
                 if !in_unit(&x) {
                     return Err(EvalErr::Undefined);

@@ -14,7 +14,9 @@
 //! stops a comparison that could otherwise have been `Equal`, the verdict is
 //! [`Verdict::Limit`], never a guess.
 
+mod elementary;
 pub mod eval;
+mod fast;
 pub mod number;
 mod relation;
 mod roots;

@@ -45,6 +45,52 @@ impl Q {
     fn bits(&self) -> u64 {
         bits(&self.re) + if self.im.is_zero() { 0 } else { bits(&self.im) }
     }
+}
+
+/// Greatest common divisor, with Euclidean steps while the sizes differ a lot (num-integer's
+/// binary gcd shifts the larger number bit by bit: `gcd(1, 2004!)` took milliseconds).
+fn gcd(a: &BigInt, b: &BigInt) -> BigInt {
+    use num_integer::Integer;
+    let (mut x, mut y) = (a.abs(), b.abs());
+    loop {
+        if y.is_zero() {
+            return x;
+        }
+        if x.is_zero() {
+            return y;
+        }
+        let (bx, by) = (x.bits(), y.bits());
+        if bx.abs_diff(by) <= 64 {
+            return x.gcd(&y);
+        }
+        if bx > by {
+            x %= &y;
+        } else {
+            y %= &x;
+        }
+    }
+}
+
+/// `a * b` reduced by cross-cancelling (operands may be unnormalised in sign: `b` may have a
+/// negative denominator).
+fn rat_mul(a: &BigRational, b: &BigRational) -> BigRational {
+    let g1 = gcd(a.numer(), b.denom());
+    let g2 = gcd(b.numer(), a.denom());
+    let one = |g: &BigInt| g.is_one() || g.is_zero();
+    let (an, bd) = if one(&g1) { (a.numer().clone(), b.denom().clone()) } else { (a.numer() / &g1, b.denom() / &g1) };
+    let (bn, ad) = if one(&g2) { (b.numer().clone(), a.denom().clone()) } else { (b.numer() / &g2, a.denom() / &g2) };
+    let (mut n, mut d) = (an * bn, ad * bd);
+    if d.is_negative() {
+        n = -n;
+        d = -d;
+    }
+    if n.is_zero() {
+        return BigRational::zero();
+    }
+    BigRational::new_raw(n, d)
+}
+
+impl Q {
 
     pub fn negate(self) -> Q {
         Q { re: -self.re, im: -self.im }
@@ -70,7 +116,7 @@ impl Q {
             if self.re.is_integer() && o.re.is_integer() {
                 return Ok(Q::real(BigRational::from_integer(self.re.numer() * o.re.numer())));
             }
-            return Ok(Q::real(&self.re * &o.re));
+            return Ok(Q::real(rat_mul(&self.re, &o.re)));
         }
         Ok(Q {
             re: &self.re * &o.re - &self.im * &o.im,
@@ -86,7 +132,8 @@ impl Q {
         if o.im.is_zero() {
             b.check_bits(self.bits() + o.bits())?;
             if self.im.is_zero() {
-                return Ok(Some(Q::real(&self.re / &o.re)));
+                let inv = BigRational::new_raw(o.re.denom().clone(), o.re.numer().clone());
+                return Ok(Some(Q::real(rat_mul(&self.re, &inv))));
             }
             return Ok(Some(Q { re: &self.re / &o.re, im: &self.im / &o.re }));
         }
@@ -203,8 +250,23 @@ pub fn pow10(d: u32, b: &Budget) -> Result<BigRational, LimitKind> {
 /// `d` decimals).
 pub fn rounds_to(x: &BigRational, d: u32, target: &BigRational, b: &Budget) -> Result<bool, LimitKind> {
     let scale = pow10(d, b)?;
-    let y = x * &scale;
     let m = target * &scale;
+    if m.is_integer() {
+        // Integers only (no gcd reductions): compare 2 p 10^d with (2m -+ 1) q for x = p/q, q > 0.
+        let m = m.to_integer();
+        let y2 = x.numer() * scale.numer() * 2;
+        let q = x.denom();
+        let lo = (&m * 2 - 1) * q;
+        let hi = (&m * 2 + 1) * q;
+        return Ok(if m.is_positive() {
+            lo <= y2 && y2 < hi
+        } else if m.is_negative() {
+            lo < y2 && y2 <= hi
+        } else {
+            lo < y2 && y2 < hi
+        });
+    }
+    let y = x * &scale;
     let half = BigRational::new(BigInt::one(), BigInt::from(2));
     let lo = &m - &half;
     let hi = &m + &half;
@@ -231,14 +293,17 @@ pub fn significant_digits(value: &BigRational, decimals: u32, b: &Budget) -> Res
 /// (`1.325e-27` has its last digit at 30 decimals). `None` if the value is not a decimal fraction.
 pub fn effective_decimals(value: &BigRational, d: u32) -> Option<u32> {
     let mut den = value.denom().clone();
-    let (two, five) = (BigInt::from(2), BigInt::from(5));
-    let (mut a, mut b) = (0u32, 0u32);
-    while (&den % &two).is_zero() {
-        den /= &two;
-        a += 1;
+    // Factors 2 by the trailing zero bits, factors 5 by 5^27 (the largest power in a u64) first.
+    let a = u32::try_from(den.trailing_zeros().unwrap_or(0)).ok()?;
+    den >>= a;
+    const FIVE_27: u64 = 7_450_580_596_923_828_125;
+    let mut b = 0u32;
+    while !den.is_one() && (&den % FIVE_27).is_zero() {
+        den /= FIVE_27;
+        b += 27;
     }
-    while (&den % &five).is_zero() {
-        den /= &five;
+    while !den.is_one() && (&den % 5u32).is_zero() {
+        den /= 5u32;
         b += 1;
     }
     if !den.is_one() {

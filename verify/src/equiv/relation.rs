@@ -3,6 +3,7 @@
 //! `(1, 3]`) and inequalities with proportional sides (`2x > 6` vs `x > 3`).
 
 use super::eval::{EvalErr, Evaluator, Value, PREC};
+use super::fast;
 use super::scalar::{free_symbols, has_decimal, point_value, values_close};
 use super::{compare as compare_any, Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, Func, RelOp};
@@ -201,7 +202,21 @@ fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
         return Ok(Cmp::new(false, rule));
     }
     let tol = if has_decimal(a) || has_decimal(b) { cx.opts.decimal_rel_tol } else { cx.opts.eval_rel_tol };
+    // Double-precision screen: when the ratios at the first two points are defined there and
+    // certainly differ, the high-precision loop below would stop at the second point anyway.
+    let env_at = |k: usize| -> Vec<(String, BigRational)> { syms.iter().map(|s| (s.clone(), point_value(s, k))).collect() };
+    let (r0, n0) = fast::ratio_at(a, b, &env_at(0));
+    cx.budget.charge(n0)?;
+    if let Some(r0) = r0 {
+        let (r1, n1) = fast::ratio_at(a, b, &env_at(1));
+        cx.budget.charge(n1)?;
+        if r1.is_some_and(|r1| fast::clearly_different(&r0, &r1, tol)) {
+            return Ok(Cmp::new(false, rule));
+        }
+    }
     let mut ratio: Option<Value> = None;
+    // The screened ratio at the point where `ratio` was taken.
+    let mut ratio_f64 = None;
     let mut agree = 0;
     let mut capped = None;
     for k in 0..MAX_TRIES {
@@ -209,7 +224,14 @@ fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
             break;
         }
         cx.budget.charge(1)?;
-        let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, k))).collect();
+        let env = env_at(k);
+        let (rk, nk) = fast::ratio_at(a, b, &env);
+        cx.budget.charge(nk)?;
+        if let (Some(r0), Some(rk)) = (&ratio_f64, &rk) {
+            if fast::clearly_different(r0, rk, tol) {
+                return Ok(Cmp::new(false, rule));
+            }
+        }
         let mut ev = Evaluator::new(PREC, cx.budget, &mut cx.cc, &env);
         let r = ev.eval(a).and_then(|va| ev.eval(b).map(|vb| (va, vb)));
         let (va, vb) = match r {
@@ -234,6 +256,7 @@ fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
                     return Ok(Cmp::new(false, rule));
                 }
                 ratio = Some(q);
+                ratio_f64 = rk;
             }
             Some(r0) => {
                 if !values_close(r0, &q, tol) {

@@ -3,14 +3,14 @@
 //! for expressions with free symbols.
 
 use super::eval::{fnv1a, rat_to_bf, splitmix64, Cf, EvalErr, Evaluator, Value, PREC};
-use super::number::{effective_decimals, rounds_to, significant_digits};
-use super::{Cmp, Cx, Res};
+use super::number::{effective_decimals, rounds_to, significant_digits, Q};
+use super::{fast, Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, Func, Number};
 use crate::limits::LimitKind;
 use astro_float::{BigFloat, RoundingMode};
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::Signed;
+use num_traits::{Signed, ToPrimitive};
 
 const RM: RoundingMode = RoundingMode::ToEven;
 /// Agreeing random points required for `Equal`.
@@ -142,6 +142,9 @@ fn to_radians(a: &Expr) -> Expr {
 
 /// Compare two scalars (`gold` first).
 pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+    // The traversals below (summaries, symbols, decimal information, the point set-up) cost
+    // about two microseconds.
+    cx.budget.charge(40)?;
     let (gi, pi) = (infinity_sign(g), infinity_sign(p));
     if gi.is_some() || pi.is_some() {
         return Ok(Cmp::new(gi == pi, "infinity"));
@@ -332,6 +335,9 @@ pub fn values_close(a: &Value, b: &Value, tol: f64) -> bool {
         if tol < 1e-25 {
             return false;
         }
+        if let Some(close) = f64_close(x, y, tol) {
+            return close;
+        }
         let Some(t) = BigRational::from_float(tol) else { return false };
         let d2 = sq_mod(&(&x.re - &y.re), &(&x.im - &y.im));
         let m2 = std::cmp::max(sq_mod(&x.re, &x.im), sq_mod(&y.re, &y.im));
@@ -341,22 +347,45 @@ pub fn values_close(a: &Value, b: &Value, tol: f64) -> bool {
     cf_close(&x, &y, tol)
 }
 
+/// The relative test on `f64` approximations when they decide it with a wide margin (exact
+/// rationals with hundreds of bits make the exact test slow: every operation reduces by a gcd).
+fn f64_close(x: &Q, y: &Q, tol: f64) -> Option<bool> {
+    let part = |q: &BigRational| q.to_f64().filter(|v| v.is_finite() && (*v == 0.0 || (1e-250..1e250).contains(&v.abs())));
+    let (xr, xi, yr, yi) = (part(&x.re)?, part(&x.im)?, part(&y.re)?, part(&y.im)?);
+    let m = xr.hypot(xi).max(yr.hypot(yi));
+    if m == 0.0 {
+        return None;
+    }
+    // Each conversion is within 2^-52 relative; the computed relative difference is then within
+    // about 1e-15 of the true one.
+    let rel = (xr - yr).hypot(xi - yi) / m;
+    let slack = 1e-13;
+    if rel > tol * 1.01 + slack {
+        Some(false)
+    } else if rel < tol * 0.99 - slack {
+        Some(true)
+    } else {
+        None
+    }
+}
+
 fn sq_mod(re: &BigRational, im: &BigRational) -> BigRational {
     re * re + im * im
 }
 
-/// Relative closeness of complex floats.
+/// Relative closeness of complex floats, `|x - y| <= tol * max(|x|, |y|)`, compared squared (no
+/// square roots: astro-float's are slow).
 pub fn cf_close(x: &Cf, y: &Cf, tol: f64) -> bool {
-    let d = x.sub(y, PREC).modulus(PREC);
-    if d.is_zero() {
+    let d2 = x.sub(y, PREC).norm_sqr(PREC);
+    if d2.is_zero() {
         return true;
     }
-    let mx = x.modulus(PREC);
-    let my = y.modulus(PREC);
-    let m = if mx.cmp(&my).is_some_and(|o| o >= 0) { mx } else { my };
+    let mx = x.norm_sqr(PREC);
+    let my = y.norm_sqr(PREC);
+    let m2 = if mx.cmp(&my).is_some_and(|o| o >= 0) { mx } else { my };
     let t = BigFloat::from_f64(tol, PREC);
-    let bound = t.mul(&m, PREC, RM);
-    d.cmp(&bound).is_some_and(|o| o <= 0)
+    let bound = t.mul(&t, PREC, RM).mul(&m2, PREC, RM);
+    d2.cmp(&bound).is_some_and(|o| o <= 0)
 }
 
 /// The difference is tiny in absolute terms (below 2^-100 relative to max(1, |a|, |b|)), so it
@@ -366,16 +395,16 @@ fn near_zero_difference(a: &Value, b: &Value) -> bool {
         return false;
     }
     let (x, y) = (a.to_cf(PREC), b.to_cf(PREC));
-    let d = x.sub(&y, PREC).modulus(PREC);
+    let d2 = x.sub(&y, PREC).norm_sqr(PREC);
     let one = BigFloat::from_word(1, PREC);
-    let mx = x.modulus(PREC);
-    let my = y.modulus(PREC);
-    let mut m = if mx.cmp(&my).is_some_and(|o| o >= 0) { mx } else { my };
-    if m.cmp(&one).is_some_and(|o| o < 0) {
-        m = one;
+    let mx = x.norm_sqr(PREC);
+    let my = y.norm_sqr(PREC);
+    let mut m2 = if mx.cmp(&my).is_some_and(|o| o >= 0) { mx } else { my };
+    if m2.cmp(&one).is_some_and(|o| o < 0) {
+        m2 = one;
     }
-    let eps = BigFloat::from_f64(2f64.powi(-100), PREC).mul(&m, PREC, RM);
-    d.cmp(&eps).is_some_and(|o| o <= 0)
+    let eps2 = BigFloat::from_f64(2f64.powi(-200), PREC).mul(&m2, PREC, RM);
+    d2.cmp(&eps2).is_some_and(|o| o <= 0)
 }
 
 /// A true zero difference shrinks with the precision (from about 2^-256 to 2^-1024); a tiny
@@ -419,9 +448,17 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
         if agree >= needed {
             break;
         }
-        cx.budget.charge(1)?;
+        // Setting up a point (its rationals, the symbol table) costs about a microsecond a symbol.
+        cx.budget.charge(4 + 20 * syms.len() as u64)?;
         let index = if integer { INTEGER_POINTS + k } else { k };
         let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, index))).collect();
+        // A clear disagreement in double precision is a disagreement at 256 bits too (the screen
+        // says "don't know" wherever the high-precision evaluation could branch differently).
+        let (differ, nodes) = fast::differ_at(g, p, &env, tol);
+        cx.budget.charge(nodes)?;
+        if differ {
+            return Ok(Cmp::new(false, "random_points"));
+        }
         let (gv, pv, cap) = match eval_pair(g, p, cx, &env, PREC) {
             Ok(v) => v,
             Err(EvalErr::Limit(k)) => return Err(k),

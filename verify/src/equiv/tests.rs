@@ -780,3 +780,50 @@ fn arbitrary_trees_never_panic_and_stay_bounded() {
         eprintln!("slowest pair (two calls): {:?} {}", slowest.0, slowest.1);
     }
 }
+
+/// The double-precision screen and the fast `exp`/`cos`/`sin` must not change verdicts: equal
+/// expressions stay equal, and differences far below double precision are still seen.
+#[test]
+fn screen_and_fast_functions() {
+    let t = || sym("t");
+    let c = || sym("c");
+    let tiny = |k: i64| pow(n(10), n(-k));
+    let exp = |a: Expr| pow(e(), a);
+    run_symmetric(
+        "screen_and_fast_functions",
+        vec![
+            // e^t/3 + c e^{-2t} = 1/3 e^t + c e^{-2t}
+            (
+                add(vec![frac(exp(t()), n(3)), mul(vec![c(), exp(mul(vec![n(-2), t()]))])]),
+                add(vec![mul(vec![q(1, 3), exp(t())]), mul(vec![c(), exp(neg(mul(vec![n(2), t()])))])]),
+                E,
+            ),
+            (sin(mul(vec![n(2), x()])), mul(vec![n(2), sin(x()), cos(x())]), E),
+            (cos(mul(vec![n(2), x()])), sub(pow(cos(x()), n(2)), pow(sin(x()), n(2))), E),
+            (exp(mul(vec![i(), x()])), add(vec![cos(x()), mul(vec![i(), sin(x())])]), E),
+            (f1(Func::Tan, x()), frac(sin(x()), cos(x())), E),
+            (exp(add(vec![x(), y()])), mul(vec![exp(x()), exp(y())]), E),
+            (f1(Func::Exp, x()), exp(x()), E),
+            // Large arguments are reduced modulo 2 pi.
+            (sin(add(vec![x(), mul(vec![n(1000), pi()])])), sin(x()), E),
+            (cos(n(1000)), cos(n(-1000)), E),
+            (exp(frac(n(1), n(3))), root(3, e()), E),
+            // Differences the double-precision screen cannot see.
+            (exp(x()), add(vec![exp(x()), tiny(25)]), N),
+            (sin(x()), mul(vec![sin(x()), add(vec![n(1), tiny(28)])]), N),
+            (cos(x()), cos(add(vec![x(), tiny(20)])), N),
+            (exp(x()), exp(add(vec![x(), tiny(18)])), N),
+            (sin(mul(vec![n(50), x()])), sin(add(vec![mul(vec![n(50), x()]), tiny(22)])), N),
+            (exp(n(-700)), n(0), N),
+            // Clear differences (decided by the screen).
+            (exp(t()), exp(neg(t())), N),
+            (sin(x()), cos(x()), N),
+            (add(vec![n(2), pi()]), mul(vec![n(2), pi()]), N),
+        ],
+    );
+    // A set of 39 sine terms against its reverse is decided within the default budget.
+    let sines: Vec<Expr> = (1..=39).map(|k| sin(mul(vec![n(k), x()]))).collect();
+    let mut reversed = sines.clone();
+    reversed.reverse();
+    run_table("sine_set", vec![(set(sines), set(reversed), E)]);
+}
