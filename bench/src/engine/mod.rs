@@ -1,0 +1,252 @@
+//! The embedded inference engine: Llama/Qwen2 models in candle, batched sampling with per-token
+//! log-probs, and a trainable forward pass.
+//!
+//! ```no_run
+//! use rlbench::engine::{ChatMessage, Engine, ModelSpec, SamplingParams};
+//! # fn main() -> rlbench::engine::Result<()> {
+//! let engine = Engine::load(&ModelSpec::default_model())?; // SmolLM2-135M-Instruct, fetched once
+//! let prompt = engine.apply_chat_template(&[ChatMessage::user("What is 7 * 6?")], true)?;
+//! let params = SamplingParams { n: 4, temperature: 0.7, max_new_tokens: 64, seed: 1, ..Default::default() };
+//! for completion in &engine.generate(&[prompt.into()], &params)?[0] {
+//!     println!("{:?}: {}", completion.finish_reason, completion.text);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! The model is our own ([`Model`]): every op has a backward pass, so a trainer can take
+//! gradients of [`Model::token_logprobs`]; sampling runs on detached copies of the same weights.
+
+mod batch;
+mod chat;
+mod config;
+mod error;
+mod fetch;
+mod generate;
+mod model;
+mod network;
+mod rng;
+mod sampler;
+mod tokenizer;
+mod weights;
+
+pub use batch::{PadSide, PaddedBatch};
+pub use chat::{ChatMessage, ChatTemplate};
+pub use config::{Arch, ModelConfig};
+pub use error::{Error, Result};
+pub use fetch::{default_model_path, model_cache_dir, DEFAULT_MODEL_FILE, DEFAULT_MODEL_PACKAGE};
+pub use generate::{sample_seed, Completion, FinishReason};
+pub use model::{Model, TokenLogProbs};
+pub use network::{parameter_names, KvCache, Network, StepInput};
+pub use rng::Rng;
+pub use sampler::{sample_token, SamplingParams};
+pub use tokenizer::Tokenizer;
+pub use weights::{hf_name_of_gguf, load_gguf, load_hf_dir, unpermute_qk, LoadedModel};
+
+pub use candle_core::{DType, Device};
+
+use std::path::{Path, PathBuf};
+
+/// The first CUDA GPU when built with the `cuda` feature and one can be opened, else the CPU.
+pub fn default_device() -> Device {
+    Device::cuda_if_available(0).unwrap_or(Device::Cpu)
+}
+
+/// Where a model comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelSource {
+    /// SmolLM2-135M-Instruct Q4_1, fetched into the cache on first use.
+    Default,
+    /// A GGUF file (llama or qwen2 architecture).
+    Gguf(PathBuf),
+    /// A Hugging Face folder: `config.json`, `tokenizer.json`, `*.safetensors`.
+    HfDir(PathBuf),
+}
+
+/// What to load and how.
+#[derive(Debug, Clone)]
+pub struct ModelSpec {
+    /// The weights.
+    pub source: ModelSource,
+    /// Dtype of the weights in memory: f32 by default (GGUF is dequantized to f32); `None` keeps
+    /// a safetensors checkpoint's own dtype (bf16 is slow on CPU).
+    pub dtype: Option<DType>,
+    /// Device to run on.
+    pub device: Device,
+    /// Most rows (prompt x sample) decoded together.
+    pub max_batch: usize,
+}
+
+impl ModelSpec {
+    /// The default model on CPU in f32.
+    pub fn default_model() -> Self {
+        Self::new(ModelSource::Default)
+    }
+
+    /// A source on [`default_device`] in f32, 16 rows per batch.
+    pub fn new(source: ModelSource) -> Self {
+        ModelSpec { source, dtype: Some(DType::F32), device: default_device(), max_batch: 16 }
+    }
+
+    /// Parses a model argument: `default` or `smollm2` for the default model, a `.gguf` file,
+    /// or a Hugging Face folder.
+    pub fn parse(arg: &str) -> Result<Self> {
+        let source = match arg {
+            "default" | "smollm2" | "smollm2-135m" => ModelSource::Default,
+            path => {
+                let p = Path::new(path);
+                if p.is_dir() {
+                    ModelSource::HfDir(p.to_path_buf())
+                } else if p.is_file() {
+                    ModelSource::Gguf(p.to_path_buf())
+                } else {
+                    return Err(Error::Request(format!(
+                        "model `{arg}` is neither `default`, a `.gguf` file nor a model folder"
+                    )));
+                }
+            }
+        };
+        Ok(Self::new(source))
+    }
+}
+
+/// A prompt: text (tokenized by the engine) or token ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prompt {
+    /// Text, special tokens such as `<|im_start|>` included.
+    Text(String),
+    /// Token ids, used as given.
+    Tokens(Vec<u32>),
+}
+
+impl From<&str> for Prompt {
+    fn from(s: &str) -> Self {
+        Prompt::Text(s.to_string())
+    }
+}
+
+impl From<String> for Prompt {
+    fn from(s: String) -> Self {
+        Prompt::Text(s)
+    }
+}
+
+impl From<Vec<u32>> for Prompt {
+    fn from(ids: Vec<u32>) -> Self {
+        Prompt::Tokens(ids)
+    }
+}
+
+/// A loaded model ready to generate.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    model: Model,
+    tokenizer: Tokenizer,
+    chat_template: ChatTemplate,
+    max_batch: usize,
+}
+
+impl Engine {
+    /// Loads a model (fetching the default one if needed).
+    pub fn load(spec: &ModelSpec) -> Result<Self> {
+        let loaded = match &spec.source {
+            ModelSource::Default => load_gguf(&default_model_path()?, spec.dtype, &spec.device)?,
+            ModelSource::Gguf(path) => load_gguf(path, spec.dtype, &spec.device)?,
+            ModelSource::HfDir(dir) => load_hf_dir(dir, spec.dtype, &spec.device)?,
+        };
+        Ok(Self::from_parts(loaded, spec.max_batch))
+    }
+
+    /// An engine over an already built model (e.g. a tiny random one in tests, or a trainer's).
+    pub fn from_parts(loaded: LoadedModel, max_batch: usize) -> Self {
+        Engine { model: loaded.model, tokenizer: loaded.tokenizer, chat_template: loaded.chat_template, max_batch: max_batch.max(1) }
+    }
+
+    /// The trainable model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// Mutable access to the model (e.g. to swap in updated weights).
+    pub fn model_mut(&mut self) -> &mut Model {
+        &mut self.model
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// The chat template.
+    pub fn chat_template(&self) -> &ChatTemplate {
+        &self.chat_template
+    }
+
+    /// Renders a conversation with the model's chat template.
+    pub fn apply_chat_template(&self, messages: &[ChatMessage], add_generation_prompt: bool) -> Result<String> {
+        self.chat_template.apply(messages, add_generation_prompt)
+    }
+
+    /// Token ids of a prompt.
+    pub fn encode_prompt(&self, prompt: &Prompt) -> Result<Vec<u32>> {
+        match prompt {
+            Prompt::Text(text) => self.tokenizer.encode(text),
+            Prompt::Tokens(ids) => Ok(ids.clone()),
+        }
+    }
+
+    /// Samples `params.n` completions per prompt; the result has one `Vec` per prompt, in order.
+    pub fn generate(&self, prompts: &[Prompt], params: &SamplingParams) -> Result<Vec<Vec<Completion>>> {
+        let ids = prompts.iter().map(|p| self.encode_prompt(p)).collect::<Result<Vec<_>>>()?;
+        self.generate_ids(&ids, params)
+    }
+
+    /// [`Engine::generate`] on token ids.
+    pub fn generate_ids(&self, prompts: &[Vec<u32>], params: &SamplingParams) -> Result<Vec<Vec<Completion>>> {
+        if prompts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let net = self.model.inference_network()?;
+        generate::generate(&net, &self.tokenizer, prompts, params, self.max_batch)
+    }
+
+    /// Writes a Hugging Face folder (`model.safetensors`, `config.json`, `tokenizer.json`,
+    /// `tokenizer_config.json`) that [`Engine::load`] reads back.
+    pub fn save_pretrained(&self, dir: &Path) -> Result<()> {
+        self.model.save_pretrained(dir)?;
+        self.tokenizer.save(&dir.join("tokenizer.json"))?;
+        let name = |id: Option<u32>| id.and_then(|i| self.tokenizer.inner().id_to_token(i));
+        let (bos, add_bos) = self.tokenizer.bos();
+        let template = match &self.chat_template {
+            ChatTemplate::ChatMl { default_system } => Some(chatml_jinja(default_system.as_deref())),
+            ChatTemplate::Unsupported(t) => Some(t.clone()),
+        };
+        let config = serde_json::json!({
+            "bos_token": name(bos),
+            "add_bos_token": add_bos,
+            "eos_token": name(self.tokenizer.eos_ids().first().copied()),
+            "pad_token": name(Some(self.tokenizer.pad_id())),
+            "chat_template": template,
+        });
+        let path = dir.join("tokenizer_config.json");
+        let text = serde_json::to_string_pretty(&config).map_err(|e| Error::Format(e.to_string()))?;
+        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+        let gen = serde_json::json!({ "eos_token_id": self.tokenizer.eos_ids() });
+        let path = dir.join("generation_config.json");
+        std::fs::write(&path, gen.to_string()).map_err(|e| Error::io(&path, e))
+    }
+}
+
+/// A Jinja ChatML template (the form SmolLM2 ships), so saved folders work in other tools too.
+fn chatml_jinja(default_system: Option<&str>) -> String {
+    let system = default_system
+        .map(|s| {
+            format!(
+                "{{% if loop.first and messages[0]['role'] != 'system' %}}{{{{ '<|im_start|>system\n{}<|im_end|>\n' }}}}{{% endif %}}",
+                s.replace('\'', "\\'")
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "{{% for message in messages %}}{system}{{{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}}}{{% endfor %}}{{% if add_generation_prompt %}}{{{{ '<|im_start|>assistant\n' }}}}{{% endif %}}"
+    )
+}

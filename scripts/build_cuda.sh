@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Build rlbench (and anything else passed as cargo args) with the `cuda` feature on a machine
+# WITHOUT a CUDA toolkit, for GPU machines with CUDA 13 (driver 580, e.g. H100/H200).
+#
+#   * nvcc, nvvm, crt, runtime headers and cccl come from PyPI wheels (~45 MB) installed into
+#     $CUDA_WHEELS (default .cache/cuda-wheels);
+#   * the CUDA libraries candle links against (libcuda, libcudart, libnvrtc, libcurand, libcublas,
+#     libcublasLt) are replaced at link time by stub .so files with the right SONAMEs that define
+#     every symbol cudarc declares; the real libraries are found at run time.
+#
+# Building candle-kernels takes ~7.5 min of 2 cores. Usage:
+#   scripts/build_cuda.sh [extra cargo args, e.g. --example engine_bench]
+# Run the result on the GPU machine with the CUDA libraries of its Python wheels:
+#   export LD_LIBRARY_PATH="$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__file__))')/cu13/lib:$LD_LIBRARY_PATH"
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+wheels="${CUDA_WHEELS:-$root/.cache/cuda-wheels}"
+stubs="$wheels/stubs"
+compute_cap="${CUDA_COMPUTE_CAP:-90}"
+
+if ! command -v nvcc >/dev/null 2>&1 && [[ ! -x "$wheels/nvidia/cu13/bin/nvcc" && ! -x "$wheels/nvidia/cuda_nvcc/bin/nvcc" ]]; then
+  echo "installing nvcc from PyPI wheels into $wheels" >&2
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$wheels" \
+    "nvidia-cuda-nvcc==13.0.88" "nvidia-nvvm==13.0.88" "nvidia-cuda-crt==13.0.88" \
+    "nvidia-cuda-runtime==13.0.96" "nvidia-cuda-cccl==13.0.85"
+fi
+
+# The wheels lay CUDA out under nvidia/cu13 (or nvidia/<component> in older layouts).
+cuda_home=""
+for cand in "$wheels/nvidia/cu13" "$wheels/nvidia/cuda_nvcc"; do
+  if [[ -x "$cand/bin/nvcc" ]]; then cuda_home="$cand"; break; fi
+done
+if [[ -z "$cuda_home" ]] && command -v nvcc >/dev/null 2>&1; then
+  cuda_home="$(dirname "$(dirname "$(command -v nvcc)")")"
+fi
+if [[ -z "$cuda_home" ]]; then
+  echo "error: no nvcc found after installing the wheels into $wheels" >&2
+  exit 1
+fi
+
+# Stub libraries: one C file per library defining every function cudarc's bindings name.
+cargo fetch --manifest-path "$root/Cargo.toml" >/dev/null
+cudarc_src="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/cudarc-0.19.* 2>/dev/null | sort -V | tail -1)"
+if [[ -z "$cudarc_src" ]]; then
+  echo "error: cudarc 0.19 sources not found in the cargo registry" >&2
+  exit 1
+fi
+mkdir -p "$stubs"
+make_stub() { # name soname module...
+  local name="$1" soname="$2"; shift 2
+  local c="$stubs/$name.c"
+  : > "$c"
+  for module in "$@"; do
+    grep -rhoE 'pub (unsafe )?fn [A-Za-z_][A-Za-z0-9_]*\(' "$cudarc_src/src/$module/sys" 2>/dev/null \
+      | sed -E 's/pub (unsafe )?fn ([A-Za-z0-9_]+)\(/\2/' || true
+  done | grep -E '^(cu|nvrtc|curand|cublas)' | sort -u | sed 's/.*/void &(void) {}/' >> "$c"
+  cc -shared -fPIC -o "$stubs/lib$name.so" -Wl,-soname,"$soname" "$c"
+}
+make_stub cuda libcuda.so.1 driver
+make_stub cudart libcudart.so.13 runtime
+make_stub nvrtc libnvrtc.so.13 nvrtc
+make_stub curand libcurand.so.10 curand
+make_stub cublas libcublas.so.13 cublas
+make_stub cublasLt libcublasLt.so.13 cublaslt
+
+export CUDA_HOME="$cuda_home" CUDA_PATH="$cuda_home" PATH="$cuda_home/bin:$PATH"
+export CUDARC_CUDA_VERSION=13000 CUDA_COMPUTE_CAP="$compute_cap"
+export LIBRARY_PATH="$stubs:${LIBRARY_PATH:-}"
+export RUSTFLAGS="${RUSTFLAGS:-} -L native=$stubs -C link-arg=-Wl,--no-as-needed"
+cd "$root"
+exec cargo build --release -p rlbench --features cuda --target-dir "$root/target-cuda" "$@"
