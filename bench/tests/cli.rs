@@ -1,5 +1,6 @@
 //! The `rlbench` binary end to end: `score --json`, `run` against a local server, `report` with a
-//! baseline, suite discovery through `--data-dir`, and the embedded-engine placeholder.
+//! baseline, suite discovery through `--data-dir`, and clear errors for
+//! missing suites and models.
 
 mod support;
 
@@ -124,7 +125,7 @@ fn run_then_report_with_a_baseline() {
 }
 
 #[test]
-fn missing_suites_and_the_engine_placeholder_fail_clearly() {
+fn missing_suites_and_models_fail_clearly() {
     let out = rlbench().args(["run", "--suite", "nope-suite"]).output().expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("known suites: aime24"));
@@ -134,7 +135,8 @@ fn missing_suites_and_the_engine_placeholder_fail_clearly() {
     let file = data.join("x.jsonl");
     let out = rlbench().args(["run", "--model", "smol.gguf", "--suite"]).arg(&file).output().expect("run");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("engine is not built yet"));
+    // No such model file: a clear error before any work, not a panic.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--model: model `smol.gguf` is neither"));
 }
 
 #[test]

