@@ -173,8 +173,11 @@ fn an_interrupted_run_resumes_to_exactly_k_per_problem() {
     let mut s = spec(&run_dir, suites.clone(), k, 1);
     s.retry.max_retries = 1;
     let out = run::run(&s, &backend(&dying, Api::Chat, Duration::from_secs(5)), &mut |_, _| {}).expect("partial run");
-    assert_eq!(out.generated, 13);
-    assert_eq!(out.missing, 40 - 13);
+    // The fake server stops after about 13 answers (requests in flight when it stops may still be
+    // answered, so the exact count can vary by one or two); what matters is what the resume does.
+    let first = out.generated;
+    assert!((13..40).contains(&first), "partial run generated {first}");
+    assert_eq!(out.missing, 40 - first);
     assert!(!out.failures.is_empty());
     assert_eq!(run::RunManifest::read(&run_dir).ok().flatten().map(|m| m.complete), Some(false));
 
@@ -190,9 +193,9 @@ fn an_interrupted_run_resumes_to_exactly_k_per_problem() {
     let out = run::run(&s, &backend(&healthy, Api::Chat, Duration::from_secs(5)), &mut |_, _| {}).expect("resumed run");
     assert!(out.failures.is_empty(), "{:?}", out.failures);
     assert!(out.cut_bytes > 0, "the partial line was detected");
-    assert_eq!(out.already_present, 12, "13 written, one cut");
-    assert_eq!(out.generated, 40 - 12);
-    assert_eq!(healthy.request_count(), 28, "nothing generated twice");
+    assert_eq!(out.already_present, first - 1, "{first} written, one cut");
+    assert_eq!(out.generated, 40 - (first - 1));
+    assert_eq!(healthy.request_count(), 40 - (first - 1), "nothing generated twice");
     for suite in &suites {
         assert_exactly_k(&run_dir, suite, k);
         assert_eq!(contents(&run_dir, &suite.name), contents(&clean_dir, &suite.name));
