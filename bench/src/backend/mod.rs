@@ -2,8 +2,7 @@
 //!
 //! - [`OpenAiBackend`]: an OpenAI-compatible server (`/v1/completions` or `/v1/chat/completions`,
 //!   as vLLM and SGLang serve them), over a small blocking HTTP/1.1 client ([`http`]).
-//! - [`embedded`]: the in-process engine (`--model PATH`); a placeholder until `crate::engine`
-//!   lands.
+//! - [`embedded`]: the in-process engine (`--model PATH`, default the embedded SmolLM2).
 //!
 //! Retries live outside the backends ([`retry`]), so every backend gets the same policy.
 
