@@ -1,5 +1,7 @@
 //! Error type of the trainer library.
 
+use std::path::PathBuf;
+
 /// Everything that can go wrong in `rltrain`.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -30,6 +32,38 @@ pub enum Error {
     /// Inputs disagree in shape, or a required input is missing.
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// The inference engine failed (loading, sampling, saving a model).
+    #[error("engine: {0}")]
+    Engine(#[from] rlbench::engine::Error),
+    /// A file or folder could not be read or written.
+    #[error("`{}`: {source}", path.display())]
+    Io {
+        /// The file or folder involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Training data could not be used (no usable row, unknown suite or task).
+    #[error("data: {0}")]
+    Data(String),
+    /// A checkpoint or run directory is missing something or holds something unexpected.
+    #[error("checkpoint: {0}")]
+    Checkpoint(String),
+    /// Too many consecutive updates had a non-finite loss or gradient.
+    #[error("stopping after {count} consecutive non-finite steps (--max-bad-steps {count}); last: {last}")]
+    TooManyBadSteps {
+        /// Consecutive bad steps.
+        count: usize,
+        /// The last cause reported.
+        last: String,
+    },
+}
+
+impl Error {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
 }
 
 /// Result alias of the crate.

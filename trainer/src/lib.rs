@@ -1,9 +1,12 @@
 //! `rltrain`: RL with verifiable rewards on math (see the workspace README).
 //!
-//! This crate currently holds the pure-math library of policy objectives (spec
-//! `shared/spec/objectives.md`): [`objectives`] (per-token losses and the registry),
-//! [`advantage`] (estimators), [`kl`] (KL estimators), [`aggregate`] (aggregation modes) and
-//! [`metrics`].
+//! The objectives library (spec `shared/spec/objectives.md`): [`objectives`] (per-token losses and
+//! the registry), [`advantage`] (estimators), [`kl`] (KL estimators), [`aggregate`] (aggregation
+//! modes) and [`metrics`]. The training loop: [`train::train`] reads top to bottom, from
+//! [`rollout`] (engine sampling, [`reward`] from `rlverify`) to [`optim`] (fused AdamW,
+//! schedules, clipping), with [`checkpoint`]s that resume bit for bit; [`config`] holds every
+//! setting, [`data`] and [`tasks`] the problems, [`policy`] the model, [`eval`] the periodic
+//! evaluation.
 //!
 //! ```
 //! use candle_core::{Device, Tensor, Var};
@@ -28,9 +31,23 @@
 
 pub mod advantage;
 pub mod aggregate;
+pub mod checkpoint;
+pub mod config;
+pub mod data;
 pub mod error;
+pub mod eval;
 pub mod kl;
 pub mod metrics;
 pub mod objectives;
+pub mod optim;
+pub mod policy;
+pub mod reward;
+pub mod rng;
+pub mod rollout;
+pub mod run_dir;
+pub mod tasks;
+pub mod train;
 
+pub use config::TrainConfig;
 pub use error::{Error, Result};
+pub use train::{train, Event, Outcome};

@@ -1,0 +1,152 @@
+//! `rltrain`: train a policy with verifiable rewards (`rltrain --objective dgpo ...`), list the
+//! objectives (`rltrain objectives`) and the synthetic tasks (`rltrain tasks`).
+
+mod args;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use rltrain::objectives::Objective;
+use rltrain::run_dir::RunDir;
+use rltrain::tasks::{Task, TASKS};
+use rltrain::{Event, TrainConfig};
+use serde_json::Value;
+
+use args::{Cli, Command, TrainArgs};
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            for cause in e.chain().skip(1) {
+                eprintln!("  Caused by: {cause}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Some(Command::Objectives) => {
+            print!("{}", Objective::render_table());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Tasks { name: None, .. }) => {
+            for t in TASKS {
+                println!("{:<10} {}", t.name, t.description);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Tasks { name: Some(name), size, seed }) => {
+            print!("{}", Task::from_name(&name)?.to_jsonl(size, seed));
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Train(args)) => train(args),
+        None => train(cli.train),
+    }
+}
+
+/// Defaults (or the resumed run's config.json) < --config file < flags.
+fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
+    let mut cfg = match &args.resume {
+        Some(dir) => RunDir { root: dir.clone() }.read_config().with_context(|| format!("cannot resume `{}`", dir.display()))?,
+        None => TrainConfig::default(),
+    };
+    if let Some(path) = &args.config {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+        let file: Value = serde_json::from_str(&text).with_context(|| format!("`{}` is not JSON", path.display()))?;
+        TrainConfig::from_json(&text).with_context(|| format!("`{}`", path.display()))?;
+        cfg = cfg.merged(&file)?;
+    }
+    let flags = serde_json::to_value(args)?;
+    cfg = cfg.merged(&flags)?;
+    if let Some(dir) = &args.resume {
+        cfg.out = dir.clone();
+    }
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+fn fmt(v: &Value, key: &str) -> String {
+    match v.get(key).and_then(Value::as_f64) {
+        Some(x) if x.abs() >= 100.0 || x == 0.0 => format!("{x:.0}"),
+        Some(x) => format!("{x:.3}"),
+        None => "-".into(),
+    }
+}
+
+fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    let cfg = resolve(&args)?;
+    let tty = std::io::stderr().is_terminal();
+    let mut bar: Option<ProgressBar> = None;
+    let log_every = cfg.log_every;
+    let total = cfg.steps;
+    let mut on_event = |e: Event| match e {
+        Event::Start { first_step, total_steps, model, problems } => {
+            eprintln!(
+                "rltrain: {} on {} ({} problems), model {model}, steps {}..{total_steps}, out {}",
+                cfg.objective,
+                cfg.data,
+                problems,
+                first_step + 1,
+                cfg.out.display()
+            );
+            if tty {
+                let b = ProgressBar::new(total_steps).with_position(first_step);
+                if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} [{elapsed_precise}<{eta_precise}] {msg}") {
+                    b.set_style(style);
+                }
+                bar = Some(b);
+            }
+        }
+        Event::Warning(w) => match &bar {
+            Some(b) => b.println(format!("warning: {w}")),
+            None => eprintln!("warning: {w}"),
+        },
+        Event::Step(v) => {
+            let step = v.get("step").and_then(Value::as_u64).unwrap_or(0);
+            let line = format!(
+                "step {step}/{total} reward {} acc {} len {} entropy {} kl_old {} grad {} lr {} {}s/step",
+                fmt(v, "reward/mean"),
+                fmt(v, "acc"),
+                fmt(v, "response_length/mean"),
+                fmt(v, "entropy"),
+                fmt(v, "kl/old_k3"),
+                fmt(v, "grad_norm"),
+                v.get("lr").and_then(Value::as_f64).map_or("-".into(), |x| format!("{x:.2e}")),
+                fmt(v, "time/step_s"),
+            );
+            if let Some(b) = &bar {
+                b.set_position(step);
+                b.set_message(format!("reward {} acc {}", fmt(v, "reward/mean"), fmt(v, "acc")));
+            }
+            if log_every > 0 && (step % log_every == 0 || step == total) {
+                match &bar {
+                    Some(b) => b.println(line),
+                    None => eprintln!("{line}"),
+                }
+            }
+        }
+        Event::Eval(v) => {
+            let line = format!("eval {v}");
+            match &bar {
+                Some(b) => b.println(line),
+                None => eprintln!("{line}"),
+            }
+        }
+        Event::Checkpoint(p) => {
+            if let Some(b) = &bar {
+                b.set_message(format!("saved {}", p.display()));
+            }
+        }
+    };
+    let outcome = rltrain::train(&cfg, args.resume.is_some(), &mut on_event)?;
+    drop(on_event);
+    eprintln!("done: {} steps; metrics in {}", outcome.steps, outcome.run_dir.join("metrics.jsonl").display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,100 @@
+//! Checkpoints: `RUN_DIR/checkpoints/step-N/` holds the engine's `save_pretrained` output
+//! (safetensors + config + tokenizer: loadable by `Engine::load` and Hugging Face tools), the
+//! optimizer moments (`optimizer.safetensors`) and `trainer_state.json` (step, RNG, data
+//! position, metrics tail). Each is written into a temporary folder and renamed; the `latest`
+//! file names the newest complete checkpoint and is replaced atomically.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use candle_core::Tensor;
+use rlbench::engine::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::data::PromptOrder;
+use crate::error::{Error, Result};
+use crate::optim::AdamW;
+use crate::rng::TrainRng;
+use crate::run_dir::write_atomic;
+
+/// Everything besides weights and moments that a resumed run needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainerState {
+    /// Training steps completed.
+    pub step: u64,
+    /// Optimizer steps taken.
+    pub optimizer_steps: u64,
+    /// The trainer's random stream (mini-batch shuffles).
+    pub rng: TrainRng,
+    /// Position in the prompt order.
+    pub data: PromptOrder,
+    /// Consecutive skipped (non-finite) updates.
+    pub bad_streak: usize,
+    /// Skipped updates over the whole run.
+    pub skipped_total: u64,
+    /// The last metrics line written.
+    pub metrics_tail: Option<Value>,
+}
+
+/// Name of the folder of step `step`.
+pub fn step_dir_name(step: u64) -> String {
+    format!("step-{step}")
+}
+
+/// Saves a checkpoint of `step` under `checkpoints` and points `latest` at it.
+pub fn save(checkpoints: &Path, engine: &Engine, opt: &AdamW, state: &TrainerState) -> Result<PathBuf> {
+    let name = step_dir_name(state.step);
+    let tmp = checkpoints.join(format!(".tmp-{name}"));
+    let dest = checkpoints.join(&name);
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    }
+    std::fs::create_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    engine.save_pretrained(&tmp)?;
+    candle_core::safetensors::save(&opt.state_tensors()?, tmp.join("optimizer.safetensors"))?;
+    let json = serde_json::to_string_pretty(state).map_err(|e| Error::Checkpoint(e.to_string()))?;
+    let path = tmp.join("trainer_state.json");
+    std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
+    if dest.exists() {
+        std::fs::remove_dir_all(&dest).map_err(|e| Error::io(&dest, e))?;
+    }
+    std::fs::rename(&tmp, &dest).map_err(|e| Error::io(&dest, e))?;
+    write_atomic(&checkpoints.join("latest"), name.as_bytes())?;
+    Ok(dest)
+}
+
+/// The newest complete checkpoint folder, if any.
+pub fn latest(checkpoints: &Path) -> Result<Option<PathBuf>> {
+    let pointer = checkpoints.join("latest");
+    if !pointer.exists() {
+        return Ok(None);
+    }
+    let name = std::fs::read_to_string(&pointer).map_err(|e| Error::io(&pointer, e))?;
+    let dir = checkpoints.join(name.trim());
+    if !dir.join("trainer_state.json").is_file() {
+        return Err(Error::Checkpoint(format!("`latest` names `{}`, which is incomplete or missing", dir.display())));
+    }
+    Ok(Some(dir))
+}
+
+/// Loads weights (into the engine's existing parameters), optimizer moments and trainer state.
+pub fn restore(dir: &Path, engine: &Engine, opt: &mut AdamW) -> Result<TrainerState> {
+    let path = dir.join("trainer_state.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let state: TrainerState =
+        serde_json::from_str(&text).map_err(|e| Error::Checkpoint(format!("{}: {e}", path.display())))?;
+    let model = engine.model();
+    let device = model.device();
+    let weights: HashMap<String, Tensor> = candle_core::safetensors::load(dir.join("model.safetensors"), &device)?;
+    for (name, var) in model.vars() {
+        let t = weights.get(name).ok_or_else(|| Error::Checkpoint(format!("{} lacks `{name}`", dir.display())))?;
+        if t.dims() != var.dims() {
+            return Err(Error::Checkpoint(format!("`{name}` has shape {:?}, the model {:?}", t.dims(), var.dims())));
+        }
+        var.set(&t.to_dtype(var.dtype())?)?;
+    }
+    let moments = candle_core::safetensors::load(dir.join("optimizer.safetensors"), &device)?;
+    opt.load_state(&moments, state.optimizer_steps)?;
+    Ok(state)
+}

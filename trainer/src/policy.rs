@@ -1,0 +1,215 @@
+//! The policy: loading the engine (`default`, a GGUF file, a Hugging Face folder, or a seeded
+//! `tiny` model), turning problems into prompt tokens, a frozen reference copy, and the
+//! differentiable log-probs of responses.
+
+use std::collections::HashMap;
+
+use candle_core::{DType, Device, Tensor, D};
+use rlbench::engine::{
+    Arch, ChatMessage, ChatTemplate, Engine, LoadedModel, Model, ModelConfig, ModelSource, ModelSpec, Network,
+    PaddedBatch, PadSide, StepInput, Tokenizer,
+};
+
+use crate::config::TrainConfig;
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+
+/// The device named by `--device`.
+pub fn device(name: &str) -> Result<Device> {
+    match name {
+        "cpu" => Ok(Device::Cpu),
+        "auto" => Ok(rlbench::engine::default_device()),
+        "cuda" => Device::new_cuda(0).map_err(|e| Error::InvalidConfig(format!("--device cuda: {e}"))),
+        other => Err(Error::InvalidConfig(format!("unknown --device `{other}`; valid: cpu, cuda, auto"))),
+    }
+}
+
+/// Loads the policy named by `cfg.model` (for `tiny`, a from-scratch model seeded with
+/// `cfg.seed`, whose tokenizer is the task's alphabet for `task:` data under `--tokenizer auto`).
+pub fn load(cfg: &TrainConfig, data: &Dataset, device: &Device) -> Result<Engine> {
+    let max_batch = cfg.gen_batch.max(1);
+    if cfg.model != "tiny" {
+        let mut spec = ModelSpec::parse(&cfg.model)?;
+        spec.device = device.clone();
+        spec.max_batch = max_batch;
+        return Ok(Engine::load(&spec)?);
+    }
+    let tokenizer = match (cfg.tokenizer.as_str(), data.task) {
+        ("auto" | "task", Some(task)) => task_tokenizer(task.alphabet)?,
+        ("task", None) => {
+            return Err(Error::InvalidConfig("--tokenizer task needs `task:NAME` data".into()));
+        }
+        _ => Tokenizer::byte_level()?,
+    };
+    let mut config = ModelConfig::tiny(Arch::Llama, tokenizer.vocab_size());
+    config.hidden_size = cfg.tiny_hidden;
+    config.intermediate_size = cfg.tiny_hidden * 2;
+    config.num_layers = cfg.tiny_layers;
+    config.head_dim = (cfg.tiny_hidden / config.num_heads).max(2);
+    let model = Model::random(&config, DType::F32, device, cfg.seed)?;
+    let loaded = LoadedModel { model, tokenizer, chat_template: ChatTemplate::from_jinja(None) };
+    Ok(Engine::from_parts(loaded, max_batch))
+}
+
+/// Reloads the model of `cfg.model` as it was at the start (the reference policy); for `tiny`
+/// this is the same seeded initialisation.
+pub fn frozen_copy(model: &Model) -> Result<Model> {
+    let tensors: HashMap<String, Tensor> =
+        model.vars().iter().map(|(n, v)| Ok((n.clone(), v.as_tensor().detach().copy()?))).collect::<Result<_>>()?;
+    Ok(Model::from_tensors(model.config().clone(), tensors, model.dtype())?)
+}
+
+fn task_tokenizer(alphabet: &str) -> Result<Tokenizer> {
+    let dir = std::env::temp_dir().join(format!(
+        "rltrain-task-tokenizer-{}-{}",
+        std::process::id(),
+        crate::rng::derive_seed(&[alphabet.len() as u64, alphabet.bytes().map(u64::from).sum()])
+    ));
+    crate::tasks::write_task_tokenizer(&dir, alphabet)?;
+    let tok = Tokenizer::from_hf_dir(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(tok?)
+}
+
+/// Whether prompts go through the chat template (`auto`: all but the `tiny` model).
+pub fn uses_chat(cfg: &TrainConfig) -> bool {
+    match cfg.prompt_template.as_str() {
+        "chat" => true,
+        "raw" => false,
+        _ => cfg.model != "tiny",
+    }
+}
+
+/// The prompt token ids of a problem.
+pub fn prompt_ids(engine: &Engine, cfg: &TrainConfig, problem: &str) -> Result<Vec<u32>> {
+    let text = if uses_chat(cfg) {
+        let content = if cfg.instruction.is_empty() { problem.to_string() } else { format!("{problem}\n{}", cfg.instruction) };
+        engine.apply_chat_template(&[ChatMessage::user(content)], true)?
+    } else {
+        problem.to_string()
+    };
+    let ids = engine.tokenizer().encode(&text)?;
+    if ids.is_empty() {
+        return Err(Error::Data(format!("problem `{problem}` encodes to no tokens")));
+    }
+    Ok(ids)
+}
+
+/// A batch of prompt + response rows laid out so every response starts at the same column:
+/// prompts left-padded to `prompt_width`, responses right-padded to `response_width`.
+#[derive(Debug, Clone)]
+pub struct SequenceBatch {
+    /// The padded rows (positions count real tokens only).
+    pub batch: PaddedBatch,
+    /// Width of the prompt part.
+    pub prompt_width: usize,
+    /// Width of the response part.
+    pub response_width: usize,
+    /// Valid response tokens per row.
+    pub response_lengths: Vec<usize>,
+}
+
+impl SequenceBatch {
+    /// Lays out `(prompt, response)` rows; `pad_id` fills the gaps (never attended to).
+    pub fn new(rows: &[(&[u32], &[u32])], pad_id: u32, device: &Device) -> Result<Self> {
+        if rows.is_empty() || rows.iter().any(|(p, r)| p.is_empty() || r.is_empty()) {
+            return Err(Error::InvalidInput("a training row needs a prompt and a response".into()));
+        }
+        let pw = rows.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+        let rw = rows.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
+        let width = pw + rw;
+        let mut host_ids = Vec::with_capacity(rows.len());
+        let mut valid = Vec::with_capacity(rows.len());
+        let mut positions = Vec::with_capacity(rows.len() * width);
+        for (p, r) in rows {
+            let lead = pw - p.len();
+            let mut ids = vec![pad_id; width];
+            ids[lead..pw].copy_from_slice(p);
+            ids[pw..pw + r.len()].copy_from_slice(r);
+            let ok: Vec<bool> = (0..width).map(|t| (t >= lead && t < pw) || (t >= pw && t < pw + r.len())).collect();
+            let mut seen = 0u32;
+            for &v in &ok {
+                positions.push(if v { seen } else { 0 });
+                seen += u32::from(v);
+            }
+            host_ids.push(ids);
+            valid.push(ok);
+        }
+        let b = rows.len();
+        let flat: Vec<u32> = host_ids.iter().flatten().copied().collect();
+        let batch = PaddedBatch {
+            ids: Tensor::from_vec(flat, (b, width), device)?,
+            positions: Tensor::from_vec(positions, (b, width), device)?,
+            valid,
+            lengths: rows.iter().map(|(p, r)| p.len() + r.len()).collect(),
+            side: PadSide::Left,
+            host_ids,
+        };
+        Ok(Self { batch, prompt_width: pw, response_width: rw, response_lengths: rows.iter().map(|(_, r)| r.len()).collect() })
+    }
+
+    /// Response mask `[B, response_width]` (1 on real response tokens) in `dtype`.
+    pub fn mask(&self, dtype: DType, device: &Device) -> Result<Tensor> {
+        let rows: Vec<Vec<f64>> = self.response_lengths.iter().map(|&l| vec![1.0; l]).collect();
+        crate::advantage::to_tensor(&rows, self.response_width, dtype, device)
+    }
+
+    fn targets(&self, device: &Device) -> Result<Tensor> {
+        let pw = self.prompt_width;
+        let t: Vec<u32> = self.batch.host_ids.iter().flat_map(|row| row[pw..].iter().copied()).collect();
+        Ok(Tensor::from_vec(t, (self.batch.batch_size(), self.response_width, 1), device)?)
+    }
+
+    /// Logits at the positions that predict response tokens, `[B, response_width, V]`.
+    fn response_logits(&self, hidden: &Tensor, net: &Network) -> Result<Tensor> {
+        let h = hidden.narrow(1, self.prompt_width - 1, self.response_width)?;
+        Ok(net.logits(&h)?)
+    }
+}
+
+/// Log-probs and entropies of response tokens, `[B, response_width]` each (f32, or f64 models).
+#[derive(Debug, Clone)]
+pub struct ResponseLogProbs {
+    /// `log π(y_t | prefix)` at the sampling temperature.
+    pub logp: Tensor,
+    /// Entropy of the tempered next-token distribution.
+    pub entropy: Tensor,
+}
+
+fn logprobs_of(logits: &Tensor, targets: &Tensor, temperature: f64) -> Result<ResponseLogProbs> {
+    let logits = if logits.dtype() == DType::F64 { logits.clone() } else { logits.to_dtype(DType::F32)? };
+    let logits = if temperature == 1.0 { logits } else { (logits / temperature)? };
+    let lp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
+    let logp = lp.gather(targets, 2)?.squeeze(2)?;
+    let entropy = (lp.exp()? * &lp)?.sum(D::Minus1)?.neg()?;
+    Ok(ResponseLogProbs { logp, entropy })
+}
+
+/// Response log-probs with autograd into `model`'s parameters.
+pub fn response_logprobs(model: &Model, seqs: &SequenceBatch, temperature: f64) -> Result<ResponseLogProbs> {
+    let net = model.network()?;
+    forward(&net, seqs, temperature)
+}
+
+/// Response log-probs without autograd (reference policy, evaluation).
+pub fn response_logprobs_detached(model: &Model, seqs: &SequenceBatch, temperature: f64) -> Result<ResponseLogProbs> {
+    let net = model.inference_network()?;
+    forward(&net, seqs, temperature)
+}
+
+fn forward(net: &Network, seqs: &SequenceBatch, temperature: f64) -> Result<ResponseLogProbs> {
+    let b = &seqs.batch;
+    let input = StepInput { ids: &b.ids, positions: &b.positions, key_valid: &b.valid };
+    let hidden = net.hidden_states(&input, None)?;
+    let logits = seqs.response_logits(&hidden, net)?;
+    logprobs_of(&logits, &seqs.targets(logits.device())?, temperature)
+}
+
+/// Whether `cfg.model` is a file/folder/`default` rather than `tiny` (used in messages).
+pub fn describe_model(cfg: &TrainConfig) -> String {
+    match ModelSpec::parse(&cfg.model).map(|s| s.source) {
+        _ if cfg.model == "tiny" => format!("tiny (seed {}, width {}, {} layers)", cfg.seed, cfg.tiny_hidden, cfg.tiny_layers),
+        Ok(ModelSource::Default) => "SmolLM2-135M-Instruct (default)".into(),
+        _ => cfg.model.clone(),
+    }
+}

@@ -1,0 +1,522 @@
+//! The training loop, top to bottom: rollout → verified rewards → advantages → for each
+//! iteration and mini-batch: log-probs with grad → objective (+ KL to reference, drift, entropy)
+//! with global normalisers → backward → NaN guard → clip → fused AdamW → metrics, evaluation and
+//! checkpoints.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use candle_core::{DType, Tensor};
+use rlbench::engine::{Engine, Model};
+use rlbench::suite::Fields;
+use serde_json::{json, Map, Value};
+
+use crate::advantage::{self, frac_zero_std_groups, Estimator, Rollout};
+use crate::aggregate::GlobalNorm;
+use crate::checkpoint::{self, TrainerState};
+use crate::config::TrainConfig;
+use crate::data::{Dataset, PromptOrder};
+use crate::error::{Error, Result};
+use crate::eval::{self, EvalSet};
+use crate::metrics::{batch_metrics, Metrics};
+use crate::objectives::{LossConfig, LossInputs};
+use crate::optim::{clip_scale, global_norm, AdamW, AdamWConfig, LrSchedule, ScheduleKind};
+use crate::policy::{self, SequenceBatch};
+use crate::reward::Rewarder;
+use crate::rng::{derive_seed, TrainRng};
+use crate::rollout::{self, RolloutBatch, Sample};
+use crate::run_dir::{JsonlWriter, RunDir};
+
+/// What the loop reports while it runs (the binary renders it; the library never prints).
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// Training is about to start (or resume) at `first_step` of `total_steps`.
+    Start {
+        /// First step to run.
+        first_step: u64,
+        /// Last step + 1.
+        total_steps: u64,
+        /// Model description.
+        model: String,
+        /// Problems usable for training.
+        problems: usize,
+    },
+    /// A non-fatal problem (bad data lines, a skipped update).
+    Warning(&'a str),
+    /// A step's metrics line.
+    Step(&'a Value),
+    /// An evaluation line.
+    Eval(&'a Value),
+    /// A checkpoint was written.
+    Checkpoint(&'a Path),
+}
+
+/// What a finished run leaves.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The run directory.
+    pub run_dir: PathBuf,
+    /// Training steps completed.
+    pub steps: u64,
+    /// The last metrics line.
+    pub last_metrics: Option<Value>,
+    /// The trained engine.
+    pub engine: Engine,
+}
+
+/// Trains as `cfg` says; with `resume`, continues from the newest checkpoint of `cfg.out`.
+pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -> Result<Outcome> {
+    // ---------------------------------------------------------------- setup
+    cfg.validate()?;
+    let loss_cfg = cfg.loss_config()?;
+    let device = policy::device(&cfg.device)?;
+    let fields = Fields { problem: cfg.problem_field.clone(), answer: cfg.answer_field.clone(), id: "id".into() };
+    let data = Dataset::load(&cfg.data, &fields, cfg.task_size, cfg.seed)?;
+    for line in &data.skipped {
+        on_event(Event::Warning(&format!("skipped bad data line {line}")));
+    }
+    let engine = policy::load(cfg, &data, &device)?;
+    let model = engine.model().clone();
+    let vars = model.vars().to_vec();
+    let needs_ref = loss_cfg.ref_kl.is_some() || estimator_needs_kl(&loss_cfg.advantage);
+    let reference = if needs_ref { Some(policy::frozen_copy(&model)?) } else { None };
+    let eval_sets = load_eval_sets(cfg, &fields)?;
+    let rewarder = Rewarder {
+        verify: rlverify::Config::default(),
+        encoding: cfg.reward_encoding()?,
+        format_weight: cfg.format_reward,
+        overlong: match cfg.overlong_buffer_tokens() {
+            0 => None,
+            l => Some((cfg.max_new_tokens, l)),
+        },
+    };
+    let adam = AdamWConfig { beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_eps, weight_decay: cfg.weight_decay };
+    let mut opt = AdamW::new(&vars, adam)?;
+    let schedule = LrSchedule {
+        kind: ScheduleKind::parse(&cfg.lr_schedule)?,
+        peak: cfg.lr,
+        warmup: cfg.warmup_steps,
+        total: cfg.steps,
+        min_ratio: cfg.min_lr_ratio,
+    };
+    let run = RunDir::create(&cfg.out)?;
+    let mut state = TrainerState {
+        step: 0,
+        optimizer_steps: 0,
+        rng: TrainRng::new(derive_seed(&[cfg.seed, 1])),
+        data: PromptOrder::new(data.problems.len(), derive_seed(&[cfg.seed, 2])),
+        bad_streak: 0,
+        skipped_total: 0,
+        metrics_tail: None,
+    };
+    match (resume, checkpoint::latest(&run.checkpoints())?) {
+        (true, Some(dir)) => {
+            state = checkpoint::restore(&dir, &engine, &mut opt)?;
+            state.data = state.data.restored();
+            run.truncate_after(state.step)?;
+        }
+        (true, None) => run.truncate_after(0)?,
+        (false, _) => {
+            if std::fs::metadata(run.metrics_path()).is_ok_and(|m| m.len() > 0) {
+                return Err(Error::InvalidConfig(format!(
+                    "`{}` already holds a run; continue it with --resume {0} or choose another --out",
+                    run.root.display()
+                )));
+            }
+        }
+    }
+    run.write_config(cfg)?;
+    let mut metrics_out = JsonlWriter::append(&run.metrics_path())?;
+    let mut rollouts_out = JsonlWriter::append(&run.rollouts_path())?;
+    on_event(Event::Start {
+        first_step: state.step,
+        total_steps: cfg.steps,
+        model: policy::describe_model(cfg),
+        problems: data.problems.len(),
+    });
+    if cfg.eval_every > 0 && state.step == 0 {
+        run_eval(&engine, cfg, &eval_sets, 0, &mut metrics_out, on_event)?;
+    }
+
+    // ---------------------------------------------------------------- the loop
+    while state.step < cfg.steps {
+        let step = state.step + 1; // 1-based in metrics and checkpoint names
+        let started = Instant::now();
+        let lr = schedule.lr(state.step);
+
+        // 1. Rollout: P prompts x G responses, sampler log-probs as π_old, rewards from rlverify.
+        let batch = rollout::collect(&engine, cfg, &data, &mut state.data, &rewarder, step)?;
+        let rollout_s = started.elapsed().as_secs_f64();
+
+        // 2. Advantages with the objective's estimator (per token, on the host).
+        let train_started = Instant::now();
+        let ref_logp = match &reference {
+            Some(r) if !batch.samples.is_empty() => Some(reference_logprobs(r, &batch.samples, cfg, engine.tokenizer().pad_id())?),
+            _ => None,
+        };
+        let advantages = compute_advantages(&loss_cfg.advantage, &batch.samples, ref_logp.as_deref())?;
+
+        // 3. Updates: iterations x mini-batches, each one optimizer step.
+        let mut acc = UpdateStats::default();
+        if !batch.samples.is_empty() {
+            for iteration in 0..cfg.iterations {
+                let mut order: Vec<usize> = (0..batch.samples.len()).collect();
+                state.rng.shuffle(&mut order);
+                for (mb, rows) in split_even(&order, cfg.mini_batches).into_iter().enumerate() {
+                    let inject = cfg.inject_nan_at_step == Some(step) && iteration == 0 && mb == 0;
+                    let ctx = UpdateCtx { cfg, loss_cfg: &loss_cfg, model: &model, samples: &batch.samples, advantages: &advantages, ref_logp: ref_logp.as_deref(), inject_nan: inject, pad: engine.tokenizer().pad_id() };
+                    match compute_gradients(&ctx, &rows, &mut acc)? {
+                        Gradients::Ok(grads) => {
+                            let norm = global_norm(&grads)?;
+                            if let Some(i) = norm.first_bad {
+                                let name = vars.get(i).map_or("?", |(n, _)| n.as_str());
+                                skip_update(&mut state, &mut acc, cfg, step, &format!("non-finite gradient of `{name}` (grad norm {})", norm.norm), on_event)?;
+                                continue;
+                            }
+                            state.bad_streak = 0;
+                            opt.step(&vars, &grads, clip_scale(norm.norm, cfg.grad_clip), lr)?;
+                            state.optimizer_steps = opt.steps();
+                            acc.grad_norms.push(norm.norm);
+                        }
+                        Gradients::Bad(cause) => skip_update(&mut state, &mut acc, cfg, step, &cause, on_event)?,
+                    }
+                }
+            }
+        }
+        let train_s = train_started.elapsed().as_secs_f64();
+
+        // 4. Metrics, rollout samples, evaluation, checkpoint.
+        let step_s = started.elapsed().as_secs_f64();
+        let line = metrics_line(step, &batch, &acc, lr, rollout_s, train_s, step_s);
+        metrics_out.write(&line)?;
+        for s in batch.samples.iter().take(cfg.save_rollouts) {
+            let p = &data.problems[s.problem];
+            rollouts_out.write(&json!({
+                "step": step, "id": p.id, "prompt": p.problem, "response": s.text,
+                "answer": p.answer, "reward": s.reward.total, "correct": s.reward.correct,
+            }))?;
+        }
+        on_event(Event::Step(&line));
+        state.step = step;
+        state.metrics_tail = Some(line);
+        if cfg.eval_every > 0 && (step % cfg.eval_every == 0 || step == cfg.steps) {
+            run_eval(&engine, cfg, &eval_sets, step, &mut metrics_out, on_event)?;
+        }
+        if (cfg.save_every > 0 && step % cfg.save_every == 0) || step == cfg.steps {
+            let dir = checkpoint::save(&run.checkpoints(), &engine, &opt, &state)?;
+            on_event(Event::Checkpoint(&dir));
+        }
+    }
+    Ok(Outcome { run_dir: run.root.clone(), steps: state.step, last_metrics: state.metrics_tail.clone(), engine })
+}
+
+// -------------------------------------------------------------------- the pieces
+
+fn estimator_needs_kl(est: &Estimator) -> bool {
+    matches!(est, Estimator::ReinforcePP { kl_coef, .. } | Estimator::Loo { kl_coef, .. } if *kl_coef != 0.0)
+}
+
+fn load_eval_sets(cfg: &TrainConfig, fields: &Fields) -> Result<Vec<EvalSet>> {
+    let mut sets = Vec::new();
+    for spec in &cfg.eval_data {
+        let d = Dataset::load(spec, fields, cfg.task_size, derive_seed(&[cfg.seed, 0xE7A1]))?;
+        let mut problems = d.problems;
+        if cfg.eval_limit > 0 {
+            problems.truncate(cfg.eval_limit);
+        }
+        sets.push(EvalSet { name: d.name, problems });
+    }
+    Ok(sets)
+}
+
+fn run_eval(
+    engine: &Engine,
+    cfg: &TrainConfig,
+    sets: &[EvalSet],
+    step: u64,
+    out: &mut JsonlWriter,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<()> {
+    let scores = sets.iter().map(|s| Ok((s.name.clone(), eval::evaluate(engine, cfg, s, step)?))).collect::<Result<Vec<_>>>()?;
+    let line = eval::metrics_line(step, cfg.eval_k.max(1), &scores);
+    out.write(&line)?;
+    on_event(Event::Eval(&line));
+    Ok(())
+}
+
+/// Reference log-probs of every sample's response (no autograd), in rows of at most 64.
+fn reference_logprobs(reference: &Model, samples: &[Sample], cfg: &TrainConfig, pad: u32) -> Result<Vec<Vec<f32>>> {
+    let mut out = Vec::with_capacity(samples.len());
+    let chunk = if cfg.micro_batch_size > 0 { cfg.micro_batch_size } else { 64 };
+    for rows in samples.chunks(chunk) {
+        let pairs: Vec<(&[u32], &[u32])> = rows.iter().map(|s| (s.prompt.as_slice(), s.response.as_slice())).collect();
+        let seqs = SequenceBatch::new(&pairs, pad, &reference.device())?;
+        let lp = policy::response_logprobs_detached(reference, &seqs, cfg.temperature)?;
+        let host: Vec<Vec<f32>> = lp.logp.to_dtype(DType::F32)?.to_vec2()?;
+        for (row, s) in host.into_iter().zip(rows) {
+            out.push(row[..s.response.len()].to_vec());
+        }
+    }
+    Ok(out)
+}
+
+fn compute_advantages(est: &Estimator, samples: &[Sample], ref_logp: Option<&[Vec<f32>]>) -> Result<Vec<Vec<f64>>> {
+    if samples.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rewards: Vec<f64> = samples.iter().map(|s| s.reward.total).collect();
+    let groups: Vec<usize> = samples.iter().map(|s| s.group).collect();
+    let lengths: Vec<usize> = samples.iter().map(|s| s.response.len()).collect();
+    // k1 KL of π_old vs π_ref per token, for estimators that shape rewards with it.
+    let kl: Option<Vec<Vec<f64>>> = ref_logp.map(|r| {
+        samples
+            .iter()
+            .zip(r)
+            .map(|(s, r)| s.old_logp.iter().zip(r).map(|(&o, &r)| f64::from(o) - f64::from(r)).collect())
+            .collect()
+    });
+    let ro = Rollout { rewards: &rewards, groups: &groups, lengths: &lengths, kl: kl.as_deref() };
+    advantage::compute(est, &ro)
+}
+
+/// Splits `items` into `n` contiguous parts whose sizes differ by at most one (no empty part).
+pub fn split_even(items: &[usize], n: usize) -> Vec<Vec<usize>> {
+    let n = n.clamp(1, items.len().max(1));
+    let (base, extra) = (items.len() / n, items.len() % n);
+    let mut out = Vec::with_capacity(n);
+    let mut start = 0;
+    for i in 0..n {
+        let len = base + usize::from(i < extra);
+        out.push(items[start..start + len].to_vec());
+        start += len;
+    }
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+struct UpdateCtx<'a> {
+    cfg: &'a TrainConfig,
+    loss_cfg: &'a LossConfig,
+    model: &'a Model,
+    samples: &'a [Sample],
+    advantages: &'a [Vec<f64>],
+    ref_logp: Option<&'a [Vec<f32>]>,
+    inject_nan: bool,
+    pad: u32,
+}
+
+enum Gradients {
+    Ok(Vec<Option<Tensor>>),
+    Bad(String),
+}
+
+/// Running sums over the updates of one step.
+#[derive(Default)]
+struct UpdateStats {
+    updates: usize,
+    skipped: usize,
+    causes: Vec<String>,
+    loss: f64,
+    kl_ref: Option<f64>,
+    grad_norms: Vec<f64>,
+    tokens: f64,
+    ln: f64,
+    hp: f64,
+    lp: f64,
+    hn: f64,
+    objective_clip: f64,
+    ratio_sum: f64,
+    ratio_min: f64,
+    ratio_max: f64,
+    kl_old_k3: f64,
+    entropy: f64,
+}
+
+impl UpdateStats {
+    fn add_tokens(&mut self, m: &Metrics) {
+        let n = m.n_tokens as f64;
+        if n == 0.0 {
+            return;
+        }
+        if self.tokens == 0.0 {
+            (self.ratio_min, self.ratio_max) = (f64::INFINITY, f64::NEG_INFINITY);
+        }
+        self.tokens += n;
+        self.ln += m.clipfrac_low * n;
+        self.hp += m.clipfrac_high * n;
+        self.lp += m.clipfrac_lp * n;
+        self.hn += m.clipfrac_hn * n;
+        self.objective_clip += m.clipfrac_objective * n;
+        self.ratio_sum += m.ratio_mean * n;
+        self.ratio_min = self.ratio_min.min(m.ratio_min);
+        self.ratio_max = self.ratio_max.max(m.ratio_max);
+        self.kl_old_k3 += m.ppo_kl_k3 * n;
+        self.entropy += m.entropy.unwrap_or(0.0) * n;
+    }
+}
+
+fn scalar(t: &Tensor) -> Result<f64> {
+    Ok(t.to_dtype(DType::F64)?.to_scalar::<f64>()?)
+}
+
+/// Forward + loss + backward of one mini-batch (in micro-batches, with the mini-batch's global
+/// normalisers); a non-finite log-prob or loss term is returned as [`Gradients::Bad`].
+fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> Result<Gradients> {
+    let samples = ctx.samples;
+    let lengths: Vec<usize> = rows.iter().map(|&i| samples[i].response.len()).collect();
+    let groups: Vec<usize> = rows.iter().map(|&i| samples[i].group).collect();
+    let global = GlobalNorm::from_lengths(&lengths, Some(&groups))?;
+    let micro = if ctx.cfg.micro_batch_size == 0 { rows.len() } else { ctx.cfg.micro_batch_size };
+    let vars = ctx.model.vars();
+    let device = ctx.model.device();
+    let pad = ctx.pad;
+    let mut grads: Vec<Option<Tensor>> = vec![None; vars.len()];
+    let (mut loss, mut kl) = (0.0, None::<f64>);
+    let mut micro_metrics = Vec::new();
+    for chunk in rows.chunks(micro.max(1)) {
+        let pairs: Vec<(&[u32], &[u32])> =
+            chunk.iter().map(|&i| (samples[i].prompt.as_slice(), samples[i].response.as_slice())).collect();
+        let seqs = SequenceBatch::new(&pairs, pad, &device)?;
+        let lp = policy::response_logprobs(ctx.model, &seqs, ctx.cfg.temperature)?;
+        let dtype = lp.logp.dtype();
+        let width = seqs.response_width;
+        let mask = seqs.mask(dtype, &device)?;
+        // Padding is selected away by the objectives, but a NaN there would still poison the
+        // finiteness check: test valid tokens only.
+        let probe = mask.ne(0.0)?.where_cond(&lp.logp.detach(), &mask.zeros_like()?)?;
+        if !scalar(&probe.sum_all()?)?.is_finite() {
+            return Ok(Gradients::Bad("non-finite log-probs (the logits hold NaN or inf)".into()));
+        }
+        let rows_of = |f: &dyn Fn(usize) -> Vec<f64>| -> Vec<Vec<f64>> { chunk.iter().map(|&i| f(i)).collect() };
+        let old = advantage::to_tensor(&rows_of(&|i| samples[i].old_logp.iter().map(|&x| f64::from(x)).collect()), width, dtype, &device)?;
+        let adv = advantage::to_tensor(&rows_of(&|i| ctx.advantages[i].clone()), width, dtype, &device)?;
+        let mut inp = LossInputs::new(lp.logp, old, adv, mask)?;
+        if let Some(r) = ctx.ref_logp {
+            let rt = advantage::to_tensor(&rows_of(&|i| r[i].iter().map(|&x| f64::from(x)).collect()), width, dtype, &device)?;
+            inp = inp.with_ref(rt)?;
+        }
+        let entropy = if ctx.loss_cfg.entropy_coef != 0.0 { lp.entropy } else { lp.entropy.detach() };
+        inp = inp.with_entropy(entropy)?;
+        let chunk_groups: Vec<usize> = chunk.iter().map(|&i| samples[i].group).collect();
+        let mut out = ctx.loss_cfg.loss_with(&inp, Some(&chunk_groups), Some(&global))?;
+        if ctx.inject_nan {
+            out.policy = out.policy.affine(f64::NAN, 0.0)?;
+            out.total = out.total.affine(f64::NAN, 0.0)?;
+        }
+        let terms = [("policy", Some(&out.policy)), ("drift", out.drift.as_ref()), ("reference-KL", out.kl.as_ref()), ("entropy", out.entropy.as_ref()), ("total", Some(&out.total))];
+        for (name, t) in terms {
+            if let Some(t) = t {
+                let v = scalar(t)?;
+                if !v.is_finite() {
+                    return Ok(Gradients::Bad(format!("non-finite {name} loss term ({v})")));
+                }
+            }
+        }
+        loss += scalar(&out.total)?;
+        if let Some(k) = &out.kl {
+            kl = Some(kl.unwrap_or(0.0) + scalar(k)?);
+        }
+        micro_metrics.push(batch_metrics(&inp, &out.terms.regions)?);
+        let g = out.total.backward()?;
+        for (slot, (_, var)) in grads.iter_mut().zip(vars) {
+            if let Some(t) = g.get(var) {
+                *slot = Some(match slot.take() {
+                    Some(a) => (a + t)?,
+                    None => t.clone(),
+                });
+            }
+        }
+    }
+    acc.updates += 1;
+    acc.loss += loss;
+    if let Some(k) = kl {
+        acc.kl_ref = Some(acc.kl_ref.unwrap_or(0.0) + k);
+    }
+    for m in &micro_metrics {
+        acc.add_tokens(m);
+    }
+    Ok(Gradients::Ok(grads))
+}
+
+fn skip_update(
+    state: &mut TrainerState,
+    acc: &mut UpdateStats,
+    cfg: &TrainConfig,
+    step: u64,
+    cause: &str,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<()> {
+    let message = format!("step {step}: {cause}; update skipped");
+    on_event(Event::Warning(&message));
+    acc.skipped += 1;
+    acc.causes.push(message.clone());
+    state.skipped_total += 1;
+    state.bad_streak += 1;
+    if state.bad_streak >= cfg.max_bad_steps {
+        return Err(Error::TooManyBadSteps { count: state.bad_streak, last: message });
+    }
+    Ok(())
+}
+
+fn mean_std(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    (mean, (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn metrics_line(step: u64, batch: &RolloutBatch, acc: &UpdateStats, lr: f64, rollout_s: f64, train_s: f64, step_s: f64) -> Value {
+    let scores: Vec<f64> = batch.generated.iter().map(|r| r.total).collect();
+    let (reward_mean, reward_std) = mean_std(&scores);
+    let n = batch.generated.len().max(1) as f64;
+    let acc_frac = batch.generated.iter().filter(|r| r.correct).count() as f64 / n;
+    let lens: Vec<f64> = batch.generated_lengths.iter().map(|&(l, _)| l as f64).collect();
+    let clipped = batch.generated_lengths.iter().filter(|&&(_, t)| t).count() as f64 / n;
+    let tokens: f64 = lens.iter().sum();
+    let t = acc.tokens;
+    let frac = |x: f64| if t > 0.0 { Value::from(x / t) } else { Value::Null };
+    let per_update = |x: f64| if acc.updates > 0 { Value::from(x / acc.updates as f64) } else { Value::Null };
+    let rewards_seen: Vec<f64> = batch.samples.iter().map(|s| s.reward.total).collect();
+    let groups: Vec<usize> = batch.samples.iter().map(|s| s.group).collect();
+    let mut m = Map::new();
+    let mut put = |k: &str, v: Value| {
+        m.insert(k.to_string(), v);
+    };
+    put("step", step.into());
+    put("reward/mean", reward_mean.into());
+    put("reward/std", reward_std.into());
+    put("acc", acc_frac.into());
+    put("response_length/mean", mean_std(&lens).0.into());
+    put("response_length/max", lens.iter().copied().fold(0.0, f64::max).into());
+    put("response_length/clip_ratio", clipped.into());
+    put("clip_frac/LN", frac(acc.ln));
+    put("clip_frac/HP", frac(acc.hp));
+    put("clip_frac/LP", frac(acc.lp));
+    put("clip_frac/HN", frac(acc.hn));
+    put("clip_frac/total", frac(acc.ln + acc.hp + acc.lp + acc.hn));
+    put("clip_frac/objective", frac(acc.objective_clip));
+    put("ratio/mean", frac(acc.ratio_sum));
+    put("ratio/min", if t > 0.0 { acc.ratio_min.into() } else { Value::Null });
+    put("ratio/max", if t > 0.0 { acc.ratio_max.into() } else { Value::Null });
+    put("kl/old_k3", frac(acc.kl_old_k3));
+    put("kl/ref", acc.kl_ref.map_or(Value::Null, |k| per_update(k)));
+    put("entropy", frac(acc.entropy));
+    put("loss", per_update(acc.loss));
+    put("grad_norm", if acc.grad_norms.is_empty() { Value::Null } else { mean_std(&acc.grad_norms).0.into() });
+    put("lr", lr.into());
+    put("time/rollout_s", rollout_s.into());
+    put("time/train_s", train_s.into());
+    put("time/step_s", step_s.into());
+    put("tokens_per_s", (tokens / step_s.max(1e-9)).into());
+    put("skipped", acc.skipped.into());
+    put("updates", acc.updates.into());
+    put("frac_zero_std_groups", frac_zero_std_groups(&rewards_seen, &groups).into());
+    put("dynamic_sampling/dropped_groups", batch.dropped_groups.into());
+    if !acc.causes.is_empty() {
+        put("nan_guard", acc.causes.clone().into());
+    }
+    Value::Object(m)
+}

@@ -1,0 +1,247 @@
+//! The training loop end to end on a seeded tiny model (CPU): learning, exact resume,
+//! checkpoints, bad data, the NaN guard, and the command line.
+
+use std::path::{Path, PathBuf};
+
+use rlbench::engine::{Engine, ModelSource, ModelSpec};
+use rltrain::policy::{response_logprobs_detached, SequenceBatch};
+use rltrain::{train, Event, TrainConfig};
+use serde_json::Value;
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rltrain-loop-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// The learning recipe: a 2-layer width-64 model on one-digit sums with a 15-token tokenizer.
+fn tiny(out: &Path) -> TrainConfig {
+    TrainConfig {
+        model: "tiny".into(),
+        data: "task:add-small".into(),
+        out: out.to_path_buf(),
+        steps: 4,
+        prompts_per_step: 8,
+        group_size: 8,
+        max_new_tokens: 3,
+        lr: 3e-3,
+        log_every: 0,
+        ..TrainConfig::default()
+    }
+}
+
+fn metrics(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("metrics.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn quiet(_: Event) {}
+
+/// Keys every step line carries (verl/TRL-like names).
+const STEP_KEYS: [&str; 27] = [
+    "step",
+    "reward/mean",
+    "reward/std",
+    "acc",
+    "response_length/mean",
+    "response_length/max",
+    "response_length/clip_ratio",
+    "clip_frac/LN",
+    "clip_frac/HP",
+    "clip_frac/LP",
+    "clip_frac/HN",
+    "clip_frac/total",
+    "ratio/mean",
+    "ratio/min",
+    "ratio/max",
+    "kl/old_k3",
+    "kl/ref",
+    "entropy",
+    "loss",
+    "grad_norm",
+    "lr",
+    "time/rollout_s",
+    "time/train_s",
+    "time/step_s",
+    "tokens_per_s",
+    "skipped",
+    "frac_zero_std_groups",
+];
+
+#[test]
+fn reward_rises_from_chance_to_at_least_0_8_for_grpo_cpgd_cfpo_dgpo() {
+    for objective in ["grpo", "cpgd", "cfpo", "dgpo"] {
+        let out = tmp(&format!("learn-{objective}"));
+        let cfg = TrainConfig { objective: objective.into(), steps: LEARN_STEPS, ..tiny(&out) };
+        let outcome = train(&cfg, false, &mut quiet).unwrap();
+        assert_eq!(outcome.steps, LEARN_STEPS);
+        let m = metrics(&out);
+        let acc: Vec<f64> = m.iter().filter_map(|v| v.get("acc").and_then(Value::as_f64)).collect();
+        let start = acc[..3].iter().sum::<f64>() / 3.0;
+        let end = acc[acc.len() - 5..].iter().sum::<f64>() / 5.0;
+        assert!(start < 0.2, "{objective}: starts at {start}, not near chance; {acc:?}");
+        assert!(end >= 0.8, "{objective}: ends at {end}; {acc:?}");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+/// Steps of the learning test.
+const LEARN_STEPS: u64 = 60;
+
+fn without_timings(mut v: Value) -> Value {
+    if let Value::Object(m) = &mut v {
+        m.retain(|k, _| !k.starts_with("time/") && k != "tokens_per_s");
+    }
+    v
+}
+
+#[test]
+fn a_resumed_run_matches_an_uninterrupted_one_bit_for_bit() {
+    // Sample reuse, two mini-batches and a reference model exercise every piece of state.
+    let base = |out: &Path| TrainConfig {
+        objective: "grpo".into(),
+        iterations: 2,
+        mini_batches: 2,
+        steps: 4,
+        ..tiny(out)
+    };
+    let full = tmp("resume-full");
+    train(&base(&full), false, &mut quiet).unwrap();
+    let part = tmp("resume-part");
+    train(&TrainConfig { steps: 2, ..base(&part) }, false, &mut quiet).unwrap();
+    // A stale line from a step after the checkpoint must be dropped on resume.
+    let stale = format!("{}\n", serde_json::json!({"step": 3, "acc": -1}));
+    let mut text = std::fs::read_to_string(part.join("metrics.jsonl")).unwrap();
+    text.push_str(&stale);
+    std::fs::write(part.join("metrics.jsonl"), text).unwrap();
+    train(&base(&part), true, &mut quiet).unwrap();
+    let weights = |d: &Path| std::fs::read(d.join("checkpoints/step-4/model.safetensors")).unwrap();
+    assert!(weights(&full) == weights(&part), "weights differ after resume");
+    let moments = |d: &Path| std::fs::read(d.join("checkpoints/step-4/optimizer.safetensors")).unwrap();
+    assert!(moments(&full) == moments(&part), "optimizer state differs after resume");
+    let a: Vec<Value> = metrics(&full).into_iter().map(without_timings).collect();
+    let b: Vec<Value> = metrics(&part).into_iter().map(without_timings).collect();
+    assert_eq!(a.len(), 4);
+    assert_eq!(a, b);
+    let latest = std::fs::read_to_string(part.join("checkpoints/latest")).unwrap();
+    assert_eq!(latest.trim(), "step-4");
+    // Starting a fresh run over an existing one is refused.
+    assert!(train(&base(&full), false, &mut quiet).is_err());
+    let _ = std::fs::remove_dir_all(&full);
+    let _ = std::fs::remove_dir_all(&part);
+}
+
+#[test]
+fn checkpoints_load_in_the_engine_with_the_same_logprobs() {
+    let out = tmp("roundtrip");
+    let outcome = train(&TrainConfig { steps: 2, ..tiny(&out) }, false, &mut quiet).unwrap();
+    let dir = out.join("checkpoints/step-2");
+    for f in ["model.safetensors", "config.json", "tokenizer.json", "optimizer.safetensors", "trainer_state.json"] {
+        assert!(dir.join(f).is_file(), "{f} missing");
+    }
+    let mut spec = ModelSpec::new(ModelSource::HfDir(dir));
+    spec.device = rlbench::engine::Device::Cpu;
+    let loaded = Engine::load(&spec).unwrap();
+    let tok = loaded.tokenizer();
+    let rows: Vec<(Vec<u32>, Vec<u32>)> =
+        [("3+4=", "7"), ("1+1=", "2"), ("4+4=", "8")].iter().map(|(p, r)| (tok.encode(p).unwrap(), tok.encode(r).unwrap())).collect();
+    let pairs: Vec<(&[u32], &[u32])> = rows.iter().map(|(p, r)| (p.as_slice(), r.as_slice())).collect();
+    let seqs = SequenceBatch::new(&pairs, tok.pad_id(), &rlbench::engine::Device::Cpu).unwrap();
+    let a = response_logprobs_detached(outcome.engine.model(), &seqs, 1.0).unwrap().logp.to_vec2::<f32>().unwrap();
+    let b = response_logprobs_detached(loaded.model(), &seqs, 1.0).unwrap().logp.to_vec2::<f32>().unwrap();
+    assert_eq!(a, b);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bad_data_lines_are_reported_with_file_and_line_and_the_rest_trained_on() {
+    let out = tmp("baddata");
+    std::fs::create_dir_all(&out).unwrap();
+    let data = out.join("train.jsonl");
+    let text = "{\"q\":\"1+1=\",\"a\":\"2\"}\n{\"q\":\"2+2=\"}\nnot json\n{\"q\":\"3+3=\",\"a\":\"6\"}\n";
+    std::fs::write(&data, text).unwrap();
+    let cfg = TrainConfig {
+        data: data.display().to_string(),
+        problem_field: "q".into(),
+        answer_field: "a".into(),
+        out: out.join("run"),
+        steps: 2,
+        ..tiny(&out)
+    };
+    let mut warnings = Vec::new();
+    let outcome = train(&cfg, false, &mut |e| {
+        if let Event::Warning(w) = e {
+            warnings.push(w.to_string());
+        }
+    })
+    .unwrap();
+    assert_eq!(outcome.steps, 2);
+    let f = data.display().to_string();
+    assert!(warnings.iter().any(|w| w.contains(&format!("{f}:2: field `a`"))), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains(&format!("{f}:3: invalid JSON"))), "{warnings:?}");
+    let rollouts = std::fs::read_to_string(out.join("run/rollouts.jsonl")).unwrap();
+    assert!(rollouts.contains("1+1=") || rollouts.contains("3+3="));
+    assert!(!rollouts.contains("2+2="));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_non_finite_loss_is_reported_and_skipped_and_too_many_stop_the_run() {
+    let out = tmp("nan");
+    let cfg = TrainConfig { steps: 3, inject_nan_at_step: Some(2), ..tiny(&out) };
+    let mut warnings = Vec::new();
+    train(&cfg, false, &mut |e| {
+        if let Event::Warning(w) = e {
+            warnings.push(w.to_string());
+        }
+    })
+    .unwrap();
+    let m = metrics(&out);
+    let skipped: Vec<u64> = m.iter().map(|v| v["skipped"].as_u64().unwrap_or(99)).collect();
+    assert_eq!(skipped, [0, 1, 0]);
+    let cause = m[1]["nan_guard"][0].as_str().unwrap_or("");
+    assert!(cause.contains("step 2") && cause.contains("policy loss term"), "{cause}");
+    assert!(m[1]["grad_norm"].is_null() && m[1]["loss"].is_null());
+    assert!(warnings.iter().any(|w| w.contains("update skipped")));
+    let out2 = tmp("nan-stop");
+    let stop = TrainConfig { max_bad_steps: 1, ..TrainConfig { out: out2.clone(), ..cfg } };
+    let err = train(&stop, false, &mut quiet).unwrap_err().to_string();
+    assert!(err.contains("consecutive non-finite") && err.contains("step 2"), "{err}");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&out2);
+}
+
+#[test]
+fn cli_lists_objectives_and_a_two_step_run_writes_every_metric() {
+    let exe = env!("CARGO_BIN_EXE_rltrain");
+    let o = std::process::Command::new(exe).arg("objectives").output().unwrap();
+    assert!(o.status.success());
+    let table = String::from_utf8_lossy(&o.stdout);
+    for name in rltrain::objectives::Objective::names() {
+        assert!(table.contains(&format!("| {name} |")), "{name} missing from `rltrain objectives`");
+    }
+    let out = tmp("cli");
+    let o = std::process::Command::new(exe)
+        .args(["--objective", "dgpo", "--model", "tiny", "--data", "task:add-small", "--steps", "2"])
+        .args(["--dgpo-n", "2", "--kl-coef", "0.01", "--max-new-tokens", "3", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = metrics(&out);
+    assert_eq!(m.len(), 2);
+    for key in STEP_KEYS {
+        assert!(m[1].get(key).is_some(), "metrics.jsonl lacks `{key}`: {}", m[1]);
+    }
+    assert!(m[1]["kl/ref"].is_number(), "a KL coefficient loads a reference model");
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!((cfg["objective"].as_str(), cfg["overrides"]["dgpo_n"].as_f64()), (Some("dgpo"), Some(2.0)));
+    // Unknown objective: a clear error listing valid names, exit code 2.
+    let o = std::process::Command::new(exe).args(["--objective", "grpoo", "--out"]).arg(out.join("x")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("valid names"));
+    let _ = std::fs::remove_dir_all(&out);
+}
