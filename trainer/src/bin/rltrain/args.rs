@@ -105,7 +105,7 @@ pub struct TrainArgs {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokenizer: Option<String>,
 
-    /// FILE.jsonl, a suite name (e.g. math500), or task:NAME (`rltrain tasks`) [default: task:add].
+    /// FILE.jsonl, a suite name (e.g. math500), or task:NAME (`rltrain tasks`) [default: task:succ].
     #[arg(long, help_heading = "Data")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
@@ -146,7 +146,7 @@ pub struct TrainArgs {
     #[arg(long, help_heading = "Rollout")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_p: Option<f64>,
-    /// Most tokens per response; also Dr.GRPO's L_max [default: 4].
+    /// Most tokens per response; also Dr.GRPO's L_max [default: 1, for task:succ; use e.g. 512 for real models].
     #[arg(long, help_heading = "Rollout")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_new_tokens: Option<usize>,
