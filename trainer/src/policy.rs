@@ -3,6 +3,7 @@
 //! differentiable log-probs of responses.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use candle_core::{DType, Device, Tensor, D};
 use rlbench::engine::{
@@ -60,10 +61,11 @@ pub fn frozen_copy(model: &Model) -> Result<Model> {
 }
 
 fn task_tokenizer(alphabet: &str) -> Result<Tokenizer> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = std::env::temp_dir().join(format!(
         "rltrain-task-tokenizer-{}-{}",
         std::process::id(),
-        crate::rng::derive_seed(&[alphabet.len() as u64, alphabet.bytes().map(u64::from).sum()])
+        NEXT.fetch_add(1, Ordering::Relaxed)
     ));
     crate::tasks::write_task_tokenizer(&dir, alphabet)?;
     let tok = Tokenizer::from_hf_dir(&dir);

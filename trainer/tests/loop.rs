@@ -246,3 +246,51 @@ fn cli_lists_objectives_and_a_two_step_run_writes_every_metric() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("valid names"));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn micro_batches_change_memory_not_the_update() {
+    // Global normalisers make the loss and gradient of micro-batches those of the whole
+    // mini-batch (up to float summation order). Compared on the first update, before Adam
+    // (which amplifies rounding noise in near-zero gradients) has acted.
+    let first = |micro: usize, name: &str| {
+        let out = tmp(name);
+        let cfg = TrainConfig { objective: "cpgd".into(), micro_batch_size: micro, steps: 1, ..tiny(&out) };
+        train(&cfg, false, &mut quiet).unwrap();
+        let m = metrics(&out);
+        let _ = std::fs::remove_dir_all(&out);
+        (m[0]["loss"].as_f64().unwrap_or(f64::NAN), m[0]["grad_norm"].as_f64().unwrap_or(f64::NAN))
+    };
+    let (whole, micro) = (first(0, "micro-0"), first(5, "micro-5"));
+    assert!((whole.0 - micro.0).abs() < 1e-6, "loss {whole:?} vs {micro:?}");
+    assert!((whole.1 - micro.1).abs() < 1e-5 * whole.1.max(1.0), "grad norm {whole:?} vs {micro:?}");
+    assert!(whole.1 > 0.0);
+}
+
+#[test]
+fn dapo_drops_all_equal_groups_and_evaluation_lines_are_recorded() {
+    let out = tmp("dapo");
+    let cfg = TrainConfig {
+        objective: "dapo".into(),
+        steps: 2,
+        eval_every: 1,
+        eval_data: vec!["task:succ".into()],
+        eval_k: 3,
+        eval_limit: 5,
+        ..tiny(&out)
+    };
+    train(&cfg, false, &mut quiet).unwrap();
+    let m = metrics(&out);
+    let steps: Vec<&Value> = m.iter().filter(|v| v.get("acc").is_some()).collect();
+    let evals: Vec<&Value> = m.iter().filter(|v| v.get("eval/succ/avg@3").is_some()).collect();
+    assert_eq!(steps.len(), 2);
+    assert_eq!(evals.iter().map(|v| v["step"].as_u64().unwrap_or(99)).collect::<Vec<_>>(), [0, 1, 2]);
+    for e in &evals {
+        let (avg, pass) = (e["eval/succ/avg@3"].as_f64().unwrap_or(-1.0), e["eval/succ/pass@3"].as_f64().unwrap_or(-1.0));
+        assert!((0.0..=1.0).contains(&avg) && avg <= pass && pass <= 1.0, "{e}");
+    }
+    // At chance most groups of 8 are all wrong: dynamic sampling drops them.
+    assert!(steps.iter().any(|v| v["dynamic_sampling/dropped_groups"].as_u64().unwrap_or(0) > 0), "{steps:?}");
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(cfg["objective"], "dapo");
+    let _ = std::fs::remove_dir_all(&out);
+}
