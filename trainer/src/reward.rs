@@ -27,6 +27,8 @@ pub struct Reward {
     pub accuracy: f64,
     /// Whether the response is `<think>..</think><answer>..</answer>`.
     pub format_ok: bool,
+    /// Accuracy plus format reward, before length shaping (what `reward/mean` reports).
+    pub score: f64,
     /// The reward the advantages see: accuracy + format + overlong terms.
     pub total: f64,
 }
@@ -37,11 +39,12 @@ impl Rewarder {
         let correct = gold.score(response, &self.verify).correct;
         let accuracy = self.encoding.reward(correct);
         let format_ok = self.format_weight != 0.0 && rlverify::format::is_well_formed(response);
-        let mut total = rlverify::format::total_reward(accuracy, format_ok, self.format_weight);
-        if let Some((l_max, l_cache)) = self.overlong {
-            total += overlong_penalty(len, l_max, l_cache);
-        }
-        Reward { correct, accuracy, format_ok, total }
+        let score = rlverify::format::total_reward(accuracy, format_ok, self.format_weight);
+        let total = match self.overlong {
+            Some((l_max, l_cache)) => score + overlong_penalty(len, l_max, l_cache),
+            None => score,
+        };
+        Reward { correct, accuracy, format_ok, score, total }
     }
 }
 
@@ -66,6 +69,6 @@ mod tests {
         let long = Rewarder { overlong: Some((8, 4)), ..plain };
         assert_eq!(long.score(&gold, "7", 6).total, 0.5);
         assert_eq!(long.score(&gold, "7", 4).total, 1.0);
-        assert_eq!(long.score(&gold, "7", 6).accuracy, 1.0);
+        assert_eq!((long.score(&gold, "7", 6).accuracy, long.score(&gold, "7", 6).score), (1.0, 1.0));
     }
 }

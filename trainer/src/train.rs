@@ -469,7 +469,7 @@ fn mean_std(v: &[f64]) -> (f64, f64) {
 
 #[allow(clippy::too_many_arguments)]
 fn metrics_line(step: u64, batch: &RolloutBatch, acc: &UpdateStats, lr: f64, rollout_s: f64, train_s: f64, step_s: f64) -> Value {
-    let scores: Vec<f64> = batch.generated.iter().map(|r| r.total).collect();
+    let scores: Vec<f64> = batch.generated.iter().map(|r| r.score).collect();
     let (reward_mean, reward_std) = mean_std(&scores);
     let n = batch.generated.len().max(1) as f64;
     let acc_frac = batch.generated.iter().filter(|r| r.correct).count() as f64 / n;
