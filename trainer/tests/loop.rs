@@ -240,6 +240,28 @@ fn cli_lists_objectives_and_a_two_step_run_writes_every_metric() {
     assert!(m[1]["kl/ref"].is_number(), "a KL coefficient loads a reference model");
     let cfg: Value = serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
     assert_eq!((cfg["objective"].as_str(), cfg["overrides"]["dgpo_n"].as_f64()), (Some("dgpo"), Some(2.0)));
+    // --resume continues the run from its config.json and checkpoint; flags still override.
+    let o = std::process::Command::new(exe).args(["--resume"]).arg(&out).args(["--steps", "3"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(metrics(&out).iter().map(|v| v["step"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), [1, 2, 3]);
+    // A config file is the base, flags override it.
+    let file = out.join("my.json");
+    std::fs::write(&file, r#"{"objective": "cpgd", "steps": 1, "overrides": {"clip_eps": 0.3}, "data": "task:succ"}"#).unwrap();
+    let o = std::process::Command::new(exe)
+        .args(["train", "--config"])
+        .arg(&file)
+        .args(["--drift-coef", "0.05", "--out"])
+        .arg(out.join("cfg"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(out.join("cfg/config.json")).unwrap()).unwrap();
+    assert_eq!(cfg["objective"], "cpgd");
+    assert_eq!((cfg["overrides"]["clip_eps"].as_f64(), cfg["overrides"]["drift_coef"].as_f64()), (Some(0.3), Some(0.05)));
+    std::fs::write(&file, r#"{"objectiv": "cpgd"}"#).unwrap();
+    let o = std::process::Command::new(exe).arg("--config").arg(&file).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("objectiv"));
     // Unknown objective: a clear error listing valid names, exit code 2.
     let o = std::process::Command::new(exe).args(["--objective", "grpoo", "--out"]).arg(out.join("x")).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
