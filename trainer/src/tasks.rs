@@ -121,6 +121,11 @@ fn fnv(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// Size of the files shipped in `data/tasks/`.
+pub const SHIPPED_SIZE: usize = 200;
+/// Seed of the files shipped in `data/tasks/`.
+pub const SHIPPED_SEED: u64 = 0;
+
 /// The end-of-sequence (and padding) token of task tokenizers, id 0.
 pub const TASK_EOS: &str = "<|endoftext|>";
 
@@ -234,8 +239,3 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
-
-/// Size of the files shipped in `data/tasks/`.
-pub const SHIPPED_SIZE: usize = 200;
-/// Seed of the files shipped in `data/tasks/`.
-pub const SHIPPED_SEED: u64 = 0;
