@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let vars = model.vars().to_vec();
     let mut opt = AdamW::new(&vars, AdamWConfig::default())?;
     let prompt = engine.tokenizer().encode("<|im_start|>user\nWhat is 12 * 7? Think step by step.<|im_end|>\n<|im_start|>assistant\n")?;
-    println!("| rows x tokens | rollout s | train s (fwd+bwd+AdamW) | of which AdamW s | step s | tokens/s | objective share | peak RSS MiB |");
+    println!("| rows x tokens | rollout s | train s (fwd+bwd+AdamW) | of which AdamW s | step s | tokens/s | objective s (share) | peak RSS MiB |");
     println!("|---|---|---|---|---|---|---|---|");
     for shape in shapes.split(',') {
         let (rows, tokens) = shape.split_once('x').ok_or("shapes look like 4x128")?;
@@ -79,7 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let _ = cfg.loss(&inp, Some(&groups))?.total.backward()?;
         let obj_s = obj.elapsed().as_secs_f64();
         println!(
-            "| {rows}x{tokens} | {rollout_s:.2} | {train_s:.2} | {adam_s:.2} | {step_s:.2} | {:.0} | {:.2}% | {:.0} |",
+            "| {rows}x{tokens} | {rollout_s:.2} | {train_s:.2} | {adam_s:.2} | {step_s:.2} | {:.0} | {obj_s:.4} ({:.3}%) | {:.0} |",
             (rows * tokens) as f64 / step_s,
             100.0 * obj_s / step_s,
             peak_rss_mib().unwrap_or(f64::NAN)
