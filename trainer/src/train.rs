@@ -199,10 +199,10 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
         on_event(Event::Step(&line));
         state.step = step;
         state.metrics_tail = Some(line);
-        if cfg.eval_every > 0 && (step % cfg.eval_every == 0 || step == cfg.steps) {
+        if cfg.eval_every > 0 && (step.is_multiple_of(cfg.eval_every) || step == cfg.steps) {
             run_eval(&engine, cfg, &eval_sets, step, &mut metrics_out, on_event)?;
         }
-        if (cfg.save_every > 0 && step % cfg.save_every == 0) || step == cfg.steps {
+        if (cfg.save_every > 0 && step.is_multiple_of(cfg.save_every)) || step == cfg.steps {
             let dir = checkpoint::save(&run.checkpoints(), &engine, &opt, &state)?;
             on_event(Event::Checkpoint(&dir));
         }
@@ -502,7 +502,7 @@ fn metrics_line(step: u64, batch: &RolloutBatch, acc: &UpdateStats, lr: f64, rol
     put("ratio/min", if t > 0.0 { acc.ratio_min.into() } else { Value::Null });
     put("ratio/max", if t > 0.0 { acc.ratio_max.into() } else { Value::Null });
     put("kl/old_k3", frac(acc.kl_old_k3));
-    put("kl/ref", acc.kl_ref.map_or(Value::Null, |k| per_update(k)));
+    put("kl/ref", acc.kl_ref.map_or(Value::Null, per_update));
     put("entropy", frac(acc.entropy));
     put("loss", per_update(acc.loss));
     put("grad_norm", if acc.grad_norms.is_empty() { Value::Null } else { mean_std(&acc.grad_norms).0.into() });

@@ -24,7 +24,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train a policy (the default command).
-    Train(TrainArgs),
+    Train(Box<TrainArgs>),
     /// List every objective of the registry with its defaults (Markdown table).
     Objectives,
     /// List the synthetic tasks, or print one as JSONL.

@@ -46,7 +46,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print!("{}", Task::from_name(&name)?.to_jsonl(size, seed));
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Train(args)) => train(args),
+        Some(Command::Train(args)) => train(*args),
         None => train(cli.train),
     }
 }
@@ -125,7 +125,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 b.set_position(step);
                 b.set_message(format!("reward {} acc {}", fmt(v, "reward/mean"), fmt(v, "acc")));
             }
-            if log_every > 0 && (step % log_every == 0 || step == total) {
+            if log_every > 0 && (step.is_multiple_of(log_every) || step == total) {
                 match &bar {
                     Some(b) => b.println(line),
                     None => eprintln!("{line}"),
@@ -146,7 +146,6 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let outcome = rltrain::train(&cfg, args.resume.is_some(), &mut on_event)?;
-    drop(on_event);
     eprintln!("done: {} steps; metrics in {}", outcome.steps, outcome.run_dir.join("metrics.jsonl").display());
     Ok(ExitCode::SUCCESS)
 }
