@@ -30,6 +30,9 @@ pub enum Error {
     /// Inputs disagree in shape, or a required input is missing.
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// Reading a metrics file or writing a plot failed (the message names the file).
+    #[error("plot: {0}")]
+    Plot(String),
 }
 
 /// Result alias of the crate.

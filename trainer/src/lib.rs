@@ -32,5 +32,6 @@ pub mod error;
 pub mod kl;
 pub mod metrics;
 pub mod objectives;
+pub mod plot;
 
 pub use error::{Error, Result};
