@@ -440,8 +440,10 @@ mod tests {
         // Hold the engine busy until every request waits in the queue, then release it: one
         // thread runs all of them in one call (4 requests x 2 samples = the 8 rows of the batch).
         b.lock().busy = true;
+        let backend = &b;
         let merged = std::thread::scope(|s| {
-            let handles: Vec<_> = prompts.iter().map(|p| s.spawn(|| b.generate(p, &sampled(3)).map_err(|e| e.to_string()))).collect();
+            let handles: Vec<_> =
+                prompts.iter().map(|p| s.spawn(move || backend.generate(p, &sampled(3)).map_err(|e| e.to_string()))).collect();
             while b.lock().pending.len() < prompts.len() {
                 std::thread::yield_now();
             }
@@ -467,12 +469,14 @@ mod tests {
             .map(|(i, p)| (p, SamplingParams { n: 1 + i % 3, ..sampled(i as u64 % 2) }))
             .collect();
         let sequential: Vec<_> = jobs.iter().map(|(p, s)| b.generate(p, s).map_err(|e| e.to_string())).collect();
+        let backend = &b;
         let concurrent = std::thread::scope(|s| {
-            let handles: Vec<_> = jobs.iter().map(|(p, sp)| s.spawn(|| b.generate(p, sp).map_err(|e| e.to_string()))).collect();
+            let handles: Vec<_> = jobs.iter().map(|(p, sp)| s.spawn(move || backend.generate(p, sp).map_err(|e| e.to_string()))).collect();
             handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("panicked".into()))).collect::<Vec<_>>()
         });
         assert_eq!(concurrent, sequential);
-        assert!(b.lock().pending.is_empty() && b.lock().done.is_empty() && !b.lock().busy);
+        let q = b.lock();
+        assert!(q.pending.is_empty() && q.done.is_empty() && !q.busy, "{q:?}");
     }
 
     #[test]

@@ -210,7 +210,7 @@ mod tests {
     }
 
     fn close(a: &[f32], b: &[f32], tol: f32) -> bool {
-        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()) || (x.is_nan() && y.is_nan()))
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y || (x - y).abs() <= tol * (1.0 + y.abs()) || (x.is_nan() && y.is_nan()))
     }
 
     #[test]

@@ -239,7 +239,8 @@ mod tests {
 
     #[test]
     fn ticks_are_round_numbers() {
-        assert_eq!(nice_ticks(0.0, 30.0), vec![0.0, 10.0, 20.0, 30.0]);
+        assert_eq!(nice_ticks(0.0, 30.0), vec![0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0]);
+        assert_eq!(nice_ticks(0.0, 100.0), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
         assert_eq!(nice_ticks(0.13, 0.91), vec![0.2, 0.4, 0.6000000000000001, 0.8]);
         assert_eq!(tick_label(0.6000000000000001), "0.6");
         assert_eq!(tick_label(1500.0), "1500");
