@@ -11,7 +11,9 @@
 //! engine parameters (seed included) while their rows (prompts x samples) fit in the engine's
 //! batch, runs them as one [`Engine::generate_ids`] call, and hands each thread its own
 //! completions. Requests that arrive while the engine is busy go into the next call, so
-//! `--concurrency N` fills the batch.
+//! `--concurrency N` fills the batch. A thread that finds the engine idle with a batch that is not
+//! full waits a few milliseconds first, so that the requests the runner sends right after a call
+//! finishes join the next one.
 //!
 //! Seeds: the engine draws sample `i` of a prompt from `(seed, prompt tokens, i)` with one seed
 //! per call, so only requests with equal seeds are merged, and a merged request gets exactly the
@@ -63,6 +65,16 @@ struct Queue {
     done: HashMap<u64, Outcome>,
     busy: bool,
     next_ticket: u64,
+}
+
+/// How long a thread that finds the engine idle waits for more requests before a call that is
+/// not full.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Rows of the oldest waiting request plus those that would merge with it.
+fn mergeable_rows(pending: &VecDeque<Pending>) -> usize {
+    let Some(first) = pending.front() else { return 0 };
+    pending.iter().filter(|p| p.params == first.params).map(|p| p.params.n).sum()
 }
 
 /// Takes the next engine call out of `pending`: the oldest request plus, in arrival order, every
@@ -202,12 +214,20 @@ impl EmbeddedBackend {
         let ticket = q.next_ticket;
         q.next_ticket += 1;
         q.pending.push_back(Pending { ticket, ids, params });
+        let mut lingered = false;
         loop {
             if let Some(outcome) = q.done.remove(&ticket) {
                 return outcome;
             }
             if q.busy {
                 q = self.finished.wait(q).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            if !lingered && mergeable_rows(&q.pending) < self.max_rows {
+                // The threads whose requests just finished are about to send their next ones:
+                // give them a moment (nothing next to an engine call) to join this call.
+                lingered = true;
+                q = self.finished.wait_timeout(q, LINGER).map(|(q, _)| q).unwrap_or_else(|e| e.into_inner().0);
                 continue;
             }
             let batch = take_batch(&mut q.pending, self.max_rows);
