@@ -26,8 +26,8 @@ fn run(suite: &Path, out: &Path) -> Output {
         .args(["run", "--suite"])
         .arg(suite)
         .args(["--limit", "2", "-k", &K.to_string(), "--max-tokens", &MAX_TOKENS.to_string()])
-        // Two requests in flight share one engine (the backend is used from several threads).
-        .args(["--concurrency", "2"])
+        // Four requests in flight share one engine (the backend merges them into engine calls).
+        .args(["--concurrency", "4"])
         .arg("--out")
         .arg(out)
         .output()
@@ -91,8 +91,12 @@ fn run_on_the_embedded_default_model_reports_and_resumes() {
         s.sort_unstable();
         assert_eq!(*s, (0..K as u64).collect::<Vec<_>>());
     }
+    // The engine mixes the prompt into every sample's seed, so request seeds depend on the sample
+    // index only (requests of one index merge into one engine call); the samples still differ.
     let seeds: std::collections::BTreeSet<u64> = recs.iter().filter_map(|r| r["seed"].as_u64()).collect();
-    assert_eq!(seeds.len(), 2 * K, "one seed per (problem, sample)");
+    assert_eq!(seeds.len(), K, "one seed per sample index");
+    let texts: std::collections::BTreeSet<&str> = recs.iter().filter_map(|r| r["response"].as_str()).collect();
+    assert!(texts.len() > K, "problems sharing a seed draw different samples: {texts:?}");
 
     // The manifest.
     let manifest = json_file(&out_dir.join("run.json"));
@@ -130,7 +134,7 @@ fn run_on_the_embedded_default_model_reports_and_resumes() {
     assert_eq!(std::fs::read(&file).expect("read"), before);
 
     // Lose the last completion (as a kill would): the resumed run regenerates exactly it, and
-    // draws the same sample, since its seed derives from (suite, problem, sample).
+    // draws the same sample, since its seed derives from (seed, prompt, sample).
     let text = String::from_utf8_lossy(&before).into_owned();
     let keep = text.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
     std::fs::write(&file, &text[..keep]).expect("truncate");

@@ -57,6 +57,9 @@ pub enum Error {
         /// The last cause reported.
         last: String,
     },
+    /// Reading a metrics file or writing a plot failed (the message names the file).
+    #[error("plot: {0}")]
+    Plot(String),
 }
 
 impl Error {

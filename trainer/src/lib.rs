@@ -40,6 +40,7 @@ pub mod kl;
 pub mod metrics;
 pub mod objectives;
 pub mod optim;
+pub mod plot;
 pub mod policy;
 pub mod reward;
 pub mod rng;

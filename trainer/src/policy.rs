@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use candle_core::{DType, Device, Tensor, D};
+use candle_core::{DType, Device, Tensor};
 use rlbench::engine::{
+    logprob,
     Arch, ChatMessage, ChatTemplate, Engine, LoadedModel, Model, ModelConfig, ModelSource, ModelSpec, Network,
     PaddedBatch, PadSide, StepInput, Tokenizer,
 };
@@ -178,13 +179,14 @@ pub struct ResponseLogProbs {
     pub entropy: Tensor,
 }
 
+/// Fused log-prob + entropy (`rlbench::engine::logprob`): on CPU f32 the backward keeps only the
+/// logits, instead of the several `[B, T, V]` copies of `log_softmax` -> `gather` -> `exp`.
 fn logprobs_of(logits: &Tensor, targets: &Tensor, temperature: f64) -> Result<ResponseLogProbs> {
     let logits = if logits.dtype() == DType::F64 { logits.clone() } else { logits.to_dtype(DType::F32)? };
-    let logits = if temperature == 1.0 { logits } else { (logits / temperature)? };
-    let lp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
-    let logp = lp.gather(targets, 2)?.squeeze(2)?;
-    let entropy = (lp.exp()? * &lp)?.sum(D::Minus1)?.neg()?;
-    Ok(ResponseLogProbs { logp, entropy })
+    let (b, t, v) = logits.dims3()?;
+    let targets = targets.flatten_all()?.contiguous()?;
+    let (logp, entropy) = logprob::token_logprob_entropy(&logits.reshape((b * t, v))?, &targets, temperature)?;
+    Ok(ResponseLogProbs { logp: logp.reshape((b, t))?, entropy: entropy.reshape((b, t))? })
 }
 
 /// Response log-probs with autograd into `model`'s parameters.

@@ -83,6 +83,13 @@ pub trait Backend: Send + Sync {
     fn kind(&self) -> String;
     /// The model name or path recorded in the run manifest.
     fn model(&self) -> String;
+    /// True when the backend mixes each prompt's content into its samples' seeds (the embedded
+    /// engine does), so that requests for different problems may share a seed. The runner then
+    /// derives request seeds from the base seed and the sample index only, which lets a batching
+    /// backend merge requests of different problems into one call. Servers get distinct seeds.
+    fn seeds_mix_prompt(&self) -> bool {
+        false
+    }
     /// Generate `params.n` completions for one prompt, in order.
     fn generate(&self, prompt: &RenderedPrompt, params: &SamplingParams) -> Result<Vec<Completion>, BackendError>;
 }

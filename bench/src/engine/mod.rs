@@ -22,6 +22,7 @@ mod config;
 mod error;
 mod fetch;
 mod generate;
+pub mod logprob;
 mod model;
 mod network;
 mod rng;

@@ -6,7 +6,7 @@ use super::config::ModelConfig;
 use super::error::{Error, Result};
 use super::network::{parameter_names, parameter_shape, Layer, Network, StepInput};
 use super::rng::Rng;
-use candle_core::{DType, Device, Tensor, Var, D};
+use candle_core::{DType, Device, Tensor, Var};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -155,14 +155,17 @@ impl Model {
         if t < 2 {
             return Err(Error::Request("log-probs need sequences of at least 2 tokens".into()));
         }
-        let logits = self.forward(batch)?.narrow(1, 0, t - 1)?;
+        // Every position goes through the fused op as it comes out of the model (no copy of the
+        // `[B, T, V]` logits); the last position's target is a placeholder and its outputs are
+        // dropped.
+        let logits = self.forward(batch)?;
+        let vocab = logits.dim(2)?;
         let logits = if self.dtype() == DType::F64 { logits } else { logits.to_dtype(DType::F32)? };
-        let logits = if temperature == 1.0 { logits } else { (logits / temperature)? };
-        let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
-        let targets: Vec<u32> = batch.host_ids.iter().flat_map(|row| row[1..].iter().copied()).collect();
-        let targets = Tensor::from_vec(targets, (b, t - 1, 1), logits.device())?;
-        let logprobs = logp.gather(&targets, 2)?.squeeze(2)?;
-        let entropy = (logp.exp()? * &logp)?.sum(D::Minus1)?.neg()?;
+        let targets: Vec<u32> = batch.host_ids.iter().flat_map(|row| row[1..].iter().copied().chain([0])).collect();
+        let targets = Tensor::from_vec(targets, b * t, logits.device())?;
+        let (logprobs, entropy) = super::logprob::token_logprob_entropy(&logits.reshape((b * t, vocab))?, &targets, temperature)?;
+        let logprobs = logprobs.reshape((b, t))?.narrow(1, 0, t - 1)?.contiguous()?;
+        let entropy = entropy.reshape((b, t))?.narrow(1, 0, t - 1)?.contiguous()?;
         let mask: Vec<f32> = batch
             .valid
             .iter()

@@ -5,7 +5,7 @@ mod render;
 mod svg;
 
 pub use render::{csv, markdown, to_json};
-pub use svg::passk_svg;
+pub use svg::{line_chart_svg, passk_svg, Chart, Series, XAxis, YAxis};
 
 use crate::metrics::{macro_average, overall, Overall, SuiteMetrics};
 use crate::run::{read_records, suite_file, RunManifest};

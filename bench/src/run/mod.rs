@@ -91,7 +91,8 @@ struct Job {
 }
 
 /// The seed of the request that starts at `first_sample` of problem `id` in `suite`: a mix of all
-/// four, kept to 31 bits so every server accepts it.
+/// four, kept to 31 bits so every server accepts it. For a backend that mixes the prompt into its
+/// sample seeds ([`Backend::seeds_mix_prompt`]) the runner passes empty `suite` and `id`.
 pub fn request_seed(base: u64, suite: &str, id: &str, first_sample: usize) -> u64 {
     let mut h = Fnv::new();
     h.write(suite.as_bytes());
@@ -172,11 +173,22 @@ pub fn run(spec: &RunSpec, backend: &dyn Backend, progress: &mut dyn FnMut(usize
             let present = scan.present.get(&p.id);
             outcome.already_present += present.map_or(0, |s| s.iter().filter(|&&i| i < k).count());
             for (first_sample, count) in missing_runs(k, present, spec.sampling.samples_per_request) {
-                let seed = spec.sampling.seed.map(|b| request_seed(b, &suite.name, &p.id, first_sample));
+                let seed = spec.sampling.seed.map(|b| {
+                    if backend.seeds_mix_prompt() {
+                        request_seed(b, "", "", first_sample)
+                    } else {
+                        request_seed(b, &suite.name, &p.id, first_sample)
+                    }
+                });
                 jobs.push_back(Job { suite: si, problem: pi, first_sample, count, seed });
             }
         }
         appenders.push(Appender::open(&path)?);
+    }
+    if backend.seeds_mix_prompt() {
+        // Requests of one sample index share a seed: in flight together, they merge into one
+        // engine call.
+        jobs.make_contiguous().sort_by_key(|j| j.first_sample);
     }
     let total: usize = jobs.iter().map(|j| j.count).sum();
     progress(0, total);

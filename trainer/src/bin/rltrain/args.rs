@@ -38,7 +38,23 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Plot a run's metrics.jsonl as SVG charts (RUN_DIR/plots/), or overlay several runs.
+    Plot {
+        /// One run directory, or several to overlay (one line per run, labelled by folder name).
+        #[arg(required = true, value_name = "RUN_DIR")]
+        run_dirs: Vec<PathBuf>,
+        /// Keys to overlay when several runs are given.
+        #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_COMPARE_KEYS.map(String::from))]
+        keys: Vec<String>,
+        /// Folder for the overlay charts (several runs only).
+        #[arg(long, value_name = "DIR", default_value = "plots-compare")]
+        out: PathBuf,
+    },
 }
+
+/// Keys `rltrain plot A B ...` overlays by default.
+pub const DEFAULT_COMPARE_KEYS: [&str; 7] =
+    ["reward/mean", "acc", "entropy", "clip_frac/total", "kl/old_k3", "grad_norm", "response_length/mean"];
 
 /// Flags of `rltrain train`.
 #[derive(Debug, Clone, Default, Args, Serialize)]

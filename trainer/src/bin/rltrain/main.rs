@@ -1,5 +1,6 @@
 //! `rltrain`: train a policy with verifiable rewards (`rltrain --objective dgpo ...`), list the
-//! objectives (`rltrain objectives`) and the synthetic tasks (`rltrain tasks`).
+//! objectives (`rltrain objectives`) and the synthetic tasks (`rltrain tasks`), plot runs
+//! (`rltrain plot RUN_DIR`).
 
 mod args;
 
@@ -44,6 +45,23 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Tasks { name: Some(name), size, seed }) => {
             print!("{}", Task::from_name(&name)?.to_jsonl(size, seed));
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Plot { run_dirs, keys, out }) => {
+            let files = match run_dirs.as_slice() {
+                [one] => rltrain::plot::plot_run(one)?,
+                many => {
+                    let runs: Vec<(String, std::path::PathBuf)> = many
+                        .iter()
+                        .map(|d| (d.file_name().map_or_else(|| d.display().to_string(), |n| n.to_string_lossy().into_owned()), d.clone()))
+                        .collect();
+                    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+                    rltrain::plot::plot_compare(&runs, &keys, &out)?
+                }
+            };
+            for f in files {
+                println!("{}", f.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Train(args)) => train(*args),
