@@ -1,5 +1,6 @@
-//! Tokens/s of the embedded engine (greedy decoding), and of candle's quantized GGUF model for
-//! reference.
+//! Tokens/s of the embedded engine (greedy decoding), quantized CPU path by default (`--dense`
+//! for the trainable network's path), and of candle's quantized GGUF model for reference.
+//! Threads: rayon's (`RAYON_NUM_THREADS`, default one per core).
 //!
 //! ```sh
 //! cargo run --release -p rlbench --example engine_bench -- --batch 1 --batch 8 --new-tokens 256
@@ -8,7 +9,7 @@
 use anyhow::Result;
 use candle_core::{Device, Tensor};
 use clap::Parser;
-use rlbench::engine::{ChatMessage, Engine, ModelSpec, SamplingParams};
+use rlbench::engine::{ChatMessage, CpuDecode, Engine, ModelSpec, SamplingParams};
 use std::time::Instant;
 
 /// Measures generation throughput on CPU.
@@ -26,6 +27,12 @@ struct Args {
     /// Also time candle-transformers' quantized_llama (batch 1) on the same GGUF.
     #[arg(long)]
     quantized: bool,
+    /// Decode with the dense f32 network (the trainer's path) instead of quantized kernels.
+    #[arg(long)]
+    dense: bool,
+    /// Timed repetitions per batch size (the best is reported too).
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
 }
 
 const QUESTIONS: [&str; 8] = [
@@ -42,8 +49,16 @@ const QUESTIONS: [&str; 8] = [
 fn main() -> Result<()> {
     let args = Args::parse();
     let t0 = Instant::now();
-    let engine = Engine::load(&ModelSpec { max_batch: 64, ..ModelSpec::parse(&args.model)? })?;
-    println!("loaded `{}` in {:.2}s", args.model, t0.elapsed().as_secs_f64());
+    let cpu_decode = if args.dense { CpuDecode::Dense } else { CpuDecode::Quantized };
+    let engine = Engine::load(&ModelSpec { max_batch: 64, cpu_decode, ..ModelSpec::parse(&args.model)? })?;
+    println!(
+        "loaded `{}` in {:.2}s ({:?} decoding, {} threads, {:?} kernels)",
+        args.model,
+        t0.elapsed().as_secs_f64(),
+        engine.cpu_decode(),
+        rayon::current_num_threads(),
+        rlbench::engine::cpu::Simd::detect(),
+    );
     for &batch in &args.batch {
         let prompts: Vec<Vec<u32>> = (0..batch)
             .map(|i| {
@@ -54,22 +69,24 @@ fn main() -> Result<()> {
         // Fixed-length runs: every row decodes exactly `new_tokens` tokens. A 1-token run times
         // the prefill, so decode speed is reported apart (as candle's examples do).
         let one = SamplingParams { ignore_eos: true, ..SamplingParams::greedy(1) };
-        let t = Instant::now();
-        engine.generate_ids(&prompts, &one)?;
-        let prefill = t.elapsed().as_secs_f64();
         let params = SamplingParams { ignore_eos: true, ..SamplingParams::greedy(args.new_tokens) };
-        let t = Instant::now();
-        let out = engine.generate_ids(&prompts, &params)?;
-        let secs = t.elapsed().as_secs_f64();
-        let tokens: usize = out.iter().map(|c| c[0].token_ids.len()).sum();
-        let decode_tokens = tokens.saturating_sub(batch);
-        println!(
-            "engine batch {batch:>2}: {tokens:>5} tokens in {secs:>6.2}s = {:>6.1} tok/s overall; \
-             prefill {prefill:.2}s ({} prompt tokens/row), decode {:>6.1} tok/s",
-            tokens as f64 / secs,
-            prompts[0].len(),
-            decode_tokens as f64 / (secs - prefill).max(1e-9),
-        );
+        for _ in 0..args.repeat.max(1) {
+            let t = Instant::now();
+            engine.generate_ids(&prompts, &one)?;
+            let prefill = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let out = engine.generate_ids(&prompts, &params)?;
+            let secs = t.elapsed().as_secs_f64();
+            let tokens: usize = out.iter().map(|c| c[0].token_ids.len()).sum();
+            let decode_tokens = tokens.saturating_sub(batch);
+            println!(
+                "engine batch {batch:>2}: {tokens:>5} tokens in {secs:>6.2}s = {:>6.1} tok/s overall; \
+                 prefill {prefill:.2}s ({} prompt tokens/row), decode {:>6.1} tok/s",
+                tokens as f64 / secs,
+                prompts[0].len(),
+                decode_tokens as f64 / (secs - prefill).max(1e-9),
+            );
+        }
     }
     if args.quantized {
         let path = match ModelSpec::parse(&args.model)?.source {

@@ -6,11 +6,13 @@
 
 use super::batch::{PadSide, PaddedBatch};
 use super::error::{Error, Result};
+use super::cpu::{QuantModel, QuantState};
 use super::network::{KvCache, Network, StepInput};
 use super::rng::{derive_seed, Rng};
 use super::sampler::{sample_token, SamplingParams};
 use super::tokenizer::Tokenizer;
 use candle_core::{DType, Tensor};
+use rayon::prelude::*;
 
 /// Why a completion ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,16 +65,128 @@ struct Row {
     finish: Option<FinishReason>,
 }
 
+/// What generation needs from a model: prefill prompts into fresh rows (one KV cache row each),
+/// keep or repeat rows, and feed one token per row. Logits come back on the host, `[rows][vocab]`
+/// flattened.
+pub(crate) trait Decoder {
+    /// Vocabulary size (the width of a logits row).
+    fn vocab_size(&self) -> usize;
+    /// Replaces all rows with one per prompt, feeds the prompts, and returns each row's
+    /// next-token logits. `capacity` is how many positions a row will hold at most.
+    fn prefill(&mut self, prompts: &[&[u32]], capacity: usize) -> Result<Vec<f32>>;
+    /// Keeps rows: row `i` becomes old row `rows[i]` (rows may repeat).
+    fn keep_rows(&mut self, rows: &[usize]) -> Result<()>;
+    /// Feeds `ids[r]` to row `r` and returns the next-token logits of every row.
+    fn step(&mut self, ids: &[u32]) -> Result<Vec<f32>>;
+}
+
+/// The dense network (candle ops, any device) with a padded KV cache.
+pub(crate) struct DenseDecoder<'a> {
+    net: &'a Network,
+    pad_id: u32,
+    cache: KvCache,
+    key_valid: Vec<Vec<bool>>,
+    /// Real tokens per row so far (the next token's rotary position).
+    lens: Vec<u32>,
+}
+
+impl<'a> DenseDecoder<'a> {
+    /// A decoder over `net`; prompts are left-padded with `pad_id`.
+    pub(crate) fn new(net: &'a Network, pad_id: u32) -> Self {
+        DenseDecoder { net, pad_id, cache: KvCache::new(0), key_valid: Vec::new(), lens: Vec::new() }
+    }
+
+    fn host_logits(&self, hidden: &Tensor) -> Result<Vec<f32>> {
+        Ok(self.net.logits(hidden)?.to_dtype(DType::F32)?.flatten_all()?.to_vec1()?)
+    }
+}
+
+impl Decoder for DenseDecoder<'_> {
+    fn vocab_size(&self) -> usize {
+        self.net.config().vocab_size
+    }
+
+    fn prefill(&mut self, prompts: &[&[u32]], capacity: usize) -> Result<Vec<f32>> {
+        let device = self.net.device().clone();
+        let seqs: Vec<Vec<u32>> = prompts.iter().map(|p| p.to_vec()).collect();
+        let batch = PaddedBatch::new(&seqs, PadSide::Left, self.pad_id, &device)?;
+        self.cache = KvCache::with_capacity(self.net.config().num_layers, capacity.max(batch.width()));
+        let input = StepInput { ids: &batch.ids, positions: &batch.positions, key_valid: &batch.valid };
+        let hidden = self.net.hidden_states(&input, Some(&mut self.cache))?;
+        let last = hidden.narrow(1, batch.width() - 1, 1)?.squeeze(1)?;
+        self.key_valid = batch.valid;
+        self.lens = prompts.iter().map(|p| p.len() as u32).collect();
+        self.host_logits(&last)
+    }
+
+    fn keep_rows(&mut self, rows: &[usize]) -> Result<()> {
+        if let Some(&bad) = rows.iter().find(|&&r| r >= self.lens.len()) {
+            return Err(Error::Request(format!("no decoding row {bad}")));
+        }
+        let idx: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
+        self.cache.select_rows(&Tensor::new(idx.as_slice(), self.net.device())?)?;
+        self.key_valid = rows.iter().map(|&r| self.key_valid[r].clone()).collect();
+        self.lens = rows.iter().map(|&r| self.lens[r]).collect();
+        Ok(())
+    }
+
+    fn step(&mut self, ids: &[u32]) -> Result<Vec<f32>> {
+        let device = self.net.device().clone();
+        let n = ids.len();
+        for kv in self.key_valid.iter_mut() {
+            kv.push(true);
+        }
+        let ids = Tensor::from_vec(ids.to_vec(), (n, 1), &device)?;
+        let positions = Tensor::from_vec(self.lens.clone(), (n, 1), &device)?;
+        let input = StepInput { ids: &ids, positions: &positions, key_valid: &self.key_valid };
+        let hidden = self.net.hidden_states(&input, Some(&mut self.cache))?;
+        self.lens.iter_mut().for_each(|l| *l += 1);
+        self.host_logits(&hidden.squeeze(1)?)
+    }
+}
+
+/// The quantized CPU model with per-row caches.
+pub(crate) struct QuantDecoder<'a> {
+    model: &'a QuantModel,
+    state: QuantState,
+}
+
+impl<'a> QuantDecoder<'a> {
+    /// A decoder over `model`.
+    pub(crate) fn new(model: &'a QuantModel) -> Self {
+        QuantDecoder { model, state: model.new_state(0) }
+    }
+}
+
+impl Decoder for QuantDecoder<'_> {
+    fn vocab_size(&self) -> usize {
+        self.model.config().vocab_size
+    }
+
+    fn prefill(&mut self, prompts: &[&[u32]], capacity: usize) -> Result<Vec<f32>> {
+        self.state = self.model.new_state(capacity);
+        self.model.prefill(&mut self.state, prompts)
+    }
+
+    fn keep_rows(&mut self, rows: &[usize]) -> Result<()> {
+        self.state.keep_rows(rows)
+    }
+
+    fn step(&mut self, ids: &[u32]) -> Result<Vec<f32>> {
+        self.model.step(&mut self.state, ids)
+    }
+}
+
 /// Generates `params.n` completions for each prompt (token ids), `max_batch` rows at a time.
-pub fn generate(
-    net: &Network,
+pub(crate) fn generate(
+    decoder: &mut dyn Decoder,
     tokenizer: &Tokenizer,
     prompts: &[Vec<u32>],
     params: &SamplingParams,
     max_batch: usize,
 ) -> Result<Vec<Vec<Completion>>> {
     params.validate()?;
-    let vocab = net.config().vocab_size;
+    let vocab = decoder.vocab_size();
     for (i, p) in prompts.iter().enumerate() {
         if p.is_empty() {
             return Err(Error::Request(format!("prompt {i} is empty")));
@@ -95,7 +209,7 @@ pub fn generate(
         })
         .collect();
     for chunk in rows.chunks_mut(max_batch.max(1)) {
-        run_chunk(net, tokenizer, prompts, params, chunk)?;
+        run_chunk(decoder, tokenizer, prompts, params, chunk)?;
     }
     let mut out: Vec<Vec<Completion>> = prompts.iter().map(|_| Vec::with_capacity(params.n)).collect();
     for row in rows {
@@ -111,33 +225,32 @@ pub fn generate(
     Ok(out)
 }
 
-fn run_chunk(net: &Network, tokenizer: &Tokenizer, prompts: &[Vec<u32>], params: &SamplingParams, rows: &mut [Row]) -> Result<()> {
-    let device = net.device().clone();
-    // Prefill each distinct prompt once.
+fn run_chunk(decoder: &mut dyn Decoder, tokenizer: &Tokenizer, prompts: &[Vec<u32>], params: &SamplingParams, rows: &mut [Row]) -> Result<()> {
+    let vocab = decoder.vocab_size();
+    // Prefill each distinct prompt once, then give each sample its own copy of the cache row.
     let mut unique: Vec<usize> = rows.iter().map(|r| r.prompt).collect();
     unique.dedup();
-    let seqs: Vec<Vec<u32>> = unique.iter().map(|&p| prompts[p].clone()).collect();
-    let batch = PaddedBatch::new(&seqs, PadSide::Left, tokenizer.pad_id(), &device)?;
-    let mut cache = KvCache::with_capacity(net.config().num_layers, batch.width() + params.max_new_tokens);
-    let input = StepInput { ids: &batch.ids, positions: &batch.positions, key_valid: &batch.valid };
-    let hidden = net.hidden_states(&input, Some(&mut cache))?;
-    let width = batch.width();
-    let last = hidden.narrow(1, width - 1, 1)?.squeeze(1)?;
-    let mut logits = net.logits(&last)?;
-    // Expand to one cache row per sample.
-    let row_of: Vec<u32> = rows.iter().map(|r| unique.iter().position(|&p| p == r.prompt).unwrap_or(0) as u32).collect();
-    let select = Tensor::new(row_of.as_slice(), &device)?;
-    cache.select_rows(&select)?;
-    logits = logits.index_select(&select, 0)?;
-    let mut key_valid: Vec<Vec<bool>> = row_of.iter().map(|&u| batch.valid[u as usize].clone()).collect();
+    let seqs: Vec<&[u32]> = unique.iter().map(|&p| prompts[p].as_slice()).collect();
+    let width = seqs.iter().map(|s| s.len()).max().unwrap_or(0);
+    let first = decoder.prefill(&seqs, width + params.max_new_tokens)?;
+    let row_of: Vec<usize> = rows.iter().map(|r| unique.iter().position(|&p| p == r.prompt).unwrap_or(0)).collect();
+    decoder.keep_rows(&row_of)?;
+    let mut logits: Vec<f32> = row_of.iter().flat_map(|&u| first[u * vocab..(u + 1) * vocab].iter().copied()).collect();
     let mut active: Vec<usize> = (0..rows.len()).collect();
     let max_stop = params.stop.iter().map(String::len).max().unwrap_or(0);
     let eos = tokenizer.eos_ids();
     for _ in 0..params.max_new_tokens {
-        let host: Vec<Vec<f32>> = logits.to_dtype(DType::F32)?.to_vec2()?;
-        for (a, &r) in active.iter().enumerate() {
-            let row = &mut rows[r];
-            let (token, logprob) = sample_token(&host[a], params, &mut row.rng)?;
+        // Sample every active row (in parallel: each row has its own random stream).
+        let mut picked: Vec<(usize, &mut Row)> = Vec::with_capacity(active.len());
+        let mut next_active = active.iter().copied().enumerate().peekable();
+        for (r, row) in rows.iter_mut().enumerate() {
+            if let Some(&(a, _)) = next_active.peek().filter(|&&(_, ar)| ar == r) {
+                picked.push((a, row));
+                next_active.next();
+            }
+        }
+        picked.par_iter_mut().try_for_each(|(a, row)| -> Result<()> {
+            let (token, logprob) = sample_token(&logits[*a * vocab..(*a + 1) * vocab], params, &mut row.rng)?;
             row.tokens.push(token);
             row.logprobs.push(logprob);
             if !params.ignore_eos && eos.contains(&token) {
@@ -147,31 +260,18 @@ fn run_chunk(net: &Network, tokenizer: &Tokenizer, prompts: &[Vec<u32>], params:
             } else if row.tokens.len() >= params.max_new_tokens {
                 row.finish = Some(FinishReason::Length);
             }
-        }
+            Ok(())
+        })?;
         let keep: Vec<usize> = (0..active.len()).filter(|&a| rows[active[a]].finish.is_none()).collect();
         if keep.is_empty() {
             break;
         }
         if keep.len() < active.len() {
-            let idx: Vec<u32> = keep.iter().map(|&a| a as u32).collect();
-            cache.select_rows(&Tensor::new(idx.as_slice(), &device)?)?;
-            key_valid = keep.iter().map(|&a| key_valid[a].clone()).collect();
+            decoder.keep_rows(&keep)?;
             active = keep.iter().map(|&a| active[a]).collect();
         }
         let ids: Vec<u32> = active.iter().map(|&r| *rows[r].tokens.last().unwrap_or(&0)).collect();
-        let positions: Vec<u32> = active
-            .iter()
-            .map(|&r| (prompts[rows[r].prompt].len() + rows[r].tokens.len() - 1) as u32)
-            .collect();
-        for kv in key_valid.iter_mut() {
-            kv.push(true);
-        }
-        let n = active.len();
-        let ids = Tensor::from_vec(ids, (n, 1), &device)?;
-        let positions = Tensor::from_vec(positions, (n, 1), &device)?;
-        let input = StepInput { ids: &ids, positions: &positions, key_valid: &key_valid };
-        let hidden = net.hidden_states(&input, Some(&mut cache))?;
-        logits = net.logits(&hidden.squeeze(1)?)?;
+        logits = decoder.step(&ids)?;
     }
     Ok(())
 }

@@ -19,6 +19,7 @@
 mod batch;
 mod chat;
 mod config;
+pub mod cpu;
 mod error;
 mod fetch;
 mod generate;
@@ -33,6 +34,7 @@ mod weights;
 pub use batch::{PadSide, PaddedBatch};
 pub use chat::{ChatMessage, ChatTemplate};
 pub use config::{Arch, ModelConfig};
+pub use cpu::QuantModel;
 pub use error::{Error, Result};
 pub use fetch::{default_model_path, model_cache_dir, DEFAULT_MODEL_FILE, DEFAULT_MODEL_PACKAGE};
 pub use generate::{sample_seed, Completion, FinishReason};
@@ -46,6 +48,7 @@ pub use weights::{hf_name_of_gguf, load_gguf, load_hf_dir, unpermute_qk, LoadedM
 pub use candle_core::{DType, Device};
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The first CUDA GPU when built with the `cuda` feature and one can be opened, else the CPU.
 pub fn default_device() -> Device {
@@ -75,6 +78,23 @@ pub struct ModelSpec {
     pub device: Device,
     /// Most rows (prompt x sample) decoded together.
     pub max_batch: usize,
+    /// How generation runs on the CPU ([`CpuDecode::Dense`] unless asked otherwise).
+    pub cpu_decode: CpuDecode,
+}
+
+/// How [`Engine::generate`] runs on the CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CpuDecode {
+    /// The trainable network's own ops on its weights: the sampler's log-probs equal those of
+    /// [`Model::token_logprobs`] (to 1e-4 in f32). What a trainer's rollouts need.
+    #[default]
+    Dense,
+    /// Quantized weights and 8-bit activations with SIMD kernels ([`cpu`]), as llama.cpp runs a
+    /// GGUF: GGUF Q4_0/Q4_1/Q8_0 blocks are used as stored, other weights re-quantized to Q8_0.
+    /// Several times faster on CPU; logits differ from the dense forward by quantization error
+    /// (greedy tokens usually agree), so the log-probs are not the trainer's. For evaluation.
+    /// Ignored on other devices.
+    Quantized,
 }
 
 impl ModelSpec {
@@ -85,7 +105,7 @@ impl ModelSpec {
 
     /// A source on [`default_device`] in f32, 16 rows per batch.
     pub fn new(source: ModelSource) -> Self {
-        ModelSpec { source, dtype: Some(DType::F32), device: default_device(), max_batch: 16 }
+        ModelSpec { source, dtype: Some(DType::F32), device: default_device(), max_batch: 16, cpu_decode: CpuDecode::Dense }
     }
 
     /// Parses a model argument: `default` or `smollm2` for the default model, a `.gguf` file,
@@ -107,6 +127,11 @@ impl ModelSpec {
             }
         };
         Ok(Self::new(source))
+    }
+
+    /// The same spec with quantized CPU decoding (for evaluation; see [`CpuDecode::Quantized`]).
+    pub fn quantized(self) -> Self {
+        ModelSpec { cpu_decode: CpuDecode::Quantized, ..self }
     }
 }
 
@@ -144,6 +169,8 @@ pub struct Engine {
     tokenizer: Tokenizer,
     chat_template: ChatTemplate,
     max_batch: usize,
+    /// Quantized weights for [`CpuDecode::Quantized`] generation, when in use.
+    quantized: Option<Arc<QuantModel>>,
 }
 
 impl Engine {
@@ -154,12 +181,56 @@ impl Engine {
             ModelSource::Gguf(path) => load_gguf(path, spec.dtype, &spec.device)?,
             ModelSource::HfDir(dir) => load_hf_dir(dir, spec.dtype, &spec.device)?,
         };
-        Ok(Self::from_parts(loaded, spec.max_batch))
+        let mut engine = Self::from_parts(loaded, spec.max_batch);
+        if spec.cpu_decode == CpuDecode::Quantized && spec.device.is_cpu() {
+            let quantized = match &spec.source {
+                ModelSource::Default => QuantModel::from_gguf(&default_model_path()?, engine.model.config())?,
+                ModelSource::Gguf(path) => QuantModel::from_gguf(path, engine.model.config())?,
+                ModelSource::HfDir(_) => QuantModel::from_model(&engine.model)?,
+            };
+            engine.quantized = Some(Arc::new(quantized));
+        }
+        Ok(engine)
     }
 
-    /// An engine over an already built model (e.g. a tiny random one in tests, or a trainer's).
+    /// An engine over an already built model (e.g. a tiny random one in tests, or a trainer's),
+    /// decoding with [`CpuDecode::Dense`].
     pub fn from_parts(loaded: LoadedModel, max_batch: usize) -> Self {
-        Engine { model: loaded.model, tokenizer: loaded.tokenizer, chat_template: loaded.chat_template, max_batch: max_batch.max(1) }
+        Engine {
+            model: loaded.model,
+            tokenizer: loaded.tokenizer,
+            chat_template: loaded.chat_template,
+            max_batch: max_batch.max(1),
+            quantized: None,
+        }
+    }
+
+    /// How generation currently runs.
+    pub fn cpu_decode(&self) -> CpuDecode {
+        if self.quantized.is_some() {
+            CpuDecode::Quantized
+        } else {
+            CpuDecode::Dense
+        }
+    }
+
+    /// Switches how generation runs. [`CpuDecode::Quantized`] quantizes the model's current
+    /// weights to Q8_0 (a GGUF's own blocks are only used when loaded that way); it is an error
+    /// when the model is not on the CPU.
+    pub fn set_cpu_decode(&mut self, mode: CpuDecode) -> Result<()> {
+        self.quantized = match mode {
+            CpuDecode::Dense => None,
+            CpuDecode::Quantized if !self.model.device().is_cpu() => {
+                return Err(Error::Request("quantized decoding runs on the CPU only".into()))
+            }
+            CpuDecode::Quantized => Some(Arc::new(QuantModel::from_model(&self.model)?)),
+        };
+        Ok(())
+    }
+
+    /// The quantized weights generation uses, if any.
+    pub fn quantized_model(&self) -> Option<&QuantModel> {
+        self.quantized.as_deref()
     }
 
     /// The trainable model.
@@ -167,8 +238,11 @@ impl Engine {
         &self.model
     }
 
-    /// Mutable access to the model (e.g. to swap in updated weights).
+    /// Mutable access to the model (e.g. to swap in updated weights). The weights may change,
+    /// so quantized decoding is switched off (back to [`CpuDecode::Dense`]); call
+    /// [`Engine::set_cpu_decode`] to quantize the new weights.
     pub fn model_mut(&mut self) -> &mut Model {
+        self.quantized = None;
         &mut self.model
     }
 
@@ -206,8 +280,13 @@ impl Engine {
         if prompts.is_empty() {
             return Ok(Vec::new());
         }
+        if let Some(quantized) = &self.quantized {
+            let mut decoder = generate::QuantDecoder::new(quantized);
+            return generate::generate(&mut decoder, &self.tokenizer, prompts, params, self.max_batch);
+        }
         let net = self.model.inference_network()?;
-        generate::generate(&net, &self.tokenizer, prompts, params, self.max_batch)
+        let mut decoder = generate::DenseDecoder::new(&net, self.tokenizer.pad_id());
+        generate::generate(&mut decoder, &self.tokenizer, prompts, params, self.max_batch)
     }
 
     /// Writes a Hugging Face folder (`model.safetensors`, `config.json`, `tokenizer.json`,
