@@ -100,7 +100,7 @@ fn run_on_the_embedded_default_model_reports_and_resumes() {
 
     // The manifest.
     let manifest = json_file(&out_dir.join("run.json"));
-    assert_eq!(manifest["backend"], "embedded-chat");
+    assert_eq!(manifest["backend"], "embedded-chat-quantized");
     assert_eq!(manifest["model"], "SmolLM2-135M-Instruct.Q4_1");
     assert_eq!(manifest["sampling"]["k"], K);
     assert_eq!(manifest["sampling"]["max_tokens"], MAX_TOKENS);

@@ -299,10 +299,16 @@ pub fn to_completion(c: engine::Completion) -> Completion {
 }
 
 impl Backend for EmbeddedBackend {
+    /// `embedded-chat` / `embedded-completions`, with `-quantized` when the CPU decodes quantized
+    /// weights (its samples differ from the dense path's, so a run records which one drew them).
     fn kind(&self) -> String {
-        match self.api {
-            Api::Chat => "embedded-chat".into(),
-            Api::Completions => "embedded-completions".into(),
+        let api = match self.api {
+            Api::Chat => "embedded-chat",
+            Api::Completions => "embedded-completions",
+        };
+        match self.engine.cpu_decode() {
+            engine::CpuDecode::Quantized => format!("{api}-quantized"),
+            engine::CpuDecode::Dense => api.to_string(),
         }
     }
 

