@@ -5,9 +5,8 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use rlbench::suite::{find_suite_file, Fields, Manifest, Problem};
+use rlbench::suite::{find_suite_file, parse_problem_line, Fields, Manifest, Problem};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::rng::{derive_seed, TrainRng};
@@ -68,10 +67,11 @@ impl Dataset {
             if line.trim().is_empty() {
                 continue;
             }
-            match parse_row(&line, fields) {
-                Ok((problem, answer, id)) => {
-                    problems.push(Problem { id: id.unwrap_or_else(|| format!("line-{lineno}")), problem, answer })
+            match parse_problem_line(&line, lineno, fields) {
+                Ok(problem) if problem.problem.trim().is_empty() => {
+                    skipped.push(format!("{}:{lineno}: field `{}` is empty", path.display(), fields.problem))
                 }
+                Ok(problem) => problems.push(problem),
                 Err(why) => skipped.push(format!("{}:{lineno}: {why}", path.display())),
             }
         }
@@ -85,25 +85,6 @@ impl Dataset {
         }
         Ok(Dataset { name: name.into(), problems, skipped, task: None })
     }
-}
-
-fn text_field(v: &Value, name: &str) -> Option<String> {
-    match v.get(name)? {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-fn parse_row(line: &str, fields: &Fields) -> std::result::Result<(String, String, Option<String>), String> {
-    let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
-    let problem = text_field(&v, &fields.problem)
-        .filter(|p| !p.trim().is_empty())
-        .ok_or_else(|| format!("field `{}` is missing, empty or not a string", fields.problem))?;
-    let answer = text_field(&v, &fields.answer)
-        .filter(|a| !a.trim().is_empty())
-        .ok_or_else(|| format!("field `{}` is missing, empty or not a string", fields.answer))?;
-    Ok((problem, answer, text_field(&v, &fields.id)))
 }
 
 /// The order prompts are drawn in: a fresh seeded shuffle each epoch. `(epoch, pos)` is the data

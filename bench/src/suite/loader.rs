@@ -96,17 +96,24 @@ pub fn load_jsonl(path: &Path, fields: &Fields) -> Result<Vec<Problem>, SuiteErr
         if line.trim().is_empty() {
             continue;
         }
-        let row = |message: String| SuiteError::Row { path: path.to_path_buf(), line: lineno, message };
-        let v: Value = serde_json::from_str(&line).map_err(|e| row(format!("invalid JSON: {e}")))?;
-        let problem = text_field(&v, &fields.problem)
-            .ok_or_else(|| row(format!("field `{}` is missing or not a string", fields.problem)))?;
-        let answer = text_field(&v, &fields.answer)
-            .filter(|a| !a.trim().is_empty())
-            .ok_or_else(|| row(format!("field `{}` is missing or empty", fields.answer)))?;
-        let id = text_field(&v, &fields.id).unwrap_or_else(|| format!("line-{lineno}"));
-        out.push(Problem { id, problem, answer });
+        let problem = parse_problem_line(&line, lineno, fields)
+            .map_err(|message| SuiteError::Row { path: path.to_path_buf(), line: lineno, message })?;
+        out.push(problem);
     }
     Ok(out)
+}
+
+/// One JSONL line as a [`Problem`] (`lineno` names it when it has no id field), or why it is not one:
+/// invalid JSON, or the problem or answer field missing, empty or not a string/number.
+pub fn parse_problem_line(line: &str, lineno: usize, fields: &Fields) -> Result<Problem, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+    let problem = text_field(&v, &fields.problem)
+        .ok_or_else(|| format!("field `{}` is missing or not a string", fields.problem))?;
+    let answer = text_field(&v, &fields.answer)
+        .filter(|a| !a.trim().is_empty())
+        .ok_or_else(|| format!("field `{}` is missing or empty", fields.answer))?;
+    let id = text_field(&v, &fields.id).unwrap_or_else(|| format!("line-{lineno}"));
+    Ok(Problem { id, problem, answer })
 }
 
 /// A string or number field as text.

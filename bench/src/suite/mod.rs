@@ -4,7 +4,7 @@
 mod loader;
 mod manifest;
 
-pub use loader::{data_dir_candidates, find_suite_file, load_jsonl, Fields, LoadedSuite, Problem};
+pub use loader::{data_dir_candidates, find_suite_file, load_jsonl, parse_problem_line, Fields, LoadedSuite, Problem};
 pub use manifest::{Manifest, SuiteSpec};
 
 use std::path::{Path, PathBuf};
