@@ -3,6 +3,7 @@
 //! block, as llama.cpp's Q8_1).
 
 use super::super::error::{Error, Result};
+use super::panels::{Panels, PANEL};
 
 /// Values per block, in every format.
 pub const BLOCK: usize = 32;
@@ -29,18 +30,39 @@ impl BlockFormat {
 /// A `[rows, cols]` matrix stored in blocks of 32 values per row (`cols` a multiple of 32).
 ///
 /// Q4 blocks pack value `i` of the block in the low nibble of byte `i` and value `16 + i` in its
-/// high nibble (the ggml layout).
+/// high nibble (the ggml layout). Matrices are read row by row; [`QMatrix::to_panels`] interleaves
+/// rows for the AVX-512 kernel.
 #[derive(Debug, Clone)]
 pub struct QMatrix {
     format: BlockFormat,
     rows: usize,
     cols: usize,
-    /// Packed values, row-major, `packed_bytes` per block.
-    qs: Vec<u8>,
-    /// One scale per block.
-    d: Vec<f32>,
-    /// One offset per block (Q4 only; empty for Q8).
-    m: Vec<f32>,
+    storage: Storage,
+}
+
+/// How a matrix's blocks are laid out in memory.
+#[derive(Debug, Clone)]
+pub(crate) enum Storage {
+    /// Row-major blocks.
+    Rows {
+        /// Packed values, `packed_bytes` per block.
+        qs: Vec<u8>,
+        /// One scale per block.
+        d: Vec<f32>,
+        /// One offset per block (Q4 only; empty for Q8).
+        m: Vec<f32>,
+    },
+    /// Panels of 16 interleaved rows (see `panels.rs`).
+    Panels(Panels),
+}
+
+/// Which layout matrices use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Row-major blocks (portable and AVX2 kernels).
+    Rows,
+    /// Panels of 16 interleaved rows (AVX-512 VNNI kernel).
+    Panels,
 }
 
 /// IEEE half precision bits to f32.
@@ -131,7 +153,7 @@ impl QMatrix {
                 GgmlBlockType::Q8_0 => qs.extend_from_slice(&block[2..34]),
             }
         }
-        Ok(QMatrix { format, rows, cols, qs, d, m })
+        Ok(QMatrix { format, rows, cols, storage: Storage::Rows { qs, d, m } })
     }
 
     /// Quantizes a row-major `[rows, cols]` f32 matrix to Q8 (one scale per 32 values).
@@ -144,10 +166,16 @@ impl QMatrix {
         let mut qs = vec![0u8; blocks * BLOCK];
         let mut d = Vec::with_capacity(blocks);
         for (block, out) in values.chunks_exact(BLOCK).zip(qs.chunks_exact_mut(BLOCK)) {
-            let (scale, _) = quantize_block(block, out);
+            // The scale is rounded to f16 (as GGUF stores it), so packing into panels is exact.
+            let amax = block.iter().fold(0.0f32, |a, &x| a.max(x.abs()));
+            let scale = half::f16::from_f32(amax / 127.0).to_f32();
+            let inv = if scale > 0.0 { 1.0 / scale } else { 0.0 };
+            for (o, &x) in out.iter_mut().zip(block) {
+                *o = ((x * inv).round() as i32).clamp(-127, 127) as i8 as u8;
+            }
             d.push(scale);
         }
-        Ok(QMatrix { format: BlockFormat::Q8, rows, cols, qs, d, m: Vec::new() })
+        Ok(QMatrix { format: BlockFormat::Q8, rows, cols, storage: Storage::Rows { qs, d, m: Vec::new() } })
     }
 
     /// The storage format.
@@ -170,31 +198,55 @@ impl QMatrix {
         self.cols / BLOCK
     }
 
-    /// Packed values of row `r`.
-    pub(crate) fn row_qs(&self, r: usize) -> &[u8] {
-        let n = self.blocks_per_row() * self.format.packed_bytes();
-        &self.qs[r * n..(r + 1) * n]
+    /// The layout of the blocks.
+    pub fn layout(&self) -> Layout {
+        match self.storage {
+            Storage::Rows { .. } => Layout::Rows,
+            Storage::Panels(_) => Layout::Panels,
+        }
     }
 
-    /// Scales of row `r`.
-    pub(crate) fn row_d(&self, r: usize) -> &[f32] {
-        let n = self.blocks_per_row();
-        &self.d[r * n..(r + 1) * n]
+    pub(crate) fn storage(&self) -> &Storage {
+        &self.storage
     }
 
-    /// Offsets of row `r` (empty for Q8).
-    pub(crate) fn row_m(&self, r: usize) -> &[f32] {
-        let n = self.blocks_per_row();
-        if self.m.is_empty() {
-            &[]
-        } else {
-            &self.m[r * n..(r + 1) * n]
+    /// Packed values, scales and offsets (empty for Q8) of row `r` of a row-major matrix.
+    pub(crate) fn row(&self, r: usize) -> Option<(&[u8], &[f32], &[f32])> {
+        let Storage::Rows { qs, d, m } = &self.storage else { return None };
+        let nb = self.blocks_per_row();
+        let n = nb * self.format.packed_bytes();
+        let m = if m.is_empty() { &[][..] } else { &m[r * nb..(r + 1) * nb] };
+        Some((&qs[r * n..(r + 1) * n], &d[r * nb..(r + 1) * nb], m))
+    }
+
+    /// The same matrix in panels of 16 rows (itself if it already is).
+    pub fn to_panels(&self) -> QMatrix {
+        let panels = match &self.storage {
+            Storage::Panels(p) => p.clone(),
+            Storage::Rows { .. } => Panels::pack(self.format, self.rows, self.blocks_per_row(), |r| {
+                self.row(r).expect("row-major storage")
+            }),
+        };
+        QMatrix { format: self.format, rows: self.rows, cols: self.cols, storage: Storage::Panels(panels) }
+    }
+
+    /// The same matrix in `layout` (row-major matrices are packed; panels are kept as they are,
+    /// since nothing needs them back in rows).
+    pub fn with_layout(self, layout: Layout) -> QMatrix {
+        match (layout, &self.storage) {
+            (Layout::Panels, Storage::Rows { .. }) => self.to_panels(),
+            _ => self,
         }
     }
 
     /// Writes row `r`, dequantized, into `out` (`cols` values).
     pub fn dequantize_row(&self, r: usize, out: &mut [f32]) {
-        let (qs, d, m) = (self.row_qs(r), self.row_d(r), self.row_m(r));
+        let Some((qs, d, m)) = self.row(r) else {
+            if let Storage::Panels(p) = &self.storage {
+                p.dequantize_row(r, out);
+            }
+            return;
+        };
         for (k, chunk) in out.chunks_exact_mut(BLOCK).enumerate() {
             match self.format {
                 BlockFormat::Q4 => {
@@ -227,26 +279,30 @@ impl QMatrix {
         if order.len() != self.rows || order.iter().any(|&r| r >= self.rows) {
             return Err(Error::Format(format!("bad row order for a matrix of {} rows", self.rows)));
         }
-        let nb = self.blocks_per_row();
-        let pb = nb * self.format.packed_bytes();
-        let mut out = QMatrix { qs: Vec::with_capacity(self.qs.len()), d: Vec::with_capacity(self.d.len()), m: Vec::with_capacity(self.m.len()), ..self.clone_empty() };
+        let Storage::Rows { qs, d, m } = &self.storage else {
+            return Err(Error::Format("cannot reorder the rows of a matrix packed in panels".into()));
+        };
+        let (mut qs2, mut d2, mut m2) = (Vec::with_capacity(qs.len()), Vec::with_capacity(d.len()), Vec::with_capacity(m.len()));
         for &r in order {
-            out.qs.extend_from_slice(&self.qs[r * pb..(r + 1) * pb]);
-            out.d.extend_from_slice(&self.d[r * nb..(r + 1) * nb]);
-            if !self.m.is_empty() {
-                out.m.extend_from_slice(&self.m[r * nb..(r + 1) * nb]);
-            }
+            let (rq, rd, rm) = self.row(r).expect("row-major storage");
+            qs2.extend_from_slice(rq);
+            d2.extend_from_slice(rd);
+            m2.extend_from_slice(rm);
         }
-        Ok(out)
-    }
-
-    fn clone_empty(&self) -> Self {
-        QMatrix { format: self.format, rows: self.rows, cols: self.cols, qs: Vec::new(), d: Vec::new(), m: Vec::new() }
+        Ok(QMatrix { storage: Storage::Rows { qs: qs2, d: d2, m: m2 }, ..*self })
     }
 
     /// Bytes of weight data held.
     pub fn memory_bytes(&self) -> usize {
-        self.qs.len() + 4 * (self.d.len() + self.m.len())
+        match &self.storage {
+            Storage::Rows { qs, d, m } => qs.len() + 4 * (d.len() + m.len()),
+            Storage::Panels(p) => p.memory_bytes(),
+        }
+    }
+
+    /// Rows of the panels holding rows `start..end` (`start` rounded down to a panel).
+    pub(crate) fn panel_range(start: usize, end: usize) -> std::ops::Range<usize> {
+        start / PANEL..end.div_ceil(PANEL)
     }
 }
 
@@ -366,7 +422,7 @@ mod tests {
         let m = QMatrix::quantize_q8(2, 64, &values).unwrap();
         let back = m.dequantize();
         for (k, (a, b)) in values.iter().zip(&back).enumerate() {
-            let step = m.d[k / BLOCK];
+            let step = m.row(k / 64).unwrap().1[(k % 64) / BLOCK];
             assert!((a - b).abs() <= 0.5 * step + 1e-6, "{k}: {a} vs {b}");
         }
         let rows = m.permute_rows(&[1, 0]).unwrap().dequantize();

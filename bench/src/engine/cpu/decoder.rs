@@ -2,10 +2,16 @@
 //! RMS norm / rotary embedding / softmax, batched quantized matrix products.
 
 use super::blocks::{QActs, QMatrix};
-use super::kernels::matmul;
+use super::kernels::{axpy, dot, matmul};
 use super::super::config::ModelConfig;
 use super::super::error::{Error, Result};
-use rayon::prelude::*;
+use super::pool::Pool;
+use std::cell::RefCell;
+
+thread_local! {
+    /// Attention scores of one (token, head), reused across calls.
+    static SCORES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
 
 /// Weights of one decoder layer.
 #[derive(Debug, Clone)]
@@ -312,31 +318,32 @@ impl QuantModel {
             let qkv = &s.qkv;
             let rows_ref = &*rows;
             let tokens_ref = &tokens;
-            s.attn.par_chunks_mut(hd).enumerate().for_each_init(Vec::new, |scores, (i, out)| {
+            Pool::global().for_each_chunk_mut(&mut s.attn, hd, |i, out| {
                 let (t, h) = (i / nh, i % nh);
                 let (r, pos, _) = tokens_ref[t];
                 let q = &qkv[t * width + h * hd..t * width + (h + 1) * hd];
                 let g = h / rep;
                 let (keys, values) = (&rows_ref[r].k[li], &rows_ref[r].v[li]);
-                scores.clear();
-                let mut max = f32::NEG_INFINITY;
-                for p in 0..=pos {
-                    let key = &keys[p * kvd + g * hd..p * kvd + (g + 1) * hd];
-                    let sc = q.iter().zip(key).map(|(a, b)| a * b).sum::<f32>() * scale;
-                    max = max.max(sc);
-                    scores.push(sc);
-                }
-                let mut total = 0.0;
-                for sc in scores.iter_mut() {
-                    *sc = (*sc - max).exp();
-                    total += *sc;
-                }
-                out.fill(0.0);
-                for (p, &w) in scores.iter().enumerate() {
-                    let w = w / total;
-                    let value = &values[p * kvd + g * hd..p * kvd + (g + 1) * hd];
-                    out.iter_mut().zip(value).for_each(|(o, v)| *o += w * v);
-                }
+                SCORES.with_borrow_mut(|scores| {
+                    scores.clear();
+                    let mut max = f32::NEG_INFINITY;
+                    for p in 0..=pos {
+                        let key = &keys[p * kvd + g * hd..p * kvd + (g + 1) * hd];
+                        let sc = dot(q, key) * scale;
+                        max = max.max(sc);
+                        scores.push(sc);
+                    }
+                    let mut total = 0.0;
+                    for sc in scores.iter_mut() {
+                        *sc = (*sc - max).exp();
+                        total += *sc;
+                    }
+                    out.fill(0.0);
+                    for (p, &w) in scores.iter().enumerate() {
+                        let value = &values[p * kvd + g * hd..p * kvd + (g + 1) * hd];
+                        axpy(out, w / total, value);
+                    }
+                });
             });
             s.acts.quantize(&s.attn, qd);
             matmul(&[&layer.wo], &s.acts, &mut s.proj);

@@ -1,23 +1,32 @@
 //! Matrix products of quantized weights with quantized activations: integer dot products per
-//! block of 32 (AVX2 where the CPU has it, portable code elsewhere), every weight block reused
-//! across up to [`TILE`] activation rows, output rows spread over rayon's threads.
+//! block of 32 (AVX-512 VNNI on panels of 16 rows, AVX2 on rows, or portable code), every weight
+//! block reused across up to [`TILE`] activation rows, output rows spread over the decoding
+//! threads ([`Pool`]).
 //!
 //! Each output value is summed in the same order whatever the batch size or thread count, so
 //! results do not depend on which other rows share a batch.
 
-use super::blocks::{BlockFormat, QActs, QMatrix, BLOCK};
-use rayon::prelude::*;
+use super::blocks::{BlockFormat, Layout, QActs, QMatrix, Storage, BLOCK};
+use super::panels::{Panels, PANEL};
+use super::pool::Pool;
+use std::sync::OnceLock;
 
 /// Activation rows that share one pass over a weight row.
 pub const TILE: usize = 4;
 
-/// Output values computed per rayon task at least (fewer means too much scheduling overhead).
+/// Output values computed per task at least (fewer means too much scheduling overhead).
 const MIN_TASK_WORK: usize = 4096;
 
 /// `out[b * out.len() / rows + offset_j + o] = dot(ws[j] row o, acts row b)` for every matrix `j`
 /// (matrices side by side: `offset_j` is the sum of the previous ones' rows). All matrices must
 /// have `acts`' column count; `out` holds `acts.rows()` rows of the total width.
 pub fn matmul(ws: &[&QMatrix], acts: &QActs, out: &mut [f32]) {
+    matmul_with(Simd::detect(), ws, acts, out)
+}
+
+/// [`matmul`] with the given kernels (which the CPU must support).
+pub fn matmul_with(simd: Simd, ws: &[&QMatrix], acts: &QActs, out: &mut [f32]) {
+    assert!(simd <= Simd::supported(), "{simd:?} kernels on a CPU without them");
     let m = acts.rows();
     let width: usize = ws.iter().map(|w| w.rows()).sum();
     debug_assert_eq!(out.len(), m * width);
@@ -25,10 +34,13 @@ pub fn matmul(ws: &[&QMatrix], acts: &QActs, out: &mut [f32]) {
     if m == 0 || width == 0 {
         return;
     }
-    let simd = Simd::detect();
-    // Tasks: ranges of rows of one matrix.
-    let threads = rayon::current_num_threads().max(1);
-    let per_task = (width / (4 * threads)).max(MIN_TASK_WORK / (m * acts.blocks * BLOCK / 64).max(1)).max(8);
+    // Tasks: ranges of rows of one matrix, whole panels.
+    let pool = Pool::global();
+    let threads = pool.threads();
+    let per_task = (width / (4 * threads))
+        .max(MIN_TASK_WORK / (m * acts.blocks * BLOCK / 64).max(1))
+        .max(8)
+        .next_multiple_of(PANEL);
     let mut tasks = Vec::new();
     let mut offset = 0;
     for (j, w) in ws.iter().enumerate() {
@@ -42,26 +54,52 @@ pub fn matmul(ws: &[&QMatrix], acts: &QActs, out: &mut [f32]) {
     }
     let ptr = OutPtr(out.as_mut_ptr());
     let run = |&(j, start, end, offset): &(usize, usize, usize, usize)| {
-        let w = ws[j];
-        let mut tile = [0.0f32; TILE];
-        for o in start..end {
-            let mut b = 0;
-            while b < m {
-                let n = (m - b).min(TILE);
-                row_tile(simd, w, o, acts, b, n, &mut tile);
-                for (i, &v) in tile[..n].iter().enumerate() {
-                    // SAFETY: each (b + i, offset + o) is written by exactly one task, and lies
-                    // in `out` (b + i < m, offset + o < width).
-                    unsafe { ptr.write((b + i) * width + offset + o, v) };
-                }
-                b += n;
-            }
+        // SAFETY: each (b, offset + o) is written by exactly one task, and lies in `out`
+        // (b < m, offset + o < width).
+        let write = |b: usize, o: usize, v: f32| unsafe { ptr.write(b * width + offset + o, v) };
+        match ws[j].storage() {
+            Storage::Rows { .. } => rows_task(simd, ws[j], start..end, acts, write),
+            Storage::Panels(p) => panels_task(simd, p, start..end, acts, write),
         }
     };
-    if tasks.len() == 1 {
-        run(&tasks[0]);
-    } else {
-        tasks.par_iter().for_each(run);
+    pool.for_each(tasks.len(), &|i| run(&tasks[i]));
+}
+
+/// Output rows `range` of a row-major matrix, for every activation row.
+fn rows_task(simd: Simd, w: &QMatrix, range: std::ops::Range<usize>, acts: &QActs, write: impl Fn(usize, usize, f32)) {
+    let m = acts.rows();
+    let mut tile = [0.0f32; TILE];
+    for o in range {
+        let mut b = 0;
+        while b < m {
+            let n = (m - b).min(TILE);
+            row_tile(simd, w, o, acts, b, n, &mut tile);
+            for (i, &v) in tile[..n].iter().enumerate() {
+                write(b + i, o, v);
+            }
+            b += n;
+        }
+    }
+}
+
+/// Output rows `range` (whole panels, but for the matrix's end) of a matrix in panels, for
+/// every activation row.
+fn panels_task(simd: Simd, w: &Panels, range: std::ops::Range<usize>, acts: &QActs, write: impl Fn(usize, usize, f32)) {
+    let m = acts.rows();
+    let mut tile = [[0.0f32; PANEL]; TILE];
+    for p in QMatrix::panel_range(range.start, range.end) {
+        let lanes = (range.end - p * PANEL).min(PANEL);
+        let mut b = 0;
+        while b < m {
+            let n = (m - b).min(TILE);
+            panel_tile(simd, w, p, acts, b, n, &mut tile);
+            for (i, row) in tile[..n].iter().enumerate() {
+                for (lane, &v) in row[..lanes].iter().enumerate() {
+                    write(b + i, p * PANEL + lane, v);
+                }
+            }
+            b += n;
+        }
     }
 }
 
@@ -81,24 +119,51 @@ impl OutPtr {
 }
 
 /// Which kernels the CPU runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Simd {
-    /// AVX2 and FMA (x86-64).
-    Avx2,
     /// Portable code.
     Portable,
+    /// AVX2 and FMA (x86-64).
+    Avx2,
+    /// AVX-512 F/BW/VNNI (x86-64), on weights packed in panels.
+    Avx512Vnni,
 }
 
 impl Simd {
-    /// The best kernels this CPU supports.
+    /// The best kernels this CPU supports, capped by `$RLVR_CPU_SIMD` (`portable`, `avx2` or
+    /// `avx512`) when set, to compare kernels or test the slower ones.
     pub fn detect() -> Self {
+        static DETECTED: OnceLock<Simd> = OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            let best = Self::supported();
+            match std::env::var("RLVR_CPU_SIMD").as_deref() {
+                Ok("portable") => Simd::Portable,
+                Ok("avx2") => best.min(Simd::Avx2),
+                _ => best,
+            }
+        })
+    }
+
+    /// The best kernels this CPU supports.
+    pub fn supported() -> Self {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+                if super::panels::avx512::available() {
+                    return Simd::Avx512Vnni;
+                }
                 return Simd::Avx2;
             }
         }
         Simd::Portable
+    }
+
+    /// The matrix layout these kernels are fastest on.
+    pub fn layout(self) -> Layout {
+        match self {
+            Simd::Avx512Vnni => Layout::Panels,
+            _ => Layout::Rows,
+        }
     }
 }
 
@@ -106,8 +171,8 @@ impl Simd {
 pub fn row_tile(simd: Simd, w: &QMatrix, o: usize, acts: &QActs, b: usize, n: usize, out: &mut [f32; TILE]) {
     match simd {
         #[cfg(target_arch = "x86_64")]
-        Simd::Avx2 => {
-            // SAFETY: `Simd::Avx2` is only chosen when the CPU has AVX2 and FMA; the slices
+        Simd::Avx2 | Simd::Avx512Vnni => {
+            // SAFETY: both levels are only chosen when the CPU has AVX2 and FMA; the slices
             // have the lengths the kernels read (checked by `matmul`'s shapes).
             unsafe {
                 match n {
@@ -126,10 +191,88 @@ pub fn row_tile(simd: Simd, w: &QMatrix, o: usize, acts: &QActs, b: usize, n: us
     }
 }
 
+/// Dot products of panel `p` with activation rows `b..b + n` (n <= TILE) into `out[..n]`.
+pub fn panel_tile(simd: Simd, w: &Panels, p: usize, acts: &QActs, b: usize, n: usize, out: &mut [[f32; PANEL]; TILE]) {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512Vnni => {
+            use super::panels::avx512::tile;
+            // SAFETY: `Simd::Avx512Vnni` is only chosen when the CPU has AVX-512 F/BW/VNNI;
+            // `p` is a panel of `w` and `acts` has the rows (checked by `matmul`'s shapes).
+            unsafe {
+                match n {
+                    1 => tile::<1>(w, p, acts, b, out),
+                    2 => tile::<2>(w, p, acts, b, out),
+                    3 => tile::<3>(w, p, acts, b, out),
+                    _ => tile::<4>(w, p, acts, b, out),
+                }
+            }
+        }
+        _ => {
+            for (i, slot) in out[..n].iter_mut().enumerate() {
+                w.portable_dot(p, acts, b + i, slot);
+            }
+        }
+    }
+}
+
+/// `sum(a[i] * b[i])` of two f32 slices of equal length, with 8 partial sums (vectorised; AVX2
+/// where the CPU has it).
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if Simd::detect() >= Simd::Avx2 {
+        // SAFETY: AVX2 and FMA are available.
+        return unsafe { dot_avx2(a, b) };
+    }
+    dot_lanes(a, b)
+}
+
+/// `y += alpha * x` (vectorised; AVX2 where the CPU has it).
+pub fn axpy(y: &mut [f32], alpha: f32, x: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if Simd::detect() >= Simd::Avx2 {
+        // SAFETY: AVX2 and FMA are available.
+        return unsafe { axpy_avx2(y, alpha, x) };
+    }
+    axpy_lanes(y, alpha, x)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
+    dot_lanes(a, b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn axpy_avx2(y: &mut [f32], alpha: f32, x: &[f32]) {
+    axpy_lanes(y, alpha, x)
+}
+
+#[inline(always)]
+fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ac.remainder().iter().zip(bc.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in ac.zip(bc) {
+        for i in 0..8 {
+            lanes[i] += x[i] * y[i];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
+}
+
+#[inline(always)]
+fn axpy_lanes(y: &mut [f32], alpha: f32, x: &[f32]) {
+    for (o, v) in y.iter_mut().zip(x) {
+        *o += alpha * v;
+    }
+}
+
 /// The dot product of weight row `o` and activation row `b`, in portable code.
 pub fn portable_dot(w: &QMatrix, o: usize, acts: &QActs, b: usize) -> f32 {
     let nb = acts.blocks;
-    let (qs, d, m) = (w.row_qs(o), w.row_d(o), w.row_m(o));
+    let (qs, d, m) = w.row(o).expect("a row-major matrix");
     let a_qs = &acts.qs[b * nb * BLOCK..(b + 1) * nb * BLOCK];
     let (a_d, a_s) = (&acts.d[b * nb..(b + 1) * nb], &acts.s[b * nb..(b + 1) * nb]);
     let mut sum = 0.0f32;
@@ -174,7 +317,7 @@ mod avx2 {
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn tile<const N: usize>(w: &QMatrix, o: usize, acts: &QActs, b: usize, out: &mut [f32; TILE]) {
         let nb = acts.blocks;
-        let (qs, d, m) = (w.row_qs(o), w.row_d(o), w.row_m(o));
+        let (qs, d, m) = w.row(o).expect("a row-major matrix");
         let a_row = |j: usize| (b + j) * nb;
         let ones = _mm256_set1_epi16(1);
         let mut acc = [_mm256_setzero_ps(); N];
@@ -248,6 +391,12 @@ mod tests {
         bytes
     }
 
+    /// Every kernel level this CPU runs, with both layouts.
+    fn variants() -> Vec<(Simd, Layout)> {
+        let levels = [Simd::Portable, Simd::Avx2, Simd::Avx512Vnni].into_iter().filter(|&s| s <= Simd::supported());
+        levels.flat_map(|s| [(s, Layout::Rows), (s, Layout::Panels)]).collect()
+    }
+
     #[test]
     fn kernels_match_the_dequantized_product() {
         let (rows, cols, m) = (37, 96, 7);
@@ -259,18 +408,18 @@ mod tests {
             .collect();
         let q41 = QMatrix::from_ggml(GgmlBlockType::Q4_1, rows, cols, &q4_1_bytes(rows, cols, 3)).unwrap();
         let q8 = QMatrix::quantize_q8(rows, cols, &values(rows * cols, 11)).unwrap();
-        let both = [&q41, &q8];
-        let mut out = vec![0.0; m * 2 * rows];
-        matmul(&both, &acts, &mut out);
-        for (j, w) in both.iter().enumerate() {
-            let wd = w.dequantize();
-            for b in 0..m {
-                for o in 0..rows {
-                    let want: f32 = (0..cols).map(|c| wd[o * cols + c] * dq[b * cols + c]).sum();
-                    let got = out[b * 2 * rows + j * rows + o];
-                    assert!((got - want).abs() < 1e-4 * (1.0 + want.abs()), "matrix {j} row {b} out {o}: {got} vs {want}");
-                    let portable = portable_dot(w, o, &acts, b);
-                    assert!((portable - want).abs() < 1e-4 * (1.0 + want.abs()));
+        for (simd, layout) in variants() {
+            let both = [q41.clone().with_layout(layout), q8.clone().with_layout(layout)];
+            let mut out = vec![0.0; m * 2 * rows];
+            matmul_with(simd, &[&both[0], &both[1]], &acts, &mut out);
+            for (j, w) in both.iter().enumerate() {
+                let wd = w.dequantize();
+                for b in 0..m {
+                    for o in 0..rows {
+                        let want: f32 = (0..cols).map(|c| wd[o * cols + c] * dq[b * cols + c]).sum();
+                        let got = out[b * 2 * rows + j * rows + o];
+                        assert!((got - want).abs() < 1e-4 * (1.0 + want.abs()), "{simd:?} {layout:?} matrix {j} row {b} out {o}: {got} vs {want}");
+                    }
                 }
             }
         }
@@ -283,14 +432,17 @@ mod tests {
         let x = values(6 * cols, 9);
         let mut all = QActs::default();
         all.quantize(&x, cols);
-        let mut out_all = vec![0.0; 6 * rows];
-        matmul(&[&w], &all, &mut out_all);
-        for b in 0..6 {
-            let mut one = QActs::default();
-            one.quantize(&x[b * cols..(b + 1) * cols], cols);
-            let mut out = vec![0.0; rows];
-            matmul(&[&w], &one, &mut out);
-            assert_eq!(out, out_all[b * rows..(b + 1) * rows].to_vec(), "row {b}");
+        for (simd, layout) in variants() {
+            let w = w.clone().with_layout(layout);
+            let mut out_all = vec![0.0; 6 * rows];
+            matmul_with(simd, &[&w], &all, &mut out_all);
+            for b in 0..6 {
+                let mut one = QActs::default();
+                one.quantize(&x[b * cols..(b + 1) * cols], cols);
+                let mut out = vec![0.0; rows];
+                matmul_with(simd, &[&w], &one, &mut out);
+                assert_eq!(out, out_all[b * rows..(b + 1) * rows].to_vec(), "{simd:?} {layout:?} row {b}");
+            }
         }
     }
 }

@@ -11,10 +11,13 @@
 mod blocks;
 mod decoder;
 mod kernels;
+mod panels;
+mod pool;
 
-pub use blocks::{f16_to_f32, BlockFormat, GgmlBlockType, QActs, QMatrix, BLOCK};
+pub use blocks::{f16_to_f32, BlockFormat, GgmlBlockType, Layout, QActs, QMatrix, BLOCK};
 pub use decoder::{QuantModel, QuantState};
 pub use kernels::{matmul, Simd};
+pub use pool::Pool;
 
 use super::config::{Arch, ModelConfig};
 use super::error::{Error, Result};
@@ -142,7 +145,28 @@ impl QuantModel {
         let norm = vector("model.norm.weight".to_string())?;
         let model = QuantModel { config, embed, layers, norm, lm_head };
         model.validate()?;
-        Ok(model)
+        Ok(model.with_layout(Simd::detect().layout()))
+    }
+
+    /// The same model with every matrix in `layout` (models are built in the layout the CPU's
+    /// best kernels use: panels of 16 rows where AVX-512 VNNI is available, rows elsewhere).
+    pub fn with_layout(self, layout: Layout) -> Self {
+        let QuantModel { config, embed, layers, norm, lm_head } = self;
+        let re = |m: QMatrix| m.with_layout(layout);
+        let layers = layers
+            .into_iter()
+            .map(|l| QuantLayer {
+                wq: re(l.wq),
+                wk: re(l.wk),
+                wv: re(l.wv),
+                wo: re(l.wo),
+                w_gate: re(l.w_gate),
+                w_up: re(l.w_up),
+                w_down: re(l.w_down),
+                ..l
+            })
+            .collect();
+        QuantModel { config, embed: re(embed), layers, norm, lm_head: lm_head.map(re) }
     }
 }
 
