@@ -1,6 +1,7 @@
 //! Choosing the next token from logits: greedy, temperature, top-k, top-p.
 
 use super::error::{Error, Result};
+use super::cpu::log_sum_exp_parts;
 use super::rng::Rng;
 
 /// How to sample completions.
@@ -74,28 +75,29 @@ pub fn sample_token(logits: &[f32], params: &SamplingParams, rng: &mut Rng) -> R
     if logits.iter().any(|x| x.is_nan()) {
         return Err(Error::Request("the model produced NaN logits".into()));
     }
-    let temperature = if params.is_greedy() { 1.0 } else { params.temperature };
+    if params.is_greedy() {
+        // Temperature 1: the log-prob needs only the log-sum-exp (vectorised, no allocation).
+        let token = argmax(logits);
+        let (max, rest) = log_sum_exp_parts(logits);
+        return Ok((token as u32, (f64::from(logits[token] - max) - rest) as f32));
+    }
+    let temperature = params.temperature;
     let z = |i: usize| f64::from(logits[i]) / temperature;
     let max = (0..logits.len()).map(z).fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = (0..logits.len()).map(|i| (z(i) - max).exp()).collect();
     let total: f64 = weights.iter().sum();
     let log_z = max + total.ln();
-    let token = if params.is_greedy() {
-        argmax(logits)
-    } else {
-        let candidates = candidates(&weights, total, params);
-        let mass: f64 = candidates.iter().map(|&i| weights[i]).sum();
-        let mut u = rng.uniform() * mass;
-        let mut chosen = candidates[candidates.len() - 1];
-        for &i in &candidates {
-            u -= weights[i];
-            if u < 0.0 {
-                chosen = i;
-                break;
-            }
+    let candidates = candidates(&weights, total, params);
+    let mass: f64 = candidates.iter().map(|&i| weights[i]).sum();
+    let mut u = rng.uniform() * mass;
+    let mut token = candidates[candidates.len() - 1];
+    for &i in &candidates {
+        u -= weights[i];
+        if u < 0.0 {
+            token = i;
+            break;
         }
-        chosen
-    };
+    }
     Ok((token as u32, (z(token) - log_z) as f32))
 }
 

@@ -4,6 +4,7 @@
 
 use super::super::error::{Error, Result};
 use super::panels::{Panels, PANEL};
+use super::vector::quantize_block;
 
 /// Values per block, in every format.
 pub const BLOCK: usize = 32;
@@ -304,21 +305,6 @@ impl QMatrix {
     pub(crate) fn panel_range(start: usize, end: usize) -> std::ops::Range<usize> {
         start / PANEL..end.div_ceil(PANEL)
     }
-}
-
-/// Quantizes 32 values to `i8` with one scale (`max |x| / 127`, rounding to nearest); returns
-/// the scale and the sum of the quantized values.
-fn quantize_block(block: &[f32], out: &mut [u8]) -> (f32, i32) {
-    let amax = block.iter().fold(0.0f32, |a, &x| a.max(x.abs()));
-    let d = amax / 127.0;
-    let inv = if d > 0.0 { 1.0 / d } else { 0.0 };
-    let mut sum = 0i32;
-    for (o, &x) in out.iter_mut().zip(block) {
-        let q = (x * inv).round() as i32;
-        sum += q;
-        *o = q as i8 as u8;
-    }
-    (d, sum)
 }
 
 /// Rows of activations quantized to 8 bits per value in blocks of 32: `d * q`, with

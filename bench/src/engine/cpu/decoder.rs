@@ -2,7 +2,8 @@
 //! RMS norm / rotary embedding / softmax, batched quantized matrix products.
 
 use super::blocks::{QActs, QMatrix};
-use super::kernels::{axpy, dot, matmul};
+use super::kernels::matmul;
+use super::vector::{add_assign, attend_head, rms_norm, silu_mul};
 use super::super::config::ModelConfig;
 use super::super::error::{Error, Result};
 use super::pool::Pool;
@@ -105,16 +106,6 @@ impl QuantState {
     }
 }
 
-fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
-    for (xr, or) in x.chunks_exact(w.len()).zip(out.chunks_exact_mut(w.len())) {
-        let ms = xr.iter().map(|v| v * v).sum::<f32>() / w.len() as f32;
-        let inv = 1.0 / (ms + eps).sqrt();
-        for ((o, &v), &g) in or.iter_mut().zip(xr).zip(w) {
-            *o = v * inv * g;
-        }
-    }
-}
-
 /// Rotate-half rotary embedding of one head in place.
 fn rope(head: &mut [f32], cos: &[f32], sin: &[f32]) {
     let half = head.len() / 2;
@@ -124,10 +115,6 @@ fn rope(head: &mut [f32], cos: &[f32], sin: &[f32]) {
         a[i] = x1 * cos[i] - x2 * sin[i];
         b[i] = x2 * cos[i] + x1 * sin[i];
     }
-}
-
-fn silu(x: f32) -> f32 {
-    x / (1.0 + (-x).exp())
 }
 
 impl QuantModel {
@@ -324,42 +311,21 @@ impl QuantModel {
                 let q = &qkv[t * width + h * hd..t * width + (h + 1) * hd];
                 let g = h / rep;
                 let (keys, values) = (&rows_ref[r].k[li], &rows_ref[r].v[li]);
-                SCORES.with_borrow_mut(|scores| {
-                    scores.clear();
-                    let mut max = f32::NEG_INFINITY;
-                    for p in 0..=pos {
-                        let key = &keys[p * kvd + g * hd..p * kvd + (g + 1) * hd];
-                        let sc = dot(q, key) * scale;
-                        max = max.max(sc);
-                        scores.push(sc);
-                    }
-                    let mut total = 0.0;
-                    for sc in scores.iter_mut() {
-                        *sc = (*sc - max).exp();
-                        total += *sc;
-                    }
-                    out.fill(0.0);
-                    for (p, &w) in scores.iter().enumerate() {
-                        let value = &values[p * kvd + g * hd..p * kvd + (g + 1) * hd];
-                        axpy(out, w / total, value);
-                    }
-                });
+                SCORES.with_borrow_mut(|scores| attend_head(q, &keys[g * hd..], &values[g * hd..], kvd, pos + 1, scale, scores, out));
             });
             s.acts.quantize(&s.attn, qd);
             matmul(&[&layer.wo], &s.acts, &mut s.proj);
-            s.x.iter_mut().zip(&s.proj).for_each(|(x, y)| *x += y);
+            add_assign(&mut s.x, &s.proj);
             rms_norm(&s.x, &layer.mlp_norm, eps, &mut s.h);
             s.acts.quantize(&s.h, d);
             matmul(&[&layer.w_gate, &layer.w_up], &s.acts, &mut s.gate_up);
             for (gu, a) in s.gate_up.chunks_exact(2 * inter).zip(s.act.chunks_exact_mut(inter)) {
                 let (g, u) = gu.split_at(inter);
-                for ((o, &g), &u) in a.iter_mut().zip(g).zip(u) {
-                    *o = silu(g) * u;
-                }
+                silu_mul(g, u, a);
             }
             s.acts.quantize(&s.act, inter);
             matmul(&[&layer.w_down], &s.acts, &mut s.proj);
-            s.x.iter_mut().zip(&s.proj).for_each(|(x, y)| *x += y);
+            add_assign(&mut s.x, &s.proj);
         }
         for &(r, ids) in feeds {
             rows[r].len += ids.len();
@@ -377,8 +343,13 @@ impl QuantModel {
             rms_norm(&s.x[t * d..(t + 1) * d], &self.norm, eps, &mut hidden[i * d..(i + 1) * d]);
         }
         s.acts.quantize(&hidden, d);
+        let head = self.lm_head.as_ref().unwrap_or(&self.embed);
+        if picked.len() == feeds.len() {
+            matmul(&[head], &s.acts, &mut logits);
+            return Ok(logits);
+        }
         let mut out = vec![0.0; picked.len() * vocab];
-        matmul(&[self.lm_head.as_ref().unwrap_or(&self.embed)], &s.acts, &mut out);
+        matmul(&[head], &s.acts, &mut out);
         let mut next = 0;
         for (f, slot) in last.iter().enumerate() {
             if slot.is_some() {

@@ -216,59 +216,6 @@ pub fn panel_tile(simd: Simd, w: &Panels, p: usize, acts: &QActs, b: usize, n: u
     }
 }
 
-/// `sum(a[i] * b[i])` of two f32 slices of equal length, with 8 partial sums (vectorised; AVX2
-/// where the CPU has it).
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    if Simd::detect() >= Simd::Avx2 {
-        // SAFETY: AVX2 and FMA are available.
-        return unsafe { dot_avx2(a, b) };
-    }
-    dot_lanes(a, b)
-}
-
-/// `y += alpha * x` (vectorised; AVX2 where the CPU has it).
-pub fn axpy(y: &mut [f32], alpha: f32, x: &[f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if Simd::detect() >= Simd::Avx2 {
-        // SAFETY: AVX2 and FMA are available.
-        return unsafe { axpy_avx2(y, alpha, x) };
-    }
-    axpy_lanes(y, alpha, x)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
-    dot_lanes(a, b)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn axpy_avx2(y: &mut [f32], alpha: f32, x: &[f32]) {
-    axpy_lanes(y, alpha, x)
-}
-
-#[inline(always)]
-fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0.0f32; 8];
-    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ac.remainder().iter().zip(bc.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in ac.zip(bc) {
-        for i in 0..8 {
-            lanes[i] += x[i] * y[i];
-        }
-    }
-    lanes.iter().sum::<f32>() + tail
-}
-
-#[inline(always)]
-fn axpy_lanes(y: &mut [f32], alpha: f32, x: &[f32]) {
-    for (o, v) in y.iter_mut().zip(x) {
-        *o += alpha * v;
-    }
-}
-
 /// The dot product of weight row `o` and activation row `b`, in portable code.
 pub fn portable_dot(w: &QMatrix, o: usize, acts: &QActs, b: usize) -> f32 {
     let nb = acts.blocks;

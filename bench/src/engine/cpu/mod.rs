@@ -13,11 +13,13 @@ mod decoder;
 mod kernels;
 mod panels;
 mod pool;
+mod vector;
 
 pub use blocks::{f16_to_f32, BlockFormat, GgmlBlockType, Layout, QActs, QMatrix, BLOCK};
 pub use decoder::{QuantModel, QuantState};
 pub use kernels::{matmul, Simd};
 pub use pool::Pool;
+pub(crate) use vector::log_sum_exp_parts;
 
 use super::config::{Arch, ModelConfig};
 use super::error::{Error, Result};
