@@ -52,33 +52,72 @@ pub fn exp(x: f32) -> f32 {
     poly * f32::from_bits(((a + 127) as u32) << 23) * f32::from_bits(((b + 127) as u32) << 23)
 }
 
-multiversion! {
-    /// Attention of one query head over `positions` cached keys and values: `keys[p * stride ..]`
-    /// and `values[p * stride ..]` hold position `p`'s head (`q.len()` values). Writes the
-    /// softmax-weighted sum of values into `out`; `scores` is scratch space.
-    pub fn attend_head(q: &[f32], keys: &[f32], values: &[f32], stride: usize, positions: usize, scale: f32, scores: &mut Vec<f32>, out: &mut [f32]) {
-        let hd = q.len();
-        scores.clear();
-        let mut max = f32::NEG_INFINITY;
-        for p in 0..positions {
-            let key = &keys[p * stride..p * stride + hd];
-            let mut lanes = [0.0f32; 8];
-            for (x, y) in q.chunks_exact(8).zip(key.chunks_exact(8)) {
-                for i in 0..8 {
-                    lanes[i] += x[i] * y[i];
-                }
+/// Attention of one query head over `positions` cached keys and values: `keys[p * stride ..]`
+/// and `values[p * stride ..]` hold position `p`'s head (`q.len()` values). Writes the
+/// softmax-weighted sum of values into `out`; `scores` is scratch space.
+#[allow(clippy::too_many_arguments)]
+pub fn attend_head(q: &[f32], keys: &[f32], values: &[f32], stride: usize, positions: usize, scale: f32, scores: &mut Vec<f32>, out: &mut [f32]) {
+    scores.clear();
+    scores.resize(positions, 0.0);
+    #[cfg(target_arch = "x86_64")]
+    if Simd::detect() >= Simd::Avx2 {
+        // SAFETY: the CPU has AVX2 and FMA.
+        unsafe {
+            return match q.len() {
+                64 => attend_avx2::<64>(q, keys, values, stride, scale, scores, out),
+                128 => attend_avx2::<128>(q, keys, values, stride, scale, scores, out),
+                _ => attend_avx2::<0>(q, keys, values, stride, scale, scores, out),
+            };
+        }
+    }
+    match q.len() {
+        64 => attend::<64>(q, keys, values, stride, scale, scores, out),
+        128 => attend::<128>(q, keys, values, stride, scale, scores, out),
+        _ => attend::<0>(q, keys, values, stride, scale, scores, out),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn attend_avx2<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) {
+    attend::<HD>(q, keys, values, stride, scale, scores, out)
+}
+
+/// [`attend_head`]'s body for a head size known at compile time (`HD`), which keeps the output
+/// in registers, or any size (`HD = 0`).
+#[inline(always)]
+fn attend<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) {
+    let hd = if HD == 0 { q.len() } else { HD };
+    let (q, out) = (&q[..hd], &mut out[..hd]);
+    // Scores, 32 partial sums each (short dependency chains).
+    let mut max = f32::NEG_INFINITY;
+    for (p, sc) in scores.iter_mut().enumerate() {
+        let key = &keys[p * stride..p * stride + hd];
+        let mut lanes = [0.0f32; 32];
+        for (x, y) in q.chunks_exact(32).zip(key.chunks_exact(32)) {
+            for i in 0..32 {
+                lanes[i] += x[i] * y[i];
             }
-            let tail: f32 = q.chunks_exact(8).remainder().iter().zip(key.chunks_exact(8).remainder()).map(|(x, y)| x * y).sum();
-            let sc = (lanes.iter().sum::<f32>() + tail) * scale;
-            max = max.max(sc);
-            scores.push(sc);
         }
-        let mut total = 0.0;
-        for sc in scores.iter_mut() {
-            *sc = exp(*sc - max);
-            total += *sc;
+        let tail: f32 = q.chunks_exact(32).remainder().iter().zip(key.chunks_exact(32).remainder()).map(|(x, y)| x * y).sum();
+        *sc = (sum_lanes(&lanes) + tail) * scale;
+        max = max.max(*sc);
+    }
+    let mut lanes = [0.0f32; 8];
+    let mut exact = scores.chunks_exact_mut(8);
+    for c in &mut exact {
+        for i in 0..8 {
+            c[i] = exp(c[i] - max);
+            lanes[i] += c[i];
         }
-        let inv = 1.0 / total;
+    }
+    let mut total = sum_lanes(&lanes);
+    for sc in exact.into_remainder() {
+        *sc = exp(*sc - max);
+        total += *sc;
+    }
+    let inv = 1.0 / total;
+    if HD == 0 {
         out.fill(0.0);
         for (p, &w) in scores.iter().enumerate() {
             let w = w * inv;
@@ -86,7 +125,32 @@ multiversion! {
                 *o += w * v;
             }
         }
+    } else {
+        let mut acc = [0.0f32; HD];
+        for (p, &w) in scores.iter().enumerate() {
+            let value = &values[p * stride..p * stride + HD];
+            for i in 0..HD {
+                acc[i] += w * value[i];
+            }
+        }
+        for (o, a) in out.iter_mut().zip(acc) {
+            *o = a * inv;
+        }
     }
+}
+
+/// Sum of partial sums, pairwise.
+#[inline(always)]
+fn sum_lanes<const N: usize>(lanes: &[f32; N]) -> f32 {
+    let mut v = *lanes;
+    let mut n = N;
+    while n > 1 {
+        n /= 2;
+        for i in 0..n {
+            v[i] += v[i + n];
+        }
+    }
+    v[0]
 }
 
 multiversion! {
@@ -191,6 +255,14 @@ mod tests {
         let values: Vec<f32> = (0..n * stride).map(|i| ((i * 11 % 19) as f32 - 9.0) / 5.0).collect();
         let mut out = vec![0.0; hd];
         attend_head(&q, &keys[4..], &values[4..], stride, n, 0.3, &mut Vec::new(), &mut out);
+        let mut out64 = vec![0.0; 64];
+        let (q64, k64): (Vec<f32>, Vec<f32>) = ((0..64).map(|i| q[i % hd]).collect(), (0..n * 64).map(|i| keys[i % keys.len()]).collect());
+        attend_head(&q64, &k64, &k64, 64, n, 0.3, &mut Vec::new(), &mut out64);
+        let mut generic = vec![0.0; 64];
+        attend::<0>(&q64, &k64, &k64, 64, 0.3, &mut vec![0.0; n], &mut generic);
+        for (a, b) in out64.iter().zip(&generic) {
+            assert!((a - b).abs() < 1e-5, "fixed head size {a} vs any {b}");
+        }
         let scores: Vec<f64> = (0..n)
             .map(|p| 0.3 * (0..hd).map(|i| f64::from(q[i]) * f64::from(keys[4 + p * stride + i])).sum::<f64>())
             .collect();
