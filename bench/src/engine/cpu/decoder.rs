@@ -3,7 +3,7 @@
 
 use super::blocks::{QActs, QMatrix};
 use super::kernels::matmul;
-use super::vector::{add_assign, attend_head, rms_norm, silu_mul};
+use super::vector::{add_assign, attend_span, merge_spans, rms_norm, silu_mul};
 use super::super::config::ModelConfig;
 use super::super::error::{Error, Result};
 use super::pool::Pool;
@@ -69,8 +69,16 @@ struct Scratch {
     gate_up: Vec<f32>,
     act: Vec<f32>,
     acts: QActs,
+    partial: Vec<f32>,
     cos: Vec<f32>,
     sin: Vec<f32>,
+}
+
+/// Spans each (token, key/value head)'s positions are split into for attention: enough tasks
+/// for every thread to get several, but no span under 64 positions.
+fn attention_spans(tokens: usize, kv_heads: usize, positions: usize, threads: usize) -> usize {
+    let wanted = (4 * threads).div_ceil(tokens * kv_heads);
+    wanted.min(positions.div_ceil(64)).max(1)
 }
 
 /// Tokens fed to one forward call at most (longer prompts are fed in pieces).
@@ -300,19 +308,46 @@ impl QuantModel {
                 cache.k[li].extend_from_slice(k);
                 cache.v[li].extend_from_slice(v);
             }
-            // Attention, one task per (token, head).
+            // Attention: one task per (token, key/value head, span of positions) computes that
+            // head's `rep` query heads over the span (keys and values are read once for all
+            // of them); spans split long contexts across threads and are merged afterwards.
             let rep = nh / nkv;
-            let qkv = &s.qkv;
-            let rows_ref = &*rows;
-            let tokens_ref = &tokens;
-            Pool::global().for_each_chunk_mut(&mut s.attn, hd, |i, out| {
-                let (t, h) = (i / nh, i % nh);
+            let part = hd + 2;
+            let (qkv, rows_ref, tokens_ref) = (&s.qkv, &*rows, &tokens);
+            let spans = attention_spans(m, nkv, tokens.iter().map(|t| t.1 + 1).max().unwrap_or(1), Pool::global().threads());
+            s.partial.resize(m * nh * spans * part, 0.0);
+            Pool::global().for_each_chunk_mut(&mut s.partial, rep * part, |i, out| {
+                let (t, g, span) = (i / (nkv * spans), i / spans % nkv, i % spans);
                 let (r, pos, _) = tokens_ref[t];
-                let q = &qkv[t * width + h * hd..t * width + (h + 1) * hd];
-                let g = h / rep;
+                let len = (pos + 1).div_ceil(spans);
+                let (start, end) = ((span * len).min(pos + 1), ((span + 1) * len).min(pos + 1));
                 let (keys, values) = (&rows_ref[r].k[li], &rows_ref[r].v[li]);
-                SCORES.with_borrow_mut(|scores| attend_head(q, &keys[g * hd..], &values[g * hd..], kvd, pos + 1, scale, scores, out));
+                let (keys, values) = (&keys[start * kvd + g * hd..], &values[start * kvd + g * hd..]);
+                SCORES.with_borrow_mut(|scores| {
+                    scores.resize(end - start, 0.0);
+                    for (j, out) in out.chunks_exact_mut(part).enumerate() {
+                        let h = g * rep + j;
+                        let q = &qkv[t * width + h * hd..t * width + (h + 1) * hd];
+                        let (max, total) = if end > start {
+                            attend_span(q, keys, values, kvd, scale, &mut scores[..end - start], &mut out[2..])
+                        } else {
+                            out[2..].fill(0.0);
+                            (f32::NEG_INFINITY, 0.0)
+                        };
+                        out[0] = max;
+                        out[1] = total;
+                    }
+                });
             });
+            // Merge: partial results are laid out [token][kv head][span][query head in group].
+            for (t, attn) in s.attn.chunks_exact_mut(qd).enumerate() {
+                for (h, out) in attn.chunks_exact_mut(hd).enumerate() {
+                    let (g, j) = (h / rep, h % rep);
+                    let base = (t * nkv + g) * spans * rep * part;
+                    let of_span = |span: usize| &s.partial[base + (span * rep + j) * part..base + (span * rep + j + 1) * part];
+                    merge_spans((0..spans).map(of_span).filter(|p| p[1] > 0.0), out);
+                }
+            }
             s.acts.quantize(&s.attn, qd);
             matmul(&[&layer.wo], &s.acts, &mut s.proj);
             add_assign(&mut s.x, &s.proj);

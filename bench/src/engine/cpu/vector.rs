@@ -52,13 +52,12 @@ pub fn exp(x: f32) -> f32 {
     poly * f32::from_bits(((a + 127) as u32) << 23) * f32::from_bits(((b + 127) as u32) << 23)
 }
 
-/// Attention of one query head over `positions` cached keys and values: `keys[p * stride ..]`
-/// and `values[p * stride ..]` hold position `p`'s head (`q.len()` values). Writes the
-/// softmax-weighted sum of values into `out`; `scores` is scratch space.
-#[allow(clippy::too_many_arguments)]
-pub fn attend_head(q: &[f32], keys: &[f32], values: &[f32], stride: usize, positions: usize, scale: f32, scores: &mut Vec<f32>, out: &mut [f32]) {
-    scores.clear();
-    scores.resize(positions, 0.0);
+/// Attention of one query head over `scores.len()` cached positions, unnormalised: `keys[p *
+/// stride ..]` and `values[p * stride ..]` hold position `p`'s head (`q.len()` values). Writes
+/// `sum_p exp(s_p - max) * value_p` into `out` and returns `(max, sum_p exp(s_p - max))`, where
+/// `s_p = scale * q . key_p`; spans of positions are merged with [`merge_spans`]. `scores` is
+/// scratch space.
+pub fn attend_span(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) -> (f32, f32) {
     #[cfg(target_arch = "x86_64")]
     if Simd::detect() >= Simd::Avx2 {
         // SAFETY: the CPU has AVX2 and FMA.
@@ -77,16 +76,33 @@ pub fn attend_head(q: &[f32], keys: &[f32], values: &[f32], stride: usize, posit
     }
 }
 
+/// Merges spans' partial attention (each `[max, total, acc...]` as [`attend_span`] returns it)
+/// into the normalised output.
+pub fn merge_spans<'a>(spans: impl Iterator<Item = &'a [f32]> + Clone, out: &mut [f32]) {
+    let max = spans.clone().fold(f32::NEG_INFINITY, |m, s| m.max(s[0]));
+    let mut total = 0.0;
+    out.fill(0.0);
+    for span in spans {
+        let w = (span[0] - max).exp();
+        total += w * span[1];
+        for (o, &a) in out.iter_mut().zip(&span[2..]) {
+            *o += w * a;
+        }
+    }
+    let inv = 1.0 / total;
+    out.iter_mut().for_each(|o| *o *= inv);
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn attend_avx2<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) {
+fn attend_avx2<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) -> (f32, f32) {
     attend::<HD>(q, keys, values, stride, scale, scores, out)
 }
 
-/// [`attend_head`]'s body for a head size known at compile time (`HD`), which keeps the output
+/// [`attend_span`]'s body for a head size known at compile time (`HD`), which keeps the output
 /// in registers, or any size (`HD = 0`).
 #[inline(always)]
-fn attend<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) {
+fn attend<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) -> (f32, f32) {
     let hd = if HD == 0 { q.len() } else { HD };
     let (q, out) = (&q[..hd], &mut out[..hd]);
     // Scores, 32 partial sums each (short dependency chains).
@@ -116,11 +132,9 @@ fn attend<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usiz
         *sc = exp(*sc - max);
         total += *sc;
     }
-    let inv = 1.0 / total;
     if HD == 0 {
         out.fill(0.0);
         for (p, &w) in scores.iter().enumerate() {
-            let w = w * inv;
             for (o, &v) in out.iter_mut().zip(&values[p * stride..p * stride + hd]) {
                 *o += w * v;
             }
@@ -133,10 +147,9 @@ fn attend<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usiz
                 acc[i] += w * value[i];
             }
         }
-        for (o, a) in out.iter_mut().zip(acc) {
-            *o = a * inv;
-        }
+        out.copy_from_slice(&acc);
     }
+    (max, total)
 }
 
 /// Sum of partial sums, pairwise.
@@ -247,30 +260,46 @@ mod tests {
         assert!(exp(f32::NAN).is_nan());
     }
 
+    /// Full attention through spans of `split` positions merged.
+    fn attend_split(q: &[f32], keys: &[f32], values: &[f32], stride: usize, n: usize, split: usize) -> Vec<f32> {
+        let hd = q.len();
+        let mut parts = Vec::new();
+        for start in (0..n).step_by(split) {
+            let len = split.min(n - start);
+            let mut part = vec![0.0; hd + 2];
+            let (max, total) = attend_span(q, &keys[start * stride..], &values[start * stride..], stride, 0.3, &mut vec![0.0; len], &mut part[2..]);
+            part[0] = max;
+            part[1] = total;
+            parts.push(part);
+        }
+        let mut out = vec![0.0; hd];
+        merge_spans(parts.iter().map(|p| p.as_slice()), &mut out);
+        out
+    }
+
     #[test]
     fn attention_matches_the_direct_formula() {
-        let (hd, stride, n) = (12, 20, 7);
-        let q: Vec<f32> = (0..hd).map(|i| (i as f32 - 5.0) / 7.0).collect();
-        let keys: Vec<f32> = (0..n * stride).map(|i| ((i * 37 % 23) as f32 - 11.0) / 9.0).collect();
-        let values: Vec<f32> = (0..n * stride).map(|i| ((i * 11 % 19) as f32 - 9.0) / 5.0).collect();
-        let mut out = vec![0.0; hd];
-        attend_head(&q, &keys[4..], &values[4..], stride, n, 0.3, &mut Vec::new(), &mut out);
-        let mut out64 = vec![0.0; 64];
-        let (q64, k64): (Vec<f32>, Vec<f32>) = ((0..64).map(|i| q[i % hd]).collect(), (0..n * 64).map(|i| keys[i % keys.len()]).collect());
-        attend_head(&q64, &k64, &k64, 64, n, 0.3, &mut Vec::new(), &mut out64);
-        let mut generic = vec![0.0; 64];
-        attend::<0>(&q64, &k64, &k64, 64, 0.3, &mut vec![0.0; n], &mut generic);
-        for (a, b) in out64.iter().zip(&generic) {
-            assert!((a - b).abs() < 1e-5, "fixed head size {a} vs any {b}");
-        }
-        let scores: Vec<f64> = (0..n)
-            .map(|p| 0.3 * (0..hd).map(|i| f64::from(q[i]) * f64::from(keys[4 + p * stride + i])).sum::<f64>())
-            .collect();
-        let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let z: f64 = scores.iter().map(|s| (s - max).exp()).sum();
-        for (i, &o) in out.iter().enumerate() {
-            let want: f64 = (0..n).map(|p| (scores[p] - max).exp() / z * f64::from(values[4 + p * stride + i])).sum();
-            assert!((f64::from(o) - want).abs() < 1e-5, "{i}: {o} vs {want}");
+        for (hd, stride, n) in [(12, 20, 7), (64, 70, 45), (128, 136, 19)] {
+            let q: Vec<f32> = (0..hd).map(|i| (i as f32 - 5.0) / 7.0).collect();
+            let keys: Vec<f32> = (0..n * stride).map(|i| ((i * 37 % 23) as f32 - 11.0) / 9.0).collect();
+            let values: Vec<f32> = (0..n * stride).map(|i| ((i * 11 % 19) as f32 - 9.0) / 5.0).collect();
+            let scores: Vec<f64> = (0..n)
+                .map(|p| 0.3 * (0..hd).map(|i| f64::from(q[i]) * f64::from(keys[4 + p * stride + i])).sum::<f64>())
+                .collect();
+            let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let z: f64 = scores.iter().map(|s| (s - max).exp()).sum();
+            for split in [n, 8, 5] {
+                let out = attend_split(&q, &keys[4..], &values[4..], stride, n, split);
+                for (i, &o) in out.iter().enumerate() {
+                    let want: f64 = (0..n).map(|p| (scores[p] - max).exp() / z * f64::from(values[4 + p * stride + i])).sum();
+                    assert!((f64::from(o) - want).abs() < 1e-5, "head size {hd}, spans of {split}, {i}: {o} vs {want}");
+                }
+            }
+            // The fixed-size body equals the any-size one.
+            let (mut a, mut b) = (vec![0.0; hd], vec![0.0; hd]);
+            let ra = attend_span(&q, &keys, &values, stride, 0.3, &mut vec![0.0; n], &mut a);
+            let rb = attend::<0>(&q, &keys, &values, stride, 0.3, &mut vec![0.0; n], &mut b);
+            assert!((ra.1 - rb.1).abs() < 1e-4 && a.iter().zip(&b).all(|(x, y)| (x - y).abs() < 1e-4));
         }
     }
 
