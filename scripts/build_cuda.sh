@@ -10,6 +10,7 @@
 #
 # Building candle-kernels takes ~7.5 min of 2 cores. Usage:
 #   scripts/build_cuda.sh [extra cargo args, e.g. --example engine_bench]
+#   scripts/build_cuda.sh -p rltrain --example train_step_bench
 # Run the result on the GPU machine with the CUDA libraries of its Python wheels:
 #   export LD_LIBRARY_PATH="$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__file__))')/cu13/lib:$LD_LIBRARY_PATH"
 set -euo pipefail
@@ -69,4 +70,9 @@ export CUDARC_CUDA_VERSION=13000 CUDA_COMPUTE_CAP="$compute_cap"
 export LIBRARY_PATH="$stubs:${LIBRARY_PATH:-}"
 export RUSTFLAGS="${RUSTFLAGS:-} -L native=$stubs -C link-arg=-Wl,--no-as-needed"
 cd "$root"
-exec cargo build --release -p rlbench --features cuda --target-dir "$root/target-cuda" "$@"
+# rlbench unless the arguments name a package (e.g. `-p rltrain --example train_step_bench`).
+package=(-p rlbench)
+for arg in "$@"; do
+  if [[ "$arg" == "-p" || "$arg" == "--package" || "$arg" == --package=* ]]; then package=(); fi
+done
+exec cargo build --release "${package[@]}" --features cuda --target-dir "$root/target-cuda" "$@"

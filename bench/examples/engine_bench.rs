@@ -4,6 +4,8 @@
 //!
 //! ```sh
 //! cargo run --release -p rlbench --example engine_bench -- --batch 1 --batch 8 --new-tokens 256
+//! # On a GPU (built with scripts/build_cuda.sh), beside `torch_reference.py generate`:
+//! engine_bench --model random:qwen2-0.5b --device cuda --dtype bf16 --batch 8 --prompt-tokens 128
 //! ```
 
 use anyhow::Result;
@@ -33,6 +35,16 @@ struct Args {
     /// Timed repetitions per batch size (the best is reported too).
     #[arg(long, default_value_t = 1)]
     repeat: usize,
+    /// Device: `cpu`, or `cuda` (GPU 0; needs a build with `--features cuda`).
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Weights' dtype for the dense path: f32, bf16 or f16.
+    #[arg(long, default_value = "f32")]
+    dtype: String,
+    /// Prompts of this many fixed token ids instead of the chat questions (as the PyTorch
+    /// reference's `--prompt`).
+    #[arg(long)]
+    prompt_tokens: Option<usize>,
 }
 
 const QUESTIONS: [&str; 8] = [
@@ -49,21 +61,27 @@ const QUESTIONS: [&str; 8] = [
 fn main() -> Result<()> {
     let args = Args::parse();
     let t0 = Instant::now();
+    let (device, dtype) = (rlbench::engine::parse_device(&args.device)?, rlbench::engine::parse_dtype(&args.dtype)?);
     let cpu_decode = if args.dense { CpuDecode::Dense } else { CpuDecode::Quantized };
-    let engine = Engine::load(&ModelSpec { max_batch: 64, cpu_decode, ..ModelSpec::parse(&args.model)? })?;
+    let engine = Engine::load(&ModelSpec { max_batch: 64, cpu_decode, device, dtype: Some(dtype), ..ModelSpec::parse(&args.model)? })?;
+    let decoding = if engine.model().device().is_cpu() { format!("{:?}", engine.cpu_decode()) } else { "GPU dense".into() };
     println!(
-        "loaded `{}` in {:.2}s ({:?} decoding, {} threads, {:?} kernels)",
+        "loaded `{}` in {:.2}s ({decoding} decoding, {:?} weights, {} threads, {:?} kernels)",
         args.model,
         t0.elapsed().as_secs_f64(),
-        engine.cpu_decode(),
+        engine.model().dtype(),
         rayon::current_num_threads(),
         rlbench::engine::cpu::Simd::detect(),
     );
     for &batch in &args.batch {
         let prompts: Vec<Vec<u32>> = (0..batch)
-            .map(|i| {
-                let text = engine.apply_chat_template(&[ChatMessage::user(QUESTIONS[i % QUESTIONS.len()])], true)?;
-                Ok(engine.tokenizer().encode(&text)?)
+            .map(|i| match args.prompt_tokens {
+                // Distinct fixed ids per row, inside every preset's vocabulary.
+                Some(n) => Ok((0..n).map(|j| (1000 + 7 * i + 13 * j) as u32 % 40_000).collect()),
+                None => {
+                    let text = engine.apply_chat_template(&[ChatMessage::user(QUESTIONS[i % QUESTIONS.len()])], true)?;
+                    Ok(engine.tokenizer().encode(&text)?)
+                }
             })
             .collect::<Result<_>>()?;
         // Fixed-length runs: every row decodes exactly `new_tokens` tokens. A 1-token run times

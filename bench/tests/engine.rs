@@ -301,3 +301,31 @@ fn engine_can_be_shared_across_threads() {
     });
     assert_eq!(outputs[0], outputs[1]);
 }
+
+#[test]
+fn random_presets_have_the_named_shapes_and_generate() {
+    assert!(ModelSpec::parse("random:qwen2-7b").unwrap_err().to_string().contains("qwen2-0.5b"));
+    let spec = ModelSpec::parse("random:qwen2-0.5b").unwrap();
+    assert_eq!(spec.source, ModelSource::Random("qwen2-0.5b".into()));
+    let c = ModelConfig::preset("qwen2-0.5b").unwrap();
+    // Qwen2.5-0.5B: 494M parameters with the embedding tied.
+    let params = c.vocab_size * c.hidden_size
+        + c.num_layers
+            * (c.hidden_size * c.head_dim * (c.num_heads + 2 * c.num_kv_heads)
+                + c.head_dim * (c.num_heads + 2 * c.num_kv_heads)
+                + c.num_heads * c.head_dim * c.hidden_size
+                + 3 * c.hidden_size * c.intermediate_size
+                + 2 * c.hidden_size)
+        + c.hidden_size;
+    assert_eq!(params, 494_032_768);
+    for name in ModelConfig::PRESETS {
+        ModelConfig::preset(name).unwrap().validate().unwrap();
+    }
+    // Random weights pick ids the byte-level tokenizer lacks: text decoding must cope.
+    let mut spec = ModelSpec::parse("random:smollm2-135m").unwrap();
+    spec.device = Device::Cpu;
+    let engine = Engine::load(&spec).unwrap();
+    assert_eq!(engine.model().config().num_layers, 30);
+    let out = engine.generate_ids(&[vec![5, 6, 7]], &SamplingParams { ignore_eos: true, ..SamplingParams::greedy(4) }).unwrap();
+    assert_eq!(out[0][0].token_ids.len(), 4);
+}

@@ -1,15 +1,17 @@
-//! Benchmark: one full RL step of SmolLM2-135M on CPU (f32): a rollout of `rows` responses of
-//! exactly `tokens` tokens (EOS ignored), then log-probs with grad, the objective's loss,
-//! backward and the fused AdamW step. Reports the step time and its parts, tokens/s, peak RSS,
+//! Benchmark: one full RL step (SmolLM2-135M on CPU in f32 by default): a rollout of `rows`
+//! responses of exactly `tokens` tokens (EOS ignored), then log-probs with grad, the objective's
+//! loss, backward and the AdamW step. Reports the step time and its parts, tokens/s, peak RSS,
 //! and the objective's own share (its loss and backward on a leaf of the same shape).
 //!
 //! ```text
 //! cargo run --release -p rltrain --example train_step_bench [-- --shapes 4x128,8x256 --objective grpo]
+//! # On a GPU (built with scripts/build_cuda.sh), beside `torch_reference.py train`:
+//! train_step_bench --model random:qwen2-0.5b --device cuda --dtype bf16 --shapes 8x1024
 //! ```
 
 use std::time::Instant;
 
-use candle_core::{DType, Var};
+use candle_core::Var;
 use rlbench::engine::{Engine, ModelSpec, SamplingParams};
 use rltrain::objectives::{LossInputs, Objective};
 use rltrain::optim::{clip_scale, global_norm, AdamW, AdamWConfig};
@@ -27,12 +29,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let shapes = flag("--shapes").unwrap_or_else(|| "4x128,8x256".into());
     let objective = Objective::from_name(&flag("--objective").unwrap_or_else(|| "grpo".into()))?;
-    let mut spec = ModelSpec::default_model();
-    spec.device = rlbench::engine::Device::Cpu;
+    let name = flag("--model").unwrap_or_else(|| "default".into());
+    let mut spec = ModelSpec::parse(&name)?;
+    spec.device = rlbench::engine::parse_device(&flag("--device").unwrap_or_else(|| "cpu".into()))?;
+    spec.dtype = Some(rlbench::engine::parse_dtype(&flag("--dtype").unwrap_or_else(|| "f32".into()))?);
     spec.max_batch = 16;
     let t = Instant::now();
     let engine = Engine::load(&spec)?;
-    println!("model: SmolLM2-135M-Instruct (f32, CPU), loaded in {:.1} s; objective {}", t.elapsed().as_secs_f64(), objective.name);
+    println!(
+        "model: {name} ({:?} on {:?}), loaded in {:.1} s; objective {}",
+        engine.model().dtype(),
+        engine.model().device(),
+        t.elapsed().as_secs_f64(),
+        objective.name
+    );
     let model = engine.model();
     let vars = model.vars().to_vec();
     let mut opt = AdamW::new(&vars, AdamWConfig::default())?;
@@ -54,15 +64,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let seqs = SequenceBatch::new(&pairs, engine.tokenizer().pad_id(), &model.device())?;
         let lp = response_logprobs(model, &seqs, 1.0)?;
         let width = seqs.response_width;
-        let mask = seqs.mask(DType::F32, &model.device())?;
+        // The objective runs in the log-probs' dtype, as in rltrain's loop.
+        let dtype = lp.logp.dtype();
+        let mask = seqs.mask(dtype, &model.device())?;
         let old_rows: Vec<Vec<f64>> = completions.iter().map(|c| c.logprobs.iter().map(|&x| f64::from(x)).collect()).collect();
-        let old = rltrain::advantage::to_tensor(&old_rows, width, DType::F32, &model.device())?;
+        let old = rltrain::advantage::to_tensor(&old_rows, width, dtype, &model.device())?;
         let adv_rows: Vec<Vec<f64>> = (0..rows).map(|i| vec![if i % 2 == 0 { 1.0 } else { -1.0 }; width]).collect();
-        let adv = rltrain::advantage::to_tensor(&adv_rows, width, DType::F32, &model.device())?;
+        let adv = rltrain::advantage::to_tensor(&adv_rows, width, dtype, &model.device())?;
         let groups: Vec<usize> = (0..rows).map(|i| i / g).collect();
         let mut cfg = objective.defaults();
         cfg.ref_kl = None;
-        let inp = LossInputs::new(lp.logp.clone(), old.clone(), adv.clone(), mask.clone())?;
+        let logp = lp.logp.clone();
+        let inp = LossInputs::new(logp.clone(), old.clone(), adv.clone(), mask.clone())?;
         let loss = cfg.loss(&inp, Some(&groups))?;
         let grads = loss.total.backward()?;
         let grads: Vec<_> = vars.iter().map(|(_, v)| grads.get(v).cloned()).collect();
@@ -73,7 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let train_s = train.elapsed().as_secs_f64();
         let step_s = step.elapsed().as_secs_f64();
         // The objective alone: loss and backward on a leaf of the same shape.
-        let leaf = Var::from_tensor(&lp.logp.detach())?;
+        let leaf = Var::from_tensor(&logp.detach())?;
         let obj = Instant::now();
         let inp = LossInputs::new(leaf.as_tensor().clone(), old, adv, mask)?;
         let _ = cfg.loss(&inp, Some(&groups))?.total.backward()?;

@@ -286,6 +286,7 @@ pub fn model_name(source: &ModelSource) -> String {
     match source {
         ModelSource::Default => engine::DEFAULT_MODEL_FILE.trim_end_matches(".gguf").to_string(),
         ModelSource::Gguf(path) | ModelSource::HfDir(path) => path.display().to_string(),
+        ModelSource::Random(preset) => format!("random:{preset}"),
     }
 }
 

@@ -71,6 +71,48 @@ impl ModelConfig {
         }
     }
 
+    /// Names of the architectures [`ModelConfig::preset`] knows.
+    pub const PRESETS: [&'static str; 3] = ["qwen2-0.5b", "qwen2-1.5b", "smollm2-135m"];
+
+    /// The shape of a known model (Qwen2.5-0.5B, Qwen2.5-1.5B, SmolLM2-135M), for speed tests
+    /// with random weights (`--model random:NAME`; the same presets as the PyTorch reference in
+    /// `shared/bench/torch_reference.py`).
+    pub fn preset(name: &str) -> Result<Self> {
+        let qwen2 = |hidden_size, intermediate_size, num_layers, num_heads| ModelConfig {
+            arch: Arch::Qwen2,
+            vocab_size: 151_936,
+            hidden_size,
+            intermediate_size,
+            num_layers,
+            num_heads,
+            num_kv_heads: 2,
+            head_dim: hidden_size / num_heads,
+            rope_theta: 1e6,
+            rms_norm_eps: 1e-6,
+            tie_word_embeddings: true,
+            max_position_embeddings: 32_768,
+        };
+        match name {
+            "qwen2-0.5b" => Ok(qwen2(896, 4864, 24, 14)),
+            "qwen2-1.5b" => Ok(qwen2(1536, 8960, 28, 12)),
+            "smollm2-135m" => Ok(ModelConfig {
+                arch: Arch::Llama,
+                vocab_size: 49_152,
+                hidden_size: 576,
+                intermediate_size: 1536,
+                num_layers: 30,
+                num_heads: 9,
+                num_kv_heads: 3,
+                head_dim: 64,
+                rope_theta: 1e5,
+                rms_norm_eps: 1e-5,
+                tie_word_embeddings: true,
+                max_position_embeddings: 8192,
+            }),
+            other => Err(Error::Request(format!("unknown model preset `{other}` (known: {})", Self::PRESETS.join(", ")))),
+        }
+    }
+
     /// Whether q, k and v projections carry biases.
     pub fn attention_bias(&self) -> bool {
         self.arch == Arch::Qwen2

@@ -55,6 +55,29 @@ pub fn default_device() -> Device {
     Device::cuda_if_available(0).unwrap_or(Device::Cpu)
 }
 
+/// Parses a device argument: `cpu`, `cuda` (GPU 0) or `cuda:N`.
+pub fn parse_device(arg: &str) -> Result<Device> {
+    let gpu = match arg {
+        "cpu" => return Ok(Device::Cpu),
+        "cuda" => 0,
+        _ => arg
+            .strip_prefix("cuda:")
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| Error::Request(format!("unknown device `{arg}` (cpu, cuda or cuda:N)")))?,
+    };
+    Device::new_cuda(gpu).map_err(|e| Error::Request(format!("cannot open GPU {gpu}: {e} (build with `--features cuda`, see scripts/build_cuda.sh)")))
+}
+
+/// Parses a dtype argument: `f32`, `bf16` or `f16`.
+pub fn parse_dtype(arg: &str) -> Result<DType> {
+    match arg {
+        "f32" => Ok(DType::F32),
+        "bf16" => Ok(DType::BF16),
+        "f16" => Ok(DType::F16),
+        other => Err(Error::Request(format!("unknown dtype `{other}` (f32, bf16 or f16)"))),
+    }
+}
+
 /// Where a model comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelSource {
@@ -64,6 +87,9 @@ pub enum ModelSource {
     Gguf(PathBuf),
     /// A Hugging Face folder: `config.json`, `tokenizer.json`, `*.safetensors`.
     HfDir(PathBuf),
+    /// Random weights in the shape of a known model ([`ModelConfig::preset`]), with a byte-level
+    /// tokenizer and ChatML: for speed tests (`random:qwen2-0.5b`).
+    Random(String),
 }
 
 /// What to load and how.
@@ -109,10 +135,15 @@ impl ModelSpec {
     }
 
     /// Parses a model argument: `default` or `smollm2` for the default model, a `.gguf` file,
-    /// or a Hugging Face folder.
+    /// a Hugging Face folder, or `random:PRESET` (random weights, for speed tests).
     pub fn parse(arg: &str) -> Result<Self> {
         let source = match arg {
             "default" | "smollm2" | "smollm2-135m" => ModelSource::Default,
+            _ if arg.starts_with("random:") => {
+                let preset = &arg["random:".len()..];
+                ModelConfig::preset(preset)?;
+                ModelSource::Random(preset.to_string())
+            }
             path => {
                 let p = Path::new(path);
                 if p.is_dir() {
@@ -121,7 +152,7 @@ impl ModelSpec {
                     ModelSource::Gguf(p.to_path_buf())
                 } else {
                     return Err(Error::Request(format!(
-                        "model `{arg}` is neither `default`, a `.gguf` file nor a model folder"
+                        "model `{arg}` is neither `default`, a `.gguf` file, a model folder nor `random:PRESET`"
                     )));
                 }
             }
@@ -180,13 +211,18 @@ impl Engine {
             ModelSource::Default => load_gguf(&default_model_path()?, spec.dtype, &spec.device)?,
             ModelSource::Gguf(path) => load_gguf(path, spec.dtype, &spec.device)?,
             ModelSource::HfDir(dir) => load_hf_dir(dir, spec.dtype, &spec.device)?,
+            ModelSource::Random(preset) => LoadedModel {
+                model: Model::random(&ModelConfig::preset(preset)?, spec.dtype.unwrap_or(DType::F32), &spec.device, 0)?,
+                tokenizer: Tokenizer::byte_level()?,
+                chat_template: ChatTemplate::ChatMl { default_system: None },
+            },
         };
         let mut engine = Self::from_parts(loaded, spec.max_batch);
         if spec.cpu_decode == CpuDecode::Quantized && spec.device.is_cpu() {
             let quantized = match &spec.source {
                 ModelSource::Default => QuantModel::from_gguf(&default_model_path()?, engine.model.config())?,
                 ModelSource::Gguf(path) => QuantModel::from_gguf(path, engine.model.config())?,
-                ModelSource::HfDir(_) => QuantModel::from_model(&engine.model)?,
+                ModelSource::HfDir(_) | ModelSource::Random(_) => QuantModel::from_model(&engine.model)?,
             };
             engine.quantized = Some(Arc::new(quantized));
         }

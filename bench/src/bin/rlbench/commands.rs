@@ -116,7 +116,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
                 (CpuDecodeArg::Quantized, _) | (CpuDecodeArg::Auto, ModelSource::Default | ModelSource::Gguf(_)) => {
                     engine::CpuDecode::Quantized
                 }
-                (CpuDecodeArg::Dense, _) | (CpuDecodeArg::Auto, ModelSource::HfDir(_)) => engine::CpuDecode::Dense,
+                (CpuDecodeArg::Dense, _) | (CpuDecodeArg::Auto, ModelSource::HfDir(_) | ModelSource::Random(_)) => engine::CpuDecode::Dense,
             };
             let device = if spec.device.is_cpu() { "CPU" } else { "GPU" };
             eprintln!("embedded engine: loading {} on the {device}", embedded::model_name(&spec.source));
