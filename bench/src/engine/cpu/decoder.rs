@@ -74,12 +74,9 @@ struct Scratch {
     sin: Vec<f32>,
 }
 
-/// Spans each (token, key/value head)'s positions are split into for attention: enough tasks
-/// for every thread to get several, but no span under 64 positions.
-fn attention_spans(tokens: usize, kv_heads: usize, positions: usize, threads: usize) -> usize {
-    let wanted = (4 * threads).div_ceil(tokens * kv_heads);
-    wanted.min(positions.div_ceil(64)).max(1)
-}
+/// Positions per attention span. Fixed, so a token's result depends on its own positions only,
+/// never on its batch mates or the thread count.
+const SPAN: usize = 64;
 
 /// Tokens fed to one forward call at most (longer prompts are fed in pieces).
 const MAX_TOKENS_PER_CALL: usize = 512;
@@ -308,19 +305,26 @@ impl QuantModel {
                 cache.k[li].extend_from_slice(k);
                 cache.v[li].extend_from_slice(v);
             }
-            // Attention: one task per (token, key/value head, span of positions) computes that
-            // head's `rep` query heads over the span (keys and values are read once for all
+            // Attention: one task per (token, key/value head, span of SPAN positions) computes
+            // that head's `rep` query heads over the span (keys and values are read once for all
             // of them); spans split long contexts across threads and are merged afterwards.
             let rep = nh / nkv;
             let part = hd + 2;
             let (qkv, rows_ref, tokens_ref) = (&s.qkv, &*rows, &tokens);
-            let spans = attention_spans(m, nkv, tokens.iter().map(|t| t.1 + 1).max().unwrap_or(1), Pool::global().threads());
+            let spans = tokens.iter().map(|t| (t.1 + 1).div_ceil(SPAN)).max().unwrap_or(1);
             s.partial.resize(m * nh * spans * part, 0.0);
             Pool::global().for_each_chunk_mut(&mut s.partial, rep * part, |i, out| {
                 let (t, g, span) = (i / (nkv * spans), i / spans % nkv, i % spans);
                 let (r, pos, _) = tokens_ref[t];
-                let len = (pos + 1).div_ceil(spans);
-                let (start, end) = ((span * len).min(pos + 1), ((span + 1) * len).min(pos + 1));
+                let (start, end) = (span * SPAN, ((span + 1) * SPAN).min(pos + 1));
+                if start >= end {
+                    // Past this token's positions (a longer token sets the span count): empty.
+                    for p in out.chunks_exact_mut(part) {
+                        p[0] = f32::NEG_INFINITY;
+                        p[1..].fill(0.0);
+                    }
+                    return;
+                }
                 let (keys, values) = (&rows_ref[r].k[li], &rows_ref[r].v[li]);
                 let (keys, values) = (&keys[start * kvd + g * hd..], &values[start * kvd + g * hd..]);
                 SCORES.with_borrow_mut(|scores| {
@@ -328,12 +332,7 @@ impl QuantModel {
                     for (j, out) in out.chunks_exact_mut(part).enumerate() {
                         let h = g * rep + j;
                         let q = &qkv[t * width + h * hd..t * width + (h + 1) * hd];
-                        let (max, total) = if end > start {
-                            attend_span(q, keys, values, kvd, scale, &mut scores[..end - start], &mut out[2..])
-                        } else {
-                            out[2..].fill(0.0);
-                            (f32::NEG_INFINITY, 0.0)
-                        };
+                        let (max, total) = attend_span(q, keys, values, kvd, scale, scores, &mut out[2..]);
                         out[0] = max;
                         out[1] = total;
                     }

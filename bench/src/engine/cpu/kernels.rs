@@ -123,7 +123,7 @@ impl OutPtr {
 pub enum Simd {
     /// Portable code.
     Portable,
-    /// AVX2 and FMA (x86-64).
+    /// AVX2, FMA and F16C (x86-64).
     Avx2,
     /// AVX-512 F/BW/VNNI (x86-64), on weights packed in panels.
     Avx512Vnni,
@@ -148,7 +148,7 @@ impl Simd {
     pub fn supported() -> Self {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            if super::panels::avx2::available() {
                 if super::panels::avx512::available() {
                     return Simd::Avx512Vnni;
                 }
@@ -161,8 +161,8 @@ impl Simd {
     /// The matrix layout these kernels are fastest on.
     pub fn layout(self) -> Layout {
         match self {
-            Simd::Avx512Vnni => Layout::Panels,
-            _ => Layout::Rows,
+            Simd::Avx512Vnni | Simd::Avx2 => Layout::Panels,
+            Simd::Portable => Layout::Rows,
         }
     }
 }
@@ -199,6 +199,20 @@ pub fn panel_tile(simd: Simd, w: &Panels, p: usize, acts: &QActs, b: usize, n: u
             use super::panels::avx512::tile;
             // SAFETY: `Simd::Avx512Vnni` is only chosen when the CPU has AVX-512 F/BW/VNNI;
             // `p` is a panel of `w` and `acts` has the rows (checked by `matmul`'s shapes).
+            unsafe {
+                match n {
+                    1 => tile::<1>(w, p, acts, b, out),
+                    2 => tile::<2>(w, p, acts, b, out),
+                    3 => tile::<3>(w, p, acts, b, out),
+                    _ => tile::<4>(w, p, acts, b, out),
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => {
+            use super::panels::avx2::tile;
+            // SAFETY: `Simd::Avx2` is only chosen when the CPU has AVX2, FMA and F16C; `p` is a
+            // panel of `w` and `acts` has the rows (checked by `matmul`'s shapes).
             unsafe {
                 match n {
                     1 => tile::<1>(w, p, acts, b, out),

@@ -254,6 +254,25 @@ mod tests {
     }
 
     #[test]
+    fn long_rows_do_not_depend_on_their_batch_mates() {
+        // Long enough for attention to split positions into spans.
+        let q = QuantModel::from_model(&tiny(Arch::Llama, 3)).unwrap();
+        let vocab = q.config().vocab_size;
+        let long: Vec<u32> = (0..150).map(|i| (i * 7 % 90) as u32).collect();
+        let short: Vec<u32> = vec![4, 8, 15];
+        let mut alone = q.new_state(160);
+        let mut want = vec![q.prefill(&mut alone, &[&long]).unwrap()];
+        let mut both = q.new_state(160);
+        let first = q.prefill(&mut both, &[&short, &long, &short]).unwrap();
+        let mut got = vec![first[vocab..2 * vocab].to_vec()];
+        for id in [3u32, 60, 9] {
+            want.push(q.step(&mut alone, &[id]).unwrap());
+            got.push(q.step(&mut both, &[id, id, id]).unwrap()[vocab..2 * vocab].to_vec());
+        }
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn quantized_logits_track_the_dense_network() {
         for arch in [Arch::Llama, Arch::Qwen2] {
             let model = tiny(arch, 7);

@@ -1,4 +1,4 @@
-//! Weights interleaved in panels of 16 rows, for AVX-512 VNNI: one `vpdpbusd` multiplies four
+//! Weights interleaved in panels of 16 rows, for AVX-512 VNNI (and AVX2, in halves of 8 rows): one `vpdpbusd` multiplies four
 //! activation bytes (broadcast) with four weight bytes of each of the 16 rows, so a block of 32
 //! inputs takes 8 instructions for 16 outputs and no horizontal sums.
 //!
@@ -222,6 +222,97 @@ pub mod avx512 {
         }
         for (j, acc) in acc.iter().enumerate() {
             unsafe { _mm512_storeu_ps(out[j].as_mut_ptr(), *acc) };
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub mod avx2 {
+    //! The AVX2 kernel: each panel as two halves of 8 rows (one 256-bit register of 4 bytes per
+    //! row), `vpmaddubsw` + `vpmaddwd` in place of `vpdpbusd`.
+    use super::super::blocks::{BlockFormat, QActs, BLOCK};
+    use super::super::kernels::TILE;
+    use super::{block_bytes, packed_bytes, Panels, PANEL};
+    use std::arch::x86_64::*;
+
+    /// Whether this CPU runs [`tile`].
+    pub fn available() -> bool {
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+            && std::arch::is_x86_feature_detected!("f16c")
+    }
+
+    /// Dot products of panel `p`'s 16 rows with activation rows `b..b + N` into `out[..N]`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, FMA and F16C ([`available`]); `acts` must hold rows
+    /// `b..b + N` of the matrix's column count and `p` must be a panel of `w`.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub unsafe fn tile<const N: usize>(w: &Panels, p: usize, acts: &QActs, b: usize, out: &mut [[f32; PANEL]; TILE]) {
+        debug_assert!(p < w.panels && acts.blocks == w.blocks && (b + N) * w.blocks <= acts.d.len());
+        let nb = w.blocks;
+        let bb = block_bytes(w.format);
+        let packed = packed_bytes(w.format);
+        // SAFETY (all pointer reads below): panel `p` has `nb` blocks of `bb` bytes, and each
+        // activation row has `nb` blocks of 32 bytes.
+        let base = unsafe { w.data.as_ptr().add(p * nb * bb) };
+        let low = _mm256_set1_epi8(0x0f);
+        let ones = _mm256_set1_epi16(1);
+        for half in 0..2 {
+            let mut acc = [_mm256_setzero_ps(); N];
+            let mut vb = [_mm256_setzero_si256(); 8];
+            for k in 0..nb {
+                let block = unsafe { base.add(k * bb) };
+                let d = _mm256_cvtph_ps(unsafe { _mm_loadu_si128(block.add(packed + 16 * half).cast()) });
+                match w.format {
+                    BlockFormat::Q4 => {
+                        for l in 0..4 {
+                            let chunk = unsafe { _mm256_loadu_si256(block.add(64 * l + 32 * half).cast()) };
+                            vb[l] = _mm256_and_si256(chunk, low);
+                            vb[l + 4] = _mm256_and_si256(_mm256_srli_epi16::<4>(chunk), low);
+                        }
+                        let m = _mm256_cvtph_ps(unsafe { _mm_loadu_si128(block.add(packed + 2 * PANEL + 16 * half).cast()) });
+                        for (j, acc) in acc.iter_mut().enumerate() {
+                            let at = (b + j) * nb + k;
+                            let a = unsafe { acts.qs.as_ptr().add(at * BLOCK).cast::<i32>() };
+                            // Nibbles times |a| <= 127: each 16-bit pair sum is at most 3810,
+                            // so the eight groups add up in 16 bits without overflow.
+                            let mut sum = _mm256_setzero_si256();
+                            for (g, v) in vb.iter().enumerate() {
+                                let group = _mm256_set1_epi32(unsafe { a.add(g).read_unaligned() });
+                                sum = _mm256_add_epi16(sum, _mm256_maddubs_epi16(*v, group));
+                            }
+                            let isum = _mm256_cvtepi32_ps(_mm256_madd_epi16(sum, ones));
+                            let (ad, asum) = unsafe { (*acts.d.get_unchecked(at), *acts.s.get_unchecked(at)) };
+                            *acc = _mm256_fmadd_ps(isum, _mm256_mul_ps(d, _mm256_set1_ps(ad)), *acc);
+                            *acc = _mm256_fmadd_ps(m, _mm256_set1_ps(asum), *acc);
+                        }
+                    }
+                    BlockFormat::Q8 => {
+                        // Stored as q + 128: flip the top bit back to signed q, then multiply
+                        // |q| by a carrying q's sign (no 16-bit overflow: 2 * 128 * 127).
+                        let top = _mm256_set1_epi8(-128);
+                        for (g, v) in vb.iter_mut().enumerate() {
+                            *v = _mm256_xor_si256(unsafe { _mm256_loadu_si256(block.add(64 * g + 32 * half).cast()) }, top);
+                        }
+                        for (j, acc) in acc.iter_mut().enumerate() {
+                            let at = (b + j) * nb + k;
+                            let a = unsafe { acts.qs.as_ptr().add(at * BLOCK).cast::<i32>() };
+                            let mut isum = _mm256_setzero_si256();
+                            for (g, v) in vb.iter().enumerate() {
+                                let group = _mm256_set1_epi32(unsafe { a.add(g).read_unaligned() });
+                                let prod = _mm256_maddubs_epi16(_mm256_sign_epi8(*v, *v), _mm256_sign_epi8(group, *v));
+                                isum = _mm256_add_epi32(isum, _mm256_madd_epi16(prod, ones));
+                            }
+                            let ad = unsafe { *acts.d.get_unchecked(at) };
+                            *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(d, _mm256_set1_ps(ad)), *acc);
+                        }
+                    }
+                }
+            }
+            for (j, acc) in acc.iter().enumerate() {
+                unsafe { _mm256_storeu_ps(out[j].as_mut_ptr().add(8 * half), *acc) };
+            }
         }
     }
 }
