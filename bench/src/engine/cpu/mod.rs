@@ -1,8 +1,10 @@
 //! CPU inference on quantized weights, the way llama.cpp does it: weights stay in 32-value
 //! blocks (GGUF Q4_0 / Q4_1 / Q8_0 as stored in the file; anything else, safetensors included,
-//! re-quantized to Q8_0), activations are quantized to 8 bits per block before each matrix
-//! product, and the products run as integer dot products (AVX2 when the CPU has it) over
-//! rayon's threads, each weight block reused across the rows of a batch.
+//! re-quantized to Q8_0), repacked at load into panels of 16 interleaved rows where the CPU has
+//! AVX-512 VNNI or AVX2 (`panels.rs`); activations are quantized to 8 bits per block before each
+//! matrix product, and the products run as integer dot products (`kernels.rs`) over a persistent
+//! pool of spinning threads (`pool.rs`), each weight block reused across the rows of a batch.
+//! Attention, norms and activations are vectorised f32 loops (`vector.rs`).
 //!
 //! Logits differ from the dense f32 network by quantization error (a few hundredths), so the
 //! sampler's log-probs are not the trainer's; [`super::Engine`] uses this path only when asked
