@@ -167,6 +167,19 @@ impl Simd {
     }
 }
 
+/// Calls `$tile::<N>(args)` with the const `N` equal to the run-time row count `$n` (1 to
+/// [`TILE`]).
+macro_rules! with_rows {
+    ($($tile:ident)::+, $n:expr, ($($arg:expr),*)) => {
+        match $n {
+            1 => $($tile)::+::<1>($($arg),*),
+            2 => $($tile)::+::<2>($($arg),*),
+            3 => $($tile)::+::<3>($($arg),*),
+            _ => $($tile)::+::<4>($($arg),*),
+        }
+    };
+}
+
 /// Dot products of weight row `o` with activation rows `b..b + n` (n <= TILE) into `out[..n]`.
 pub fn row_tile(simd: Simd, w: &QMatrix, o: usize, acts: &QActs, b: usize, n: usize, out: &mut [f32; TILE]) {
     match simd {
@@ -174,14 +187,7 @@ pub fn row_tile(simd: Simd, w: &QMatrix, o: usize, acts: &QActs, b: usize, n: us
         Simd::Avx2 | Simd::Avx512Vnni => {
             // SAFETY: both levels are only chosen when the CPU has AVX2 and FMA; the slices
             // have the lengths the kernels read (checked by `matmul`'s shapes).
-            unsafe {
-                match n {
-                    1 => avx2::tile::<1>(w, o, acts, b, out),
-                    2 => avx2::tile::<2>(w, o, acts, b, out),
-                    3 => avx2::tile::<3>(w, o, acts, b, out),
-                    _ => avx2::tile::<4>(w, o, acts, b, out),
-                }
-            }
+            unsafe { with_rows!(avx2::tile, n, (w, o, acts, b, out)) }
         }
         _ => {
             for (i, slot) in out[..n].iter_mut().enumerate() {
@@ -199,28 +205,14 @@ pub fn panel_tile(simd: Simd, w: &Panels, p: usize, acts: &QActs, b: usize, n: u
             use super::panels::avx512::tile;
             // SAFETY: `Simd::Avx512Vnni` is only chosen when the CPU has AVX-512 F/BW/VNNI;
             // `p` is a panel of `w` and `acts` has the rows (checked by `matmul`'s shapes).
-            unsafe {
-                match n {
-                    1 => tile::<1>(w, p, acts, b, out),
-                    2 => tile::<2>(w, p, acts, b, out),
-                    3 => tile::<3>(w, p, acts, b, out),
-                    _ => tile::<4>(w, p, acts, b, out),
-                }
-            }
+            unsafe { with_rows!(tile, n, (w, p, acts, b, out)) }
         }
         #[cfg(target_arch = "x86_64")]
         Simd::Avx2 => {
             use super::panels::avx2::tile;
             // SAFETY: `Simd::Avx2` is only chosen when the CPU has AVX2, FMA and F16C; `p` is a
             // panel of `w` and `acts` has the rows (checked by `matmul`'s shapes).
-            unsafe {
-                match n {
-                    1 => tile::<1>(w, p, acts, b, out),
-                    2 => tile::<2>(w, p, acts, b, out),
-                    3 => tile::<3>(w, p, acts, b, out),
-                    _ => tile::<4>(w, p, acts, b, out),
-                }
-            }
+            unsafe { with_rows!(tile, n, (w, p, acts, b, out)) }
         }
         _ => {
             for (i, slot) in out[..n].iter_mut().enumerate() {

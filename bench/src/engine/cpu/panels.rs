@@ -33,6 +33,16 @@ const fn block_bytes(format: BlockFormat) -> usize {
     }
 }
 
+/// One panel as the SIMD kernels read it: blocks per row, bytes per panel-block, bytes of packed
+/// values per panel-block (the scales follow), and the first byte.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct PanelView {
+    nb: usize,
+    bb: usize,
+    packed: usize,
+    base: *const u8,
+}
+
 /// A matrix stored in panels of 16 rows (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Panels {
@@ -135,6 +145,15 @@ impl Panels {
         }
     }
 
+    /// Where panel `p`'s blocks start, for the SIMD kernels (which read activation rows
+    /// `..rows`; checked in debug builds).
+    fn view(&self, p: usize, acts: &QActs, rows: usize) -> PanelView {
+        debug_assert!(p < self.panels && acts.blocks == self.blocks && rows * self.blocks <= acts.d.len());
+        let bb = block_bytes(self.format);
+        let base = self.data[p * self.blocks * bb..].as_ptr();
+        PanelView { nb: self.blocks, bb, packed: packed_bytes(self.format), base }
+    }
+
     /// Dot products of panel `p`'s 16 rows with activation row `b`, in portable code.
     pub fn portable_dot(&self, p: usize, acts: &QActs, b: usize, out: &mut [f32; PANEL]) {
         let nb = self.blocks;
@@ -158,7 +177,7 @@ pub mod avx512 {
     //! The AVX-512 VNNI kernel.
     use super::super::blocks::{BlockFormat, QActs, BLOCK};
     use super::super::kernels::TILE;
-    use super::{block_bytes, packed_bytes, Panels, PANEL};
+    use super::{PanelView, Panels, PANEL};
     use std::arch::x86_64::*;
 
     /// Whether this CPU runs [`tile`].
@@ -175,13 +194,9 @@ pub mod avx512 {
     /// `b..b + N` of the matrix's column count and `p` must be a panel of `w`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub unsafe fn tile<const N: usize>(w: &Panels, p: usize, acts: &QActs, b: usize, out: &mut [[f32; PANEL]; TILE]) {
-        debug_assert!(p < w.panels && acts.blocks == w.blocks && (b + N) * w.blocks <= acts.d.len());
-        let nb = w.blocks;
-        let bb = block_bytes(w.format);
-        let packed = packed_bytes(w.format);
+        let PanelView { nb, bb, packed, base } = w.view(p, acts, b + N);
         // SAFETY (all pointer reads below): panel `p` has `nb` blocks of `bb` bytes, and each
         // activation row has `nb` blocks of 32 bytes.
-        let base = unsafe { w.data.as_ptr().add(p * nb * bb) };
         let low = _mm512_set1_epi8(0x0f);
         let mut acc = [_mm512_setzero_ps(); N];
         let mut vb = [_mm512_setzero_si512(); 8];
@@ -232,7 +247,7 @@ pub mod avx2 {
     //! row), `vpmaddubsw` + `vpmaddwd` in place of `vpdpbusd`.
     use super::super::blocks::{BlockFormat, QActs, BLOCK};
     use super::super::kernels::TILE;
-    use super::{block_bytes, packed_bytes, Panels, PANEL};
+    use super::{PanelView, Panels, PANEL};
     use std::arch::x86_64::*;
 
     /// Whether this CPU runs [`tile`].
@@ -249,13 +264,9 @@ pub mod avx2 {
     /// `b..b + N` of the matrix's column count and `p` must be a panel of `w`.
     #[target_feature(enable = "avx2,fma,f16c")]
     pub unsafe fn tile<const N: usize>(w: &Panels, p: usize, acts: &QActs, b: usize, out: &mut [[f32; PANEL]; TILE]) {
-        debug_assert!(p < w.panels && acts.blocks == w.blocks && (b + N) * w.blocks <= acts.d.len());
-        let nb = w.blocks;
-        let bb = block_bytes(w.format);
-        let packed = packed_bytes(w.format);
+        let PanelView { nb, bb, packed, base } = w.view(p, acts, b + N);
         // SAFETY (all pointer reads below): panel `p` has `nb` blocks of `bb` bytes, and each
         // activation row has `nb` blocks of 32 bytes.
-        let base = unsafe { w.data.as_ptr().add(p * nb * bb) };
         let low = _mm256_set1_epi8(0x0f);
         let ones = _mm256_set1_epi16(1);
         for half in 0..2 {
