@@ -147,6 +147,7 @@ impl Panels {
 
     /// Where panel `p`'s blocks start, for the SIMD kernels (which read activation rows
     /// `..rows`; checked in debug builds).
+    #[inline(always)]
     fn view(&self, p: usize, acts: &QActs, rows: usize) -> PanelView {
         debug_assert!(p < self.panels && acts.blocks == self.blocks && rows * self.blocks <= acts.d.len());
         let bb = block_bytes(self.format);
