@@ -8,7 +8,7 @@
 
 use super::blocks::{BlockFormat, Layout, QActs, QMatrix, Storage, BLOCK};
 use super::panels::{Panels, PANEL};
-use super::pool::Pool;
+use super::pool::{Pool, SendPtr};
 use std::sync::OnceLock;
 
 /// Activation rows that share one pass over a weight row.
@@ -52,11 +52,11 @@ pub fn matmul_with(simd: Simd, ws: &[&QMatrix], acts: &QActs, out: &mut [f32]) {
         }
         offset += w.rows();
     }
-    let ptr = OutPtr(out.as_mut_ptr());
+    let ptr = SendPtr(out.as_mut_ptr());
     let run = |&(j, start, end, offset): &(usize, usize, usize, usize)| {
         // SAFETY: each (b, offset + o) is written by exactly one task, and lies in `out`
         // (b < m, offset + o < width).
-        let write = |b: usize, o: usize, v: f32| unsafe { ptr.write(b * width + offset + o, v) };
+        let write = |b: usize, o: usize, v: f32| unsafe { *ptr.get().add(b * width + offset + o) = v };
         match ws[j].storage() {
             Storage::Rows { .. } => rows_task(simd, ws[j], start..end, acts, write),
             Storage::Panels(p) => panels_task(simd, p, start..end, acts, write),
@@ -100,21 +100,6 @@ fn panels_task(simd: Simd, w: &Panels, range: std::ops::Range<usize>, acts: &QAc
             }
             b += n;
         }
-    }
-}
-
-/// A raw output pointer shared by tasks that write disjoint elements.
-#[derive(Clone, Copy)]
-struct OutPtr(*mut f32);
-// SAFETY: tasks write disjoint elements (see `matmul`), and the buffer outlives the parallel loop.
-unsafe impl Send for OutPtr {}
-unsafe impl Sync for OutPtr {}
-
-impl OutPtr {
-    /// # Safety
-    /// `i` must be in bounds and written by no other thread concurrently.
-    unsafe fn write(self, i: usize, v: f32) {
-        unsafe { *self.0.add(i) = v };
     }
 }
 

@@ -200,14 +200,14 @@ impl Pool {
     }
 }
 
-/// A pointer that tasks writing disjoint parts of one buffer share.
-struct SendPtr<T>(*mut T);
-// SAFETY: users write disjoint elements only (see `for_each_chunk_mut`).
+/// A pointer that tasks writing disjoint parts of one buffer share (the buffer outlives the loop).
+pub(crate) struct SendPtr<T>(pub(crate) *mut T);
+// SAFETY: users write disjoint elements only (see `for_each_chunk_mut` and `kernels::matmul`).
 unsafe impl<T: Send> Sync for SendPtr<T> {}
 unsafe impl<T: Send> Send for SendPtr<T> {}
 
 impl<T> SendPtr<T> {
-    fn get(&self) -> *mut T {
+    pub(crate) fn get(&self) -> *mut T {
         self.0
     }
 }
