@@ -4,6 +4,7 @@
 
 use super::super::error::{Error, Result};
 use super::panels::{Panels, PANEL};
+use super::pool::{Pool, SendPtr};
 use super::vector::quantize_block;
 
 /// Values per block, in every format.
@@ -331,10 +332,25 @@ impl QActs {
         self.d.resize(blocks, 0.0);
         self.s.resize(blocks, 0.0);
         let qs: &mut [u8] = bytemuck_i8(&mut self.qs);
-        for (k, (block, out)) in x.chunks_exact(BLOCK).zip(qs.chunks_exact_mut(BLOCK)).enumerate() {
-            let (d, sum) = quantize_block(block, out);
-            self.d[k] = d;
-            self.s[k] = d * sum as f32;
+        let (d_out, s_out) = (SendPtr(self.d.as_mut_ptr()), SendPtr(self.s.as_mut_ptr()));
+        // Quantizes the blocks held in `out`, the first being block `first`.
+        let quantize = |first: usize, out: &mut [u8]| {
+            for (i, out) in out.chunks_exact_mut(BLOCK).enumerate() {
+                let k = first + i;
+                let (d, sum) = quantize_block(&x[k * BLOCK..(k + 1) * BLOCK], out);
+                // SAFETY: `k < blocks` (the buffers' length), and block `k` is this call's alone.
+                unsafe {
+                    *d_out.get().add(k) = d;
+                    *s_out.get().add(k) = d * sum as f32;
+                }
+            }
+        };
+        // Large inputs (prompts) in parallel, small ones (a decoding step) on this thread.
+        const PER_TASK: usize = 128;
+        if blocks > 2 * PER_TASK {
+            Pool::global().for_each_chunk_mut(qs, PER_TASK * BLOCK, |c, out| quantize(c * PER_TASK, out));
+        } else {
+            quantize(0, qs);
         }
     }
 

@@ -353,9 +353,15 @@ impl QuantModel {
             rms_norm(&s.x, &layer.mlp_norm, eps, &mut s.h);
             s.acts.quantize(&s.h, d);
             matmul(&[&layer.w_gate, &layer.w_up], &s.acts, &mut s.gate_up);
-            for (gu, a) in s.gate_up.chunks_exact(2 * inter).zip(s.act.chunks_exact_mut(inter)) {
-                let (g, u) = gu.split_at(inter);
+            let gate_up = &s.gate_up;
+            let gate = |t: usize, a: &mut [f32]| {
+                let (g, u) = gate_up[t * 2 * inter..(t + 1) * 2 * inter].split_at(inter);
                 silu_mul(g, u, a);
+            };
+            if m >= 8 {
+                Pool::global().for_each_chunk_mut(&mut s.act, inter, gate);
+            } else {
+                s.act.chunks_exact_mut(inter).enumerate().for_each(|(t, a)| gate(t, a));
             }
             s.acts.quantize(&s.act, inter);
             matmul(&[&layer.w_down], &s.acts, &mut s.proj);
