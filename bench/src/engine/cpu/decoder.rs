@@ -10,7 +10,7 @@ use super::pool::Pool;
 use std::cell::RefCell;
 
 thread_local! {
-    /// Attention scores of one (token, head), reused across calls.
+    /// Attention scores of one span of positions, reused across calls on this thread.
     static SCORES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
