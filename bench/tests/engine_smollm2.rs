@@ -69,7 +69,7 @@ fn forward_matches_candle_llama_on_the_same_weights() {
     // candle-transformers' llama on our (dequantized, un-permuted) weights.
     let tensors: HashMap<String, Tensor> = model.vars().iter().map(|(n, v)| (n.clone(), v.as_tensor().detach())).collect();
     let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
-    let cfg: llama::LlamaConfig = serde_json::from_value(model.config().to_hf_json("float32")).unwrap();
+    let cfg: llama::LlamaConfig = serde_json::from_value(model.config().to_hf_json("float32").unwrap()).unwrap();
     let cfg = cfg.into_config(false);
     let reference = llama::Llama::load(vb, &cfg).unwrap();
     let mut cache = llama::Cache::new(true, DType::F32, &cfg, &Device::Cpu).unwrap();

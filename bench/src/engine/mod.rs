@@ -33,7 +33,7 @@ mod weights;
 
 pub use batch::{PadSide, PaddedBatch};
 pub use chat::{ChatMessage, ChatTemplate};
-pub use config::{Arch, ModelConfig};
+pub use config::{Arch, ModelConfig, RopeScaling};
 pub use cpu::QuantModel;
 pub use error::{Error, Result};
 pub use fetch::{default_model_path, model_cache_dir, DEFAULT_MODEL_FILE, DEFAULT_MODEL_PACKAGE};

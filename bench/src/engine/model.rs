@@ -189,7 +189,7 @@ impl Model {
             DType::F64 => "float64",
             _ => "float32",
         };
-        let config = serde_json::to_string_pretty(&self.config.to_hf_json(dtype))
+        let config = serde_json::to_string_pretty(&self.config.to_hf_json(dtype)?)
             .map_err(|e| Error::Format(format!("config.json: {e}")))?;
         let path = dir.join("config.json");
         std::fs::write(&path, config).map_err(|e| Error::io(&path, e))

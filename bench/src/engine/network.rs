@@ -262,8 +262,7 @@ impl Network {
         let c = &self.config;
         let cdt = compute_dtype(self.dtype());
         let half = c.head_dim / 2;
-        let inv_freq: Vec<f64> = (0..half).map(|i| 1.0 / c.rope_theta.powf(2.0 * i as f64 / c.head_dim as f64)).collect();
-        let inv_freq = Tensor::new(inv_freq.as_slice(), self.device())?.to_dtype(cdt)?.reshape((1, 1, half))?;
+        let inv_freq = Tensor::new(c.inv_freq().as_slice(), self.device())?.to_dtype(cdt)?.reshape((1, 1, half))?;
         let pos = positions.to_dtype(cdt)?.unsqueeze(2)?;
         let angles = pos.broadcast_mul(&inv_freq)?;
         let angles = Tensor::cat(&[&angles, &angles], D::Minus1)?.unsqueeze(1)?;

@@ -2,7 +2,7 @@
 //! (`config.json`, `tokenizer.json`, one or more `*.safetensors`).
 
 use super::chat::ChatTemplate;
-use super::config::{Arch, ModelConfig};
+use super::config::{Arch, ModelConfig, RopeScaling};
 use super::error::{Error, Result};
 use super::model::Model;
 use super::tokenizer::Tokenizer;
@@ -70,6 +70,9 @@ pub fn unpermute_qk(w: &Tensor, n_heads: usize) -> Result<Tensor> {
     Ok(w.reshape((n_heads, out / n_heads / 2, 2, inp))?.transpose(1, 2)?.reshape((out, inp))?)
 }
 
+/// The GGUF tensor of per-frequency rope divisors (Llama 3.1+ converted by llama.cpp).
+const ROPE_FREQS: &str = "rope_freqs.weight";
+
 /// Loads a GGUF model (llama or qwen2), dequantizing every tensor to f32 and then to `dtype`
 /// (`None`: keep f32).
 pub fn load_gguf(path: &Path, dtype: Option<DType>, device: &Device) -> Result<LoadedModel> {
@@ -78,7 +81,16 @@ pub fn load_gguf(path: &Path, dtype: Option<DType>, device: &Device) -> Result<L
     let chat_template = ChatTemplate::from_jinja(
         content.metadata.get("tokenizer.chat_template").and_then(|v| v.to_string().ok()).map(String::as_str),
     );
-    let config = ModelConfig::from_gguf(&content, Some(tokenizer.vocab_size()))?;
+    let mut config = ModelConfig::from_gguf(&content, Some(tokenizer.vocab_size()))?;
+    if content.tensor_infos.contains_key(ROPE_FREQS) {
+        // llama.cpp's form of `llama3` rope scaling: one divisor per rotary frequency.
+        let factors = content
+            .tensor(&mut file, ROPE_FREQS, device)
+            .and_then(|q| q.dequantize(device)?.flatten_all()?.to_dtype(DType::F64)?.to_vec1::<f64>())
+            .map_err(|e| Error::Format(format!("GGUF tensor `{ROPE_FREQS}`: {e}")))?;
+        config.rope_scaling = Some(RopeScaling::FreqFactors(factors));
+        config.validate()?;
+    }
     let mut tensors = HashMap::new();
     for name in content.tensor_infos.keys() {
         let Some(hf) = hf_name_of_gguf(name) else { continue };

@@ -274,11 +274,11 @@ impl QuantModel {
         }
         // Rotary tables per token.
         let half = hd / 2;
+        let inv_freq = c.inv_freq();
         s.cos.resize(m * half, 0.0);
         s.sin.resize(m * half, 0.0);
         for (t, &(_, pos, _)) in tokens.iter().enumerate() {
-            for i in 0..half {
-                let inv_freq = 1.0 / c.rope_theta.powf(2.0 * i as f64 / hd as f64);
+            for (i, inv_freq) in inv_freq.iter().enumerate() {
                 let angle = pos as f64 * inv_freq;
                 s.cos[t * half + i] = angle.cos() as f32;
                 s.sin[t * half + i] = angle.sin() as f32;
