@@ -301,15 +301,21 @@ pub fn to_completion(c: engine::Completion) -> Completion {
 
 impl Backend for EmbeddedBackend {
     /// `embedded-chat` / `embedded-completions`, with `-quantized` when the CPU decodes quantized
-    /// weights (its samples differ from the dense path's, so a run records which one drew them).
+    /// weights and `-bf16` / `-f16` for half-precision weights (their samples differ from the
+    /// f32 dense path's, so a run records which one drew them).
     fn kind(&self) -> String {
         let api = match self.api {
             Api::Chat => "embedded-chat",
             Api::Completions => "embedded-completions",
         };
+        let dtype = match self.engine.model().dtype() {
+            engine::DType::BF16 => "-bf16",
+            engine::DType::F16 => "-f16",
+            _ => "",
+        };
         match self.engine.cpu_decode() {
             engine::CpuDecode::Quantized => format!("{api}-quantized"),
-            engine::CpuDecode::Dense => api.to_string(),
+            engine::CpuDecode::Dense => format!("{api}{dtype}"),
         }
     }
 
@@ -363,8 +369,12 @@ mod tests {
     }
 
     fn tiny_backend(api: Api) -> Option<EmbeddedBackend> {
+        tiny_backend_in(api, DType::F32)
+    }
+
+    fn tiny_backend_in(api: Api, dtype: DType) -> Option<EmbeddedBackend> {
         // Vocabulary 259: `Tokenizer::byte_level`'s three special tokens and 256 bytes.
-        let model = Model::random(&ModelConfig::tiny(Arch::Llama, 259), DType::F32, &Device::Cpu, 7).ok()?;
+        let model = Model::random(&ModelConfig::tiny(Arch::Llama, 259), dtype, &Device::Cpu, 7).ok()?;
         let tokenizer = Tokenizer::byte_level().ok()?;
         let loaded = LoadedModel { model, tokenizer, chat_template: engine::ChatTemplate::ChatMl { default_system: None } };
         Some(EmbeddedBackend::from_engine(Engine::from_parts(loaded, 8), "tiny", api, 8))
@@ -384,6 +394,9 @@ mod tests {
         let Some(plain) = tiny_backend(Api::Completions) else { panic!("tiny engine") };
         assert_eq!(plain.render(&prompt).ok().as_deref(), Some("Reason.\n\n1+1?"));
         assert_eq!(plain.kind(), "embedded-completions");
+        // Half-precision weights draw other samples: the kind says so, and a resume checks it.
+        let Some(bf16) = tiny_backend_in(Api::Chat, DType::BF16) else { panic!("tiny engine") };
+        assert_eq!(bf16.kind(), "embedded-chat-bf16");
     }
 
     #[test]

@@ -100,6 +100,19 @@ pub struct RunArgs {
     /// How the embedded engine decodes on the CPU (recorded in the run manifest's backend kind).
     #[arg(long, value_enum, default_value_t = CpuDecodeArg::Auto, help_heading = "Backend")]
     pub cpu_decode: CpuDecodeArg,
+    /// Device of the embedded engine: auto (the first GPU of a `--features cuda` build, else the
+    /// CPU), cpu, cuda or cuda:N.
+    #[arg(long, default_value = "auto", help_heading = "Backend")]
+    pub device: String,
+    /// Weight dtype of the embedded engine: auto (f32 on the CPU; on a GPU a Hugging Face
+    /// checkpoint's own dtype, f32 for GGUF), f32, bf16 or f16. Recorded in the backend kind
+    /// when not f32.
+    #[arg(long, default_value = "auto", help_heading = "Backend")]
+    pub dtype: String,
+    /// Most rows (prompts x samples) the embedded engine decodes together; larger batches pay
+    /// off on a GPU. Samples do not depend on it.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Backend")]
+    pub engine_batch: u64,
     /// Requests in flight at once [default: 32 with --endpoint; with the embedded engine, enough to fill its batch of 16 rows: 16 / --samples-per-request].
     #[arg(long, help_heading = "Backend")]
     pub concurrency: Option<usize>,

@@ -112,6 +112,15 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
                 engine::Error::Request(message) => anyhow!("--model: {message}"),
                 other => anyhow!("--model: {other}"),
             })?;
+            if a.device != "auto" {
+                spec.device = engine::parse_device(&a.device).map_err(|e| anyhow!("--device: {e}"))?;
+            }
+            spec.dtype = match a.dtype.as_str() {
+                "auto" if spec.device.is_cpu() => Some(engine::DType::F32),
+                "auto" => None,
+                other => Some(engine::parse_dtype(other).map_err(|e| anyhow!("--dtype: {e}"))?),
+            };
+            spec.max_batch = a.engine_batch as usize;
             spec.cpu_decode = match (a.cpu_decode, &spec.source) {
                 (CpuDecodeArg::Quantized, _) | (CpuDecodeArg::Auto, ModelSource::Default | ModelSource::Gguf(_)) => {
                     engine::CpuDecode::Quantized
