@@ -31,6 +31,9 @@ pub enum Error {
     /// A request (sampling parameters, token ids, batch) is invalid.
     #[error("invalid request: {0}")]
     Request(String),
+    /// The model's chat template does not compile, or failed (or refused the messages) when rendered.
+    #[error("chat template: {0}")]
+    ChatTemplate(String),
     /// A tensor operation failed.
     #[error(transparent)]
     Candle(#[from] candle_core::Error),

@@ -32,7 +32,7 @@ mod tokenizer;
 mod weights;
 
 pub use batch::{PadSide, PaddedBatch};
-pub use chat::{ChatMessage, ChatTemplate};
+pub use chat::{ChatMessage, ChatTemplate, JinjaTemplate, SpecialTokens, FIXED_DATE};
 pub use config::{Arch, ModelConfig, RopeScaling};
 pub use cpu::QuantModel;
 pub use error::{Error, Result};
@@ -292,9 +292,11 @@ impl Engine {
         &self.chat_template
     }
 
-    /// Renders a conversation with the model's chat template.
+    /// Renders a conversation with the model's chat template, as `transformers`'
+    /// `apply_chat_template(messages, tokenize=False, add_generation_prompt=...)` does.
     pub fn apply_chat_template(&self, messages: &[ChatMessage], add_generation_prompt: bool) -> Result<String> {
-        self.chat_template.apply(messages, add_generation_prompt)
+        let special = SpecialTokens { bos: self.tokenizer.bos_token().map(String::from), eos: self.tokenizer.eos_token() };
+        self.chat_template.apply(messages, add_generation_prompt, &special)
     }
 
     /// Token ids of a prompt.
@@ -332,16 +334,12 @@ impl Engine {
         self.tokenizer.save(&dir.join("tokenizer.json"))?;
         let name = |id: Option<u32>| id.and_then(|i| self.tokenizer.inner().id_to_token(i));
         let (bos, add_bos) = self.tokenizer.bos();
-        let template = match &self.chat_template {
-            ChatTemplate::ChatMl { default_system } => Some(chatml_jinja(default_system.as_deref())),
-            ChatTemplate::Unsupported(t) => Some(t.clone()),
-        };
         let config = serde_json::json!({
             "bos_token": name(bos),
             "add_bos_token": add_bos,
-            "eos_token": name(self.tokenizer.eos_ids().first().copied()),
+            "eos_token": name(self.tokenizer.eos_id()),
             "pad_token": name(Some(self.tokenizer.pad_id())),
-            "chat_template": template,
+            "chat_template": self.chat_template.jinja_source(),
         });
         let path = dir.join("tokenizer_config.json");
         let text = serde_json::to_string_pretty(&config).map_err(|e| Error::Format(e.to_string()))?;
@@ -350,19 +348,4 @@ impl Engine {
         let path = dir.join("generation_config.json");
         std::fs::write(&path, gen.to_string()).map_err(|e| Error::io(&path, e))
     }
-}
-
-/// A Jinja ChatML template (the form SmolLM2 ships), so saved folders work in other tools too.
-fn chatml_jinja(default_system: Option<&str>) -> String {
-    let system = default_system
-        .map(|s| {
-            format!(
-                "{{% if loop.first and messages[0]['role'] != 'system' %}}{{{{ '<|im_start|>system\n{}<|im_end|>\n' }}}}{{% endif %}}",
-                s.replace('\'', "\\'")
-            )
-        })
-        .unwrap_or_default();
-    format!(
-        "{{% for message in messages %}}{system}{{{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}}}{{% endfor %}}{{% if add_generation_prompt %}}{{{{ '<|im_start|>assistant\n' }}}}{{% endif %}}"
-    )
 }

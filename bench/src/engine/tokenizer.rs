@@ -35,7 +35,11 @@ const END_TOKENS: [&str; 3] = ["<|im_end|>", "<|endoftext|>", "<|eot_id|>"];
 pub struct Tokenizer {
     inner: tokenizers::Tokenizer,
     bos_id: Option<u32>,
+    /// The BOS token's text (a prompt starting with it already has its BOS).
+    bos_text: Option<String>,
     add_bos: bool,
+    /// The model's own end-of-sequence token (`eos_token`), first of the ids it was built with.
+    eos_id: Option<u32>,
     eos_ids: Vec<u32>,
     pad_id: u32,
 }
@@ -163,7 +167,11 @@ impl Tokenizer {
         if let Some(cfg) = read_json("tokenizer_config.json") {
             eos_ids.extend(token_field(&cfg, "eos_token"));
             bos_id = token_field(&cfg, "bos_token");
-            add_bos = cfg.get("add_bos_token").and_then(|v| v.as_bool()).unwrap_or(false);
+            add_bos = match cfg.get("add_bos_token").and_then(|v| v.as_bool()) {
+                Some(add) => add,
+                // Llama 3 folders add BOS through tokenizer.json's post-processor instead.
+                None => post_processor_adds(&inner, bos_id),
+            };
         }
         if let Some(gen) = read_json("generation_config.json") {
             match gen.get("eos_token_id") {
@@ -193,19 +201,23 @@ impl Tokenizer {
     }
 
     fn assemble(inner: tokenizers::Tokenizer, bos_id: Option<u32>, add_bos: bool, mut eos_ids: Vec<u32>, pad_id: Option<u32>) -> Self {
+        let eos_id = eos_ids.first().copied();
         eos_ids.extend(END_TOKENS.iter().filter_map(|t| inner.token_to_id(t)));
         eos_ids.sort_unstable();
         eos_ids.dedup();
         let pad_id = pad_id.or(eos_ids.first().copied()).unwrap_or(0);
-        Tokenizer { inner, bos_id, add_bos: add_bos && bos_id.is_some(), eos_ids, pad_id }
+        let bos_text = bos_id.and_then(|id| inner.id_to_token(id));
+        Tokenizer { inner, bos_id, bos_text, add_bos: add_bos && bos_id.is_some(), eos_id, eos_ids, pad_id }
     }
 
     /// Encodes text; special tokens written in the text (`<|im_start|>`) become their ids, and BOS
-    /// is prepended when the model asks for it.
+    /// is prepended when the model asks for it and the text does not already start with the BOS
+    /// token (chat templates such as Llama 3's write it themselves).
     pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
         let encoding = self.inner.encode(text, false).map_err(tok_err)?;
         let mut ids = Vec::with_capacity(encoding.len() + 1);
-        if let (true, Some(bos)) = (self.add_bos, self.bos_id) {
+        let has_bos = self.bos_text.as_deref().is_some_and(|bos| text.starts_with(bos));
+        if let (true, false, Some(bos)) = (self.add_bos, has_bos, self.bos_id) {
             ids.push(bos);
         }
         ids.extend_from_slice(encoding.get_ids());
@@ -250,5 +262,83 @@ impl Tokenizer {
     /// The BOS id and whether [`Tokenizer::encode`] prepends it.
     pub fn bos(&self) -> (Option<u32>, bool) {
         (self.bos_id, self.add_bos)
+    }
+
+    /// The BOS token's text (`bos_token` in chat templates).
+    pub fn bos_token(&self) -> Option<&str> {
+        self.bos_text.as_deref()
+    }
+
+    /// The model's end-of-sequence id (`eos_token` of `tokenizer_config.json`, or the GGUF's),
+    /// one of [`Tokenizer::eos_ids`].
+    pub fn eos_id(&self) -> Option<u32> {
+        self.eos_id
+    }
+
+    /// The EOS token's text (`eos_token` in chat templates).
+    pub fn eos_token(&self) -> Option<String> {
+        self.eos_id.and_then(|id| self.inner.id_to_token(id))
+    }
+}
+
+/// Whether the tokenizer's post-processor puts `bos_id` first when special tokens are added.
+fn post_processor_adds(inner: &tokenizers::Tokenizer, bos_id: Option<u32>) -> bool {
+    let first = inner.encode("a", true).ok().and_then(|e| e.get_ids().first().copied());
+    first.is_some() && first == bos_id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokenizers::processors::template::TemplateProcessing;
+
+    /// The byte-level tokenizer with `<|im_start|>` (id 1) as its BOS.
+    fn with_bos(add_bos: bool) -> Tokenizer {
+        let inner = Tokenizer::byte_level().unwrap().inner;
+        Tokenizer::assemble(inner, Some(1), add_bos, vec![0], Some(0))
+    }
+
+    #[test]
+    fn bos_is_prepended_once() {
+        let tok = with_bos(true);
+        assert_eq!(tok.bos_token(), Some("<|im_start|>"));
+        let plain = tok.encode("hi").unwrap();
+        assert_eq!(plain[0], 1);
+        assert_eq!(plain.len(), 3);
+        // A chat template that writes BOS itself: no second one.
+        assert_eq!(tok.encode("<|im_start|>hi").unwrap(), plain);
+        // BOS later in the text is not the template's BOS.
+        assert_eq!(tok.encode("hi<|im_start|>").unwrap(), [1, plain[1], plain[2], 1]);
+        assert_eq!(with_bos(false).encode("hi").unwrap(), plain[1..]);
+    }
+
+    #[test]
+    fn add_bos_follows_the_post_processor_when_the_config_is_silent() {
+        let dir = std::env::temp_dir().join(format!("rlbench-tokenizer-bos-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let processor = TemplateProcessing::builder()
+            .try_single("<|im_start|> $A")
+            .unwrap()
+            .special_tokens(vec![("<|im_start|>", 1)])
+            .build()
+            .unwrap();
+        let cases = [
+            (true, r#"{"bos_token": "<|im_start|>"}"#, true),
+            (false, r#"{"bos_token": "<|im_start|>"}"#, false),
+            (true, r#"{"bos_token": "<|im_start|>", "add_bos_token": false}"#, false),
+            (false, r#"{"bos_token": "<|im_start|>", "add_bos_token": true}"#, true),
+        ];
+        for (post_processor, config, expected) in cases {
+            let mut inner = Tokenizer::byte_level().unwrap().inner;
+            if post_processor {
+                inner.with_post_processor(Some(processor.clone()));
+            }
+            inner.save(dir.join("tokenizer.json"), false).unwrap();
+            std::fs::write(dir.join("tokenizer_config.json"), config).unwrap();
+            let tok = Tokenizer::from_hf_dir(&dir).unwrap();
+            assert_eq!(tok.bos(), (Some(1), expected), "{post_processor} {config}");
+            assert_eq!(tok.encode("<|im_start|>a").unwrap().len(), 2, "{post_processor} {config}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
