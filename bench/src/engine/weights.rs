@@ -119,11 +119,7 @@ pub fn load_hf_dir(dir: &Path, dtype: Option<DType>, device: &Device) -> Result<
     let text = std::fs::read_to_string(&config_path).map_err(|e| Error::io(&config_path, e))?;
     let config = ModelConfig::from_hf_json(&text)?;
     let tokenizer = Tokenizer::from_hf_dir(dir)?;
-    let template = std::fs::read_to_string(dir.join("tokenizer_config.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v.get("chat_template").and_then(|t| t.as_str()).map(String::from));
-    let chat_template = ChatTemplate::from_jinja(template.as_deref());
+    let chat_template = ChatTemplate::from_jinja(hf_chat_template(dir)?.as_deref());
     let mut shards: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| Error::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -146,6 +142,41 @@ pub fn load_hf_dir(dir: &Path, dtype: Option<DType>, device: &Device) -> Result<
     Ok(LoadedModel { model, tokenizer, chat_template })
 }
 
+/// A folder's chat template, where `transformers` keeps it: `chat_template.jinja` (newer
+/// versions), else `chat_template` in `tokenizer_config.json` (a string, or a list of named
+/// templates of which `default` is used), else `chat_template.json`.
+pub fn hf_chat_template(dir: &Path) -> Result<Option<String>> {
+    let jinja = dir.join("chat_template.jinja");
+    if jinja.is_file() {
+        return std::fs::read_to_string(&jinja).map(Some).map_err(|e| Error::io(&jinja, e));
+    }
+    for name in ["tokenizer_config.json", "chat_template.json"] {
+        let path = dir.join(name);
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| Error::Format(format!("`{}`: {e}", path.display())))?;
+        let template = match v.get("chat_template") {
+            None | Some(serde_json::Value::Null) => continue,
+            Some(serde_json::Value::String(t)) => t.clone(),
+            Some(serde_json::Value::Array(named)) => {
+                let pick = named
+                    .iter()
+                    .find(|t| t.get("name").and_then(|n| n.as_str()) == Some("default"))
+                    .or_else(|| named.first());
+                match pick.and_then(|t| t.get("template")).and_then(|t| t.as_str()) {
+                    Some(t) => t.to_string(),
+                    None => return Err(Error::Format(format!("`{}`: `chat_template` list has no `default` template", path.display()))),
+                }
+            }
+            Some(other) => {
+                return Err(Error::Format(format!("`{}`: `chat_template` is neither a string nor a list: {other}", path.display())))
+            }
+        };
+        return Ok(Some(template));
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +195,29 @@ mod tests {
         for (gguf, hf) in cases {
             assert_eq!(hf_name_of_gguf(gguf).as_deref(), hf, "{gguf}");
         }
+    }
+
+    #[test]
+    fn chat_templates_are_found_where_transformers_keeps_them() {
+        let dir = std::env::temp_dir().join(format!("rlbench-chat-template-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+        assert_eq!(hf_chat_template(&dir).unwrap(), None);
+        write("tokenizer_config.json", r#"{"chat_template": null}"#);
+        assert_eq!(hf_chat_template(&dir).unwrap(), None);
+        write("chat_template.json", r#"{"chat_template": "from chat_template.json"}"#);
+        assert_eq!(hf_chat_template(&dir).unwrap().as_deref(), Some("from chat_template.json"));
+        write("tokenizer_config.json", r#"{"chat_template": [{"name": "tool_use", "template": "T"}, {"name": "default", "template": "D"}]}"#);
+        assert_eq!(hf_chat_template(&dir).unwrap().as_deref(), Some("D"));
+        write("tokenizer_config.json", r#"{"chat_template": "S"}"#);
+        assert_eq!(hf_chat_template(&dir).unwrap().as_deref(), Some("S"));
+        write("chat_template.jinja", "J");
+        assert_eq!(hf_chat_template(&dir).unwrap().as_deref(), Some("J"));
+        std::fs::remove_file(dir.join("chat_template.jinja")).unwrap();
+        write("tokenizer_config.json", "{not json");
+        let err = hf_chat_template(&dir).unwrap_err().to_string();
+        assert!(err.contains("tokenizer_config.json"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
