@@ -4,13 +4,17 @@
 #
 #   * nvcc, nvvm, crt, runtime headers and cccl come from PyPI wheels (~45 MB) installed into
 #     $CUDA_WHEELS (default .cache/cuda-wheels);
-#   * the CUDA libraries candle links against (libcuda, libcudart, libnvrtc, libcurand, libcublas,
+#   * the CUDA runtime (libcudart) is linked statically from the runtime wheel: candle-kernels'
+#     static MoE library calls its kernel-launch internals (__cudaRegisterFatBinary, ...), which no
+#     stub can stand in for;
+#   * the other CUDA libraries candle links against (libcuda, libnvrtc, libcurand, libcublas,
 #     libcublasLt) are replaced at link time by stub .so files with the right SONAMEs that define
-#     every symbol cudarc declares; the real libraries are found at run time.
+#     every symbol cudarc declares; the real libraries are found at run time (driver 580+).
 #
 # Building candle-kernels takes ~7.5 min of 2 cores. Usage:
 #   scripts/build_cuda.sh [extra cargo args, e.g. --example engine_bench]
 #   scripts/build_cuda.sh -p rltrain --example train_step_bench
+# Stripped, gzipped copies land in target-cuda/carry/ (scripts/gpu_compare.sh unpacks them).
 # Run the result on the GPU machine with the CUDA libraries of its Python wheels:
 #   export LD_LIBRARY_PATH="$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__file__))')/cu13/lib:$LD_LIBRARY_PATH"
 set -euo pipefail
@@ -59,7 +63,17 @@ make_stub() { # name soname module...
   cc -shared -fPIC -o "$stubs/lib$name.so" -Wl,-soname,"$soname" "$c"
 }
 make_stub cuda libcuda.so.1 driver
-make_stub cudart libcudart.so.13 runtime
+# `-lcudart` must find the static archive: no libcudart.so may sit on the link path.
+rm -f "$stubs/libcudart.so" "$stubs/cudart.c"
+cudart_static=""
+for cand in "$cuda_home/lib" "$cuda_home/lib64" "$cuda_home/targets/x86_64-linux/lib"; do
+  if [[ -f "$cand/libcudart_static.a" ]]; then cudart_static="$cand/libcudart_static.a"; break; fi
+done
+if [[ -z "$cudart_static" ]]; then
+  echo "error: no libcudart_static.a under $cuda_home (the nvidia-cuda-runtime wheel provides it)" >&2
+  exit 1
+fi
+ln -sf "$cudart_static" "$stubs/libcudart.a"
 make_stub nvrtc libnvrtc.so.13 nvrtc
 make_stub curand libcurand.so.10 curand
 make_stub cublas libcublas.so.13 cublas
@@ -75,4 +89,18 @@ package=(-p rlbench)
 for arg in "$@"; do
   if [[ "$arg" == "-p" || "$arg" == "--package" || "$arg" == --package=* ]]; then package=(); fi
 done
-exec cargo build --release "${package[@]}" --features cuda --target-dir "$root/target-cuda" "$@"
+cargo build --release "${package[@]}" --features cuda --target-dir "$root/target-cuda" "$@"
+
+# Stripped, gzipped copies to carry to a GPU machine (a binary with its CUDA kernels is ~60 MB
+# stripped, ~16 MB gzipped): target-cuda/carry/NAME.gz for every executable built so far.
+carry="$root/target-cuda/carry"
+mkdir -p "$carry"
+for exe in "$root"/target-cuda/release/{rlbench,rltrain,rlverify} "$root"/target-cuda/release/examples/*; do
+  name="$(basename "$exe")"
+  [[ -f "$exe" && -x "$exe" && ! "$name" =~ -[0-9a-f]{16}$ ]] || continue
+  strip -o "$carry/$name" "$exe" && gzip -f "$carry/$name"
+done
+# The PyTorch reference travels with them (it is not part of the repo).
+reference="$root/../shared/bench/torch_reference.py"
+if [[ -f "$reference" ]]; then install -m 0644 "$reference" "$carry/"; fi
+echo "carry to the GPU machine: $(cd "$carry" && ls -s --block-size=M | tr '\n' ' ')" >&2

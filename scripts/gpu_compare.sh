@@ -2,10 +2,11 @@
 # On a GPU machine: the engine's batched decoding and one RL training step beside PyTorch's
 # (shared/bench/torch_reference.py), same random-weight model shape, bf16, one command.
 #
-# Build on the CPU machine first, then carry target-cuda/release/examples to the GPU machine:
+# Build on the CPU machine first (stripped, gzipped binaries and a copy of the PyTorch reference
+# land in target-cuda/carry, ~35 MB), then carry that folder to the GPU machine:
 #   scripts/build_cuda.sh --example engine_bench
 #   scripts/build_cuda.sh -p rltrain --example train_step_bench
-# Then, there:
+# Then, there (with the session's device tool: carry `target-cuda/carry`):
 #   scripts/gpu_compare.sh            # PRESET=qwen2-0.5b (default) | qwen2-1.5b | smollm2-135m
 # Record the output in BENCHMARKS.md with the GPU's name (printed first).
 set -euo pipefail
@@ -13,6 +14,14 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 preset="${PRESET:-qwen2-0.5b}"
 bin="${BIN:-$root/target-cuda/release/examples}"
 ref="${TORCH_REFERENCE:-$root/../shared/bench/torch_reference.py}"
+[[ -e "$ref" ]] || ref="$root/target-cuda/carry/torch_reference.py"
+# The gzipped copies build_cuda.sh leaves in target-cuda/carry (what travels to a GPU machine).
+if [[ ! -e "$bin/engine_bench" && -e "$root/target-cuda/carry/engine_bench.gz" ]]; then
+  bin="$(mktemp -d)"
+  for name in engine_bench train_step_bench; do
+    gunzip -c "$root/target-cuda/carry/$name.gz" > "$bin/$name" && chmod +x "$bin/$name"
+  done
+fi
 for f in "$bin/engine_bench" "$bin/train_step_bench" "$ref"; do
   [[ -e "$f" ]] || { echo "error: $f is missing (see the build commands at the top of $0)" >&2; exit 1; }
 done

@@ -1,7 +1,7 @@
-//! Chat templates. A model's Jinja template (GGUF `tokenizer.chat_template` or the
-//! `chat_template` of `tokenizer_config.json`) is rendered with minijinja the way `transformers`'
-//! `apply_chat_template(messages, tokenize=False, add_generation_prompt=...)` renders it, so the
-//! prompt is the one vLLM's chat endpoint would send: same Jinja options (`trim_blocks`,
+//! Chat templates. A model's Jinja template (GGUF `tokenizer.chat_template`, or a folder's
+//! template as [`super::hf_chat_template`] finds it) is rendered with minijinja the way
+//! `transformers`' `apply_chat_template(messages, tokenize=False, add_generation_prompt=...)`
+//! renders it, so the prompt is the one vLLM's chat endpoint would send: same Jinja options (`trim_blocks`,
 //! `lstrip_blocks`, loop controls), Python string and dict methods (`.strip()`, `.split()`,
 //! `.items()`, ...), and the same context: `messages`, `add_generation_prompt`, `bos_token` and
 //! `eos_token` (undefined when the tokenizer has none), `tools` and `documents` (none),

@@ -43,7 +43,7 @@ pub use network::{parameter_names, KvCache, Network, StepInput};
 pub use rng::Rng;
 pub use sampler::{sample_token, SamplingParams};
 pub use tokenizer::Tokenizer;
-pub use weights::{hf_name_of_gguf, load_gguf, load_hf_dir, unpermute_qk, LoadedModel};
+pub use weights::{hf_chat_template, hf_name_of_gguf, load_gguf, load_hf_dir, unpermute_qk, LoadedModel};
 
 pub use candle_core::{DType, Device};
 
