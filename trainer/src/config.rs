@@ -96,7 +96,7 @@ pub struct TrainConfig {
     pub grad_clip: f64,
     /// Seed of everything random (model init, prompt order, sampling, shuffles).
     pub seed: u64,
-    /// `cpu`, `cuda` or `auto`.
+    /// `cpu`, `cuda`, `cuda:N` or `auto`.
     pub device: String,
     /// Checkpoint every N steps (0 = only at the end).
     pub save_every: u64,

@@ -16,13 +16,12 @@ use crate::config::TrainConfig;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 
-/// The device named by `--device`.
+/// The device named by `--device`: `auto` (the first GPU of a `cuda` build, else the CPU),
+/// `cpu`, `cuda` or `cuda:N`.
 pub fn device(name: &str) -> Result<Device> {
     match name {
-        "cpu" => Ok(Device::Cpu),
         "auto" => Ok(rlbench::engine::default_device()),
-        "cuda" => Device::new_cuda(0).map_err(|e| Error::InvalidConfig(format!("--device cuda: {e}"))),
-        other => Err(Error::InvalidConfig(format!("unknown --device `{other}`; valid: cpu, cuda, auto"))),
+        other => rlbench::engine::parse_device(other).map_err(|e| Error::InvalidConfig(format!("--device: {e}"))),
     }
 }
 
@@ -215,5 +214,24 @@ pub fn describe_model(cfg: &TrainConfig) -> String {
         _ if cfg.model == "tiny" => format!("tiny (seed {}, width {}, {} layers)", cfg.seed, cfg.tiny_hidden, cfg.tiny_layers),
         Ok(ModelSource::Default) => "SmolLM2-135M-Instruct (default)".into(),
         _ => cfg.model.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_parse_like_rlbench_and_unknown_ones_say_what_is_valid() {
+        assert!(device("cpu").unwrap().is_cpu());
+        assert!(device("auto").is_ok());
+        for bad in ["tpu", "cuda:x", "gpu0"] {
+            let err = device(bad).unwrap_err().to_string();
+            assert!(err.contains("--device") && err.contains("cuda:N"), "{bad}: {err}");
+        }
+        if !cfg!(feature = "cuda") {
+            let err = device("cuda:1").unwrap_err().to_string();
+            assert!(err.contains("--features cuda"), "{err}");
+        }
     }
 }

@@ -79,7 +79,7 @@ pub struct TrainArgs {
     #[arg(long, help_heading = "Run")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
-    /// cpu, cuda or auto [default: cpu].
+    /// cpu, cuda, cuda:N or auto (the first GPU of a `--features cuda` build, else the CPU) [default: cpu].
     #[arg(long, help_heading = "Run")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
