@@ -127,3 +127,27 @@ fn greedy_chat_answer_ends_with_eos() {
     assert!(!c.text.contains("<|im_end|>"));
     assert!(!c.text.trim().is_empty());
 }
+
+#[test]
+fn a_saved_folder_reloads_with_the_same_tokenizer_template_and_logits() {
+    // What `rltrain` checkpoints of the default model go through: GGUF -> folder -> Engine::load.
+    let e = engine();
+    let dir = std::env::temp_dir().join(format!("rlbench-smollm2-folder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    e.save_pretrained(&dir).unwrap();
+    let spec = ModelSpec { device: Device::Cpu, ..ModelSpec::new(rlbench::engine::ModelSource::HfDir(dir.clone())) };
+    let folder = Engine::load(&spec).unwrap();
+    let texts = [chat_prompt("What is 12345 + 678?"), "x^2 - 3x + 2 = 0, so x \\in \\{1, 2\\}".to_string()];
+    for text in &texts {
+        assert_eq!(folder.tokenizer().encode(text).unwrap(), e.tokenizer().encode(text).unwrap(), "{text}");
+    }
+    assert_eq!(folder.tokenizer().eos_ids(), e.tokenizer().eos_ids());
+    let messages = [ChatMessage::user("Hi")];
+    assert_eq!(folder.apply_chat_template(&messages, true).unwrap(), e.apply_chat_template(&messages, true).unwrap());
+    let ids = e.tokenizer().encode(&texts[0]).unwrap();
+    let batch = PaddedBatch::new(&[ids], PadSide::Right, 0, &Device::Cpu).unwrap();
+    let a = e.model().forward(&batch).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+    let b = folder.model().forward(&batch).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+    assert_eq!(a, b);
+    let _ = std::fs::remove_dir_all(&dir);
+}
