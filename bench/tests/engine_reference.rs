@@ -319,7 +319,7 @@ fn half_precision_checkpoints_load_in_their_dtype_and_track_f32() {
     let config = ModelConfig { tie_word_embeddings: false, ..ModelConfig::tiny(Arch::Qwen2, VOCAB) };
     let engine = engine_of(Model::random(&config, DType::F32, &Device::Cpu, 30).unwrap());
     let ids = sequence();
-    let batch = PaddedBatch::new(&[ids.clone()], PadSide::Right, 0, &Device::Cpu).unwrap();
+    let batch = PaddedBatch::new(std::slice::from_ref(&ids), PadSide::Right, 0, &Device::Cpu).unwrap();
     let reference = engine.model().token_logprobs(&batch, 1.0).unwrap().logprobs.to_vec2::<f32>().unwrap();
     for (dtype, tolerance) in [(DType::F16, 0.02), (DType::BF16, 0.1)] {
         let dir = temp_dir(&format!("{dtype:?}"));

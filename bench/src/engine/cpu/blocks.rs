@@ -356,11 +356,7 @@ impl QActs {
 
     /// Number of rows.
     pub fn rows(&self) -> usize {
-        if self.blocks == 0 {
-            0
-        } else {
-            self.d.len() / self.blocks
-        }
+        self.d.len().checked_div(self.blocks).unwrap_or(0)
     }
 }
 
