@@ -19,10 +19,7 @@ use crate::error::{Error, Result};
 /// The device named by `--device`: `auto` (the first GPU of a `cuda` build, else the CPU),
 /// `cpu`, `cuda` or `cuda:N`.
 pub fn device(name: &str) -> Result<Device> {
-    match name {
-        "auto" => Ok(rlbench::engine::default_device()),
-        other => rlbench::engine::parse_device(other).map_err(|e| Error::InvalidConfig(format!("--device: {e}"))),
-    }
+    rlbench::engine::parse_device(name).map_err(|e| Error::InvalidConfig(format!("--device: {e}")))
 }
 
 /// Loads the policy named by `cfg.model` (for `tiny`, a from-scratch model seeded with

@@ -281,12 +281,11 @@ impl ModelConfig {
 
     /// The `head_dim / 2` rotary frequencies (radians per position), rope scaling applied.
     pub fn inv_freq(&self) -> Vec<f64> {
-        let half = self.head_dim / 2;
-        let factors = match &self.rope_scaling {
-            Some(scaling) => scaling.freq_factors(self.head_dim, self.rope_theta),
-            None => vec![1.0; half],
-        };
-        (0..half).map(|i| plain_inv_freq(i, self.head_dim, self.rope_theta) / factors[i]).collect()
+        let plain = (0..self.head_dim / 2).map(|i| plain_inv_freq(i, self.head_dim, self.rope_theta));
+        match &self.rope_scaling {
+            Some(scaling) => plain.zip(scaling.freq_factors(self.head_dim, self.rope_theta)).map(|(f, d)| f / d).collect(),
+            None => plain.collect(),
+        }
     }
 
     /// Reads the config from GGUF metadata (`{arch}.block_count`, `{arch}.embedding_length`, ...).

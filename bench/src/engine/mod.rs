@@ -55,15 +55,16 @@ pub fn default_device() -> Device {
     Device::cuda_if_available(0).unwrap_or(Device::Cpu)
 }
 
-/// Parses a device argument: `cpu`, `cuda` (GPU 0) or `cuda:N`.
+/// Parses a device argument: `auto` ([`default_device`]), `cpu`, `cuda` (GPU 0) or `cuda:N`.
 pub fn parse_device(arg: &str) -> Result<Device> {
     let gpu = match arg {
+        "auto" => return Ok(default_device()),
         "cpu" => return Ok(Device::Cpu),
         "cuda" => 0,
         _ => arg
             .strip_prefix("cuda:")
             .and_then(|n| n.parse().ok())
-            .ok_or_else(|| Error::Request(format!("unknown device `{arg}` (cpu, cuda or cuda:N)")))?,
+            .ok_or_else(|| Error::Request(format!("unknown device `{arg}` (auto, cpu, cuda or cuda:N)")))?,
     };
     Device::new_cuda(gpu).map_err(|e| Error::Request(format!("cannot open GPU {gpu}: {e} (build with `--features cuda`, see scripts/build_cuda.sh)")))
 }

@@ -112,9 +112,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
                 engine::Error::Request(message) => anyhow!("--model: {message}"),
                 other => anyhow!("--model: {other}"),
             })?;
-            if a.device != "auto" {
-                spec.device = engine::parse_device(&a.device).map_err(|e| anyhow!("--device: {e}"))?;
-            }
+            spec.device = engine::parse_device(&a.device).map_err(|e| anyhow!("--device: {e}"))?;
             spec.dtype = match a.dtype.as_str() {
                 "auto" if spec.device.is_cpu() => Some(engine::DType::F32),
                 "auto" => None,
