@@ -27,4 +27,3 @@ pub mod suite;
 pub use backend::{Backend, BackendError, Completion, SamplingParams};
 pub use metrics::SuiteMetrics;
 pub use rlverify;
-pub mod engine;

@@ -160,7 +160,10 @@ mod tests {
         let boxed = PromptTemplate::load("boxed").map_err(|e| e.to_string());
         let Ok(boxed) = boxed else { panic!("{boxed:?}") };
         let r = boxed.render("What is 1+1?");
-        assert_eq!(r.system.as_deref(), Some("Please reason step by step, and put your final answer within \\boxed{}."));
+        assert_eq!(
+            r.system.as_deref(),
+            Some("Please reason step by step, and put your final answer within \\boxed{}.")
+        );
         assert_eq!(r.user, "What is 1+1?");
         assert!(r.completion.starts_with("What is 1+1?\nPlease reason step by step"));
         let think = PromptTemplate::load("think").map_err(|e| e.to_string());
@@ -187,7 +190,13 @@ mod tests {
 
     #[test]
     fn hash_tracks_content_not_name() {
-        let a = PromptTemplate { name: "a".into(), description: "x".into(), system: None, user: "{problem}".into(), completion: None };
+        let a = PromptTemplate {
+            name: "a".into(),
+            description: "x".into(),
+            system: None,
+            user: "{problem}".into(),
+            completion: None,
+        };
         let mut b = a.clone();
         b.name = "b".into();
         assert_eq!(a.hash(), b.hash());

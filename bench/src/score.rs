@@ -80,11 +80,7 @@ pub fn parse_row(v: &Value, lineno: usize) -> Result<GenRow, String> {
         let finish_reason = v.get("finish_reason").and_then(Value::as_str).map(str::to_string);
         samples.push(GenSample { sample, response: response.to_string(), finish_reason, tokens });
     } else {
-        return Err(format!(
-            "no response (fields tried: {}, {})",
-            LIST_FIELDS.join(", "),
-            ONE_FIELDS.join(", ")
-        ));
+        return Err(format!("no response (fields tried: {}, {})", LIST_FIELDS.join(", "), ONE_FIELDS.join(", ")));
     }
     Ok(GenRow { id, gold, suite, samples })
 }
@@ -268,8 +264,9 @@ mod tests {
                 samples: vec![GenSample { sample: None, response: "4".into(), finish_reason: None, tokens: None }]
             })
         );
-        let list = parse_row(&json!({"id": 3, "answer": 2, "responses": ["2", {"text": "3", "finish_reason": "length"}]}), 1)
-            .map_err(|e| e.to_string());
+        let list =
+            parse_row(&json!({"id": 3, "answer": 2, "responses": ["2", {"text": "3", "finish_reason": "length"}]}), 1)
+                .map_err(|e| e.to_string());
         let Ok(list) = list else { panic!("{list:?}") };
         assert_eq!((list.id.as_str(), list.gold.as_str(), list.samples.len()), ("3", "2", 2));
         assert_eq!(list.samples[1].finish_reason.as_deref(), Some("length"));

@@ -90,7 +90,9 @@ fn run_then_report_with_a_baseline() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("expected 30 problems in") && stderr.contains("aime24.jsonl"), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("| aime24 | 3 | 4 |"));
-    for f in ["run.json", "aime24.jsonl", "report.md", "metrics.csv", "metrics.json", "passk.svg", "scores/aime24.jsonl"] {
+    for f in
+        ["run.json", "aime24.jsonl", "report.md", "metrics.csv", "metrics.json", "passk.svg", "scores/aime24.jsonl"]
+    {
         assert!(run_dir.join(f).is_file(), "{f} missing");
     }
     let manifest = json_of(&std::fs::read(run_dir.join("run.json")).expect("manifest"));
@@ -138,8 +140,14 @@ fn missing_suites_and_models_fail_clearly() {
     // No such model file: a clear error before any work, not a panic.
     assert!(String::from_utf8_lossy(&out.stderr).contains("--model: model `smol.gguf` is neither"));
     // Unknown devices and dtypes are refused before the model loads.
-    for (flag, value, message) in [("--device", "tpu", "unknown device `tpu`"), ("--dtype", "f64", "unknown dtype `f64`")] {
-        let out = rlbench().args(["run", "--model", "random:smollm2-135m", flag, value, "--suite"]).arg(&file).output().expect("run");
+    for (flag, value, message) in
+        [("--device", "tpu", "unknown device `tpu`"), ("--dtype", "f64", "unknown dtype `f64`")]
+    {
+        let out = rlbench()
+            .args(["run", "--model", "random:smollm2-135m", flag, value, "--suite"])
+            .arg(&file)
+            .output()
+            .expect("run");
         assert_eq!(out.status.code(), Some(2), "{flag}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(flag) && stderr.contains(message), "{stderr}");
@@ -186,7 +194,8 @@ fn rerunning_the_same_command_without_out_continues_the_unfinished_run() {
     assert!(String::from_utf8_lossy(&first.stderr).contains("Re-run the same command"));
     let second = run();
     assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
-    let runs: Vec<PathBuf> = std::fs::read_dir(dir.join("runs")).expect("runs/").filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    let runs: Vec<PathBuf> =
+        std::fs::read_dir(dir.join("runs")).expect("runs/").filter_map(|e| e.ok()).map(|e| e.path()).collect();
     assert_eq!(runs.len(), 1, "{runs:?}");
     let name = runs[0].file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     assert!(name.starts_with("fake-7b_mini_"), "{name}");

@@ -69,7 +69,11 @@ fn run_on_the_embedded_default_model_reports_and_resumes() {
 
     let first = run(&suite, &out_dir);
     assert!(first.status.success(), "{}", stderr(&first));
-    assert!(stderr(&first).contains(&format!("{} completions generated, 0 already present", 2 * K)), "{}", stderr(&first));
+    assert!(
+        stderr(&first).contains(&format!("{} completions generated, 0 already present", 2 * K)),
+        "{}",
+        stderr(&first)
+    );
 
     // Exactly K completions per problem, samples 0..K, each with its own seed and token count.
     let file = out_dir.join("mini.jsonl");
@@ -130,7 +134,11 @@ fn run_on_the_embedded_default_model_reports_and_resumes() {
     let before = std::fs::read(&file).expect("read");
     let again = run(&suite, &out_dir);
     assert!(again.status.success(), "{}", stderr(&again));
-    assert!(stderr(&again).contains(&format!("0 completions generated, {} already present", 2 * K)), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains(&format!("0 completions generated, {} already present", 2 * K)),
+        "{}",
+        stderr(&again)
+    );
     assert_eq!(std::fs::read(&file).expect("read"), before);
 
     // Lose the last completion (as a kill would): the resumed run regenerates exactly it, and
@@ -140,7 +148,11 @@ fn run_on_the_embedded_default_model_reports_and_resumes() {
     std::fs::write(&file, &text[..keep]).expect("truncate");
     let resumed = run(&suite, &out_dir);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
-    assert!(stderr(&resumed).contains(&format!("1 completions generated, {} already present", 2 * K - 1)), "{}", stderr(&resumed));
+    assert!(
+        stderr(&resumed).contains(&format!("1 completions generated, {} already present", 2 * K - 1)),
+        "{}",
+        stderr(&resumed)
+    );
     assert_eq!(records(&file), recs);
 
     let _ = std::fs::remove_dir_all(&dir);

@@ -23,7 +23,13 @@ fn temp_dir(name: &str) -> PathBuf {
 fn make_suite(dir: &Path, name: &str, n: usize) -> LoadedSuite {
     let path = dir.join(format!("{name}.jsonl"));
     let text: String = (0..n)
-        .map(|i| format!("{{\"id\":\"{name}-{i}\",\"problem\":\"Compute: the answer is {}.\",\"answer\":\"{}\"}}\n", 10 + i, 10 + i))
+        .map(|i| {
+            format!(
+                "{{\"id\":\"{name}-{i}\",\"problem\":\"Compute: the answer is {}.\",\"answer\":\"{}\"}}\n",
+                10 + i,
+                10 + i
+            )
+        })
         .collect();
     std::fs::write(&path, text).expect("write suite");
     let manifest = Manifest::builtin().expect("manifest");
@@ -46,7 +52,11 @@ fn spec(out: &Path, suites: Vec<LoadedSuite>, k: usize, per_request: usize) -> R
             samples_per_request: per_request,
         },
         concurrency: 3,
-        retry: RetryPolicy { max_retries: 8, base_delay: Duration::from_millis(5), max_delay: Duration::from_millis(20) },
+        retry: RetryPolicy {
+            max_retries: 8,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_millis(20),
+        },
         endpoint: None,
         limit: None,
     }
@@ -83,7 +93,15 @@ fn assert_exactly_k(dir: &Path, suite: &LoadedSuite, k: usize) {
 fn both_apis_return_n_ordered_deterministic_completions() {
     let server = FakeServer::start(Behaviour { chunked: true, ..Behaviour::default() });
     let prompt = PromptTemplate::load("boxed").expect("prompt").render("Compute: the answer is 42.");
-    let params = SamplingParams { n: 3, temperature: 1.0, top_p: 1.0, top_k: Some(5), max_new_tokens: 8, stop: vec!["</s>".into()], seed: Some(9) };
+    let params = SamplingParams {
+        n: 3,
+        temperature: 1.0,
+        top_p: 1.0,
+        top_k: Some(5),
+        max_new_tokens: 8,
+        stop: vec!["</s>".into()],
+        seed: Some(9),
+    };
     for api in [Api::Completions, Api::Chat] {
         let b = backend(&server, api, Duration::from_secs(5));
         let got = b.generate(&prompt, &params).expect("generate");
@@ -105,12 +123,15 @@ fn both_apis_return_n_ordered_deterministic_completions() {
 
 #[test]
 fn timeouts_and_dropped_connections_are_reported_as_retryable() {
-    let slow = FakeServer::start(Behaviour { faults: vec![Fault::Slow(Duration::from_millis(1500))], ..Behaviour::default() });
+    let slow =
+        FakeServer::start(Behaviour { faults: vec![Fault::Slow(Duration::from_millis(1500))], ..Behaviour::default() });
     let prompt = PromptTemplate::load("plain").expect("prompt").render("answer is 1");
-    let params = SamplingParams { n: 1, temperature: 0.0, top_p: 1.0, top_k: None, max_new_tokens: 8, stop: vec![], seed: None };
+    let params =
+        SamplingParams { n: 1, temperature: 0.0, top_p: 1.0, top_k: None, max_new_tokens: 8, stop: vec![], seed: None };
     let err = backend(&slow, Api::Completions, Duration::from_millis(200)).generate(&prompt, &params);
     assert!(matches!(err, Err(BackendError::Timeout(_))), "{err:?}");
-    let dropped = FakeServer::start(Behaviour { faults: vec![Fault::Drop, Fault::DropMidBody], ..Behaviour::default() });
+    let dropped =
+        FakeServer::start(Behaviour { faults: vec![Fault::Drop, Fault::DropMidBody], ..Behaviour::default() });
     let b = backend(&dropped, Api::Completions, Duration::from_secs(5));
     for _ in 0..2 {
         let err = b.generate(&prompt, &params);
@@ -131,7 +152,8 @@ fn a_run_retries_through_faults_and_matches_a_clean_run() {
     let clean_server = FakeServer::start(Behaviour::default());
     let clean_dir = dir.join("clean");
     let s = spec(&clean_dir, suites.clone(), k, 1);
-    let out = run::run(&s, &backend(&clean_server, Api::Completions, Duration::from_secs(5)), &mut |_, _| {}).expect("clean run");
+    let out = run::run(&s, &backend(&clean_server, Api::Completions, Duration::from_secs(5)), &mut |_, _| {})
+        .expect("clean run");
     assert_eq!((out.generated, out.already_present, out.failures.len()), (32, 0, 0));
 
     let faults = vec![
@@ -146,7 +168,8 @@ fn a_run_retries_through_faults_and_matches_a_clean_run() {
     let flaky_dir = dir.join("flaky");
     let s = spec(&flaky_dir, suites.clone(), k, 1);
     let mut calls = 0;
-    let out = run::run(&s, &backend(&flaky, Api::Completions, Duration::from_millis(1000)), &mut |_, _| calls += 1).expect("flaky run");
+    let out = run::run(&s, &backend(&flaky, Api::Completions, Duration::from_millis(1000)), &mut |_, _| calls += 1)
+        .expect("flaky run");
     assert_eq!((out.generated, out.failures.len()), (32, 0), "{:?}", out.failures);
     assert!(calls > 1);
     // Every fault costs one retry (more only if a loaded machine made a normal answer time out).
@@ -164,8 +187,12 @@ fn an_interrupted_run_resumes_to_exactly_k_per_problem() {
     let k = 5;
     let clean_server = FakeServer::start(Behaviour::default());
     let clean_dir = dir.join("clean");
-    run::run(&spec(&clean_dir, suites.clone(), k, 1), &backend(&clean_server, Api::Chat, Duration::from_secs(5)), &mut |_, _| {})
-        .expect("clean run");
+    run::run(
+        &spec(&clean_dir, suites.clone(), k, 1),
+        &backend(&clean_server, Api::Chat, Duration::from_secs(5)),
+        &mut |_, _| {},
+    )
+    .expect("clean run");
 
     // First attempt: the server dies after 13 answers; the run ends with failures.
     let run_dir = dir.join("run");
@@ -218,10 +245,12 @@ fn multi_sample_requests_also_resume_to_exactly_k() {
     let mut s = spec(&run_dir, suites.clone(), k, 4);
     s.concurrency = 1;
     s.retry.max_retries = 0;
-    let out = run::run(&s, &backend(&dying, Api::Completions, Duration::from_secs(5)), &mut |_, _| {}).expect("partial");
+    let out =
+        run::run(&s, &backend(&dying, Api::Completions, Duration::from_secs(5)), &mut |_, _| {}).expect("partial");
     assert_eq!(out.generated, 6, "two requests: 4 + 2 samples of the first problem");
     let healthy = FakeServer::start(Behaviour::default());
-    let out = run::run(&s, &backend(&healthy, Api::Completions, Duration::from_secs(5)), &mut |_, _| {}).expect("resume");
+    let out =
+        run::run(&s, &backend(&healthy, Api::Completions, Duration::from_secs(5)), &mut |_, _| {}).expect("resume");
     assert_eq!((out.generated, out.failures.len()), (18, 0));
     assert_exactly_k(&run_dir, &suites[0], k);
 }

@@ -20,9 +20,8 @@ fn bench_metrics_follow_verifier_verdicts() {
     for line in text.lines().take(1500) {
         let v: Value = serde_json::from_str(line).expect("corpus lines are JSON");
         let field = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-        let entry = problems
-            .entry((field("suite"), field("problem_id")))
-            .or_insert_with(|| (field("gold"), Vec::new()));
+        let entry =
+            problems.entry((field("suite"), field("problem_id"))).or_insert_with(|| (field("gold"), Vec::new()));
         entry.1.push(field("response"));
     }
     // Only problems with the same number of samples, so that Pass@k covers them all.

@@ -15,10 +15,7 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         ((self.0 >> 40) as f32) / ((1u64 << 24) as f32)
     }
 }
@@ -57,9 +54,7 @@ fn main() -> rltrain::Result<()> {
         }
     }
     if names.is_empty() {
-        names = ["grpo", "cpgd", "cfpo", "dgpo", "gspo"]
-            .map(String::from)
-            .to_vec();
+        names = ["grpo", "cpgd", "cfpo", "dgpo", "gspo"].map(String::from).to_vec();
     }
     let dev = Device::Cpu;
     let n = b * t;
@@ -80,12 +75,8 @@ fn main() -> rltrain::Result<()> {
     let groups: Vec<usize> = (0..b).map(|i| i / 8).collect();
     let mk = |v: &Vec<f32>| Tensor::from_slice(v, (b, t), &dev);
     let var = Var::from_tensor(&mk(&new)?)?;
-    let inp = LossInputs::new(var.as_tensor().clone(), mk(&old)?, mk(&adv)?, mk(&mask)?)?
-        .with_ref(mk(&reference)?)?;
-    println!(
-        "batch {b} x {t} f32, {} threads, {iters} timed iterations after 1 warm-up",
-        rayon_threads()
-    );
+    let inp = LossInputs::new(var.as_tensor().clone(), mk(&old)?, mk(&adv)?, mk(&mask)?)?.with_ref(mk(&reference)?)?;
+    println!("batch {b} x {t} f32, {} threads, {iters} timed iterations after 1 warm-up", rayon_threads());
     println!("| objective | wall ms per loss+backward | CPU ms per call | peak RSS MB (process) |");
     println!("|---|---|---|---|");
     for name in &names {
@@ -93,9 +84,7 @@ fn main() -> rltrain::Result<()> {
         let run = || -> rltrain::Result<()> {
             let out = cfg.loss(&inp, Some(&groups))?;
             let grads = out.total.backward()?;
-            let g = grads
-                .get(&var)
-                .ok_or_else(|| rltrain::Error::InvalidInput("no gradient".into()))?;
+            let g = grads.get(&var).ok_or_else(|| rltrain::Error::InvalidInput("no gradient".into()))?;
             std::hint::black_box(g.to_dtype(DType::F32)?);
             Ok(())
         };

@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use candle_core::Var;
-use rlbench::engine::{Engine, ModelSpec, SamplingParams};
+use rlengine::{Engine, ModelSpec, SamplingParams};
 use rltrain::objectives::{LossInputs, Objective};
 use rltrain::optim::{clip_scale, global_norm, AdamW, AdamWConfig};
 use rltrain::policy::{response_logprobs, SequenceBatch};
@@ -31,8 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let objective = Objective::from_name(&flag("--objective").unwrap_or_else(|| "grpo".into()))?;
     let name = flag("--model").unwrap_or_else(|| "default".into());
     let mut spec = ModelSpec::parse(&name)?;
-    spec.device = rlbench::engine::parse_device(&flag("--device").unwrap_or_else(|| "cpu".into()))?;
-    spec.dtype = Some(rlbench::engine::parse_dtype(&flag("--dtype").unwrap_or_else(|| "f32".into()))?);
+    spec.device = rlengine::parse_device(&flag("--device").unwrap_or_else(|| "cpu".into()))?;
+    spec.dtype = Some(rlengine::parse_dtype(&flag("--dtype").unwrap_or_else(|| "f32".into()))?);
     spec.max_batch = 16;
     let t = Instant::now();
     let engine = Engine::load(&spec)?;
@@ -46,7 +46,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = engine.model();
     let vars = model.vars().to_vec();
     let mut opt = AdamW::new(&vars, AdamWConfig::default())?;
-    let prompt = engine.tokenizer().encode("<|im_start|>user\nWhat is 12 * 7? Think step by step.<|im_end|>\n<|im_start|>assistant\n")?;
+    let prompt = engine
+        .tokenizer()
+        .encode("<|im_start|>user\nWhat is 12 * 7? Think step by step.<|im_end|>\n<|im_start|>assistant\n")?;
     println!("| rows x tokens | rollout s | train s (fwd+bwd+AdamW) | of which AdamW s | step s | tokens/s | objective s (share) | peak RSS MiB |");
     println!("|---|---|---|---|---|---|---|---|");
     for shape in shapes.split(',') {
@@ -55,19 +57,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let g = rows.min(4);
         let p = rows.div_ceil(g);
         let step = Instant::now();
-        let params = SamplingParams { n: g, temperature: 1.0, max_new_tokens: tokens, seed: 1, ignore_eos: true, ..SamplingParams::default() };
+        let params = SamplingParams {
+            n: g,
+            temperature: 1.0,
+            max_new_tokens: tokens,
+            seed: 1,
+            ignore_eos: true,
+            ..SamplingParams::default()
+        };
         let out = engine.generate_ids(&vec![prompt.clone(); p], &params)?;
         let completions: Vec<_> = out.into_iter().flatten().take(rows).collect();
         let rollout_s = step.elapsed().as_secs_f64();
         let train = Instant::now();
-        let pairs: Vec<(&[u32], &[u32])> = completions.iter().map(|c| (prompt.as_slice(), c.token_ids.as_slice())).collect();
+        let pairs: Vec<(&[u32], &[u32])> =
+            completions.iter().map(|c| (prompt.as_slice(), c.token_ids.as_slice())).collect();
         let seqs = SequenceBatch::new(&pairs, engine.tokenizer().pad_id(), &model.device())?;
         let lp = response_logprobs(model, &seqs, 1.0)?;
         let width = seqs.response_width;
         // The objective runs in the log-probs' dtype, as in rltrain's loop.
         let dtype = lp.logp.dtype();
         let mask = seqs.mask(dtype, &model.device())?;
-        let old_rows: Vec<Vec<f64>> = completions.iter().map(|c| c.logprobs.iter().map(|&x| f64::from(x)).collect()).collect();
+        let old_rows: Vec<Vec<f64>> =
+            completions.iter().map(|c| c.logprobs.iter().map(|&x| f64::from(x)).collect()).collect();
         let old = rltrain::advantage::to_tensor(&old_rows, width, dtype, &model.device())?;
         let adv_rows: Vec<Vec<f64>> = (0..rows).map(|i| vec![if i % 2 == 0 { 1.0 } else { -1.0 }; width]).collect();
         let adv = rltrain::advantage::to_tensor(&adv_rows, width, dtype, &model.device())?;

@@ -98,21 +98,13 @@ impl std::fmt::Display for Estimator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::GroupNorm { eps_std, unbiased } => {
-                write!(
-                    f,
-                    "group-norm(eps={eps_std:e}{})",
-                    if *unbiased { "" } else { ", population std" }
-                )
+                write!(f, "group-norm(eps={eps_std:e}{})", if *unbiased { "" } else { ", population std" })
             }
             Self::MeanCentred => f.write_str("mean-centred"),
             Self::Loo { kl_coef, whitening } => {
                 write!(f, "loo(kl={kl_coef}, whiten={whitening:?})")
             }
-            Self::ReinforcePP {
-                kl_coef,
-                gamma,
-                whitening,
-            } => {
+            Self::ReinforcePP { kl_coef, gamma, whitening } => {
                 write!(f, "reinforce++(kl={kl_coef}, gamma={gamma}, {whitening:?})")
             }
             Self::ReinforcePPBaseline { whitening } => {
@@ -159,9 +151,7 @@ impl Rollout<'_> {
         }
         if let Some(kl) = self.kl {
             if kl.len() != b || kl.iter().zip(self.lengths).any(|(row, &l)| row.len() != l) {
-                return Err(Error::InvalidInput(
-                    "kl rows must match the response lengths".into(),
-                ));
+                return Err(Error::InvalidInput("kl rows must match the response lengths".into()));
             }
         }
         Ok(())
@@ -208,16 +198,8 @@ fn stats(vals: &[f64], unbiased: bool) -> Stats {
     let all_equal = vals.iter().all(|&v| v == vals[0]);
     let ss = vals.iter().map(|v| (v - mean).powi(2)).sum::<f64>();
     let denom = if unbiased { n - 1.0 } else { n };
-    let std = if all_equal || denom <= 0.0 {
-        0.0
-    } else {
-        (ss / denom).sqrt()
-    };
-    Stats {
-        mean,
-        std,
-        all_equal,
-    }
+    let std = if all_equal || denom <= 0.0 { 0.0 } else { (ss / denom).sqrt() };
+    Stats { mean, std, all_equal }
 }
 
 /// Per-response advantages of outcome estimators; members of all-equal groups get exactly 0,
@@ -240,13 +222,7 @@ fn outcome(est: &Estimator, ro: &Rollout) -> Result<Vec<f64>> {
         let vals: Vec<f64> = members.iter().map(|&i| ro.rewards[i]).collect();
         let k = vals.len() as f64;
         let singleton = members.len() == 1;
-        let unbiased = !matches!(
-            est,
-            Estimator::GroupNorm {
-                unbiased: false,
-                ..
-            }
-        );
+        let unbiased = !matches!(est, Estimator::GroupNorm { unbiased: false, .. });
         let st = stats(&vals, unbiased);
         for (j, &i) in members.iter().enumerate() {
             let centred = if st.all_equal { 0.0 } else { vals[j] - st.mean };
@@ -258,11 +234,7 @@ fn outcome(est: &Estimator, ro: &Rollout) -> Result<Vec<f64>> {
                 Estimator::Loo { .. } => centred * k / (k - 1.0),
                 Estimator::Gpg { f_norm } => {
                     let b = ro.rewards.len() as f64;
-                    let alpha = if b > zero_std_samples {
-                        b / (b - zero_std_samples)
-                    } else {
-                        1.0
-                    };
+                    let alpha = if b > zero_std_samples { b / (b - zero_std_samples) } else { 1.0 };
                     let norm = match f_norm {
                         GpgNorm::One => 1.0,
                         GpgNorm::Std if st.std > 0.0 => st.std,
@@ -274,9 +246,7 @@ fn outcome(est: &Estimator, ro: &Rollout) -> Result<Vec<f64>> {
                     let w = match weight {
                         CpgdWeight::Equal => 1.0,
                         CpgdWeight::Std { eps } => 1.0 / (st.std + eps),
-                        CpgdWeight::ClipFilterLike { cap } if n_var_prompts > 0.0 => {
-                            cap.min(n_prompts / n_var_prompts)
-                        }
+                        CpgdWeight::ClipFilterLike { cap } if n_var_prompts > 0.0 => cap.min(n_prompts / n_var_prompts),
                         CpgdWeight::ClipFilterLike { .. } => 1.0,
                     };
                     w * centred
@@ -302,18 +272,9 @@ fn outcome(est: &Estimator, ro: &Rollout) -> Result<Vec<f64>> {
 /// Token-level advantages `[B][len_i]` of `est` on a rollout batch.
 pub fn compute(est: &Estimator, ro: &Rollout) -> Result<Vec<Vec<f64>>> {
     ro.check()?;
-    let broadcast = |a: &[f64]| -> Vec<Vec<f64>> {
-        a.iter()
-            .zip(ro.lengths)
-            .map(|(&v, &l)| vec![v; l])
-            .collect()
-    };
+    let broadcast = |a: &[f64]| -> Vec<Vec<f64>> { a.iter().zip(ro.lengths).map(|(&v, &l)| vec![v; l]).collect() };
     match *est {
-        Estimator::ReinforcePP {
-            kl_coef,
-            gamma,
-            whitening,
-        } => {
+        Estimator::ReinforcePP { kl_coef, gamma, whitening } => {
             let mut rows = shaped_returns(ro.rewards, ro, kl_coef, gamma)?;
             whiten(&mut rows, whitening);
             Ok(rows)
@@ -325,11 +286,7 @@ pub fn compute(est: &Estimator, ro: &Rollout) -> Result<Vec<Vec<f64>>> {
         }
         Estimator::Loo { kl_coef, whitening } => {
             let a = outcome(est, ro)?;
-            let mut rows = if kl_coef == 0.0 {
-                broadcast(&a)
-            } else {
-                shaped_returns(&a, ro, kl_coef, 1.0)?
-            };
+            let mut rows = if kl_coef == 0.0 { broadcast(&a) } else { shaped_returns(&a, ro, kl_coef, 1.0)? };
             if let Some(w) = whitening {
                 whiten(&mut rows, w);
             }
@@ -340,12 +297,7 @@ pub fn compute(est: &Estimator, ro: &Rollout) -> Result<Vec<Vec<f64>>> {
 }
 
 /// Token returns `G_t = Σ_{j≥t} γ^{j-t} r_j` with `r_t = -β·KL_t + 1[t=T]·final_i` (spec §3.5).
-fn shaped_returns(
-    final_reward: &[f64],
-    ro: &Rollout,
-    kl_coef: f64,
-    gamma: f64,
-) -> Result<Vec<Vec<f64>>> {
+fn shaped_returns(final_reward: &[f64], ro: &Rollout, kl_coef: f64, gamma: f64) -> Result<Vec<Vec<f64>>> {
     let kl = match (ro.kl, kl_coef != 0.0) {
         (Some(kl), _) => Some(kl),
         (None, false) => None,
@@ -380,12 +332,7 @@ pub fn whiten(rows: &mut [Vec<f64>], w: Whitening) {
     }
     let nf = n as f64;
     let mean = rows.iter().flatten().sum::<f64>() / nf;
-    let var = rows
-        .iter()
-        .flatten()
-        .map(|v| (v - mean).powi(2))
-        .sum::<f64>()
-        / nf;
+    let var = rows.iter().flatten().map(|v| (v - mean).powi(2)).sum::<f64>() / nf;
     let scale = match w {
         Whitening::Biased => var.max(1e-8).sqrt(),
         Whitening::Unbiased => {
@@ -400,20 +347,12 @@ pub fn whiten(rows: &mut [Vec<f64>], w: Whitening) {
 
 /// Fraction of prompts whose rewards are all equal (spec §3.11).
 pub fn frac_zero_std_groups(rewards: &[f64], groups: &[usize]) -> f64 {
-    let ro = Rollout {
-        rewards,
-        groups,
-        lengths: &[],
-        kl: None,
-    };
+    let ro = Rollout { rewards, groups, lengths: &[], kl: None };
     let g = ro.group_members();
     if g.is_empty() {
         return 0.0;
     }
-    let zero = g
-        .values()
-        .filter(|m| m.iter().all(|&i| rewards.get(i) == rewards.get(m[0])))
-        .count();
+    let zero = g.values().filter(|m| m.iter().all(|&i| rewards.get(i) == rewards.get(m[0]))).count();
     zero as f64 / g.len() as f64
 }
 
@@ -421,15 +360,9 @@ pub fn frac_zero_std_groups(rewards: &[f64], groups: &[usize]) -> f64 {
 pub fn dynamic_sampling_keep(rewards: &[f64], groups: &[usize]) -> Vec<bool> {
     let mut first: BTreeMap<usize, (f64, bool)> = BTreeMap::new();
     for (&g, &r) in groups.iter().zip(rewards) {
-        first
-            .entry(g)
-            .and_modify(|e| e.1 |= e.0 != r)
-            .or_insert((r, false));
+        first.entry(g).and_modify(|e| e.1 |= e.0 != r).or_insert((r, false));
     }
-    groups
-        .iter()
-        .map(|g| first.get(g).is_some_and(|e| e.1))
-        .collect()
+    groups.iter().map(|g| first.get(g).is_some_and(|e| e.1)).collect()
 }
 
 /// DAPO soft overlong punishment (spec §2.9): 0 up to `L_max - L_cache`, linear to −1 at `L_max`,
@@ -450,10 +383,7 @@ pub fn to_tensor(rows: &[Vec<f64>], t: usize, dtype: DType, device: &Device) -> 
     let mut v = vec![0.0; rows.len() * t];
     for (i, row) in rows.iter().enumerate() {
         if row.len() > t {
-            return Err(Error::InvalidInput(format!(
-                "row {i} has {} tokens, more than T={t}",
-                row.len()
-            )));
+            return Err(Error::InvalidInput(format!("row {i} has {} tokens, more than T={t}", row.len())));
         }
         v[i * t..i * t + row.len()].copy_from_slice(row);
     }
@@ -461,12 +391,7 @@ pub fn to_tensor(rows: &[Vec<f64>], t: usize, dtype: DType, device: &Device) -> 
 }
 
 /// Right-padded response mask `[B,T]` from lengths.
-pub fn mask_from_lengths(
-    lengths: &[usize],
-    t: usize,
-    dtype: DType,
-    device: &Device,
-) -> Result<Tensor> {
+pub fn mask_from_lengths(lengths: &[usize], t: usize, dtype: DType, device: &Device) -> Result<Tensor> {
     let rows: Vec<Vec<f64>> = lengths.iter().map(|&l| vec![1.0; l.min(t)]).collect();
     to_tensor(&rows, t, dtype, device)
 }

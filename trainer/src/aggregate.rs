@@ -84,17 +84,10 @@ pub struct GlobalNorm {
 impl GlobalNorm {
     /// Normalisers from per-response lengths (valid tokens) and group ids.
     pub fn from_lengths(lengths: &[usize], groups: Option<&[usize]>) -> Result<Self> {
-        let mut g = Self {
-            n_seqs: lengths.len() as f64,
-            ..Self::default()
-        };
+        let mut g = Self { n_seqs: lengths.len() as f64, ..Self::default() };
         if let Some(ids) = groups {
             if ids.len() != lengths.len() {
-                return Err(Error::InvalidInput(format!(
-                    "{} group ids for {} responses",
-                    ids.len(),
-                    lengths.len()
-                )));
+                return Err(Error::InvalidInput(format!("{} group ids for {} responses", ids.len(), lengths.len())));
             }
         }
         for (i, &len) in lengths.iter().enumerate() {
@@ -118,27 +111,15 @@ impl GlobalNorm {
 
 /// Valid tokens per row of a `[B,T]` mask (non-zero entries).
 pub fn row_lengths(mask: &Tensor) -> Result<Vec<usize>> {
-    let counts = mask
-        .ne(0.0)?
-        .to_dtype(DType::F64)?
-        .sum(1)?
-        .to_vec1::<f64>()?;
+    let counts = mask.ne(0.0)?.to_dtype(DType::F64)?.sum(1)?.to_vec1::<f64>()?;
     Ok(counts.into_iter().map(|c| c as usize).collect())
 }
 
 /// The weight matrix `W[B,T]` of `mode` for this micro-batch; `global` defaults to this batch.
-pub fn weights(
-    mode: AggMode,
-    mask: &Tensor,
-    groups: Option<&[usize]>,
-    global: Option<&GlobalNorm>,
-) -> Result<Tensor> {
+pub fn weights(mode: AggMode, mask: &Tensor, groups: Option<&[usize]>, global: Option<&GlobalNorm>) -> Result<Tensor> {
     let lens = row_lengths(mask)?;
     if mode.needs_groups() && groups.is_none() {
-        return Err(Error::InvalidInput(format!(
-            "aggregation {} needs prompt-group ids",
-            mode.name()
-        )));
+        return Err(Error::InvalidInput(format!("aggregation {} needs prompt-group ids", mode.name())));
     }
     let local;
     let g = match global {
@@ -186,12 +167,7 @@ pub fn aggregate_with(loss: &Tensor, weights: &Tensor, mask: &Tensor) -> Result<
 }
 
 /// Aggregates `loss` with `mode` using this batch's normalisers.
-pub fn aggregate(
-    mode: AggMode,
-    loss: &Tensor,
-    mask: &Tensor,
-    groups: Option<&[usize]>,
-) -> Result<Tensor> {
+pub fn aggregate(mode: AggMode, loss: &Tensor, mask: &Tensor, groups: Option<&[usize]>) -> Result<Tensor> {
     let w = weights(mode, mask, groups, None)?;
     aggregate_with(loss, &w, mask)
 }

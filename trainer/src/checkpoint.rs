@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use candle_core::Tensor;
-use rlbench::engine::Engine;
+use rlengine::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -224,17 +224,8 @@ pub const AGGREGATIONS: [&str; 6] = [
     "group-token-mean",
 ];
 /// Names accepted by `--advantage`.
-pub const ADVANTAGES: [&str; 9] = [
-    "group-norm",
-    "mean-centred",
-    "loo",
-    "reinforce++",
-    "reinforce++-baseline",
-    "gpg",
-    "cpgd",
-    "opo",
-    "raw",
-];
+pub const ADVANTAGES: [&str; 9] =
+    ["group-norm", "mean-centred", "loo", "reinforce++", "reinforce++-baseline", "gpg", "cpgd", "opo", "raw"];
 
 fn kl_estimator(name: &str) -> Result<KlEstimator> {
     Ok(match name {
@@ -295,9 +286,8 @@ impl ObjectiveOverrides {
         let mut cfg = objective.defaults();
         let name = objective.name;
         let kernel = cfg.objective.kernel();
-        let unsupported = |flag: &str| {
-            Error::InvalidConfig(format!("objective `{name}` ({kernel}) has no `{flag}` parameter"))
-        };
+        let unsupported =
+            |flag: &str| Error::InvalidConfig(format!("objective `{name}` ({kernel}) has no `{flag}` parameter"));
         let lo = self.clip_low.or(self.clip_eps);
         let hi = self.clip_high.or(self.clip_eps);
         if lo.is_some() || hi.is_some() {
@@ -326,7 +316,11 @@ impl ObjectiveOverrides {
                 }
                 ObjectiveConfig::Cpg(c) => match (self.clip_eps, self.clip_low, self.clip_high) {
                     (Some(e), None, None) => c.eps = e,
-                    _ => return Err(Error::InvalidConfig(format!("objective `{name}` has one clip width: use --clip-eps"))),
+                    _ => {
+                        return Err(Error::InvalidConfig(format!(
+                            "objective `{name}` has one clip width: use --clip-eps"
+                        )))
+                    }
                 },
                 ObjectiveConfig::Cfpo(c) => match (self.clip_eps, self.clip_low, self.clip_high) {
                     (Some(e), None, None) => c.eps = e,
@@ -359,7 +353,8 @@ impl ObjectiveOverrides {
         }
         if self.drift_coef.is_some() || self.drift_clip.is_some() {
             let base = cfg.drift.unwrap_or_default();
-            let d = DriftConfig { coef: self.drift_coef.unwrap_or(base.coef), clip: self.drift_clip.unwrap_or(base.clip) };
+            let d =
+                DriftConfig { coef: self.drift_coef.unwrap_or(base.coef), clip: self.drift_clip.unwrap_or(base.clip) };
             cfg.drift = if d.coef == 0.0 { None } else { Some(d) };
         }
         if self.kl_coef.is_some() || self.kl_estimator.is_some() {
@@ -542,7 +537,8 @@ mod tests {
     fn json_layers_and_unknown_keys() {
         let c = TrainConfig::from_json(r#"{"objective": "cpgd", "overrides": {"clip_eps": 0.3}, "steps": 5}"#).unwrap();
         assert_eq!((c.objective.as_str(), c.overrides.clip_eps, c.steps), ("cpgd", Some(0.3), 5));
-        let m = c.merged(&serde_json::json!({"steps": 9, "overrides": {"dual_clip": null, "drift_coef": 0.1}})).unwrap();
+        let m =
+            c.merged(&serde_json::json!({"steps": 9, "overrides": {"dual_clip": null, "drift_coef": 0.1}})).unwrap();
         assert_eq!((m.steps, m.overrides.clip_eps, m.overrides.drift_coef), (9, Some(0.3), Some(0.1)));
         assert!(TrainConfig::from_json(r#"{"stpes": 5}"#).is_err());
         let round = TrainConfig::from_json(&serde_json::to_string(&m).unwrap()).unwrap();

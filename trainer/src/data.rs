@@ -31,7 +31,12 @@ impl Dataset {
     pub fn load(spec: &str, fields: &Fields, task_size: usize, seed: u64) -> Result<Self> {
         if let Some(name) = spec.strip_prefix("task:") {
             let task = Task::from_name(name)?;
-            return Ok(Dataset { name: task.name.into(), problems: task.generate(task_size, seed), skipped: Vec::new(), task: Some(task) });
+            return Ok(Dataset {
+                name: task.name.into(),
+                problems: task.generate(task_size, seed),
+                skipped: Vec::new(),
+                task: Some(task),
+            });
         }
         let path = Path::new(spec);
         if path.is_file() {
@@ -154,7 +159,9 @@ mod tests {
         assert_eq!(lines, [format!("{f}:2"), format!("{f}:4"), format!("{f}:6")]);
         assert!(d.skipped[1].contains("field `answer`"), "{:?}", d.skipped);
         std::fs::write(&p, "nope\n").unwrap();
-        assert!(matches!(Dataset::from_jsonl("x", &p, &Fields::default()), Err(Error::Data(m)) if m.contains(":1: invalid JSON")));
+        assert!(
+            matches!(Dataset::from_jsonl("x", &p, &Fields::default()), Err(Error::Data(m)) if m.contains(":1: invalid JSON"))
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

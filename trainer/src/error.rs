@@ -34,7 +34,7 @@ pub enum Error {
     InvalidInput(String),
     /// The inference engine failed (loading, sampling, saving a model).
     #[error("engine: {0}")]
-    Engine(#[from] rlbench::engine::Error),
+    Engine(#[from] rlengine::Error),
     /// A file or folder could not be read or written.
     #[error("`{}`: {source}", path.display())]
     Io {

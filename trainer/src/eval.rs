@@ -1,8 +1,8 @@
 //! Periodic evaluation: sample `k` responses per problem with the engine, grade them with
 //! `rlverify`, and report Avg@k and unbiased Pass@k (bench's estimator).
 
-use rlbench::engine::{Engine, SamplingParams};
 use rlbench::suite::Problem;
+use rlengine::{Engine, SamplingParams};
 use rlverify::Gold;
 use serde_json::{Map, Value};
 

@@ -54,12 +54,7 @@ pub fn kl_ref(est: KlEstimator, logp: &Tensor, logp_ref: &Tensor) -> Result<Tens
 }
 
 /// As [`kl_ref`], with the stop-gradient copy of `logp` (used by k3+) given explicitly.
-pub fn kl_ref_sg(
-    est: KlEstimator,
-    logp: &Tensor,
-    logp_sg: &Tensor,
-    logp_ref: &Tensor,
-) -> Result<Tensor> {
+pub fn kl_ref_sg(est: KlEstimator, logp: &Tensor, logp_sg: &Tensor, logp_ref: &Tensor) -> Result<Tensor> {
     let d = (logp - logp_ref.detach())?;
     Ok(match est {
         KlEstimator::K1 => d,

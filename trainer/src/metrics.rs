@@ -44,10 +44,7 @@ pub struct Metrics {
 }
 
 fn flat(t: &Tensor) -> Result<Vec<f64>> {
-    Ok(t.detach()
-        .to_dtype(DType::F64)?
-        .flatten_all()?
-        .to_vec1::<f64>()?)
+    Ok(t.detach().to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?)
 }
 
 /// Metrics from the inputs and the region masks of an objective.
@@ -60,14 +57,9 @@ pub fn batch_metrics(inp: &LossInputs, regions: &Regions) -> Result<Metrics> {
         let v = flat(t)?;
         Ok(valid.iter().filter(|&&i| v[i] != 0.0).count() as f64 / nf)
     };
-    let rho = clamp(
-        &(inp.logp.detach() - inp.logp_old.detach())?,
-        -RHO_CLAMP,
-        RHO_CLAMP,
-    )?;
+    let rho = clamp(&(inp.logp.detach() - inp.logp_old.detach())?, -RHO_CLAMP, RHO_CLAMP)?;
     let rho = flat(&rho)?;
-    let (mut sum_r, mut min_r, mut max_r, mut k1, mut k3) =
-        (0.0, f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0);
+    let (mut sum_r, mut min_r, mut max_r, mut k1, mut k3) = (0.0, f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0);
     for &i in &valid {
         let r = rho[i].exp();
         sum_r += r;
@@ -110,9 +102,7 @@ pub fn batch_metrics(inp: &LossInputs, regions: &Regions) -> Result<Metrics> {
 /// Log-softmax of `logits / temperature` over the last dim (differentiable, elementary ops only).
 pub fn log_softmax_t(logits: &Tensor, temperature: f64) -> Result<Tensor> {
     if !(temperature.is_finite() && temperature > 0.0) {
-        return Err(Error::InvalidConfig(format!(
-            "temperature must be > 0, got {temperature}"
-        )));
+        return Err(Error::InvalidConfig(format!("temperature must be > 0, got {temperature}")));
     }
     let z = logits.affine(1.0 / temperature, 0.0)?;
     let max = z.max_keepdim(D::Minus1)?.detach();
@@ -124,10 +114,7 @@ pub fn log_softmax_t(logits: &Tensor, temperature: f64) -> Result<Tensor> {
 /// `log π(y)` of the sampled tokens: logits `[B,T,V]`, tokens `[B,T]` (u32) → `[B,T]`.
 pub fn token_logprobs(logits: &Tensor, tokens: &Tensor, temperature: f64) -> Result<Tensor> {
     let lp = log_softmax_t(logits, temperature)?;
-    let idx = tokens
-        .to_dtype(DType::U32)?
-        .unsqueeze(D::Minus1)?
-        .contiguous()?;
+    let idx = tokens.to_dtype(DType::U32)?.unsqueeze(D::Minus1)?.contiguous()?;
     Ok(lp.gather(&idx, D::Minus1)?.squeeze(D::Minus1)?)
 }
 

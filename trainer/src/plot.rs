@@ -85,7 +85,8 @@ pub fn key_group(key: &str) -> String {
 
 /// A file name for a key or group: `[A-Za-z0-9._-]` kept, anything else becomes `_`.
 pub fn file_stem(name: &str) -> String {
-    let s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-') { c } else { '_' }).collect();
+    let s: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-') { c } else { '_' }).collect();
     if s.is_empty() || s.starts_with('.') {
         format!("_{s}")
     } else {
@@ -119,7 +120,8 @@ pub fn write_run_plots(log: &MetricLog, out_dir: &Path) -> Result<Vec<PathBuf>> 
     }
     let mut files = Vec::new();
     for (group, series) in groups {
-        let chart = Chart { title: group.clone(), x_label: "step".into(), x_axis: XAxis::Linear, y_axis: YAxis::Auto, series };
+        let chart =
+            Chart { title: group.clone(), x_label: "step".into(), x_axis: XAxis::Linear, y_axis: YAxis::Auto, series };
         let path = out_dir.join(format!("{}.svg", file_stem(&group)));
         write(&path, &line_chart_svg(&chart))?;
         files.push(path);
@@ -153,7 +155,13 @@ pub fn write_compare_plots(logs: &[(String, MetricLog)], keys: &[&str], out_dir:
         if series.is_empty() {
             continue;
         }
-        let chart = Chart { title: key.to_string(), x_label: "step".into(), x_axis: XAxis::Linear, y_axis: YAxis::Auto, series };
+        let chart = Chart {
+            title: key.to_string(),
+            x_label: "step".into(),
+            x_axis: XAxis::Linear,
+            y_axis: YAxis::Auto,
+            series,
+        };
         let path = out_dir.join(format!("{}.svg", file_stem(key)));
         write(&path, &line_chart_svg(&chart))?;
         files.push(path);
@@ -217,8 +225,20 @@ this is not json
         let dir = temp_dir("run");
         write(&dir.join(METRICS_FILE), METRICS)?;
         let files = plot_run(&dir)?;
-        let names: Vec<String> = files.iter().filter_map(|f| f.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
-        assert_eq!(names, ["clip_frac.svg", "entropy.svg", "eval-aime24.svg", "eval-gsm8k.svg", "grad_norm.svg", "kl.svg", "reward.svg"]);
+        let names: Vec<String> =
+            files.iter().filter_map(|f| f.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+        assert_eq!(
+            names,
+            [
+                "clip_frac.svg",
+                "entropy.svg",
+                "eval-aime24.svg",
+                "eval-gsm8k.svg",
+                "grad_norm.svg",
+                "kl.svg",
+                "reward.svg"
+            ]
+        );
         assert!(files.iter().all(|f| f.parent() == Some(dir.join("plots").as_path())));
         let reward = std::fs::read_to_string(dir.join("plots/reward.svg")).map_err(|e| Error::Plot(e.to_string()))?;
         assert!(reward.starts_with("<svg") && reward.trim_end().ends_with("</svg>"));
@@ -227,7 +247,8 @@ this is not json
         let entropy = std::fs::read_to_string(dir.join("plots/entropy.svg")).map_err(|e| Error::Plot(e.to_string()))?;
         assert_eq!(entropy.matches("<polyline").count(), 1);
         // The single evaluation point draws no line, but the file and its legend exist.
-        let eval = std::fs::read_to_string(dir.join("plots/eval-aime24.svg")).map_err(|e| Error::Plot(e.to_string()))?;
+        let eval =
+            std::fs::read_to_string(dir.join("plots/eval-aime24.svg")).map_err(|e| Error::Plot(e.to_string()))?;
         assert!(eval.contains("eval/aime24/avg@8") && !eval.contains("<polyline"));
         let _ = std::fs::remove_dir_all(&dir);
         Ok(())
@@ -241,7 +262,10 @@ this is not json
             Ok((name.to_string(), dir.join(name)))
         };
         let runs = vec![
-            run("grpo", "{\"step\":0,\"entropy\":1.0,\"reward/mean\":0.1}\n{\"step\":1,\"entropy\":0.2,\"reward/mean\":0.3}\n")?,
+            run(
+                "grpo",
+                "{\"step\":0,\"entropy\":1.0,\"reward/mean\":0.1}\n{\"step\":1,\"entropy\":0.2,\"reward/mean\":0.3}\n",
+            )?,
             run("cpgd", "{\"step\":0,\"entropy\":1.0}\n{\"step\":1,\"entropy\":0.9}\n{\"step\":2,\"entropy\":0.8}\n")?,
             run("dgpo", "{\"step\":0,\"entropy\":1.1}\nbroken\n{\"step\":1,\"entropy\":1.0}\n")?,
         ];

@@ -6,10 +6,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use candle_core::{DType, Device, Tensor};
-use rlbench::engine::{
-    logprob,
-    Arch, ChatMessage, ChatTemplate, Engine, LoadedModel, Model, ModelConfig, ModelSource, ModelSpec, Network,
-    PaddedBatch, PadSide, StepInput, Tokenizer,
+use rlengine::{
+    logprob, Arch, ChatMessage, ChatTemplate, Engine, LoadedModel, Model, ModelConfig, ModelSource, ModelSpec, Network,
+    PadSide, PaddedBatch, StepInput, Tokenizer,
 };
 
 use crate::config::TrainConfig;
@@ -19,7 +18,7 @@ use crate::error::{Error, Result};
 /// The device named by `--device`: `auto` (the first GPU of a `cuda` build, else the CPU),
 /// `cpu`, `cuda` or `cuda:N`.
 pub fn device(name: &str) -> Result<Device> {
-    rlbench::engine::parse_device(name).map_err(|e| Error::InvalidConfig(format!("--device: {e}")))
+    rlengine::parse_device(name).map_err(|e| Error::InvalidConfig(format!("--device: {e}")))
 }
 
 /// Loads the policy named by `cfg.model` (for `tiny`, a from-scratch model seeded with
@@ -82,7 +81,8 @@ pub fn uses_chat(cfg: &TrainConfig) -> bool {
 /// The prompt token ids of a problem.
 pub fn prompt_ids(engine: &Engine, cfg: &TrainConfig, problem: &str) -> Result<Vec<u32>> {
     let text = if uses_chat(cfg) {
-        let content = if cfg.instruction.is_empty() { problem.to_string() } else { format!("{problem}\n{}", cfg.instruction) };
+        let content =
+            if cfg.instruction.is_empty() { problem.to_string() } else { format!("{problem}\n{}", cfg.instruction) };
         engine.apply_chat_template(&[ChatMessage::user(content)], true)?
     } else {
         problem.to_string()
@@ -144,7 +144,12 @@ impl SequenceBatch {
             side: PadSide::Left,
             host_ids,
         };
-        Ok(Self { batch, prompt_width: pw, response_width: rw, response_lengths: rows.iter().map(|(_, r)| r.len()).collect() })
+        Ok(Self {
+            batch,
+            prompt_width: pw,
+            response_width: rw,
+            response_lengths: rows.iter().map(|(_, r)| r.len()).collect(),
+        })
     }
 
     /// Response mask `[B, response_width]` (1 on real response tokens) in `dtype`.
@@ -175,7 +180,7 @@ pub struct ResponseLogProbs {
     pub entropy: Tensor,
 }
 
-/// Fused log-prob + entropy (`rlbench::engine::logprob`): on CPU f32 the backward keeps only the
+/// Fused log-prob + entropy (`rlengine::logprob`): on CPU f32 the backward keeps only the
 /// logits, instead of the several `[B, T, V]` copies of `log_softmax` -> `gather` -> `exp`.
 fn logprobs_of(logits: &Tensor, targets: &Tensor, temperature: f64) -> Result<ResponseLogProbs> {
     let logits = if logits.dtype() == DType::F64 { logits.clone() } else { logits.to_dtype(DType::F32)? };
@@ -208,7 +213,9 @@ fn forward(net: &Network, seqs: &SequenceBatch, temperature: f64) -> Result<Resp
 /// Whether `cfg.model` is a file/folder/`default` rather than `tiny` (used in messages).
 pub fn describe_model(cfg: &TrainConfig) -> String {
     match ModelSpec::parse(&cfg.model).map(|s| s.source) {
-        _ if cfg.model == "tiny" => format!("tiny (seed {}, width {}, {} layers)", cfg.seed, cfg.tiny_hidden, cfg.tiny_layers),
+        _ if cfg.model == "tiny" => {
+            format!("tiny (seed {}, width {}, {} layers)", cfg.seed, cfg.tiny_hidden, cfg.tiny_layers)
+        }
         Ok(ModelSource::Default) => "SmolLM2-135M-Instruct (default)".into(),
         _ => cfg.model.clone(),
     }

@@ -56,7 +56,8 @@ mod tests {
     fn rewards_follow_the_verdict_and_the_extra_terms() {
         let cfg = Config::default();
         let gold = Gold::new("7", &cfg);
-        let plain = Rewarder { verify: cfg.clone(), encoding: RewardEncoding::ZeroOne, format_weight: 0.0, overlong: None };
+        let plain =
+            Rewarder { verify: cfg.clone(), encoding: RewardEncoding::ZeroOne, format_weight: 0.0, overlong: None };
         let cases = [("7", 1.0), ("07", 1.0), ("8", 0.0), ("", 0.0), ("The answer is \\boxed{7}", 1.0)];
         for (resp, want) in cases {
             assert_eq!(plain.score(&gold, resp, 1).total, want, "{resp:?}");

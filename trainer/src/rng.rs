@@ -19,9 +19,7 @@ pub fn mix64(mut z: u64) -> u64 {
 
 /// Derives one seed from several values (order matters).
 pub fn derive_seed(parts: &[u64]) -> u64 {
-    parts
-        .iter()
-        .fold(0x7254_7261_696E_u64, |acc, &p| mix64(acc ^ mix64(p.wrapping_add(0x9E37_79B9_7F4A_7C15))))
+    parts.iter().fold(0x7254_7261_696E_u64, |acc, &p| mix64(acc ^ mix64(p.wrapping_add(0x9E37_79B9_7F4A_7C15))))
 }
 
 impl TrainRng {

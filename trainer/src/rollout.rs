@@ -2,7 +2,7 @@
 //! sampler's log-probs are `π_old`), and score them with `rlverify`. With DAPO dynamic sampling,
 //! groups whose rewards are all equal are dropped and more prompts are drawn to refill the batch.
 
-use rlbench::engine::{Engine, FinishReason, SamplingParams};
+use rlengine::{Engine, FinishReason, SamplingParams};
 use rlverify::Gold;
 
 use crate::advantage::dynamic_sampling_keep;
@@ -71,7 +71,8 @@ pub fn collect(
         }
         out.rounds += 1;
         let picks: Vec<usize> = (0..cfg.prompts_per_step).map(|_| order.next_index()).collect();
-        let prompts = picks.iter().map(|&i| prompt_ids(engine, cfg, &data.problems[i].problem)).collect::<Result<Vec<_>>>()?;
+        let prompts =
+            picks.iter().map(|&i| prompt_ids(engine, cfg, &data.problems[i].problem)).collect::<Result<Vec<_>>>()?;
         let params = SamplingParams {
             n: g,
             temperature: cfg.temperature,

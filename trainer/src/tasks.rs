@@ -227,7 +227,7 @@ mod tests {
     fn task_tokenizer_round_trips() {
         let dir = std::env::temp_dir().join(format!("rltrain-tok-test-{}", std::process::id()));
         write_task_tokenizer(&dir, DIGITS_OPS).unwrap();
-        let tok = rlbench::engine::Tokenizer::from_hf_dir(&dir).unwrap();
+        let tok = rlengine::Tokenizer::from_hf_dir(&dir).unwrap();
         let ids = tok.encode("12+7=").unwrap();
         assert_eq!(ids.len(), 5);
         assert_eq!(tok.decode(&ids, true).unwrap(), "12+7=");

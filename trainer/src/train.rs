@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use candle_core::{DType, Tensor};
-use rlbench::engine::{Engine, Model};
 use rlbench::suite::Fields;
+use rlengine::{Engine, Model};
 use serde_json::{json, Map, Value};
 
 use crate::advantage::{self, frac_zero_std_groups, Estimator, Rollout};
@@ -90,7 +90,8 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
             l => Some((cfg.max_new_tokens, l)),
         },
     };
-    let adam = AdamWConfig { beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_eps, weight_decay: cfg.weight_decay };
+    let adam =
+        AdamWConfig { beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_eps, weight_decay: cfg.weight_decay };
     let mut opt = AdamW::new(&vars, adam)?;
     let schedule = LrSchedule {
         kind: ScheduleKind::parse(&cfg.lr_schedule)?,
@@ -151,7 +152,9 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
         // 2. Advantages with the objective's estimator (per token, on the host).
         let train_started = Instant::now();
         let ref_logp = match &reference {
-            Some(r) if !batch.samples.is_empty() => Some(reference_logprobs(r, &batch.samples, cfg, engine.tokenizer().pad_id())?),
+            Some(r) if !batch.samples.is_empty() => {
+                Some(reference_logprobs(r, &batch.samples, cfg, engine.tokenizer().pad_id())?)
+            }
             _ => None,
         };
         let advantages = compute_advantages(&loss_cfg.advantage, &batch.samples, ref_logp.as_deref())?;
@@ -164,13 +167,29 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
                 state.rng.shuffle(&mut order);
                 for (mb, rows) in split_even(&order, cfg.mini_batches).into_iter().enumerate() {
                     let inject = cfg.inject_nan_at_step == Some(step) && iteration == 0 && mb == 0;
-                    let ctx = UpdateCtx { cfg, loss_cfg: &loss_cfg, model: &model, samples: &batch.samples, advantages: &advantages, ref_logp: ref_logp.as_deref(), inject_nan: inject, pad: engine.tokenizer().pad_id() };
+                    let ctx = UpdateCtx {
+                        cfg,
+                        loss_cfg: &loss_cfg,
+                        model: &model,
+                        samples: &batch.samples,
+                        advantages: &advantages,
+                        ref_logp: ref_logp.as_deref(),
+                        inject_nan: inject,
+                        pad: engine.tokenizer().pad_id(),
+                    };
                     match compute_gradients(&ctx, &rows, &mut acc)? {
                         Gradients::Ok(grads) => {
                             let norm = global_norm(&grads)?;
                             if let Some(i) = norm.first_bad {
                                 let name = vars.get(i).map_or("?", |(n, _)| n.as_str());
-                                skip_update(&mut state, &mut acc, cfg, step, &format!("non-finite gradient of `{name}` (grad norm {})", norm.norm), on_event)?;
+                                skip_update(
+                                    &mut state,
+                                    &mut acc,
+                                    cfg,
+                                    step,
+                                    &format!("non-finite gradient of `{name}` (grad norm {})", norm.norm),
+                                    on_event,
+                                )?;
                                 continue;
                             }
                             state.bad_streak = 0;
@@ -237,7 +256,8 @@ fn run_eval(
     out: &mut JsonlWriter,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<()> {
-    let scores = sets.iter().map(|s| Ok((s.name.clone(), eval::evaluate(engine, cfg, s, step)?))).collect::<Result<Vec<_>>>()?;
+    let scores =
+        sets.iter().map(|s| Ok((s.name.clone(), eval::evaluate(engine, cfg, s, step)?))).collect::<Result<Vec<_>>>()?;
     let line = eval::metrics_line(step, cfg.eval_k.max(1), &scores);
     out.write(&line)?;
     on_event(Event::Eval(&line));
@@ -388,11 +408,21 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
             return Ok(Gradients::Bad("non-finite log-probs (the logits hold NaN or inf)".into()));
         }
         let rows_of = |f: &dyn Fn(usize) -> Vec<f64>| -> Vec<Vec<f64>> { chunk.iter().map(|&i| f(i)).collect() };
-        let old = advantage::to_tensor(&rows_of(&|i| samples[i].old_logp.iter().map(|&x| f64::from(x)).collect()), width, dtype, &device)?;
+        let old = advantage::to_tensor(
+            &rows_of(&|i| samples[i].old_logp.iter().map(|&x| f64::from(x)).collect()),
+            width,
+            dtype,
+            &device,
+        )?;
         let adv = advantage::to_tensor(&rows_of(&|i| ctx.advantages[i].clone()), width, dtype, &device)?;
         let mut inp = LossInputs::new(lp.logp, old, adv, mask)?;
         if let Some(r) = ctx.ref_logp {
-            let rt = advantage::to_tensor(&rows_of(&|i| r[i].iter().map(|&x| f64::from(x)).collect()), width, dtype, &device)?;
+            let rt = advantage::to_tensor(
+                &rows_of(&|i| r[i].iter().map(|&x| f64::from(x)).collect()),
+                width,
+                dtype,
+                &device,
+            )?;
             inp = inp.with_ref(rt)?;
         }
         let entropy = if ctx.loss_cfg.entropy_coef != 0.0 { lp.entropy } else { lp.entropy.detach() };
@@ -403,7 +433,13 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
             out.policy = out.policy.affine(f64::NAN, 0.0)?;
             out.total = out.total.affine(f64::NAN, 0.0)?;
         }
-        let terms = [("policy", Some(&out.policy)), ("drift", out.drift.as_ref()), ("reference-KL", out.kl.as_ref()), ("entropy", out.entropy.as_ref()), ("total", Some(&out.total))];
+        let terms = [
+            ("policy", Some(&out.policy)),
+            ("drift", out.drift.as_ref()),
+            ("reference-KL", out.kl.as_ref()),
+            ("entropy", out.entropy.as_ref()),
+            ("total", Some(&out.total)),
+        ];
         for (name, t) in terms {
             if let Some(t) = t {
                 let v = scalar(t)?;
@@ -468,7 +504,15 @@ fn mean_std(v: &[f64]) -> (f64, f64) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn metrics_line(step: u64, batch: &RolloutBatch, acc: &UpdateStats, lr: f64, rollout_s: f64, train_s: f64, step_s: f64) -> Value {
+fn metrics_line(
+    step: u64,
+    batch: &RolloutBatch,
+    acc: &UpdateStats,
+    lr: f64,
+    rollout_s: f64,
+    train_s: f64,
+    step_s: f64,
+) -> Value {
     let scores: Vec<f64> = batch.generated.iter().map(|r| r.score).collect();
     let (reward_mean, reward_std) = mean_std(&scores);
     let n = batch.generated.len().max(1) as f64;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rlbench::engine::{Engine, ModelSource, ModelSpec};
+use rlengine::{Engine, ModelSource, ModelSpec};
 use rltrain::policy::{response_logprobs_detached, SequenceBatch};
 use rltrain::{train, Event, TrainConfig};
 use serde_json::Value;
@@ -102,13 +102,8 @@ fn without_timings(mut v: Value) -> Value {
 #[test]
 fn a_resumed_run_matches_an_uninterrupted_one_bit_for_bit() {
     // Sample reuse, two mini-batches and a reference model exercise every piece of state.
-    let base = |out: &Path| TrainConfig {
-        objective: "grpo".into(),
-        iterations: 2,
-        mini_batches: 2,
-        steps: 4,
-        ..tiny(out)
-    };
+    let base =
+        |out: &Path| TrainConfig { objective: "grpo".into(), iterations: 2, mini_batches: 2, steps: 4, ..tiny(out) };
     let full = tmp("resume-full");
     train(&base(&full), false, &mut quiet).unwrap();
     let part = tmp("resume-part");
@@ -144,13 +139,15 @@ fn checkpoints_load_in_the_engine_with_the_same_logprobs() {
         assert!(dir.join(f).is_file(), "{f} missing");
     }
     let mut spec = ModelSpec::new(ModelSource::HfDir(dir));
-    spec.device = rlbench::engine::Device::Cpu;
+    spec.device = rlengine::Device::Cpu;
     let loaded = Engine::load(&spec).unwrap();
     let tok = loaded.tokenizer();
-    let rows: Vec<(Vec<u32>, Vec<u32>)> =
-        [("3+4=", "7"), ("1+1=", "2"), ("4+4=", "8")].iter().map(|(p, r)| (tok.encode(p).unwrap(), tok.encode(r).unwrap())).collect();
+    let rows: Vec<(Vec<u32>, Vec<u32>)> = [("3+4=", "7"), ("1+1=", "2"), ("4+4=", "8")]
+        .iter()
+        .map(|(p, r)| (tok.encode(p).unwrap(), tok.encode(r).unwrap()))
+        .collect();
     let pairs: Vec<(&[u32], &[u32])> = rows.iter().map(|(p, r)| (p.as_slice(), r.as_slice())).collect();
-    let seqs = SequenceBatch::new(&pairs, tok.pad_id(), &rlbench::engine::Device::Cpu).unwrap();
+    let seqs = SequenceBatch::new(&pairs, tok.pad_id(), &rlengine::Device::Cpu).unwrap();
     let a = response_logprobs_detached(outcome.engine.model(), &seqs, 1.0).unwrap().logp.to_vec2::<f32>().unwrap();
     let b = response_logprobs_detached(loaded.model(), &seqs, 1.0).unwrap().logp.to_vec2::<f32>().unwrap();
     assert_eq!(a, b);
@@ -246,7 +243,8 @@ fn cli_lists_objectives_and_a_two_step_run_writes_every_metric() {
     assert_eq!(metrics(&out).iter().map(|v| v["step"].as_u64().unwrap_or(0)).collect::<Vec<_>>(), [1, 2, 3]);
     // A config file is the base, flags override it.
     let file = out.join("my.json");
-    std::fs::write(&file, r#"{"objective": "cpgd", "steps": 1, "overrides": {"clip_eps": 0.3}, "data": "task:succ"}"#).unwrap();
+    std::fs::write(&file, r#"{"objective": "cpgd", "steps": 1, "overrides": {"clip_eps": 0.3}, "data": "task:succ"}"#)
+        .unwrap();
     let o = std::process::Command::new(exe)
         .args(["train", "--config"])
         .arg(&file)
@@ -257,13 +255,17 @@ fn cli_lists_objectives_and_a_two_step_run_writes_every_metric() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let cfg: Value = serde_json::from_str(&std::fs::read_to_string(out.join("cfg/config.json")).unwrap()).unwrap();
     assert_eq!(cfg["objective"], "cpgd");
-    assert_eq!((cfg["overrides"]["clip_eps"].as_f64(), cfg["overrides"]["drift_coef"].as_f64()), (Some(0.3), Some(0.05)));
+    assert_eq!(
+        (cfg["overrides"]["clip_eps"].as_f64(), cfg["overrides"]["drift_coef"].as_f64()),
+        (Some(0.3), Some(0.05))
+    );
     std::fs::write(&file, r#"{"objectiv": "cpgd"}"#).unwrap();
     let o = std::process::Command::new(exe).arg("--config").arg(&file).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("objectiv"));
     // Unknown objective: a clear error listing valid names, exit code 2.
-    let o = std::process::Command::new(exe).args(["--objective", "grpoo", "--out"]).arg(out.join("x")).output().unwrap();
+    let o =
+        std::process::Command::new(exe).args(["--objective", "grpoo", "--out"]).arg(out.join("x")).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("valid names"));
     let _ = std::fs::remove_dir_all(&out);
@@ -307,7 +309,8 @@ fn dapo_drops_all_equal_groups_and_evaluation_lines_are_recorded() {
     assert_eq!(steps.len(), 2);
     assert_eq!(evals.iter().map(|v| v["step"].as_u64().unwrap_or(99)).collect::<Vec<_>>(), [0, 1, 2]);
     for e in &evals {
-        let (avg, pass) = (e["eval/succ/avg@3"].as_f64().unwrap_or(-1.0), e["eval/succ/pass@3"].as_f64().unwrap_or(-1.0));
+        let (avg, pass) =
+            (e["eval/succ/avg@3"].as_f64().unwrap_or(-1.0), e["eval/succ/pass@3"].as_f64().unwrap_or(-1.0));
         assert!((0.0..=1.0).contains(&avg) && avg <= pass && pass <= 1.0, "{e}");
     }
     // At chance most groups of 8 are all wrong: dynamic sampling drops them.

@@ -5,9 +5,7 @@
 use candle_core::{DType, Device, Tensor, Var};
 use rltrain::advantage::{self, CpgdWeight, Estimator, GpgNorm, Rollout, Whitening};
 use rltrain::aggregate::{AggMode, GlobalNorm};
-use rltrain::objectives::{
-    LossConfig, LossInputs, Objective, ObjectiveConfig, PpoClipConfig, OBJECTIVES,
-};
+use rltrain::objectives::{LossConfig, LossInputs, Objective, ObjectiveConfig, PpoClipConfig, OBJECTIVES};
 use rltrain::Error;
 
 type R<T> = rltrain::Result<T>;
@@ -17,10 +15,7 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         ((self.0 >> 11) as f64) / ((1u64 << 53) as f64)
     }
     fn range(&mut self, lo: f64, hi: f64) -> f64 {
@@ -42,15 +37,7 @@ struct Batch {
 /// log-ratios spread over every region.
 fn random_batch(seed: u64, b: usize, t: usize, spread: f64) -> Batch {
     let mut g = Lcg(seed);
-    let mut out = Batch {
-        old: vec![],
-        new: vec![],
-        adv: vec![],
-        mask: vec![],
-        reference: vec![],
-        b,
-        t,
-    };
+    let mut out = Batch { old: vec![], new: vec![], adv: vec![], mask: vec![], reference: vec![], b, t };
     for i in 0..b {
         let len = if i % 3 == 2 { t / 2 } else { t };
         let a = match i % 4 {
@@ -75,13 +62,9 @@ fn tensor(v: &[f64], b: usize, t: usize) -> R<Tensor> {
 
 fn make_inputs(batch: &Batch, logp: Tensor, sg: Option<&[f64]>) -> R<LossInputs> {
     let (b, t) = (batch.b, batch.t);
-    let mut inp = LossInputs::new(
-        logp,
-        tensor(&batch.old, b, t)?,
-        tensor(&batch.adv, b, t)?,
-        tensor(&batch.mask, b, t)?,
-    )?
-    .with_ref(tensor(&batch.reference, b, t)?)?;
+    let mut inp =
+        LossInputs::new(logp, tensor(&batch.old, b, t)?, tensor(&batch.adv, b, t)?, tensor(&batch.mask, b, t)?)?
+            .with_ref(tensor(&batch.reference, b, t)?)?;
     if let Some(sg) = sg {
         inp = inp.with_sg_logp(tensor(sg, b, t)?)?;
     }
@@ -101,9 +84,7 @@ fn fd_check(name: &str, cfg: &LossConfig, batch: &Batch) -> R<()> {
     let inp = make_inputs(batch, var.as_tensor().clone(), None)?;
     let out = cfg.loss(&inp, Some(&ids))?;
     let grads = out.total.backward()?;
-    let g = grads
-        .get(&var)
-        .map(|g| g.flatten_all().and_then(|g| g.to_vec1::<f64>()));
+    let g = grads.get(&var).map(|g| g.flatten_all().and_then(|g| g.to_vec1::<f64>()));
     let g = match g {
         Some(g) => g?,
         None => panic!("{name}: logp got no gradient"),
@@ -124,11 +105,7 @@ fn fd_check(name: &str, cfg: &LossConfig, batch: &Batch) -> R<()> {
         xm[k] -= h;
         let fd = (f(&xp)? - f(&xm)?) / (2.0 * h);
         let tol = 1e-6 * (1.0 + fd.abs());
-        assert!(
-            (fd - g[k]).abs() <= tol,
-            "{name}: token {k}: autograd {} vs finite difference {fd}",
-            g[k]
-        );
+        assert!((fd - g[k]).abs() <= tol, "{name}: token {k}: autograd {} vs finite difference {fd}", g[k]);
     }
     Ok(())
 }
@@ -144,10 +121,7 @@ fn finite_difference_gradients_for_every_objective() -> R<()> {
                 cfg
             } else {
                 LossConfig {
-                    drift: cfg.drift.or(Some(rltrain::objectives::DriftConfig {
-                        coef: 0.1,
-                        clip: 0.5,
-                    })),
+                    drift: cfg.drift.or(Some(rltrain::objectives::DriftConfig { coef: 0.1, clip: 0.5 })),
                     ..cfg
                 }
             };
@@ -164,10 +138,7 @@ fn finite_difference_gradients_for_every_objective() -> R<()> {
         rltrain::kl::KlEstimator::K3Plus,
     ] {
         let cfg = LossConfig {
-            ref_kl: Some(rltrain::kl::RefKl {
-                estimator: est,
-                coef: 0.3,
-            }),
+            ref_kl: Some(rltrain::kl::RefKl { estimator: est, coef: 0.3 }),
             ..Objective::from_name("ppo")?.defaults()
         };
         fd_check(est.name(), &cfg, &batch)?;
@@ -176,10 +147,7 @@ fn finite_difference_gradients_for_every_objective() -> R<()> {
 }
 
 fn assert_finite(label: &str, v: &[f64]) {
-    assert!(
-        v.iter().all(|x| x.is_finite()),
-        "{label}: non-finite values {v:?}"
-    );
+    assert!(v.iter().all(|x| x.is_finite()), "{label}: non-finite values {v:?}");
 }
 
 #[test]
@@ -199,27 +167,14 @@ fn far_off_ratios_masked_garbage_and_equal_rewards_stay_finite() -> R<()> {
             let cast = |v: &[f64]| -> R<Tensor> { Ok(tensor(v, b, t)?.to_dtype(dtype)?) };
             for obj in OBJECTIVES {
                 let var = Var::from_tensor(&cast(&batch.new)?)?;
-                let inp = LossInputs::new(
-                    var.as_tensor().clone(),
-                    cast(&batch.old)?,
-                    cast(&batch.adv)?,
-                    cast(&batch.mask)?,
-                )?
-                .with_ref(cast(&batch.reference)?)?;
+                let inp =
+                    LossInputs::new(var.as_tensor().clone(), cast(&batch.old)?, cast(&batch.adv)?, cast(&batch.mask)?)?
+                        .with_ref(cast(&batch.reference)?)?;
                 let out = obj.defaults().loss(&inp, Some(&groups(b)))?;
                 let total = out.total.to_dtype(DType::F64)?.to_scalar::<f64>()?;
-                assert!(
-                    total.is_finite(),
-                    "{} {dtype:?} spread {spread}: loss {total}",
-                    obj.name
-                );
+                assert!(total.is_finite(), "{} {dtype:?} spread {spread}: loss {total}", obj.name);
                 let g = out.total.backward()?;
-                let g = g
-                    .get(&var)
-                    .expect("gradient")
-                    .to_dtype(DType::F64)?
-                    .flatten_all()?
-                    .to_vec1::<f64>()?;
+                let g = g.get(&var).expect("gradient").to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?;
                 assert_finite(obj.name, &g);
                 for (gk, mk) in g.iter().zip(&batch.mask) {
                     if *mk == 0.0 {
@@ -238,37 +193,16 @@ fn equal_reward_groups_give_zero_advantage_and_no_nan() -> R<()> {
     let groups = [0, 0, 0, 1, 1, 1, 2, 2];
     let lengths = [3, 2, 1, 2, 2, 2, 4, 1];
     let kl: Vec<Vec<f64>> = lengths.iter().map(|&l| vec![0.0; l]).collect();
-    let ro = Rollout {
-        rewards: &rewards,
-        groups: &groups,
-        lengths: &lengths,
-        kl: Some(&kl),
-    };
+    let ro = Rollout { rewards: &rewards, groups: &groups, lengths: &lengths, kl: Some(&kl) };
     let estimators = [
-        Estimator::GroupNorm {
-            eps_std: 1e-6,
-            unbiased: true,
-        },
+        Estimator::GroupNorm { eps_std: 1e-6, unbiased: true },
         Estimator::MeanCentred,
-        Estimator::Loo {
-            kl_coef: 0.0,
-            whitening: None,
-        },
-        Estimator::Gpg {
-            f_norm: GpgNorm::One,
-        },
-        Estimator::Gpg {
-            f_norm: GpgNorm::Std,
-        },
-        Estimator::Cpgd {
-            weight: CpgdWeight::Equal,
-        },
-        Estimator::Cpgd {
-            weight: CpgdWeight::Std { eps: 1e-6 },
-        },
-        Estimator::Cpgd {
-            weight: CpgdWeight::ClipFilterLike { cap: 3.0 },
-        },
+        Estimator::Loo { kl_coef: 0.0, whitening: None },
+        Estimator::Gpg { f_norm: GpgNorm::One },
+        Estimator::Gpg { f_norm: GpgNorm::Std },
+        Estimator::Cpgd { weight: CpgdWeight::Equal },
+        Estimator::Cpgd { weight: CpgdWeight::Std { eps: 1e-6 } },
+        Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { cap: 3.0 } },
         Estimator::Opo,
     ];
     for est in estimators {
@@ -276,41 +210,24 @@ fn equal_reward_groups_give_zero_advantage_and_no_nan() -> R<()> {
         assert!(a.iter().flatten().all(|&v| v == 0.0), "{est}: {a:?}");
     }
     for est in [
-        Estimator::ReinforcePPBaseline {
-            whitening: Whitening::Biased,
-        },
-        Estimator::ReinforcePPBaseline {
-            whitening: Whitening::Unbiased,
-        },
-        Estimator::Loo {
-            kl_coef: 0.1,
-            whitening: Some(Whitening::Biased),
-        },
+        Estimator::ReinforcePPBaseline { whitening: Whitening::Biased },
+        Estimator::ReinforcePPBaseline { whitening: Whitening::Unbiased },
+        Estimator::Loo { kl_coef: 0.1, whitening: Some(Whitening::Biased) },
     ] {
         let a = advantage::compute(&est, &ro)?;
         assert_finite(&est.to_string(), &a.concat());
     }
     assert_eq!(advantage::frac_zero_std_groups(&rewards, &groups), 1.0);
-    assert!(advantage::dynamic_sampling_keep(&rewards, &groups)
-        .iter()
-        .all(|k| !k));
+    assert!(advantage::dynamic_sampling_keep(&rewards, &groups).iter().all(|k| !k));
     let keep = advantage::dynamic_sampling_keep(&[1.0, 0.0, 1.0, 1.0], &[0, 0, 1, 1]);
     assert_eq!(keep, vec![true, true, false, false]);
     // A batch that is all zero-advantage and fully masked rows: loss 0, no NaN.
     let dev = Device::Cpu;
     let var = Var::new(&[[-1.0f64, -2.0], [-0.5, -0.1]], &dev)?;
     let z = Tensor::zeros((2, 2), DType::F64, &dev)?;
-    let inp = LossInputs::new(
-        var.as_tensor().clone(),
-        var.as_tensor().detach(),
-        z.clone(),
-        z,
-    )?;
+    let inp = LossInputs::new(var.as_tensor().clone(), var.as_tensor().detach(), z.clone(), z)?;
     for obj in OBJECTIVES {
-        let cfg = LossConfig {
-            ref_kl: None,
-            ..obj.defaults()
-        };
+        let cfg = LossConfig { ref_kl: None, ..obj.defaults() };
         let out = cfg.loss(&inp, Some(&[0, 1]))?;
         assert_eq!(out.total.to_scalar::<f64>()?, 0.0, "{}", obj.name);
     }
@@ -326,30 +243,15 @@ fn registry_names_docs_and_errors() -> R<()> {
     assert_eq!(sorted.len(), names.len(), "duplicate names");
     let mut rows: Vec<u8> = OBJECTIVES.iter().map(|o| o.row).collect();
     rows.dedup();
-    assert_eq!(
-        rows,
-        (1..=26).collect::<Vec<u8>>(),
-        "all 26 rows of the spec table, in order"
-    );
+    assert_eq!(rows, (1..=26).collect::<Vec<u8>>(), "all 26 rows of the spec table, in order");
     for o in OBJECTIVES {
         let year = o
             .paper
             .split(|c: char| !c.is_ascii_digit())
             .any(|w| w.len() == 4 && (w.starts_with("19") || w.starts_with("20")));
-        assert!(
-            year && o.paper.len() > 10,
-            "{}: paper citation missing a year: {}",
-            o.name,
-            o.paper
-        );
+        assert!(year && o.paper.len() > 10, "{}: paper citation missing a year: {}", o.name, o.paper);
         assert!(!o.formula.is_empty() && !o.title.is_empty(), "{}", o.name);
-        assert!(
-            o.name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
-            "{}",
-            o.name
-        );
+        assert!(o.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{}", o.name);
         assert_eq!(Objective::from_name(o.name)?.name, o.name);
         o.defaults().validate()?;
     }
@@ -357,10 +259,7 @@ fn registry_names_docs_and_errors() -> R<()> {
         Err(Error::UnknownObjective { name, valid }) => {
             assert_eq!(name, "grpoo");
             for n in &names {
-                assert!(
-                    valid.split(", ").any(|v| v == *n),
-                    "{n} missing from the error"
-                );
+                assert!(valid.split(", ").any(|v| v == *n), "{n} missing from the error");
             }
         }
         other => panic!("expected UnknownObjective, got {other:?}"),
@@ -373,11 +272,7 @@ fn registry_defaults_follow_the_spec() -> R<()> {
     let d = |n: &str| Objective::from_name(n).map(|o| o.defaults());
     assert_eq!(
         d("dapo")?.objective,
-        ObjectiveConfig::PpoClip(PpoClipConfig {
-            eps_low: 0.2,
-            eps_high: 0.28,
-            dual_clip: None
-        })
+        ObjectiveConfig::PpoClip(PpoClipConfig { eps_low: 0.2, eps_high: 0.28, dual_clip: None })
     );
     assert_eq!(d("grpo")?.agg, AggMode::SeqMeanTokenMean);
     assert_eq!(d("cpgd")?.agg, AggMode::GroupTokenMean);
@@ -386,12 +281,8 @@ fn registry_defaults_follow_the_spec() -> R<()> {
     assert_eq!((drift.coef, drift.clip), (0.01, 2.0));
     assert!(d("cpg")?.drift.is_none());
     assert!(matches!(d("dgpo")?.objective, ObjectiveConfig::Dgpo(c) if c.n == 1.0 && c.m == 2.0));
-    assert!(
-        matches!(d("gspo")?.objective, ObjectiveConfig::Gspo(c) if c.eps_low == 3e-4 && c.eps_high == 4e-4)
-    );
-    assert!(
-        matches!(d("ce-gppo")?.objective, ObjectiveConfig::Gppo(c) if c.beta1 == 0.75 && c.beta2 == 1.0)
-    );
+    assert!(matches!(d("gspo")?.objective, ObjectiveConfig::Gspo(c) if c.eps_low == 3e-4 && c.eps_high == 4e-4));
+    assert!(matches!(d("ce-gppo")?.objective, ObjectiveConfig::Gppo(c) if c.beta1 == 0.75 && c.beta2 == 1.0));
     assert!(matches!(d("cispo")?.objective, ObjectiveConfig::Cispo(c) if c.eps_low.is_none()));
     assert_eq!(d("dr-grpo")?.advantage, Estimator::MeanCentred);
     Ok(())
@@ -403,32 +294,12 @@ fn table_lists_every_objective_with_defaults() {
     let lines: Vec<&str> = table.lines().collect();
     assert_eq!(lines.len(), OBJECTIVES.len() + 2);
     for o in OBJECTIVES {
-        assert!(
-            lines
-                .iter()
-                .any(|l| l.starts_with(&format!("| {} |", o.name))),
-            "{} missing",
-            o.name
-        );
+        assert!(lines.iter().any(|l| l.starts_with(&format!("| {} |", o.name))), "{} missing", o.name);
     }
-    let dgpo = lines
-        .iter()
-        .find(|l| l.starts_with("| dgpo |"))
-        .copied()
-        .unwrap_or_default();
-    assert!(
-        dgpo.contains("n=1 m=2") && dgpo.contains("token-mean"),
-        "{dgpo}"
-    );
-    let cpgd = lines
-        .iter()
-        .find(|l| l.starts_with("| cpgd |"))
-        .copied()
-        .unwrap_or_default();
-    assert!(
-        cpgd.contains("drift α=0.01 c=2") && cpgd.contains("group-token-mean"),
-        "{cpgd}"
-    );
+    let dgpo = lines.iter().find(|l| l.starts_with("| dgpo |")).copied().unwrap_or_default();
+    assert!(dgpo.contains("n=1 m=2") && dgpo.contains("token-mean"), "{dgpo}");
+    let cpgd = lines.iter().find(|l| l.starts_with("| cpgd |")).copied().unwrap_or_default();
+    assert!(cpgd.contains("drift α=0.01 c=2") && cpgd.contains("group-token-mean"), "{cpgd}");
 }
 
 #[test]
@@ -437,54 +308,30 @@ fn misuse_fails_loudly() -> R<()> {
     let inp = make_inputs(&batch, tensor(&batch.new, 2, 3)?, None)?;
     // Wrong config family for an objective.
     let dgpo = Objective::from_name("dgpo")?;
-    assert!(matches!(
-        dgpo.per_token(&inp, &ObjectiveConfig::NoClip),
-        Err(Error::ConfigMismatch { .. })
-    ));
+    assert!(matches!(dgpo.per_token(&inp, &ObjectiveConfig::NoClip), Err(Error::ConfigMismatch { .. })));
     // Sequence-level loss with a token aggregation.
-    let gspo = LossConfig {
-        agg: AggMode::TokenMean,
-        ..Objective::from_name("gspo")?.defaults()
-    };
-    assert!(matches!(
-        gspo.loss(&inp, None),
-        Err(Error::InvalidConfig(_))
-    ));
+    let gspo = LossConfig { agg: AggMode::TokenMean, ..Objective::from_name("gspo")?.defaults() };
+    assert!(matches!(gspo.loss(&inp, None), Err(Error::InvalidConfig(_))));
     // A reference-KL term without logp_ref.
-    let no_ref = LossInputs::new(
-        inp.logp.clone(),
-        inp.logp_old.clone(),
-        inp.advantages.clone(),
-        inp.mask.clone(),
-    )?;
+    let no_ref = LossInputs::new(inp.logp.clone(), inp.logp_old.clone(), inp.advantages.clone(), inp.mask.clone())?;
     match Objective::from_name("grpo")?.defaults().loss(&no_ref, None) {
         Err(Error::InvalidInput(msg)) => assert!(msg.contains("logp_ref"), "{msg}"),
         other => panic!("expected InvalidInput, got {other:?}"),
     }
     // Bad hyper-parameters and shapes.
     let bad = LossConfig {
-        objective: ObjectiveConfig::PpoClip(PpoClipConfig {
-            eps_low: -0.1,
-            ..PpoClipConfig::default()
-        }),
+        objective: ObjectiveConfig::PpoClip(PpoClipConfig { eps_low: -0.1, ..PpoClipConfig::default() }),
         ..Objective::from_name("ppo")?.defaults()
     };
     assert!(bad.loss(&inp, None).is_err());
     let dual = LossConfig {
-        objective: ObjectiveConfig::PpoClip(PpoClipConfig {
-            dual_clip: Some(0.5),
-            ..PpoClipConfig::default()
-        }),
+        objective: ObjectiveConfig::PpoClip(PpoClipConfig { dual_clip: Some(0.5), ..PpoClipConfig::default() }),
         ..Objective::from_name("ppo")?.defaults()
     };
     assert!(dual.loss(&inp, None).is_err());
-    assert!(LossInputs::new(
-        inp.logp.clone(),
-        tensor(&[0.0; 4], 2, 2)?,
-        inp.advantages.clone(),
-        inp.mask.clone()
-    )
-    .is_err());
+    assert!(
+        LossInputs::new(inp.logp.clone(), tensor(&[0.0; 4], 2, 2)?, inp.advantages.clone(), inp.mask.clone()).is_err()
+    );
     Ok(())
 }
 
@@ -493,34 +340,19 @@ fn global_normalisers_make_micro_batches_add_up() -> R<()> {
     let batch = random_batch(21, 8, 5, 0.5);
     let ids = groups(8);
     let full = make_inputs(&batch, tensor(&batch.new, 8, 5)?, None)?;
-    let lengths: Vec<usize> = batch
-        .mask
-        .chunks(5)
-        .map(|r| r.iter().filter(|&&m| m != 0.0).count())
-        .collect();
+    let lengths: Vec<usize> = batch.mask.chunks(5).map(|r| r.iter().filter(|&&m| m != 0.0).count()).collect();
     let global = GlobalNorm::from_lengths(&lengths, Some(&ids))?;
     for mode in AggMode::ALL {
-        let cfg = LossConfig {
-            agg: mode,
-            ..Objective::from_name("cpgd")?.defaults()
-        };
+        let cfg = LossConfig { agg: mode, ..Objective::from_name("cpgd")?.defaults() };
         let whole = cfg.loss(&full, Some(&ids))?.total.to_scalar::<f64>()?;
         let mut sum = 0.0;
         for (lo, hi) in [(0usize, 3usize), (3, 8)] {
             let part = |v: &[f64]| tensor(&v[lo * 5..hi * 5], hi - lo, 5);
-            let inp = LossInputs::new(
-                part(&batch.new)?,
-                part(&batch.old)?,
-                part(&batch.adv)?,
-                part(&batch.mask)?,
-            )?;
+            let inp = LossInputs::new(part(&batch.new)?, part(&batch.old)?, part(&batch.adv)?, part(&batch.mask)?)?;
             let out = cfg.loss_with(&inp, Some(&ids[lo..hi]), Some(&global))?;
             sum += out.total.to_scalar::<f64>()?;
         }
-        assert!(
-            (sum - whole).abs() < 1e-12,
-            "{mode}: micro-batches {sum} vs whole {whole}"
-        );
+        assert!((sum - whole).abs() < 1e-12, "{mode}: micro-batches {sum} vs whole {whole}");
     }
     Ok(())
 }
@@ -546,31 +378,15 @@ fn extra_terms_combine_as_documented() -> R<()> {
     // CPGD: policy + α·Agg(E).
     let cpgd = Objective::from_name("cpgd")?.defaults();
     let out = cpgd.loss(&inp, Some(&ids))?;
-    let drift = out
-        .drift
-        .as_ref()
-        .map(scalar)
-        .transpose()?
-        .unwrap_or(f64::NAN);
+    let drift = out.drift.as_ref().map(scalar).transpose()?.unwrap_or(f64::NAN);
     assert!((scalar(&out.total)? - scalar(&out.policy)? - 0.01 * drift).abs() < 1e-12);
     // Entropy bonus: policy - c_H·Agg(H), and the metric reports the mean entropy.
     let h = tensor(&[0.5; 20], 4, 5)?;
     let inp_h = inp.clone().with_entropy(h)?;
-    let cfg = LossConfig {
-        entropy_coef: 0.1,
-        ..Objective::from_name("dapo")?.defaults()
-    };
+    let cfg = LossConfig { entropy_coef: 0.1, ..Objective::from_name("dapo")?.defaults() };
     let out = cfg.loss(&inp_h, None)?;
-    let ent = out
-        .entropy
-        .as_ref()
-        .map(scalar)
-        .transpose()?
-        .unwrap_or(f64::NAN);
-    assert!(
-        (ent - 0.5).abs() < 1e-12,
-        "token-mean of a constant entropy: {ent}"
-    );
+    let ent = out.entropy.as_ref().map(scalar).transpose()?.unwrap_or(f64::NAN);
+    assert!((ent - 0.5).abs() < 1e-12, "token-mean of a constant entropy: {ent}");
     assert!((scalar(&out.total)? - scalar(&out.policy)? + 0.05).abs() < 1e-12);
     let m = rltrain::metrics::batch_metrics(&inp_h, &out.terms.regions)?;
     assert_eq!(m.entropy, Some(0.5));

@@ -7,9 +7,9 @@ use rltrain::aggregate::{aggregate, weights, AggMode};
 use rltrain::kl::{drift_k3, full_kl, kl_ref, KlEstimator};
 use rltrain::metrics::{batch_metrics, token_entropy, token_logprobs};
 use rltrain::objectives::{
-    cpgd, AspoConfig, CispoConfig, CpgConfig, CpgValue, DgpoConfig, DriftConfig, GmpoConfig,
-    GppoConfig, GspoConfig, KlCovConfig, LossConfig, LossInputs, Objective, ObjectiveConfig,
-    ObjectiveKind, PgConfig, PgValue, PpoClipConfig, SapoConfig, OBJECTIVES,
+    cpgd, AspoConfig, CispoConfig, CpgConfig, CpgValue, DgpoConfig, DriftConfig, GmpoConfig, GppoConfig, GspoConfig,
+    KlCovConfig, LossConfig, LossInputs, Objective, ObjectiveConfig, ObjectiveKind, PgConfig, PgValue, PpoClipConfig,
+    SapoConfig, OBJECTIVES,
 };
 use rltrain::objectives::{CfpoConfig, ClipCovConfig};
 
@@ -23,20 +23,12 @@ const ADV: [f64; 9] = [0.5, 1.0, 1.5, 1.0, 2.0, -0.5, -1.0, -1.5, -2.0];
 fn close(label: &str, got: &[f64], want: &[f64]) {
     assert_eq!(got.len(), want.len(), "{label}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= TOL,
-            "{label}[{i}]: got {g:.9}, want {w:.9}\n got {got:?}\nwant {want:?}"
-        );
+        assert!((g - w).abs() <= TOL, "{label}[{i}]: got {g:.9}, want {w:.9}\n got {got:?}\nwant {want:?}");
     }
 }
 
 /// `[B,T]` inputs from row vectors; returns the `Var` behind `logp`.
-fn inputs(
-    new: &[Vec<f64>],
-    old: &[Vec<f64>],
-    adv: &[Vec<f64>],
-    mask: &[Vec<f64>],
-) -> R<(Var, LossInputs)> {
+fn inputs(new: &[Vec<f64>], old: &[Vec<f64>], adv: &[Vec<f64>], mask: &[Vec<f64>]) -> R<(Var, LossInputs)> {
     let dev = Device::Cpu;
     let t = |rows: &[Vec<f64>]| -> R<Tensor> {
         let b = rows.len();
@@ -49,12 +41,7 @@ fn inputs(
 }
 
 fn canonical() -> R<(Var, LossInputs)> {
-    inputs(
-        &[NEW.to_vec()],
-        &[OLD.to_vec()],
-        &[ADV.to_vec()],
-        &[vec![1.0; 9]],
-    )
+    inputs(&[NEW.to_vec()], &[OLD.to_vec()], &[ADV.to_vec()], &[vec![1.0; 9]])
 }
 
 fn row(t: &Tensor) -> R<Vec<f64>> {
@@ -70,45 +57,17 @@ fn loss_and_grad(cfg: &LossConfig, var: &Var, inp: &LossInputs) -> R<(Vec<f64>, 
 }
 
 fn recipe(objective: ObjectiveConfig, drift: Option<DriftConfig>) -> LossConfig {
-    let base = Objective::from_name("ppo")
-        .map(|o| o.defaults())
-        .expect("ppo is registered");
-    LossConfig {
-        objective,
-        drift,
-        ref_kl: None,
-        ..base
-    }
+    let base = Objective::from_name("ppo").map(|o| o.defaults()).expect("ppo is registered");
+    LossConfig { objective, drift, ref_kl: None, ..base }
 }
 
-const DRIFT_TEST: Option<DriftConfig> = Some(DriftConfig {
-    coef: 0.1,
-    clip: 2.0,
-});
+const DRIFT_TEST: Option<DriftConfig> = Some(DriftConfig { coef: 0.1, clip: 2.0 });
 
 #[test]
 fn t1_canonical_tokens_loss_and_gradient() -> R<()> {
-    let ppo = |lo, hi, c| {
-        ObjectiveConfig::PpoClip(PpoClipConfig {
-            eps_low: lo,
-            eps_high: hi,
-            dual_clip: c,
-        })
-    };
-    let cpg = |value| {
-        ObjectiveConfig::Cpg(CpgConfig {
-            eps: 0.2,
-            lambda: 1.0,
-            value,
-        })
-    };
-    let dgpo = |n, m| {
-        ObjectiveConfig::Dgpo(DgpoConfig {
-            n,
-            m,
-            ..DgpoConfig::default()
-        })
-    };
+    let ppo = |lo, hi, c| ObjectiveConfig::PpoClip(PpoClipConfig { eps_low: lo, eps_high: hi, dual_clip: c });
+    let cpg = |value| ObjectiveConfig::Cpg(CpgConfig { eps: 0.2, lambda: 1.0, value });
+    let dgpo = |n, m| ObjectiveConfig::Dgpo(DgpoConfig { n, m, ..DgpoConfig::default() });
     #[rustfmt::skip]
     let table: Vec<(&str, LossConfig, [f64; 9], [f64; 9])> = vec![
         ("pg -A logpi", recipe(ObjectiveConfig::Pg(PgConfig { value: PgValue::LogProb }), None),
@@ -199,31 +158,16 @@ fn t1_dgpo_probability_weights_match_ratio_form() {
     close("DGPO LN F", &[c_left * pi.powf(cfg.n) * pi], &[0.459849]);
     let (_, c_right) = cfg.constants(OLD[1].exp());
     let pi = NEW[1].exp();
-    close(
-        "DGPO HP F",
-        &[c_right * pi.powf(-1.0 / cfg.m) * pi],
-        &[1.222821],
-    );
+    close("DGPO HP F", &[c_right * pi.powf(-1.0 / cfg.m) * pi], &[1.222821]);
 }
 
 #[test]
 fn t1_cispo_absolute_cap() -> R<()> {
     // TRL form: r̂ = min(r, 1.5), no lower bound; g = -r̂A.
     let (var, inp) = canonical()?;
-    let cfg = recipe(
-        ObjectiveConfig::Cispo(CispoConfig {
-            eps_low: None,
-            eps_high: 0.2,
-            abs_cap: Some(1.5),
-        }),
-        None,
-    );
+    let cfg = recipe(ObjectiveConfig::Cispo(CispoConfig { eps_low: None, eps_high: 0.2, abs_cap: Some(1.5) }), None);
     let (_, g) = loss_and_grad(&cfg, &var, &inp)?;
-    let r: Vec<f64> = NEW
-        .iter()
-        .zip(&OLD)
-        .map(|(n, o)| (n - o).exp().min(1.5))
-        .collect();
+    let r: Vec<f64> = NEW.iter().zip(&OLD).map(|(n, o)| (n - o).exp().min(1.5)).collect();
     let want: Vec<f64> = r.iter().zip(&ADV).map(|(r, a)| -r * a).collect();
     close("cispo abs cap", &g, &want);
     assert!((want[8] - 3.0).abs() < 1e-12 && (want[4] + 2.0 * 0.223130).abs() < 1e-6);
@@ -238,17 +182,12 @@ fn t1_drift_term_alone() -> R<()> {
     close(
         "drift",
         &row(&e)?,
-        &[
-            -0.094654, -0.118117, -0.786920, 0.230776, 1.320679, 0.060963, 0.550857, -1.297443,
-            -3.4,
-        ],
+        &[-0.094654, -0.118117, -0.786920, 0.230776, 1.320679, 0.060963, 0.550857, -1.297443, -3.4],
     );
     close(
         "drift grad",
         &row(g.get(&var).expect("grad"))?,
-        &[
-            0.105171, 0.246077, 0.491825, -0.329680, -0.776870, -0.048771, -0.393469, 0.648721, 2.0,
-        ],
+        &[0.105171, 0.246077, 0.491825, -0.329680, -0.776870, -0.048771, -0.393469, 0.648721, 2.0],
     );
     Ok(())
 }
@@ -256,28 +195,17 @@ fn t1_drift_term_alone() -> R<()> {
 #[test]
 fn t1_regions_and_metrics() -> R<()> {
     let (_, inp) = canonical()?;
-    let terms = recipe(
-        ObjectiveConfig::PpoClip(PpoClipConfig {
-            dual_clip: Some(3.0),
-            ..PpoClipConfig::default()
-        }),
-        None,
-    )
-    .objective
-    .per_token(&inp)?;
+    let terms =
+        recipe(ObjectiveConfig::PpoClip(PpoClipConfig { dual_clip: Some(3.0), ..PpoClipConfig::default() }), None)
+            .objective
+            .per_token(&inp)?;
     let u8row = |t: &Tensor| -> R<Vec<u8>> { Ok(t.flatten_all()?.to_vec1::<u8>()?) };
-    assert_eq!(
-        u8row(&terms.regions.in_band)?,
-        vec![1, 0, 0, 0, 0, 1, 0, 0, 0]
-    );
+    assert_eq!(u8row(&terms.regions.in_band)?, vec![1, 0, 0, 0, 0, 1, 0, 0, 0]);
     assert_eq!(u8row(&terms.regions.hp)?, vec![0, 1, 1, 0, 0, 0, 0, 0, 0]);
     assert_eq!(u8row(&terms.regions.lp)?, vec![0, 0, 0, 1, 1, 0, 0, 0, 0]);
     assert_eq!(u8row(&terms.regions.ln)?, vec![0, 0, 0, 0, 0, 0, 1, 0, 0]);
     assert_eq!(u8row(&terms.regions.hn)?, vec![0, 0, 0, 0, 0, 0, 0, 1, 1]);
-    assert_eq!(
-        u8row(&terms.regions.dual_clip)?,
-        vec![0, 0, 0, 0, 0, 0, 0, 0, 1]
-    );
+    assert_eq!(u8row(&terms.regions.dual_clip)?, vec![0, 0, 0, 0, 0, 0, 0, 0, 1]);
     let m = batch_metrics(&inp, &terms.regions)?;
     assert_eq!(m.n_tokens, 9);
     close(
@@ -287,31 +215,14 @@ fn t1_regions_and_metrics() -> R<()> {
     );
     close("clipfrac objective", &[m.clipfrac_objective], &[4.0 / 9.0]);
     close("ppo_kl", &[m.ppo_kl, m.ppo_kl_k3], &[-0.007778, 0.282478]);
-    close(
-        "ratio min/max",
-        &[m.ratio_min, m.ratio_max],
-        &[0.223130, 3.669297],
-    );
+    close("ratio min/max", &[m.ratio_min, m.ratio_max], &[0.223130, 3.669297]);
     // DAPO's wider upper bound moves t2 from HP to M.
-    let dapo = Objective::from_name("dapo")?
-        .defaults()
-        .objective
-        .per_token(&inp)?;
-    assert_eq!(
-        u8row(&dapo.regions.in_band)?,
-        vec![1, 1, 0, 0, 0, 1, 0, 0, 0]
-    );
+    let dapo = Objective::from_name("dapo")?.defaults().objective.per_token(&inp)?;
+    assert_eq!(u8row(&dapo.regions.in_band)?, vec![1, 1, 0, 0, 0, 1, 0, 0, 0]);
     // CISPO counts r̂ != r as clipped.
-    let cispo = ObjectiveConfig::Cispo(CispoConfig {
-        eps_low: Some(0.2),
-        eps_high: 0.2,
-        abs_cap: None,
-    })
-    .per_token(&inp)?;
-    assert_eq!(
-        u8row(&cispo.regions.clipped)?,
-        vec![0, 1, 1, 1, 1, 0, 1, 1, 1]
-    );
+    let cispo =
+        ObjectiveConfig::Cispo(CispoConfig { eps_low: Some(0.2), eps_high: 0.2, abs_cap: None }).per_token(&inp)?;
+    assert_eq!(u8row(&cispo.regions.clipped)?, vec![0, 1, 1, 1, 1, 0, 1, 1, 1]);
     Ok(())
 }
 
@@ -322,79 +233,42 @@ fn t0_on_policy_identity_for_every_per_token_objective() -> R<()> {
         if obj.kind() == ObjectiveKind::Sequence {
             continue;
         }
-        let cfg = LossConfig {
-            ref_kl: None,
-            ..obj.defaults()
-        };
+        let cfg = LossConfig { ref_kl: None, ..obj.defaults() };
         for a in [1.3, -0.7] {
-            let (var, inp) = inputs(
-                &[vec![-1.1, -1.1]],
-                &[vec![-1.1, -1.1]],
-                &[vec![a, a]],
-                &[vec![1.0, 1.0]],
-            )?;
+            let (var, inp) = inputs(&[vec![-1.1, -1.1]], &[vec![-1.1, -1.1]], &[vec![a, a]], &[vec![1.0, 1.0]])?;
             let (loss, grad) = loss_and_grad(&cfg, &var, &inp)?;
             close(&format!("T0 {} A={a}", obj.name), &grad, &[-a, -a]);
             let want = match cfg.objective {
-                ObjectiveConfig::Pg(PgConfig {
-                    value: PgValue::LogProb,
-                }) => -a * -1.1,
-                ObjectiveConfig::Pg(PgConfig {
-                    value: PgValue::LogRatio,
-                })
-                | ObjectiveConfig::Cpg(_) => 0.0,
+                ObjectiveConfig::Pg(PgConfig { value: PgValue::LogProb }) => -a * -1.1,
+                ObjectiveConfig::Pg(PgConfig { value: PgValue::LogRatio }) | ObjectiveConfig::Cpg(_) => 0.0,
                 ObjectiveConfig::Cispo(_) => -a * -1.1,
                 ObjectiveConfig::Sapo(c) => -2.0 * a / if a > 0.0 { c.tau_pos } else { c.tau_neg },
                 _ => -a,
             };
             // The drift term adds min(r-1, c)·logπ = 0 on-policy.
-            close(
-                &format!("T0 value {} A={a}", obj.name),
-                &loss,
-                &[want, want],
-            );
+            close(&format!("T0 value {} A={a}", obj.name), &loss, &[want, want]);
         }
         checked += 1;
     }
     assert!(checked >= 26, "T0 ran on {checked} objectives");
     // The spec's listed values: PG/CISPO +1.43 / -0.77, SAPO -2.6 / +1.333333.
     let (_, inp) = inputs(&[vec![-1.1]], &[vec![-1.1]], &[vec![1.3]], &[vec![1.0]])?;
-    close(
-        "sapo T0",
-        &row(&ObjectiveConfig::Sapo(SapoConfig::default())
-            .per_token(&inp)?
-            .loss)?,
-        &[-2.6],
-    );
+    close("sapo T0", &row(&ObjectiveConfig::Sapo(SapoConfig::default()).per_token(&inp)?.loss)?, &[-2.6]);
     let (_, inp) = inputs(&[vec![-1.1]], &[vec![-1.1]], &[vec![-0.7]], &[vec![1.0]])?;
-    close(
-        "sapo T0 neg",
-        &row(&ObjectiveConfig::Sapo(SapoConfig::default())
-            .per_token(&inp)?
-            .loss)?,
-        &[1.333333],
-    );
+    close("sapo T0 neg", &row(&ObjectiveConfig::Sapo(SapoConfig::default()).per_token(&inp)?.loss)?, &[1.333333]);
     Ok(())
 }
 
 #[test]
 fn t2_aggregation_modes() -> R<()> {
     let dev = Device::Cpu;
-    let loss = Var::from_tensor(&Tensor::new(
-        &[[1.0f64, 2.0, 3.0, 0.0], [4.0, 5.0, 0.0, 0.0]],
-        &dev,
-    )?)?;
+    let loss = Var::from_tensor(&Tensor::new(&[[1.0f64, 2.0, 3.0, 0.0], [4.0, 5.0, 0.0, 0.0]], &dev)?)?;
     let mask = Tensor::new(&[[1.0f64, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0]], &dev)?;
     let cases = [
         (AggMode::TokenMean, 3.0, 0.2, 0.2),
         (AggMode::SeqMeanTokenMean, 3.25, 1.0 / 6.0, 0.25),
         (AggMode::SeqMeanTokenSum, 7.5, 0.5, 0.5),
-        (
-            AggMode::SeqMeanTokenSumNorm { l_norm: None },
-            3.75,
-            0.25,
-            0.25,
-        ),
+        (AggMode::SeqMeanTokenSumNorm { l_norm: None }, 3.75, 0.25, 0.25),
         (AggMode::DrGrpo { l_max: 4 }, 1.875, 0.125, 0.125),
     ];
     for (mode, value, wa, wb) in cases {
@@ -402,50 +276,19 @@ fn t2_aggregation_modes() -> R<()> {
         let g = v.backward()?;
         let g = g.get(&loss).expect("grad").to_vec2::<f64>()?;
         close(mode.name(), &[v.to_scalar::<f64>()?], &[value]);
-        close(
-            &format!("{} weights", mode.name()),
-            &g.concat(),
-            &[wa, wa, wa, 0.0, wb, wb, 0.0, 0.0],
-        );
+        close(&format!("{} weights", mode.name()), &g.concat(), &[wa, wa, wa, 0.0, wb, wb, 0.0, 0.0]);
     }
     // Group-token-mean vs token-mean with a second prompt of one 1-token response (loss 6).
-    let loss3 = Tensor::new(
-        &[
-            [1.0f64, 2.0, 3.0, 0.0],
-            [4.0, 5.0, 0.0, 0.0],
-            [6.0, 0.0, 0.0, 0.0],
-        ],
-        &dev,
-    )?;
-    let mask3 = Tensor::new(
-        &[
-            [1.0f64, 1.0, 1.0, 0.0],
-            [1.0, 1.0, 0.0, 0.0],
-            [1.0, 0.0, 0.0, 0.0],
-        ],
-        &dev,
-    )?;
+    let loss3 = Tensor::new(&[[1.0f64, 2.0, 3.0, 0.0], [4.0, 5.0, 0.0, 0.0], [6.0, 0.0, 0.0, 0.0]], &dev)?;
+    let mask3 = Tensor::new(&[[1.0f64, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]], &dev)?;
     let groups = [0usize, 0, 1];
-    let g =
-        aggregate(AggMode::GroupTokenMean, &loss3, &mask3, Some(&groups))?.to_scalar::<f64>()?;
+    let g = aggregate(AggMode::GroupTokenMean, &loss3, &mask3, Some(&groups))?.to_scalar::<f64>()?;
     let t = aggregate(AggMode::TokenMean, &loss3, &mask3, Some(&groups))?.to_scalar::<f64>()?;
     close("group-token-mean", &[g, t], &[4.5, 3.5]);
-    assert!(
-        aggregate(AggMode::GroupTokenMean, &loss3, &mask3, None).is_err(),
-        "group mode needs ids"
-    );
+    assert!(aggregate(AggMode::GroupTokenMean, &loss3, &mask3, None).is_err(), "group mode needs ids");
     // Verl's sum-norm with an explicit loss_scale_factor.
-    let w = weights(
-        AggMode::SeqMeanTokenSumNorm { l_norm: Some(8) },
-        &mask,
-        None,
-        None,
-    )?;
-    close(
-        "sum-norm L=8",
-        &w.to_vec2::<f64>()?.concat(),
-        &[0.125, 0.125, 0.125, 0.0, 0.125, 0.125, 0.0, 0.0],
-    );
+    let w = weights(AggMode::SeqMeanTokenSumNorm { l_norm: Some(8) }, &mask, None, None)?;
+    close("sum-norm L=8", &w.to_vec2::<f64>()?.concat(), &[0.125, 0.125, 0.125, 0.0, 0.125, 0.125, 0.0, 0.0]);
     Ok(())
 }
 
@@ -457,26 +300,11 @@ fn t3_gspo_sequence_and_token_forms() -> R<()> {
         vec![0.0010, 0.0004, 0.0],
         vec![0.0010, 0.0004, 0.0],
     ];
-    let mask = [
-        vec![1.0, 1.0, 1.0],
-        vec![1.0, 1.0, 0.0],
-        vec![1.0, 1.0, 0.0],
-        vec![1.0, 1.0, 0.0],
-    ];
+    let mask = [vec![1.0, 1.0, 1.0], vec![1.0, 1.0, 0.0], vec![1.0, 1.0, 0.0], vec![1.0, 1.0, 0.0]];
     let a = [1.0, -0.5, -2.0, 2.0];
-    let adv: Vec<Vec<f64>> = a
-        .iter()
-        .zip(&mask)
-        .map(|(&a, m)| m.iter().map(|x| x * a).collect())
-        .collect();
-    let old: Vec<Vec<f64>> = mask
-        .iter()
-        .map(|m| m.iter().map(|_| -1.0).collect())
-        .collect();
-    let new: Vec<Vec<f64>> = rho
-        .iter()
-        .map(|r| r.iter().map(|x| x - 1.0).collect())
-        .collect();
+    let adv: Vec<Vec<f64>> = a.iter().zip(&mask).map(|(&a, m)| m.iter().map(|x| x * a).collect()).collect();
+    let old: Vec<Vec<f64>> = mask.iter().map(|m| m.iter().map(|_| -1.0).collect()).collect();
+    let new: Vec<Vec<f64>> = rho.iter().map(|r| r.iter().map(|x| x - 1.0).collect()).collect();
     let seq_loss = [-1.000200, 0.499850, 2.001400, -2.000800];
     let agg_grad = [-0.083350, 0.0, 0.250175, 0.0];
     let tok_grad = [-1.000200, 0.0, 2.001400, 0.0];
@@ -484,11 +312,7 @@ fn t3_gspo_sequence_and_token_forms() -> R<()> {
         let cfg = Objective::from_name(name)?.defaults();
         let (var, inp) = inputs(&new, &old, &adv, &mask)?;
         let out = cfg.loss(&inp, None)?;
-        close(
-            &format!("{name} total"),
-            &[out.total.to_scalar::<f64>()?],
-            &[seq_loss.iter().sum::<f64>() / 4.0],
-        );
+        close(&format!("{name} total"), &[out.total.to_scalar::<f64>()?], &[seq_loss.iter().sum::<f64>() / 4.0]);
         let g = out.total.backward()?;
         let g = g.get(&var).expect("grad").to_vec2::<f64>()?;
         let l = out.terms.loss.to_vec2::<f64>()?;
@@ -506,21 +330,13 @@ fn t3_gspo_sequence_and_token_forms() -> R<()> {
             let (var, inp) = inputs(&new, &old, &adv, &mask)?;
             let (_, g) = loss_and_grad(&cfg, &var, &inp)?;
             let mask = &mask;
-            let want: Vec<f64> = (0..4)
-                .flat_map(|i| (0..3).map(move |t| tok_grad[i] * mask[i][t]))
-                .collect();
+            let want: Vec<f64> = (0..4).flat_map(|i| (0..3).map(move |t| tok_grad[i] * mask[i][t])).collect();
             close("gspo-token per-token g", &g, &want);
         }
     }
     // Canonical tokens with ε = 0.2.
-    let wide = ObjectiveConfig::Gspo(GspoConfig {
-        eps_low: 0.2,
-        eps_high: 0.2,
-    });
-    let cfg = LossConfig {
-        objective: wide,
-        ..Objective::from_name("gspo")?.defaults()
-    };
+    let wide = ObjectiveConfig::Gspo(GspoConfig { eps_low: 0.2, eps_high: 0.2 });
+    let cfg = LossConfig { objective: wide, ..Objective::from_name("gspo")?.defaults() };
     let (var, inp) = inputs(
         &[NEW[0..3].to_vec(), NEW[5..8].to_vec()],
         &[OLD[0..3].to_vec(), OLD[5..8].to_vec()],
@@ -533,45 +349,20 @@ fn t3_gspo_sequence_and_token_forms() -> R<()> {
     let g = out.total.backward()?;
     let g = g.get(&var).expect("grad").to_vec2::<f64>()?;
     // Per-token g 0.983471 for the second sequence = B·|o|·∂L/∂logπ.
-    close(
-        "gspo canonical g",
-        &[g[0][0] * 6.0, g[1][0] * 6.0, g[1][2] * 6.0],
-        &[0.0, 0.983471, 0.983471],
-    );
+    close("gspo canonical g", &[g[0][0] * 6.0, g[1][0] * 6.0, g[1][2] * 6.0], &[0.0, 0.983471, 0.983471]);
     Ok(())
 }
 
 #[test]
 fn t4_gmpo() -> R<()> {
     let cases = [
-        (
-            [0.10, 0.22, 0.40],
-            1.0,
-            0.2,
-            -1.181360,
-            [-0.393787, 0.0, 0.0],
-        ),
-        (
-            [-0.05, -0.50, 0.50],
-            -1.0,
-            0.2,
-            1.086904,
-            [0.362301, 0.0, 0.362301],
-        ),
-        (
-            [0.10, 0.22, 0.35],
-            1.0,
-            0.4,
-            -1.250237,
-            [-0.416746, -0.416746, -0.416746],
-        ),
+        ([0.10, 0.22, 0.40], 1.0, 0.2, -1.181360, [-0.393787, 0.0, 0.0]),
+        ([-0.05, -0.50, 0.50], -1.0, 0.2, 1.086904, [0.362301, 0.0, 0.362301]),
+        ([0.10, 0.22, 0.35], 1.0, 0.4, -1.250237, [-0.416746, -0.416746, -0.416746]),
     ];
     for (rho, a, eps, want_l, want_g) in cases {
         let cfg = LossConfig {
-            objective: ObjectiveConfig::Gmpo(GmpoConfig {
-                log_eps_low: eps,
-                log_eps_high: eps,
-            }),
+            objective: ObjectiveConfig::Gmpo(GmpoConfig { log_eps_low: eps, log_eps_high: eps }),
             ..Objective::from_name("gmpo")?.defaults()
         };
         let new: Vec<f64> = rho.iter().map(|r| r - 0.5).collect();
@@ -586,20 +377,8 @@ fn t4_gmpo() -> R<()> {
 
 #[test]
 fn t5_cpgd_tight_to_loose_schedule() -> R<()> {
-    let cfg = recipe(
-        ObjectiveConfig::Cpg(CpgConfig {
-            eps: 0.2,
-            lambda: 0.5,
-            value: CpgValue::LogRatio,
-        }),
-        None,
-    );
-    let (var, inp) = inputs(
-        &[vec![0.13 - 1.0; 4]],
-        &[vec![-1.0; 4]],
-        &[vec![1.0; 4]],
-        &[vec![1.0; 4]],
-    )?;
+    let cfg = recipe(ObjectiveConfig::Cpg(CpgConfig { eps: 0.2, lambda: 0.5, value: CpgValue::LogRatio }), None);
+    let (var, inp) = inputs(&[vec![0.13 - 1.0; 4]], &[vec![-1.0; 4]], &[vec![1.0; 4]], &[vec![1.0; 4]])?;
     let (l, g) = loss_and_grad(&cfg, &var, &inp)?;
     close("T5 ℓ", &l, &[-0.117783, -0.13, -0.13, -0.13]);
     close("T5 g", &g, &[0.0, -1.0, -1.0, -1.0]);
@@ -616,15 +395,7 @@ fn t6_rollout() -> (Vec<f64>, Vec<usize>, Vec<usize>) {
 
 fn outcome(est: Estimator, rewards: &[f64]) -> R<Vec<f64>> {
     let (_, groups, lengths) = t6_rollout();
-    let rows = advantage::compute(
-        &est,
-        &Rollout {
-            rewards,
-            groups: &groups,
-            lengths: &lengths,
-            kl: None,
-        },
-    )?;
+    let rows = advantage::compute(&est, &Rollout { rewards, groups: &groups, lengths: &lengths, kl: None })?;
     Ok(rows.iter().map(|r| r[0]).collect())
 }
 
@@ -634,108 +405,41 @@ fn t6_advantage_estimators() -> R<()> {
     let pm: Vec<f64> = r01.iter().map(|r| 2.0 * r - 1.0).collect();
     let z = [0.0; 4];
     let cat = |a: [f64; 4], b: [f64; 4]| [a.as_slice(), b.as_slice(), z.as_slice()].concat();
-    let grpo = Estimator::GroupNorm {
-        eps_std: 1e-6,
-        unbiased: true,
-    };
+    let grpo = Estimator::GroupNorm { eps_std: 1e-6, unbiased: true };
     close(
         "grpo",
         &outcome(grpo, &r01)?,
-        &cat(
-            [1.499997, -0.499999, -0.499999, -0.499999],
-            [0.499999, 0.499999, -1.499997, 0.499999],
-        ),
+        &cat([1.499997, -0.499999, -0.499999, -0.499999], [0.499999, 0.499999, -1.499997, 0.499999]),
     );
-    let pop = Estimator::GroupNorm {
-        eps_std: 1e-6,
-        unbiased: false,
-    };
+    let pop = Estimator::GroupNorm { eps_std: 1e-6, unbiased: false };
     let p = outcome(pop, &r01)?;
-    close(
-        "population std (not default)",
-        &[p[0], p[1], p[6]],
-        &[1.732047, -0.577349, -1.732047],
-    );
+    close("population std (not default)", &[p[0], p[1], p[6]], &[1.732047, -0.577349, -1.732047]);
     close(
         "dr.grpo",
         &outcome(Estimator::MeanCentred, &r01)?,
         &cat([0.75, -0.25, -0.25, -0.25], [0.25, 0.25, -0.75, 0.25]),
     );
-    let loo = Estimator::Loo {
-        kl_coef: 0.0,
-        whitening: None,
-    };
+    let loo = Estimator::Loo { kl_coef: 0.0, whitening: None };
     let third = 1.0 / 3.0;
-    close(
-        "rloo",
-        &outcome(loo, &r01)?,
-        &cat([1.0, -third, -third, -third], [third, third, -1.0, third]),
-    );
-    close(
-        "grpo ±1",
-        &outcome(grpo, &pm)?,
-        &cat([1.499999, -0.5, -0.5, -0.5], [0.5, 0.5, -1.499999, 0.5]),
-    );
-    close(
-        "dr.grpo ±1",
-        &outcome(Estimator::MeanCentred, &pm)?,
-        &cat([1.5, -0.5, -0.5, -0.5], [0.5, 0.5, -1.5, 0.5]),
-    );
+    close("rloo", &outcome(loo, &r01)?, &cat([1.0, -third, -third, -third], [third, third, -1.0, third]));
+    close("grpo ±1", &outcome(grpo, &pm)?, &cat([1.499999, -0.5, -0.5, -0.5], [0.5, 0.5, -1.499999, 0.5]));
+    close("dr.grpo ±1", &outcome(Estimator::MeanCentred, &pm)?, &cat([1.5, -0.5, -0.5, -0.5], [0.5, 0.5, -1.5, 0.5]));
     let tt = 2.0 / 3.0;
-    close(
-        "rloo ±1",
-        &outcome(loo, &pm)?,
-        &cat([2.0, -tt, -tt, -tt], [tt, tt, -2.0, tt]),
-    );
-    let gpg_want = cat(
-        [1.125, -0.375, -0.375, -0.375],
-        [0.375, 0.375, -1.125, 0.375],
-    );
-    close(
-        "gpg",
-        &outcome(
-            Estimator::Gpg {
-                f_norm: GpgNorm::One,
-            },
-            &r01,
-        )?,
-        &gpg_want,
-    );
-    let cfl = Estimator::Cpgd {
-        weight: CpgdWeight::ClipFilterLike { cap: 3.0 },
-    };
+    close("rloo ±1", &outcome(loo, &pm)?, &cat([2.0, -tt, -tt, -tt], [tt, tt, -2.0, tt]));
+    let gpg_want = cat([1.125, -0.375, -0.375, -0.375], [0.375, 0.375, -1.125, 0.375]);
+    close("gpg", &outcome(Estimator::Gpg { f_norm: GpgNorm::One }, &r01)?, &gpg_want);
+    let cfl = Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { cap: 3.0 } };
     close("cpgd clip-filter-like", &outcome(cfl, &r01)?, &gpg_want);
-    let eq = Estimator::Cpgd {
-        weight: CpgdWeight::Equal,
-    };
-    close(
-        "cpgd equal",
-        &outcome(eq, &r01)?,
-        &outcome(Estimator::MeanCentred, &r01)?,
-    );
-    let std = Estimator::Cpgd {
-        weight: CpgdWeight::Std { eps: 1e-6 },
-    };
-    close(
-        "cpgd std = grpo",
-        &outcome(std, &r01)?,
-        &outcome(grpo, &r01)?,
-    );
+    let eq = Estimator::Cpgd { weight: CpgdWeight::Equal };
+    close("cpgd equal", &outcome(eq, &r01)?, &outcome(Estimator::MeanCentred, &r01)?);
+    let std = Estimator::Cpgd { weight: CpgdWeight::Std { eps: 1e-6 } };
+    close("cpgd std = grpo", &outcome(std, &r01)?, &outcome(grpo, &r01)?);
     // OPO on g1 with lengths [10, 20, 30, 40].
     let opo = advantage::compute(
         &Estimator::Opo,
-        &Rollout {
-            rewards: &[1.0, 0.0, 0.0, 0.0],
-            groups: &[0; 4],
-            lengths: &[10, 20, 30, 40],
-            kl: None,
-        },
+        &Rollout { rewards: &[1.0, 0.0, 0.0, 0.0], groups: &[0; 4], lengths: &[10, 20, 30, 40], kl: None },
     )?;
-    close(
-        "opo",
-        &[opo[0][0], opo[1][0], opo[2][5], opo[3][39]],
-        &[0.9, -0.1, -0.1, -0.1],
-    );
+    close("opo", &[opo[0][0], opo[1][0], opo[2][5], opo[3][39]], &[0.9, -0.1, -0.1, -0.1]);
     assert_eq!(opo[3].len(), 40);
     assert!((advantage::frac_zero_std_groups(&r01, &t6_rollout().1) - 1.0 / 3.0).abs() < 1e-12);
     Ok(())
@@ -746,69 +450,32 @@ fn t7_reinforce_pp_and_baseline() -> R<()> {
     let rewards = [1.0, 0.0, 1.0, 1.0];
     let groups = [0, 0, 1, 1];
     let lengths = [2, 3, 1, 2];
-    let kl = vec![
-        vec![0.1, -0.2],
-        vec![0.0, 0.3, 0.1],
-        vec![0.2],
-        vec![-0.1, 0.05],
-    ];
-    let ro = Rollout {
-        rewards: &rewards,
-        groups: &groups,
-        lengths: &lengths,
-        kl: Some(&kl),
-    };
-    let biased = advantage::compute(
-        &Estimator::ReinforcePP {
-            kl_coef: 0.1,
-            gamma: 1.0,
-            whitening: Whitening::Biased,
-        },
-        &ro,
-    )?;
+    let kl = vec![vec![0.1, -0.2], vec![0.0, 0.3, 0.1], vec![0.2], vec![-0.1, 0.05]];
+    let ro = Rollout { rewards: &rewards, groups: &groups, lengths: &lengths, kl: Some(&kl) };
+    let biased =
+        advantage::compute(&Estimator::ReinforcePP { kl_coef: 0.1, gamma: 1.0, whitening: Whitening::Biased }, &ro)?;
     close(
         "R++ OpenRLHF",
         &biased.concat(),
-        &[
-            0.790306, 0.810314, -1.310508, -1.310508, -1.250485, 0.730283, 0.780302, 0.760295,
-        ],
+        &[0.790306, 0.810314, -1.310508, -1.310508, -1.250485, 0.730283, 0.780302, 0.760295],
     );
-    let unbiased = advantage::compute(
-        &Estimator::ReinforcePP {
-            kl_coef: 0.1,
-            gamma: 1.0,
-            whitening: Whitening::Unbiased,
-        },
-        &ro,
-    )?;
+    let unbiased =
+        advantage::compute(&Estimator::ReinforcePP { kl_coef: 0.1, gamma: 1.0, whitening: Whitening::Unbiased }, &ro)?;
     close(
         "R++ verl",
         &unbiased.concat(),
-        &[
-            0.739264, 0.757979, -1.225868, -1.225868, -1.169721, 0.683117, 0.729906, 0.711191,
-        ],
+        &[0.739264, 0.757979, -1.225868, -1.225868, -1.169721, 0.683117, 0.729906, 0.711191],
     );
-    let base = advantage::compute(
-        &Estimator::ReinforcePPBaseline {
-            whitening: Whitening::Biased,
-        },
-        &ro,
-    )?;
+    let base = advantage::compute(&Estimator::ReinforcePPBaseline { whitening: Whitening::Biased }, &ro)?;
     close(
         "R++-baseline",
         &base.concat(),
-        &[
-            1.441153, 1.441153, -1.120897, -1.120897, -1.120897, 0.160128, 0.160128, 0.160128,
-        ],
+        &[1.441153, 1.441153, -1.120897, -1.120897, -1.120897, 0.160128, 0.160128, 0.160128],
     );
     // KL shaping without KL data is an error, not a silent zero.
     let no_kl = Rollout { kl: None, ..ro };
     assert!(advantage::compute(
-        &Estimator::ReinforcePP {
-            kl_coef: 0.1,
-            gamma: 1.0,
-            whitening: Whitening::Biased
-        },
+        &Estimator::ReinforcePP { kl_coef: 0.1, gamma: 1.0, whitening: Whitening::Biased },
         &no_kl
     )
     .is_err());
@@ -822,60 +489,29 @@ fn t8_kl_estimators() -> R<()> {
     let reference = Tensor::new(&[[-1.2f64, -0.3, -2.0, -2.7]], &dev)?;
     let cases = [
         (KlEstimator::K1, [0.2, -0.2, 0.0, 2.0], [1.0, 1.0, 1.0, 1.0]),
-        (
-            KlEstimator::K2,
-            [0.02, 0.02, 0.0, 2.0],
-            [0.2, -0.2, 0.0, 2.0],
-        ),
-        (
-            KlEstimator::K3,
-            [0.018731, 0.021403, 0.0, 1.135335],
-            [0.181269, -0.221403, 0.0, 0.864665],
-        ),
-        (
-            KlEstimator::LowVarK3,
-            [0.018731, 0.021403, 0.0, 1.135335],
-            [0.181269, -0.221403, 0.0, 0.864665],
-        ),
-        (
-            KlEstimator::K3Plus,
-            [0.018731, 0.021403, 0.0, 1.135335],
-            [0.2, -0.2, 0.0, 2.0],
-        ),
+        (KlEstimator::K2, [0.02, 0.02, 0.0, 2.0], [0.2, -0.2, 0.0, 2.0]),
+        (KlEstimator::K3, [0.018731, 0.021403, 0.0, 1.135335], [0.181269, -0.221403, 0.0, 0.864665]),
+        (KlEstimator::LowVarK3, [0.018731, 0.021403, 0.0, 1.135335], [0.181269, -0.221403, 0.0, 0.864665]),
+        (KlEstimator::K3Plus, [0.018731, 0.021403, 0.0, 1.135335], [0.2, -0.2, 0.0, 2.0]),
     ];
     for (est, want_v, want_g) in cases {
         let k = kl_ref(est, x.as_tensor(), &reference)?;
         let g = k.sum_all()?.backward()?;
         close(est.name(), &row(&k)?, &want_v);
-        close(
-            &format!("{} grad", est.name()),
-            &row(g.get(&x).expect("grad"))?,
-            &want_g,
-        );
+        close(&format!("{} grad", est.name()), &row(g.get(&x).expect("grad"))?, &want_g);
     }
     // Full KL over a vocabulary of 3 against a uniform reference.
     let z = Var::new(&[[2.0f64, 1.0, 0.0]], &dev)?;
-    let full = full_kl(
-        z.as_tensor(),
-        &Tensor::zeros((1, 3), DType::F64, &dev)?,
-        1.0,
-    )?;
+    let full = full_kl(z.as_tensor(), &Tensor::zeros((1, 3), DType::F64, &dev)?, 1.0)?;
     close("full KL", &row(&full)?, &[0.266217]);
     let g = full.sum_all()?.backward()?;
-    close(
-        "∂KL/∂z",
-        &row(g.get(&z).expect("grad"))?,
-        &[0.282587, -0.140770, -0.141817],
-    );
+    close("∂KL/∂z", &row(g.get(&z).expect("grad"))?, &[0.282587, -0.140770, -0.141817]);
     // Policy-drift k3 on the canonical tokens.
     let (_, inp) = canonical()?;
     close(
         "drift k3",
         &row(&drift_k3(&inp.logp, &inp.logp_old)?)?,
-        &[
-            0.005171, 0.026077, 0.091825, 0.070320, 0.723130, 0.001229, 0.106531, 0.148721,
-            1.369297,
-        ],
+        &[0.005171, 0.026077, 0.091825, 0.070320, 0.723130, 0.001229, 0.106531, 0.148721, 1.369297],
     );
     Ok(())
 }
@@ -885,29 +521,11 @@ fn t9_kl_cov_and_clip_cov() -> R<()> {
     let (_, inp) = canonical()?;
     let cov = rltrain::objectives::covariance::centred_cov(&inp.advantages, &inp.logp, &inp.mask)?;
     let cov: Vec<f64> = cov.into_iter().map(|c| c.unwrap_or(f64::NAN)).collect();
-    close(
-        "cov",
-        &cov,
-        &[
-            0.156852, 0.731852, -0.412037, 0.536296, -0.749259, -0.032593, 0.107407, 1.122407,
-            0.837407,
-        ],
-    );
+    close("cov", &cov, &[0.156852, 0.731852, -0.412037, 0.536296, -0.749259, -0.032593, 0.107407, 1.122407, 0.837407]);
     let (var, inp) = canonical()?;
-    let kl = recipe(
-        ObjectiveConfig::KlCov(KlCovConfig {
-            ratio: 2e-4,
-            coef: 0.1,
-        }),
-        None,
-    );
+    let kl = recipe(ObjectiveConfig::KlCov(KlCovConfig { ratio: 2e-4, coef: 0.1 }), None);
     let (l, g) = loss_and_grad(&kl, &var, &inp)?;
-    let minus_ra: Vec<f64> = NEW
-        .iter()
-        .zip(&OLD)
-        .zip(&ADV)
-        .map(|((n, o), a)| -(n - o).exp() * a)
-        .collect();
+    let minus_ra: Vec<f64> = NEW.iter().zip(&OLD).zip(&ADV).map(|((n, o), a)| -(n - o).exp() * a).collect();
     let mut want_l = minus_ra.clone();
     want_l[7] = 2.523082;
     let mut want_g = minus_ra;
@@ -917,12 +535,8 @@ fn t9_kl_cov_and_clip_cov() -> R<()> {
     let (var, inp) = canonical()?;
     let cc = recipe(ObjectiveConfig::ClipCov(ClipCovConfig::default()), None);
     let (l, g) = loss_and_grad(&cc, &var, &inp)?;
-    let ppo_l = [
-        -0.552585, -1.2, -1.8, -0.670320, -0.446260, 0.475615, 0.8, 0.0, 7.338593,
-    ];
-    let ppo_g = [
-        -0.552585, 0.0, 0.0, -0.670320, -0.446260, 0.475615, 0.0, 0.0, 7.338593,
-    ];
+    let ppo_l = [-0.552585, -1.2, -1.8, -0.670320, -0.446260, 0.475615, 0.8, 0.0, 7.338593];
+    let ppo_g = [-0.552585, 0.0, 0.0, -0.670320, -0.446260, 0.475615, 0.0, 0.0, 7.338593];
     close("clip-cov ℓ", &l, &ppo_l);
     close("clip-cov g", &g, &ppo_g);
     Ok(())
@@ -931,10 +545,9 @@ fn t9_kl_cov_and_clip_cov() -> R<()> {
 #[test]
 fn t10_logits_backprop_and_entropy() -> R<()> {
     let dev = Device::Cpu;
-    for (temp, want_lp, want_g) in [
-        (1.0, -0.407606, [-0.167380, 0.122364, 0.045015]),
-        (0.7, -0.260118, [-0.163600, 0.131972, 0.031627]),
-    ] {
+    for (temp, want_lp, want_g) in
+        [(1.0, -0.407606, [-0.167380, 0.122364, 0.045015]), (0.7, -0.260118, [-0.163600, 0.131972, 0.031627])]
+    {
         let z = Var::new(&[[[2.0f64, 1.0, 0.0]]], &dev)?;
         let y = Tensor::new(&[[0u32]], &dev)?;
         let lp = token_logprobs(z.as_tensor(), &y, temp)?;
@@ -946,11 +559,7 @@ fn t10_logits_backprop_and_entropy() -> R<()> {
     let h = token_entropy(z.as_tensor(), 1.0)?;
     close("H", &row(&h)?, &[0.832396]);
     let g = h.sum_all()?.backward()?;
-    close(
-        "∂H/∂z",
-        &row(g.get(&z).expect("grad"))?,
-        &[-0.282587, 0.140770, 0.141817],
-    );
+    close("∂H/∂z", &row(g.get(&z).expect("grad"))?, &[-0.282587, 0.140770, 0.141817]);
     let u = token_entropy(&Tensor::zeros((1, 3), DType::F64, &dev)?, 1.0)?;
     close("H uniform", &row(&u)?, &[3f64.ln()]);
     Ok(())
@@ -958,18 +567,8 @@ fn t10_logits_backprop_and_entropy() -> R<()> {
 
 #[test]
 fn t11_dapo_overlong_shaping() {
-    let cases = [
-        (16000, 0.0),
-        (16384, 0.0),
-        (18432, -0.5),
-        (20480, -1.0),
-        (20481, -1.0),
-    ];
+    let cases = [(16000, 0.0), (16384, 0.0), (18432, -0.5), (20480, -1.0), (20481, -1.0)];
     for (len, want) in cases {
-        assert_eq!(
-            advantage::overlong_penalty(len, 20480, 4096),
-            want,
-            "len {len}"
-        );
+        assert_eq!(advantage::overlong_penalty(len, 20480, 4096), want, "len {len}");
     }
 }

@@ -49,7 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rows = Vec::with_capacity(items.len());
     // Most budget steps one comparison used, and which item.
     let mut max_steps = (0u64, 0usize);
-    let (mut total, mut gold_t, mut resp_t, mut eq_t) = (Duration::ZERO, Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let (mut total, mut gold_t, mut resp_t, mut eq_t) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for (k, (gold, resp)) in items.iter().enumerate() {
         let t = fastest(runs, || score(resp, gold, &cfg));
         let g = fastest(runs, || Gold::new(gold, &cfg));

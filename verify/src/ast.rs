@@ -117,17 +117,34 @@ pub enum Constant {
 /// Known functions. `Other` holds a user function name (`f(x)`, `g(2)`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Func {
-    Sin, Cos, Tan, Cot, Sec, Csc,
-    Arcsin, Arccos, Arctan, Arccot, Arcsec, Arccsc,
-    Sinh, Cosh, Tanh, Coth,
+    Sin,
+    Cos,
+    Tan,
+    Cot,
+    Sec,
+    Csc,
+    Arcsin,
+    Arccos,
+    Arctan,
+    Arccot,
+    Arcsec,
+    Arccsc,
+    Sinh,
+    Cosh,
+    Tanh,
+    Coth,
     /// Natural logarithm `\ln`.
     Ln,
     /// `\log` without a base (base 10 by convention here).
     Log10,
     Exp,
     Abs,
-    Floor, Ceil,
-    Gcd, Lcm, Max, Min,
+    Floor,
+    Ceil,
+    Gcd,
+    Lcm,
+    Max,
+    Min,
     /// Real/imaginary part, argument, conjugate and other rarely seen named operators.
     Other(String),
 }
@@ -215,12 +232,9 @@ impl fmt::Display for Expr {
                 list(f, t, ", ")?;
                 f.write_str("}")
             }
-            Expr::Interval { lo, hi, lo_closed, hi_closed } => write!(
-                f,
-                "{}{lo}, {hi}{}",
-                if *lo_closed { "[" } else { "(" },
-                if *hi_closed { "]" } else { ")" }
-            ),
+            Expr::Interval { lo, hi, lo_closed, hi_closed } => {
+                write!(f, "{}{lo}, {hi}{}", if *lo_closed { "[" } else { "(" }, if *hi_closed { "]" } else { ")" })
+            }
             Expr::Union(t) => {
                 f.write_str("(")?;
                 list(f, t, " ∪ ")?;

@@ -40,8 +40,7 @@ pub const RESPONSE_FIELDS: &[&str] = &[
 ];
 
 /// Gold fields in lookup order (`solution`, a whole reference solution, comes last).
-pub const GOLD_FIELDS: &[&str] =
-    &["gold", "answer", "ground_truth", "gt", "reward_model.ground_truth", "solution"];
+pub const GOLD_FIELDS: &[&str] = &["gold", "answer", "ground_truth", "gt", "reward_model.ground_truth", "solution"];
 
 /// Id fields in lookup order; the first one present is copied to the output under its own name.
 pub const ID_FIELDS: &[&str] = &["id", "idx", "problem_id", "unique_id"];
@@ -172,18 +171,14 @@ pub fn parse_line(line: &[u8], fields: &FieldSpec) -> Result<Record, InputError>
 /// Resolve an already-parsed JSON line into a [`Record`].
 pub fn resolve(value: &Value, fields: &FieldSpec) -> Result<Record, InputError> {
     let Value::Object(obj) = value else {
-        return Err(InputError::NotObject(
-            type_name(value).trim_start_matches("a ").trim_start_matches("an "),
-        ));
+        return Err(InputError::NotObject(type_name(value).trim_start_matches("a ").trim_start_matches("an ")));
     };
     let id = find_id(obj);
     let (gold_name, gold_value) = find_field(value, fields.gold.as_ref(), GOLD_FIELDS)
         .ok_or_else(|| InputError::NoGoldField(looked_for(fields.gold.as_ref(), GOLD_FIELDS)))?;
     let gold = gold_text(&gold_name, gold_value)?;
     let (resp_name, resp_value) = find_field(value, fields.response.as_ref(), RESPONSE_FIELDS)
-        .ok_or_else(|| {
-            InputError::NoResponseField(looked_for(fields.response.as_ref(), RESPONSE_FIELDS))
-        })?;
+        .ok_or_else(|| InputError::NoResponseField(looked_for(fields.response.as_ref(), RESPONSE_FIELDS)))?;
     let responses = responses_of(&resp_name, resp_value)?;
     Ok(Record { id, gold, responses })
 }
@@ -204,11 +199,7 @@ fn looked_for(forced: Option<&FieldPath>, defaults: &[&str]) -> Vec<String> {
 }
 
 /// The forced path, or the first default name present (null counts as absent).
-fn find_field<'a>(
-    root: &'a Value,
-    forced: Option<&FieldPath>,
-    defaults: &[&str],
-) -> Option<(String, &'a Value)> {
+fn find_field<'a>(root: &'a Value, forced: Option<&FieldPath>, defaults: &[&str]) -> Option<(String, &'a Value)> {
     if let Some(path) = forced {
         return path.get(root).map(|v| (path.to_string(), v));
     }
@@ -228,9 +219,7 @@ fn gold_text(field: &str, v: &Value) -> Result<String, InputError> {
     match v {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
-        Value::Array(items)
-            if items.len() == 1 && (items[0].is_string() || items[0].is_number()) =>
-        {
+        Value::Array(items) if items.len() == 1 && (items[0].is_string() || items[0].is_number()) => {
             gold_text(field, &items[0])
         }
         other => Err(InputError::WrongType {
@@ -311,11 +300,7 @@ fn assistant_text(field: &str, msgs: &[Value]) -> Result<String, InputError> {
             expected: "a string or a list of content parts",
             found: type_name(other).to_string(),
         }),
-        None => Err(InputError::WrongType {
-            field: name,
-            expected: "a string",
-            found: "nothing".to_string(),
-        }),
+        None => Err(InputError::WrongType { field: name, expected: "a string", found: "nothing".to_string() }),
     }
 }
 
@@ -353,13 +338,11 @@ mod tests {
     #[test]
     fn field_priority() {
         // Full texts win over extracted predictions; `gold` wins over `solution`.
-        let rec =
-            parse(r#"{"pred": ["p"], "code": ["full"], "solution": "s", "gt": "g"}"#).unwrap();
+        let rec = parse(r#"{"pred": ["p"], "code": ["full"], "solution": "s", "gt": "g"}"#).unwrap();
         assert_eq!(rec.responses, Responses::Many(vec!["full".into()]));
         assert_eq!(rec.gold, "g");
         // A null field counts as absent.
-        let rec =
-            parse(r#"{"response": null, "completion": "c", "gold": null, "answer": "a"}"#).unwrap();
+        let rec = parse(r#"{"response": null, "completion": "c", "gold": null, "answer": "a"}"#).unwrap();
         assert_eq!((rec.responses, rec.gold.as_str()), (one("c"), "a"));
     }
 
@@ -386,8 +369,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(rec.responses, Responses::Many(vec!["a".into(), "b".into()]));
-        let err = parse(r#"{"completion": [{"role": "user", "content": "q"}], "answer": "1"}"#)
-            .unwrap_err();
+        let err = parse(r#"{"completion": [{"role": "user", "content": "q"}], "answer": "1"}"#).unwrap_err();
         assert_eq!(err, InputError::NoAssistantMessage("completion".into()));
     }
 
@@ -397,11 +379,8 @@ mod tests {
             response: Some(FieldPath::parse("out.texts.1").unwrap()),
             gold: Some(FieldPath::parse("meta.target").unwrap()),
         };
-        let rec = parse_line(
-            br#"{"out": {"texts": ["x", "y"]}, "meta": {"target": "t"}, "gold": "no"}"#,
-            &fields,
-        )
-        .unwrap();
+        let rec =
+            parse_line(br#"{"out": {"texts": ["x", "y"]}, "meta": {"target": "t"}, "gold": "no"}"#, &fields).unwrap();
         assert_eq!((rec.responses, rec.gold.as_str()), (one("y"), "t"));
         let err = parse_line(br#"{"response": "r", "gold": "g"}"#, &fields).unwrap_err();
         assert_eq!(err, InputError::NoGoldField(vec!["meta.target".into()]));

@@ -99,9 +99,8 @@ pub struct Gold {
 impl Gold {
     /// Extract and parse a gold answer.
     pub fn new(gold: &str, cfg: &Config) -> Gold {
-        let answer = extract(gold, &ExtractOptions::default())
-            .map(|a| a.text)
-            .unwrap_or_else(|| gold.trim().to_string());
+        let answer =
+            extract(gold, &ExtractOptions::default()).map(|a| a.text).unwrap_or_else(|| gold.trim().to_string());
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
         Gold { raw: gold.to_string(), answer, parsed, is_plain_number, parse_limits: cfg.limits.clone() }

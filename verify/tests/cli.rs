@@ -39,9 +39,7 @@ fn run(args: &[&str], stdin: &str) -> Output {
 fn stdout_lines(out: &Output) -> Vec<Value> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .map(|l| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("output is not JSON ({e}): {l}"))
-        })
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("output is not JSON ({e}): {l}")))
         .collect()
 }
 
@@ -75,11 +73,7 @@ fn flat_shapes_are_scored_and_carry_their_id() {
     for (k, (line, want)) in out.iter().zip(expected_correct).enumerate() {
         assert_eq!(line["correct"], json!(want), "line {k}: {line}");
         assert_eq!(line["reward"], json!(if want { 1.0 } else { 0.0 }), "line {k}: {line}");
-        assert_eq!(
-            line["status"],
-            json!(if want { "correct" } else { "wrong" }),
-            "line {k}: {line}"
-        );
+        assert_eq!(line["status"], json!(if want { "correct" } else { "wrong" }), "line {k}: {line}");
         assert!(line.get("limit").is_none(), "line {k}: {line}");
     }
     assert_eq!(out[0]["id"], json!("a"));
@@ -135,8 +129,7 @@ fn forced_fields_take_dotted_paths() {
         json!({"id": 1, "outputs": [{"text": "42"}], "meta": {"target": "42"}, "gold": "0"}),
         json!({"id": 2, "outputs": [{"text": "41"}], "meta": {"target": "42"}, "gold": "41"}),
     ];
-    let (code, out, err) =
-        score(&input, &["--response-field", "outputs.0.text", "--gold-field", "meta.target"]);
+    let (code, out, err) = score(&input, &["--response-field", "outputs.0.text", "--gold-field", "meta.target"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!((out[0]["correct"].clone(), out[1]["correct"].clone()), (json!(true), json!(false)));
     // A forced field that is missing is a malformed line naming the path, with a hint.
@@ -148,9 +141,8 @@ fn forced_fields_take_dotted_paths() {
 
 #[test]
 fn order_is_preserved_with_several_threads() {
-    let input: Vec<Value> = (0..3000)
-        .map(|k| json!({"id": k, "response": if k % 3 == 0 { "42" } else { "41" }, "gold": "42"}))
-        .collect();
+    let input: Vec<Value> =
+        (0..3000).map(|k| json!({"id": k, "response": if k % 3 == 0 { "42" } else { "41" }, "gold": "42"})).collect();
     let (code, out, err) = score(&input, &["--threads", "2"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.len(), input.len());
@@ -186,58 +178,33 @@ fn malformed_lines_are_reported_and_the_rest_is_scored() {
         .iter()
         .map(|l| (l["line"].as_u64().unwrap_or(0), l["error"].as_str().unwrap_or("").to_string()))
         .collect();
-    let want = [
-        (2, "invalid JSON"),
-        (4, "response"),
-        (5, "`response`"),
-        (6, "`gold`"),
-        (7, "expected an object"),
-    ];
+    let want = [(2, "invalid JSON"), (4, "response"), (5, "`response`"), (6, "`gold`"), (7, "expected an object")];
     for ((line, message), (want_line, want_text)) in errors.iter().zip(want) {
         assert_eq!(*line, want_line, "{message}");
-        assert!(
-            message.contains(want_text),
-            "line {line}: {message:?} should mention {want_text:?}"
-        );
+        assert!(message.contains(want_text), "line {line}: {message:?} should mention {want_text:?}");
     }
     // Ids of malformed lines are kept when the JSON could be read.
     assert_eq!(lines[2]["id"], json!(3));
     let err = stderr(&out);
     for n in [2, 4, 5, 6, 7] {
-        assert!(
-            err.contains(&format!("{path_str}:{n}: error:")),
-            "line {n} missing from stderr:\n{err}"
-        );
+        assert!(err.contains(&format!("{path_str}:{n}: error:")), "line {n} missing from stderr:\n{err}");
     }
     assert!(!err.contains(&format!("{path_str}:1:")), "{err}");
 }
 
 #[test]
 fn output_file_and_signed_reward() {
-    let input = jsonl(&[
-        json!({"id": 1, "response": "41", "gold": "42"}),
-        json!({"id": 2, "response": "42", "gold": "42"}),
-    ]);
+    let input =
+        jsonl(&[json!({"id": 1, "response": "41", "gold": "42"}), json!({"id": 2, "response": "42", "gold": "42"})]);
     let path = temp_file("signed.jsonl", &input);
     let out_path = temp_file("signed.out.jsonl", "stale contents\n");
-    let out = run(
-        &[
-            "score",
-            &path.to_string_lossy(),
-            "-o",
-            &out_path.to_string_lossy(),
-            "--reward",
-            "signed",
-            "-q",
-        ],
-        "",
-    );
+    let out =
+        run(&["score", &path.to_string_lossy(), "-o", &out_path.to_string_lossy(), "--reward", "signed", "-q"], "");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
     assert!(stderr(&out).is_empty(), "--quiet prints no summary: {}", stderr(&out));
     let written = std::fs::read_to_string(&out_path).expect("output file");
-    let lines: Vec<Value> =
-        written.lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+    let lines: Vec<Value> = written.lines().map(|l| serde_json::from_str(l).expect("json")).collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["reward"], json!(-1.0));
     assert_eq!(lines[1]["reward"], json!(1.0));
@@ -306,8 +273,7 @@ fn io_errors_exit_2() {
 
 #[test]
 fn broken_pipe_exits_quietly() {
-    let input: Vec<Value> =
-        (0..30_000).map(|k| json!({"id": k, "response": "42", "gold": "42"})).collect();
+    let input: Vec<Value> = (0..30_000).map(|k| json!({"id": k, "response": "42", "gold": "42"})).collect();
     let path = temp_file("pipe.jsonl", &jsonl(&input));
     let mut child = Command::new(BIN)
         .args(["score", &path.to_string_lossy(), "-q"])

@@ -57,8 +57,7 @@ fn read_jsonl(path: &PathBuf) -> Option<Vec<Value>> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(k, l)| {
-            serde_json::from_str(l)
-                .unwrap_or_else(|e| panic!("{}:{}: invalid JSON: {e}", path.display(), k + 1))
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}:{}: invalid JSON: {e}", path.display(), k + 1))
         })
         .collect();
     Some(rows)
@@ -69,9 +68,7 @@ fn corpus(name: &str) -> Option<Vec<Value>> {
 }
 
 fn str_field<'a>(row: &'a Value, field: &str) -> &'a str {
-    row.get(field)
-        .and_then(Value::as_str)
-        .unwrap_or_else(|| panic!("row without string `{field}`: {row}"))
+    row.get(field).and_then(Value::as_str).unwrap_or_else(|| panic!("row without string `{field}`: {row}"))
 }
 
 /// The floor for `name`, from its environment variable or the constant.
@@ -128,9 +125,7 @@ fn write_disagreements(corpus: &str, rows: &[Value]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpora");
     std::fs::create_dir_all(&dir).expect("create the disagreements dir");
     let path = dir.join(format!("{corpus}.disagreements.jsonl"));
-    let mut file = std::io::BufWriter::new(
-        std::fs::File::create(&path).expect("create the disagreements file"),
-    );
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).expect("create the disagreements file"));
     for row in rows {
         writeln!(file, "{row}").expect("write a disagreement");
     }
@@ -150,10 +145,8 @@ fn verifier_cases_agreement() {
     let scored: Vec<(bool, Score)> = rows
         .par_iter()
         .map(|row| {
-            let expected = row
-                .get("expected")
-                .and_then(Value::as_bool)
-                .unwrap_or_else(|| panic!("no `expected`: {row}"));
+            let expected =
+                row.get("expected").and_then(Value::as_bool).unwrap_or_else(|| panic!("no `expected`: {row}"));
             (expected, score(str_field(row, "pred"), str_field(row, "gold"), &cfg))
         })
         .collect();
@@ -180,24 +173,17 @@ fn verifier_cases_agreement() {
 fn real_generations_agreement() {
     let Some(rows) = corpus("real_generations_dev") else { return };
     let cfg = Config::default();
-    let labelled: Vec<(&Value, bool)> = rows
-        .iter()
-        .filter_map(|r| r.get("label").and_then(Value::as_bool).map(|l| (r, l)))
-        .collect();
-    let scored: Vec<Score> = labelled
-        .par_iter()
-        .map(|(row, _)| score(str_field(row, "response"), str_field(row, "gold"), &cfg))
-        .collect();
+    let labelled: Vec<(&Value, bool)> =
+        rows.iter().filter_map(|r| r.get("label").and_then(Value::as_bool).map(|l| (r, l))).collect();
+    let scored: Vec<Score> =
+        labelled.par_iter().map(|(row, _)| score(str_field(row, "response"), str_field(row, "gold"), &cfg)).collect();
     let mut all = Tally::default();
     let mut by_source: BTreeMap<String, Tally> = BTreeMap::new();
     let mut by_suite: BTreeMap<String, Tally> = BTreeMap::new();
     let mut disagreements = Vec::new();
     for ((row, label), s) in labelled.iter().zip(&scored) {
         all.add(*label, s.correct);
-        by_source
-            .entry(str_field(row, "label_source").to_string())
-            .or_default()
-            .add(*label, s.correct);
+        by_source.entry(str_field(row, "label_source").to_string()).or_default().add(*label, s.correct);
         by_suite.entry(str_field(row, "suite").to_string()).or_default().add(*label, s.correct);
         if *label != s.correct {
             let mut d = Map::new();
@@ -244,8 +230,7 @@ fn row_inputs<'a>(corpus: &str, row: &'a Value) -> (&'a str, &'a str) {
 #[test]
 fn adjudicated_verdicts_hold() {
     let path = adjudications_path();
-    let adjudications =
-        read_jsonl(&path).expect("tests/verifier_adjudications.jsonl is part of the repository");
+    let adjudications = read_jsonl(&path).expect("tests/verifier_adjudications.jsonl is part of the repository");
     assert!(!adjudications.is_empty(), "{} is empty", path.display());
     let mut corpora: BTreeMap<String, Option<Vec<Value>>> = BTreeMap::new();
     let cfg = Config::default();
@@ -254,38 +239,19 @@ fn adjudicated_verdicts_hold() {
     for (k, adj) in adjudications.iter().enumerate() {
         let at = format!("{}:{}", path.display(), k + 1);
         let name = str_field(adj, "corpus");
-        let key = adj
-            .get("key")
-            .and_then(Value::as_object)
-            .unwrap_or_else(|| panic!("{at}: `key` must be an object"));
-        let expected = adj
-            .get("expected")
-            .and_then(Value::as_bool)
-            .unwrap_or_else(|| panic!("{at}: no `expected`"));
-        assert!(
-            adj.get("reason").and_then(Value::as_str).is_some_and(|r| !r.is_empty()),
-            "{at}: give a `reason`"
-        );
+        let key = adj.get("key").and_then(Value::as_object).unwrap_or_else(|| panic!("{at}: `key` must be an object"));
+        let expected = adj.get("expected").and_then(Value::as_bool).unwrap_or_else(|| panic!("{at}: no `expected`"));
+        assert!(adj.get("reason").and_then(Value::as_str).is_some_and(|r| !r.is_empty()), "{at}: give a `reason`");
         let Some(rows) = corpora.entry(name.to_string()).or_insert_with(|| corpus(name)) else {
             continue;
         };
-        let matches: Vec<&Value> =
-            rows.iter().filter(|row| key.iter().all(|(f, v)| row.get(f) == Some(v))).collect();
-        assert_eq!(
-            matches.len(),
-            1,
-            "{at}: the key must pick exactly one row of {name}, it picks {}",
-            matches.len()
-        );
+        let matches: Vec<&Value> = rows.iter().filter(|row| key.iter().all(|(f, v)| row.get(f) == Some(v))).collect();
+        assert_eq!(matches.len(), 1, "{at}: the key must pick exactly one row of {name}, it picks {}", matches.len());
         let (response, gold) = row_inputs(name, matches[0]);
         let s = score(response, gold, &cfg);
         checked += 1;
         if s.correct != expected {
-            failures.push(format!(
-                "{at}: expected {expected}, got {} ({})",
-                s.correct,
-                verdict_json(&s)
-            ));
+            failures.push(format!("{at}: expected {expected}, got {} ({})", s.correct, verdict_json(&s)));
         }
     }
     eprintln!("{checked} adjudications checked");

@@ -67,17 +67,9 @@ fn corpus() -> Vec<Case> {
         case("sqrt nested x5000", nested("\\sqrt{", "2", "}", 5_000), true),
         case("sqrt index nested x5000", nested("\\sqrt[", "3", "]{2}", 5_000), true),
         case("sin nested x10k", nested("\\sin(", "1", ")", 10_000), true),
-        case(
-            "exponent tower x10k",
-            format!("{}2", "2^{".repeat(10_000)) + &"}".repeat(10_000),
-            true,
-        ),
+        case("exponent tower x10k", format!("{}2", "2^{".repeat(10_000)) + &"}".repeat(10_000), true),
         case("boxed nested x5000", nested("\\boxed{", "1", "}", 5_000), true),
-        case(
-            "pmatrix nested x1000",
-            nested("\\begin{pmatrix}", "1", "\\end{pmatrix}", 1_000),
-            true,
-        ),
+        case("pmatrix nested x1000", nested("\\begin{pmatrix}", "1", "\\end{pmatrix}", 1_000), true),
         // Huge numbers.
         case("2^2^2^100", "2^{2^{2^{100}}}", true),
         case("10^10^10", "10^{10^{10}}", true),
@@ -116,17 +108,9 @@ fn corpus() -> Vec<Case> {
         case("sum of 50k symbols", format!("{}x", "x+".repeat(49_999)), true),
         case("alternating sum 100k", "1-1+".repeat(25_000) + "0", true),
         case("product of 10k twos", format!("{}2", "2\\cdot ".repeat(9_999)), true),
-        case(
-            "sum of 10k fracs",
-            format!("{}\\frac{{1}}{{2}}", "\\frac{1}{2}+".repeat(9_999)),
-            true,
-        ),
+        case("sum of 10k fracs", format!("{}\\frac{{1}}{{2}}", "\\frac{1}{2}+".repeat(9_999)), true),
         case("relation chain 10k", format!("{}x", "x=".repeat(10_000)), true),
-        case(
-            "list of 100k",
-            (0..100_000).map(|k| k.to_string()).collect::<Vec<_>>().join(", "),
-            true,
-        ),
+        case("list of 100k", (0..100_000).map(|k| k.to_string()).collect::<Vec<_>>().join(", "), true),
         case(
             "set of 20k",
             format!("\\{{{}\\}}", (0..20_000).map(|k| k.to_string()).collect::<Vec<_>>().join(",")),
@@ -134,10 +118,7 @@ fn corpus() -> Vec<Case> {
         ),
         case(
             "matrix 300x300",
-            format!(
-                "\\begin{{pmatrix}}{}\\end{{pmatrix}}",
-                vec!["1&".repeat(299) + "1"; 300].join("\\\\")
-            ),
+            format!("\\begin{{pmatrix}}{}\\end{{pmatrix}}", vec!["1&".repeat(299) + "1"; 300].join("\\\\")),
             true,
         ),
         case("polynomial power", "(x+1)^{1000000}", true),
@@ -167,11 +148,7 @@ fn corpus() -> Vec<Case> {
         case("NUL bytes x10k", "\0".repeat(10_000), true),
         case("NUL inside box", "\\boxed{4\u{0}2}", false),
         case("NUL around answer", "\0\0 answer: 42 \0\0", false),
-        case(
-            "invalid UTF-8",
-            lossy(&[0xff, 0xfe, 0xfd, b'4', 0x80, b'2', 0xc0, 0xaf, 0xed, 0xa0, 0x80]),
-            false,
-        ),
+        case("invalid UTF-8", lossy(&[0xff, 0xfe, 0xfd, b'4', 0x80, b'2', 0xc0, 0xaf, 0xed, 0xa0, 0x80]), false),
         case("lone continuation bytes", lossy(&[0x80; 10_000]), true),
         case("combining marks x50k", "1\u{0301}".repeat(50_000), true),
         case("RTL and zero-width", "\u{202e}\u{200b}\\boxed{\u{2067}1\u{200d}}\u{2069}", true),
@@ -201,11 +178,7 @@ fn must_not_match() -> Vec<(&'static str, String, String)> {
         ("(10^9)! vs (10^9+1)!", "(10^{9})!".into(), "(10^{9}+1)!".into()),
         ("1/2004! vs 1/2006!", "\\frac{1}{2004!}".into(), "\\frac{1}{2006!}".into()),
         ("10k digits vs 10k digits + 1", n.clone(), n_plus_1),
-        (
-            "sqrt nest of 2 vs of 3",
-            nested("\\sqrt{", "2", "}", 5_000),
-            nested("\\sqrt{", "3", "}", 5_000),
-        ),
+        ("sqrt nest of 2 vs of 3", nested("\\sqrt{", "2", "}", 5_000), nested("\\sqrt{", "3", "}", 5_000)),
         ("100k ones vs 99999", format!("{}1", "1+".repeat(99_999)), "99999".into()),
         ("huge exponent vs zero", "2^{-10^{10}}".into(), "0".into()),
         ("huge power vs infinity", "10^{10^{10}}".into(), "\\infty".into()),
@@ -216,11 +189,7 @@ fn must_not_match() -> Vec<(&'static str, String, String)> {
 fn check_invariants(what: &str, s: &Score) {
     assert_eq!(s.correct, s.status == Status::Correct, "{what}: correct vs status {:?}", s.status);
     assert_eq!(s.reward, if s.correct { 1.0 } else { 0.0 }, "{what}: binary reward");
-    assert_eq!(
-        s.limit.is_some(),
-        s.status == Status::Limit,
-        "{what}: limit set iff status is limit"
-    );
+    assert_eq!(s.limit.is_some(), s.status == Status::Limit, "{what}: limit set iff status is limit");
     if s.status == Status::NoAnswer {
         assert!(s.extracted.is_none(), "{what}: no_answer with an extracted answer");
     }
@@ -252,11 +221,7 @@ fn every_case_returns_a_status_on_a_small_stack() {
         }
         if not_42 {
             assert!(!scores[0].correct, "`{name}` scored correct against gold 42: {:?}", scores[0]);
-            assert!(
-                !scores[1].correct,
-                "response 42 scored correct against gold `{name}`: {:?}",
-                scores[1]
-            );
+            assert!(!scores[1].correct, "response 42 scored correct against gold `{name}`: {:?}", scores[1]);
         }
     }
 }
@@ -279,13 +244,8 @@ fn huge_values_never_match_different_ones() {
 fn rayon_gives_the_same_verdicts_as_one_thread() {
     let cases = corpus();
     let cfg = Config::default();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .stack_size(STACK)
-        .build()
-        .expect("build a rayon pool");
-    let parallel: Vec<[Score; 3]> =
-        pool.install(|| cases.par_iter().map(|c| score_case(c, &cfg)).collect());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).stack_size(STACK).build().expect("build a rayon pool");
+    let parallel: Vec<[Score; 3]> = pool.install(|| cases.par_iter().map(|c| score_case(c, &cfg)).collect());
     let serial: Vec<[Score; 3]> = cases.iter().map(|c| score_case(c, &cfg)).collect();
     for ((c, p), s) in cases.iter().zip(&parallel).zip(&serial) {
         assert_eq!(p, s, "`{}` scored differently in the pool", c.name);

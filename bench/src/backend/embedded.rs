@@ -24,8 +24,8 @@
 //! gets a fresh one from the clock and a counter (and is never merged).
 
 use super::{Api, Backend, BackendError, Completion, SamplingParams};
-use crate::engine::{self, ChatMessage, Engine, FinishReason, ModelSource, ModelSpec, Prompt};
 use crate::prompt::RenderedPrompt;
+use rlengine::{self as engine, ChatMessage, Engine, FinishReason, ModelSource, ModelSpec, Prompt};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -109,7 +109,9 @@ impl Drop for BusyGuard<'_> {
     fn drop(&mut self) {
         let mut q = self.backend.lock();
         for t in &self.tickets {
-            q.done.entry(*t).or_insert_with(|| Err(BackendError::Fatal("the engine stopped while running this request".into())));
+            q.done
+                .entry(*t)
+                .or_insert_with(|| Err(BackendError::Fatal("the engine stopped while running this request".into())));
         }
         q.busy = false;
         drop(q);
@@ -173,7 +175,9 @@ impl EmbeddedBackend {
                 }
                 messages.push(ChatMessage::user(prompt.user.clone()));
                 self.engine.apply_chat_template(&messages, true).map_err(|e| {
-                    BackendError::Fatal(format!("{e} (the model's chat template; `--api completions` sends plain text)"))
+                    BackendError::Fatal(format!(
+                        "{e} (the model's chat template; `--api completions` sends plain text)"
+                    ))
                 })
             }
         }
@@ -262,7 +266,10 @@ impl EmbeddedBackend {
                 self.calls.fetch_add(1, Ordering::Relaxed);
                 // Engine errors (a bad request, a prompt outside the model, a tensor error) are
                 // deterministic: retrying cannot help.
-                let mut out = self.engine.generate_ids(std::slice::from_ref(&p.ids), &p.params).map_err(|e| BackendError::Fatal(e.to_string()))?;
+                let mut out = self
+                    .engine
+                    .generate_ids(std::slice::from_ref(&p.ids), &p.params)
+                    .map_err(|e| BackendError::Fatal(e.to_string()))?;
                 let completions = out.pop().filter(|_| out.is_empty()).ok_or_else(|| {
                     BackendError::Protocol("the engine did not return one list of completions for the prompt".into())
                 })?;
@@ -339,13 +346,18 @@ impl Backend for EmbeddedBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Arch, DType, Device, LoadedModel, Model, ModelConfig, Tokenizer};
+    use rlengine::{Arch, DType, Device, LoadedModel, Model, ModelConfig, Tokenizer};
 
     #[test]
     fn finish_reasons_and_token_counts() {
         let cases = [(FinishReason::Eos, "stop"), (FinishReason::Stop, "stop"), (FinishReason::Length, "length")];
         for (reason, expected) in cases {
-            let c = engine::Completion { text: "x = 2".into(), token_ids: vec![5, 6, 7], logprobs: vec![-0.1; 3], finish_reason: reason };
+            let c = engine::Completion {
+                text: "x = 2".into(),
+                token_ids: vec![5, 6, 7],
+                logprobs: vec![-0.1; 3],
+                finish_reason: reason,
+            };
             let got = to_completion(c);
             assert_eq!(got.finish_reason.as_deref(), Some(expected), "{reason:?}");
             assert_eq!(got.tokens, Some(3));
@@ -376,20 +388,28 @@ mod tests {
         // Vocabulary 259: `Tokenizer::byte_level`'s three special tokens and 256 bytes.
         let model = Model::random(&ModelConfig::tiny(Arch::Llama, 259), dtype, &Device::Cpu, 7).ok()?;
         let tokenizer = Tokenizer::byte_level().ok()?;
-        let loaded = LoadedModel { model, tokenizer, chat_template: engine::ChatTemplate::ChatMl { default_system: None } };
+        let loaded =
+            LoadedModel { model, tokenizer, chat_template: engine::ChatTemplate::ChatMl { default_system: None } };
         Some(EmbeddedBackend::from_engine(Engine::from_parts(loaded, 8), "tiny", api, 8))
     }
 
     #[test]
     fn prompts_render_per_api() {
-        let prompt = RenderedPrompt { system: Some("Reason.".into()), user: "1+1?".into(), completion: "Reason.\n\n1+1?".into() };
+        let prompt = RenderedPrompt {
+            system: Some("Reason.".into()),
+            user: "1+1?".into(),
+            completion: "Reason.\n\n1+1?".into(),
+        };
         let Some(chat) = tiny_backend(Api::Chat) else { panic!("tiny engine") };
         assert_eq!(
             chat.render(&prompt).ok().as_deref(),
             Some("<|im_start|>system\nReason.<|im_end|>\n<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n")
         );
         let no_system = RenderedPrompt { system: None, ..prompt.clone() };
-        assert_eq!(chat.render(&no_system).ok().as_deref(), Some("<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n"));
+        assert_eq!(
+            chat.render(&no_system).ok().as_deref(),
+            Some("<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n")
+        );
         assert_eq!(chat.kind(), "embedded-chat");
         let Some(plain) = tiny_backend(Api::Completions) else { panic!("tiny engine") };
         assert_eq!(plain.render(&prompt).ok().as_deref(), Some("Reason.\n\n1+1?"));
@@ -425,12 +445,22 @@ mod tests {
     fn generation_is_deterministic_per_seed_and_returns_n_completions() {
         let Some(b) = tiny_backend(Api::Completions) else { panic!("tiny engine") };
         let prompt = RenderedPrompt { system: None, user: "abc".into(), completion: "abc".into() };
-        let params = SamplingParams { n: 2, temperature: 1.0, top_p: 1.0, top_k: None, max_new_tokens: 4, stop: vec![], seed: Some(5) };
+        let params = SamplingParams {
+            n: 2,
+            temperature: 1.0,
+            top_p: 1.0,
+            top_k: None,
+            max_new_tokens: 4,
+            stop: vec![],
+            seed: Some(5),
+        };
         let first = b.generate(&prompt, &params).map_err(|e| e.to_string());
         let Ok(first) = first else { panic!("{first:?}") };
         assert_eq!(first.len(), 2);
         assert!(first.iter().all(|c| c.tokens.is_some_and(|t| (1..=4).contains(&t))));
-        assert!(first.iter().all(|c| c.finish_reason.as_deref() == Some(if c.tokens == Some(4) { "length" } else { "stop" })));
+        assert!(first
+            .iter()
+            .all(|c| c.finish_reason.as_deref() == Some(if c.tokens == Some(4) { "length" } else { "stop" })));
         assert_eq!(b.generate(&prompt, &params).ok(), Some(first.clone()));
         let bad = SamplingParams { n: 0, ..params };
         assert!(matches!(b.generate(&prompt, &bad), Err(BackendError::Fatal(_))));
@@ -452,7 +482,8 @@ mod tests {
             (&[(1, 8), (9, 8), (1, 8)], 4, &[0, 2], &[1]),
         ];
         for &(requests, max_rows, batch, left) in cases {
-            let mut q: VecDeque<Pending> = requests.iter().enumerate().map(|(i, &(n, seed))| pending(i as u64, n, seed)).collect();
+            let mut q: VecDeque<Pending> =
+                requests.iter().enumerate().map(|(i, &(n, seed))| pending(i as u64, n, seed)).collect();
             let got: Vec<u64> = take_batch(&mut q, max_rows).iter().map(|p| p.ticket).collect();
             let rest: Vec<u64> = q.iter().map(|p| p.ticket).collect();
             assert_eq!((got.as_slice(), rest.as_slice()), (batch, left), "{requests:?} max {max_rows}");
@@ -460,7 +491,15 @@ mod tests {
     }
 
     fn sampled(seed: u64) -> SamplingParams {
-        SamplingParams { n: 2, temperature: 1.0, top_p: 0.9, top_k: None, max_new_tokens: 6, stop: vec![], seed: Some(seed) }
+        SamplingParams {
+            n: 2,
+            temperature: 1.0,
+            top_p: 0.9,
+            top_k: None,
+            max_new_tokens: 6,
+            stop: vec![],
+            seed: Some(seed),
+        }
     }
 
     fn problems() -> Vec<RenderedPrompt> {
@@ -482,8 +521,10 @@ mod tests {
         b.lock().busy = true;
         let backend = &b;
         let merged = std::thread::scope(|s| {
-            let handles: Vec<_> =
-                prompts.iter().map(|p| s.spawn(move || backend.generate(p, &sampled(3)).map_err(|e| e.to_string()))).collect();
+            let handles: Vec<_> = prompts
+                .iter()
+                .map(|p| s.spawn(move || backend.generate(p, &sampled(3)).map_err(|e| e.to_string())))
+                .collect();
             while b.lock().pending.len() < prompts.len() {
                 std::thread::yield_now();
             }
@@ -511,7 +552,10 @@ mod tests {
         let sequential: Vec<_> = jobs.iter().map(|(p, s)| b.generate(p, s).map_err(|e| e.to_string())).collect();
         let backend = &b;
         let concurrent = std::thread::scope(|s| {
-            let handles: Vec<_> = jobs.iter().map(|(p, sp)| s.spawn(move || backend.generate(p, sp).map_err(|e| e.to_string()))).collect();
+            let handles: Vec<_> = jobs
+                .iter()
+                .map(|(p, sp)| s.spawn(move || backend.generate(p, sp).map_err(|e| e.to_string())))
+                .collect();
             handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("panicked".into()))).collect::<Vec<_>>()
         });
         assert_eq!(concurrent, sequential);

@@ -45,9 +45,7 @@ impl Endpoint {
         };
         let (host, port) = match authority.rsplit_once(':') {
             Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => {
-                let port = p
-                    .parse::<u16>()
-                    .map_err(|_| BackendError::Fatal(format!("{url}: invalid port `{p}`")))?;
+                let port = p.parse::<u16>().map_err(|_| BackendError::Fatal(format!("{url}: invalid port `{p}`")))?;
                 (h, port)
             }
             _ => (authority, 80),
@@ -158,7 +156,10 @@ pub fn post_json(
         };
         if n == 0 {
             return parse_response(&buf, true)?.ok_or_else(|| {
-                BackendError::Io(format!("connection closed after {} bytes, before the response was complete", buf.len()))
+                BackendError::Io(format!(
+                    "connection closed after {} bytes, before the response was complete",
+                    buf.len()
+                ))
             });
         }
         if buf.len() + n > MAX_RESPONSE_BYTES {
@@ -190,8 +191,9 @@ pub fn parse_response(buf: &[u8], eof: bool) -> Result<Option<Response>, Backend
         let Some((name, value)) = line.split_once(':') else { continue };
         let value = value.trim();
         if name.eq_ignore_ascii_case("content-length") {
-            content_length =
-                Some(value.parse::<usize>().map_err(|_| BackendError::Protocol(format!("bad Content-Length `{value}`")))?);
+            content_length = Some(
+                value.parse::<usize>().map_err(|_| BackendError::Protocol(format!("bad Content-Length `{value}`")))?,
+            );
         } else if name.eq_ignore_ascii_case("transfer-encoding") && value.to_ascii_lowercase().contains("chunked") {
             chunked = true;
         }

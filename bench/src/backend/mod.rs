@@ -6,6 +6,7 @@
 //!
 //! Retries live outside the backends ([`retry`]), so every backend gets the same policy.
 
+#[cfg(feature = "embedded")]
 pub mod embedded;
 pub mod http;
 pub mod openai;

@@ -28,7 +28,13 @@ pub struct OpenAiBackend {
 impl OpenAiBackend {
     /// A backend for `model` served at `url` (`http://host:port`, with or without `/v1`), with a
     /// per-request timeout.
-    pub fn new(url: &str, model: &str, api: Api, timeout: Duration, api_key: Option<String>) -> Result<Self, BackendError> {
+    pub fn new(
+        url: &str,
+        model: &str,
+        api: Api,
+        timeout: Duration,
+        api_key: Option<String>,
+    ) -> Result<Self, BackendError> {
         if model.trim().is_empty() {
             return Err(BackendError::Fatal("--served-model must name the model the server serves".into()));
         }
@@ -103,7 +109,8 @@ impl Backend for OpenAiBackend {
 
 /// Read `n` completions from a response body, ordered by their `index`.
 pub fn parse_choices(body: &[u8], api: Api, n: usize) -> Result<Vec<Completion>, BackendError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| BackendError::Protocol(format!("response is not JSON: {e}")))?;
+    let v: Value =
+        serde_json::from_slice(body).map_err(|e| BackendError::Protocol(format!("response is not JSON: {e}")))?;
     let choices = v
         .get("choices")
         .and_then(Value::as_array)
@@ -112,7 +119,9 @@ pub fn parse_choices(body: &[u8], api: Api, n: usize) -> Result<Vec<Completion>,
     for (pos, c) in choices.iter().enumerate() {
         let text = match api {
             Api::Completions => c.get("text").and_then(Value::as_str),
-            Api::Chat => c.get("message").and_then(|m| m.get("content")).and_then(|t| t.as_str().or(t.is_null().then_some(""))),
+            Api::Chat => {
+                c.get("message").and_then(|m| m.get("content")).and_then(|t| t.as_str().or(t.is_null().then_some("")))
+            }
         }
         .ok_or_else(|| BackendError::Protocol(format!("choice {pos} has no text")))?;
         let index = c.get("index").and_then(Value::as_u64).unwrap_or(pos as u64);
@@ -139,7 +148,15 @@ mod tests {
     use super::*;
 
     fn params(n: usize) -> SamplingParams {
-        SamplingParams { n, temperature: 0.6, top_p: 0.95, top_k: None, max_new_tokens: 100, stop: vec![], seed: Some(7) }
+        SamplingParams {
+            n,
+            temperature: 0.6,
+            top_p: 0.95,
+            top_k: None,
+            max_new_tokens: 100,
+            stop: vec![],
+            seed: Some(7),
+        }
     }
 
     #[test]

@@ -143,7 +143,8 @@ mod tests {
     #[test]
     fn equivalent_answers_share_a_group() {
         // The parser (even the stub) lower-cases text answers, so these are one answer.
-        let v = vote(&[(0, "Monday", true), (1, "x", false), (2, "monday", true), (3, "x", false), (4, "MONDAY", true)]);
+        let v =
+            vote(&[(0, "Monday", true), (1, "x", false), (2, "monday", true), (3, "x", false), (4, "MONDAY", true)]);
         assert_eq!(v.groups().len(), 2);
         assert_eq!(v.winner().map(|g| g.count), Some(3));
         assert!(v.maj_correct());

@@ -137,8 +137,7 @@ impl SuiteMetrics {
             truncation_rate: (finish_known > 0)
                 .then(|| ratio(tallies.iter().map(|t| t.truncated as u64).sum(), finish_known as u64)),
             mean_chars: ratio(tallies.iter().map(|t| t.chars).sum(), n_samples as u64),
-            mean_tokens: (tokens_known > 0)
-                .then(|| ratio(tallies.iter().map(|t| t.tokens).sum(), tokens_known as u64)),
+            mean_tokens: (tokens_known > 0).then(|| ratio(tallies.iter().map(|t| t.tokens).sum(), tokens_known as u64)),
         }
     }
 
@@ -203,7 +202,13 @@ mod tests {
     fn tally(outcomes: &[(&str, bool)]) -> ProblemTally {
         let mut t = ProblemTally::default();
         for (i, &(ans, ok)) in outcomes.iter().enumerate() {
-            let status = if ans.is_empty() { Status::NoAnswer } else if ok { Status::Correct } else { Status::Wrong };
+            let status = if ans.is_empty() {
+                Status::NoAnswer
+            } else if ok {
+                Status::Correct
+            } else {
+                Status::Wrong
+            };
             let extracted = (!ans.is_empty()).then(|| ans.to_string());
             let parsed = extracted.as_deref().and_then(|a| rlverify::parse(a, &Limits::default()).ok());
             t.add(

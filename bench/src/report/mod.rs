@@ -39,7 +39,11 @@ pub struct Report {
 
 impl Report {
     /// Build a report from scored suites; computes the macro average and, with a baseline, Overall.
-    pub fn new(suites: Vec<(String, SuiteMetrics)>, metric: &str, baseline: Option<(PathBuf, BTreeMap<String, f64>)>) -> Report {
+    pub fn new(
+        suites: Vec<(String, SuiteMetrics)>,
+        metric: &str,
+        baseline: Option<(PathBuf, BTreeMap<String, f64>)>,
+    ) -> Report {
         let scores: BTreeMap<String, f64> =
             suites.iter().filter_map(|(n, m)| m.get(metric).map(|v| (n.clone(), v))).collect();
         let overall = baseline.as_ref().map(|(_, b)| overall(&scores, b));
@@ -152,9 +156,7 @@ fn metric_value(m: &serde_json::Map<String, Value>, metric: &str) -> Option<f64>
         return None;
     }
     let prefix = format!("{metric}@");
-    m.iter()
-        .find(|(k, _)| k.starts_with(&prefix) && !k.ends_with("_stderr"))
-        .and_then(|(_, v)| v.as_f64())
+    m.iter().find(|(k, _)| k.starts_with(&prefix) && !k.ends_with("_stderr")).and_then(|(_, v)| v.as_f64())
 }
 
 /// Write `report.md`, `metrics.csv`, `metrics.json` and `passk.svg` into `dir`; returns the paths.
@@ -184,7 +186,9 @@ mod tests {
         let _ = std::fs::create_dir_all(&dir);
         let p = dir.join("b.json");
         let write = |t: &str| std::fs::write(&p, t).is_ok();
-        assert!(write(r#"{"suites": {"aime24": {"pass@1": 0.1, "avg@8": 0.2, "avg@8_stderr": 0.01}, "gsm8k": {"pass@1": 0.9}}}"#));
+        assert!(write(
+            r#"{"suites": {"aime24": {"pass@1": 0.1, "avg@8": 0.2, "avg@8_stderr": 0.01}, "gsm8k": {"pass@1": 0.9}}}"#
+        ));
         let b = load_baseline(&p, "pass@1");
         assert_eq!(b.map(|b| b.len()), Ok(2));
         assert_eq!(load_baseline(&p, "avg").map(|b| b.get("aime24").copied()), Ok(Some(0.2)));

@@ -94,7 +94,8 @@ pub fn csv(r: &Report) -> String {
     let mut head = vec!["suite".to_string(), "n_problems".into(), "n_samples".into(), "k".into()];
     head.extend(ks.iter().map(|k| format!("pass@{k}")));
     head.extend(
-        ["avg", "avg_stderr", "maj", "no_answer_rate", "truncation_rate", "mean_chars", "mean_tokens"].map(String::from),
+        ["avg", "avg_stderr", "maj", "no_answer_rate", "truncation_rate", "mean_chars", "mean_tokens"]
+            .map(String::from),
     );
     let mut s = head.join(",") + "\n";
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());

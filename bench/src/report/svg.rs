@@ -5,7 +5,8 @@
 use crate::metrics::SuiteMetrics;
 use std::fmt::Write;
 
-const PALETTE: &[&str] = &["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+const PALETTE: &[&str] =
+    &["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 
 /// Escapes text for SVG content and attributes.
 pub fn esc(s: &str) -> String {
@@ -89,7 +90,8 @@ fn tick_label(v: f64) -> String {
 
 /// The range of finite values, widened when empty or a single value.
 fn extent(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (lo, hi) = values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi) =
+        values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
     if lo > hi {
         (0.0, 1.0)
     } else if lo == hi {
@@ -128,9 +130,17 @@ pub fn line_chart_svg(chart: &Chart) -> String {
         top + ph * (1.0 - (v - y_lo) / (y_hi - y_lo))
     };
     let mut s = String::new();
-    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#);
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
+    );
     let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-    let _ = writeln!(s, r#"<text x="{}" y="18" text-anchor="middle" font-size="14">{}</text>"#, left + pw / 2.0, esc(&chart.title));
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="18" text-anchor="middle" font-size="14">{}</text>"#,
+        left + pw / 2.0,
+        esc(&chart.title)
+    );
     let y_ticks: Vec<(f64, String)> = match chart.y_axis {
         YAxis::Percent => (0..=5).map(|i| (i as f64 / 5.0, format!("{}%", i * 20))).collect(),
         YAxis::Auto => nice_ticks(y_lo, y_hi).into_iter().map(|v| (v, tick_label(v))).collect(),
@@ -150,26 +160,49 @@ pub fn line_chart_svg(chart: &Chart) -> String {
     for v in x_ticks {
         let xx = x(v);
         let _ = writeln!(s, r##"<line x1="{xx:.1}" y1="{top}" x2="{xx:.1}" y2="{:.1}" stroke="#eee"/>"##, top + ph);
-        let _ = writeln!(s, r#"<text x="{xx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#, top + ph + 16.0, tick_label(v));
+        let _ = writeln!(
+            s,
+            r#"<text x="{xx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            top + ph + 16.0,
+            tick_label(v)
+        );
     }
-    let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#, left + pw / 2.0, h - 10.0, esc(&chart.x_label));
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+        left + pw / 2.0,
+        h - 10.0,
+        esc(&chart.x_label)
+    );
     let _ = writeln!(s, r##"<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##);
     for (i, series) in chart.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        let kept: Vec<(usize, (f64, f64))> = series.points.iter().copied().enumerate().filter(|(_, p)| finite(p)).collect();
+        let kept: Vec<(usize, (f64, f64))> =
+            series.points.iter().copied().enumerate().filter(|(_, p)| finite(p)).collect();
         let pts: Vec<String> = kept.iter().map(|(_, (px, py))| format!("{:.1},{:.1}", x(*px), y(*py))).collect();
         if pts.len() > 1 {
-            let _ = writeln!(s, r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#, pts.join(" "));
+            let _ =
+                writeln!(s, r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#, pts.join(" "));
         }
         if let Some(titles) = &series.point_titles {
             for (j, (px, py)) in &kept {
                 let title = titles.get(*j).map(String::as_str).unwrap_or("");
-                let _ = writeln!(s, r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"><title>{}</title></circle>"#, x(*px), y(*py), esc(title));
+                let _ = writeln!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"><title>{}</title></circle>"#,
+                    x(*px),
+                    y(*py),
+                    esc(title)
+                );
             }
         }
         let ly = top + 10.0 + 18.0 * i as f64;
         let lx = left + pw + 14.0;
-        let _ = writeln!(s, r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="2"/>"#, lx + 18.0);
+        let _ = writeln!(
+            s,
+            r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="2"/>"#,
+            lx + 18.0
+        );
         let _ = writeln!(s, r#"<text x="{}" y="{}">{}</text>"#, lx + 24.0, ly + 4.0, esc(&series.name));
     }
     s.push_str("</svg>\n");

@@ -89,7 +89,11 @@ impl RunManifest {
         };
         cmp("backend", self.backend.clone(), new.backend.clone());
         cmp("model", self.model.clone(), new.model.clone());
-        cmp("prompt", format!("{} ({})", self.prompt.name, self.prompt.hash), format!("{} ({})", new.prompt.name, new.prompt.hash));
+        cmp(
+            "prompt",
+            format!("{} ({})", self.prompt.name, self.prompt.hash),
+            format!("{} ({})", new.prompt.name, new.prompt.hash),
+        );
         let (a, b) = (&self.sampling, &new.sampling);
         cmp("samples per problem (k)", a.k.to_string(), b.k.to_string());
         cmp("temperature", a.temperature.to_string(), b.temperature.to_string());
@@ -105,10 +109,7 @@ impl RunManifest {
 
 /// Current UTC time as `YYYY-MM-DDTHH:MM:SSZ` (no time-zone database needed).
 pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     format_utc(secs)
 }
 

@@ -119,7 +119,11 @@ pub fn manifest_for(spec: &RunSpec, backend: &dyn Backend) -> RunManifest {
 }
 
 /// Split the missing sample indices of a problem into contiguous runs of at most `per_request`.
-fn missing_runs(k: usize, present: Option<&std::collections::BTreeSet<usize>>, per_request: usize) -> Vec<(usize, usize)> {
+fn missing_runs(
+    k: usize,
+    present: Option<&std::collections::BTreeSet<usize>>,
+    per_request: usize,
+) -> Vec<(usize, usize)> {
     let mut runs = Vec::new();
     let mut i = 0;
     while i < k {
@@ -139,7 +143,11 @@ fn missing_runs(k: usize, present: Option<&std::collections::BTreeSet<usize>>, p
 /// Generate every missing completion of `spec` with `backend`. `progress(done, total)` is called
 /// on the calling thread after each request completes. Failed requests are reported in the
 /// outcome (re-running resumes them); I/O errors and setting conflicts stop the run.
-pub fn run(spec: &RunSpec, backend: &dyn Backend, progress: &mut dyn FnMut(usize, usize)) -> Result<RunOutcome, RunError> {
+pub fn run(
+    spec: &RunSpec,
+    backend: &dyn Backend,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<RunOutcome, RunError> {
     let dir = &spec.out;
     std::fs::create_dir_all(dir).map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
     let mut manifest = manifest_for(spec, backend);
@@ -292,7 +300,9 @@ pub fn default_run_name(model: &str, suites: &[String], now: &str) -> String {
 /// The part of [`default_run_name`] before the time.
 pub fn run_name_prefix(model: &str, suites: &[String]) -> String {
     let clean = |s: &str| -> String {
-        s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+') { c } else { '-' }).collect()
+        s.chars()
+            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+') { c } else { '-' })
+            .collect()
     };
     let model = model.trim_end_matches('/').rsplit('/').next().unwrap_or(model);
     let mut suites = clean(&suites.join("+").replace('/', "-"));
@@ -314,9 +324,9 @@ pub fn find_resumable(root: &Path, prefix: &str, manifest: &RunManifest) -> Opti
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    dirs.into_iter().rev().find(|d| {
-        matches!(RunManifest::read(d), Ok(Some(m)) if !m.complete && m.conflicts(manifest).is_empty())
-    })
+    dirs.into_iter()
+        .rev()
+        .find(|d| matches!(RunManifest::read(d), Ok(Some(m)) if !m.complete && m.conflicts(manifest).is_empty()))
 }
 
 #[cfg(test)]
@@ -339,8 +349,12 @@ mod tests {
         let a = request_seed(0, "aime24", "p1", 0);
         assert_eq!(a, request_seed(0, "aime24", "p1", 0));
         assert!(a < (1 << 31));
-        let others =
-            [request_seed(1, "aime24", "p1", 0), request_seed(0, "aime25", "p1", 0), request_seed(0, "aime24", "p2", 0), request_seed(0, "aime24", "p1", 1)];
+        let others = [
+            request_seed(1, "aime24", "p1", 0),
+            request_seed(0, "aime25", "p1", 0),
+            request_seed(0, "aime24", "p2", 0),
+            request_seed(0, "aime24", "p1", 1),
+        ];
         assert!(others.iter().all(|&o| o != a));
     }
 

@@ -96,8 +96,11 @@ pub fn load_jsonl(path: &Path, fields: &Fields) -> Result<Vec<Problem>, SuiteErr
         if line.trim().is_empty() {
             continue;
         }
-        let problem = parse_problem_line(&line, lineno, fields)
-            .map_err(|message| SuiteError::Row { path: path.to_path_buf(), line: lineno, message })?;
+        let problem = parse_problem_line(&line, lineno, fields).map_err(|message| SuiteError::Row {
+            path: path.to_path_buf(),
+            line: lineno,
+            message,
+        })?;
         out.push(problem);
     }
     Ok(out)

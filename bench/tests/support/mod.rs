@@ -72,7 +72,9 @@ impl FakeServer {
                         let (b, l, s, a) = (behaviour.clone(), log2.clone(), served2.clone(), arrivals.clone());
                         workers.push(std::thread::spawn(move || handle_conn(stream, &b, &l, &s, &a)));
                     }
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(2)),
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        std::thread::sleep(Duration::from_millis(2))
+                    }
                     Err(_) => break,
                 }
             }
@@ -171,7 +173,9 @@ fn handle_conn(mut stream: TcpStream, b: &Behaviour, log: &Mutex<Log>, served: &
         Some(Fault::Status(s)) => return respond(&mut stream, *s, r#"{"error":"injected"}"#, false),
         Some(Fault::Drop) => return,
         Some(Fault::DropMidBody) => {
-            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"choices\": [");
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"choices\": [",
+            );
             return;
         }
         Some(Fault::Slow(d)) => std::thread::sleep(*d),
@@ -217,7 +221,8 @@ fn handle_conn(mut stream: TcpStream, b: &Behaviour, log: &Mutex<Log>, served: &
 
 fn respond(stream: &mut TcpStream, status: u16, body: &str, chunked: bool) {
     let reason = if status == 200 { "OK" } else { "Error" };
-    let mut out = format!("HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nConnection: close\r\n").into_bytes();
+    let mut out =
+        format!("HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nConnection: close\r\n").into_bytes();
     if chunked {
         out.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
         for part in body.as_bytes().chunks(7) {

@@ -28,14 +28,7 @@ pub struct ClipCovConfig {
 
 impl Default for ClipCovConfig {
     fn default() -> Self {
-        Self {
-            eps_low: 0.2,
-            eps_high: 0.2,
-            ratio: 2e-4,
-            cov_lb: 1.0,
-            cov_ub: 5.0,
-            seed: 0,
-        }
+        Self { eps_low: 0.2, eps_high: 0.2, ratio: 2e-4, cov_lb: 1.0, cov_ub: 5.0, seed: 0 }
     }
 }
 
@@ -50,25 +43,14 @@ pub struct KlCovConfig {
 
 impl Default for KlCovConfig {
     fn default() -> Self {
-        Self {
-            ratio: 2e-4,
-            coef: 0.1,
-        }
+        Self { ratio: 2e-4, coef: 0.1 }
     }
 }
 
 /// Centred covariances of the valid tokens, flattened row-major; `None` on padding.
 pub fn centred_cov(adv: &Tensor, logp: &Tensor, mask: &Tensor) -> Result<Vec<Option<f64>>> {
-    let a = adv
-        .detach()
-        .to_dtype(DType::F64)?
-        .flatten_all()?
-        .to_vec1::<f64>()?;
-    let x = logp
-        .detach()
-        .to_dtype(DType::F64)?
-        .flatten_all()?
-        .to_vec1::<f64>()?;
+    let a = adv.detach().to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?;
+    let x = logp.detach().to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?;
     let m = mask.to_dtype(DType::F64)?.flatten_all()?.to_vec1::<f64>()?;
     let valid: Vec<usize> = (0..m.len()).filter(|&i| m[i] != 0.0).collect();
     if valid.is_empty() {
@@ -77,16 +59,12 @@ pub fn centred_cov(adv: &Tensor, logp: &Tensor, mask: &Tensor) -> Result<Vec<Opt
     let n = valid.len() as f64;
     let a_mean = valid.iter().map(|&i| a[i]).sum::<f64>() / n;
     let x_mean = valid.iter().map(|&i| x[i]).sum::<f64>() / n;
-    Ok((0..m.len())
-        .map(|i| (m[i] != 0.0).then(|| (a[i] - a_mean) * (x[i] - x_mean)))
-        .collect())
+    Ok((0..m.len()).map(|i| (m[i] != 0.0).then(|| (a[i] - a_mean) * (x[i] - x_mean))).collect())
 }
 
 fn select_count(ratio: f64, n_valid: usize) -> Result<usize> {
     if !(ratio.is_finite() && (0.0..=1.0).contains(&ratio)) {
-        return Err(Error::InvalidConfig(format!(
-            "covariance ratio must be in [0,1], got {ratio}"
-        )));
+        return Err(Error::InvalidConfig(format!("covariance ratio must be in [0,1], got {ratio}")));
     }
     Ok(((ratio * n_valid as f64).floor() as usize).max(1))
 }
@@ -104,14 +82,7 @@ fn picked_mask(like: &Tensor, picked: &[usize]) -> Result<Tensor> {
 /// at most `max(1, ⌊ratio·N⌋)` not-clipped tokens whose covariance lies in `(lb, ub)` get loss and
 /// gradient 0. The subset is drawn with `seed`. `clipped` = LN ∪ HP ∪ the detached tokens.
 pub fn clip_cov(inp: &LossInputs, cfg: &ClipCovConfig) -> Result<LossTerms> {
-    let base = ppo_clip(
-        inp,
-        &PpoClipConfig {
-            eps_low: cfg.eps_low,
-            eps_high: cfg.eps_high,
-            dual_clip: None,
-        },
-    )?;
+    let base = ppo_clip(inp, &PpoClipConfig { eps_low: cfg.eps_low, eps_high: cfg.eps_high, dual_clip: None })?;
     let p = Prepared::new(inp)?;
     let cov = centred_cov(&p.adv, &p.x_bar, &p.mask)?;
     let hard = base.regions.clipped.flatten_all()?.to_vec1::<u8>()?;
@@ -141,27 +112,15 @@ pub fn clip_cov(inp: &LossInputs, cfg: &ClipCovConfig) -> Result<LossTerms> {
 pub fn kl_cov(inp: &LossInputs, cfg: &KlCovConfig) -> Result<LossTerms> {
     let p = Prepared::new(inp)?;
     let cov = centred_cov(&p.adv, &p.x_bar, &p.mask)?;
-    let mut valid: Vec<(usize, f64)> = cov
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| c.map(|c| (i, c)))
-        .collect();
-    let k = if valid.is_empty() {
-        0
-    } else {
-        select_count(cfg.ratio, valid.len())?
-    };
+    let mut valid: Vec<(usize, f64)> = cov.iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c))).collect();
+    let k = if valid.is_empty() { 0 } else { select_count(cfg.ratio, valid.len())? };
     valid.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let picked: Vec<usize> = valid.iter().take(k).map(|&(i, _)| i).collect();
     let picked = and(&picked_mask(&p.x, &picked)?, &p.mask)?;
     let base = (&p.r * &p.adv)?.neg()?;
     // |ρ| with derivative sign(sg(ρ)) and 0 at ρ = 0 (PyTorch's abs; candle's abs gives +1 there).
     let zero = p.rho.zeros_like()?.detach();
-    let abs_rho = select(
-        &p.rho_d.gt(0.0)?,
-        &p.rho,
-        &select(&p.rho_d.lt(0.0)?, &p.rho.neg()?, &zero)?,
-    )?;
+    let abs_rho = select(&p.rho_d.gt(0.0)?, &p.rho, &select(&p.rho_d.lt(0.0)?, &p.rho.neg()?, &zero)?)?;
     let pen = (&base + abs_rho.affine(cfg.coef, 0.0)?)?;
     let loss = select(&picked, &pen, &base)?;
     let mut regions = p.ratio_regions(0.2, 0.2)?;

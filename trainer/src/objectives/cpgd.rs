@@ -30,11 +30,7 @@ pub struct CpgConfig {
 
 impl Default for CpgConfig {
     fn default() -> Self {
-        Self {
-            eps: 0.2,
-            lambda: 1.0,
-            value: CpgValue::LogRatio,
-        }
+        Self { eps: 0.2, lambda: 1.0, value: CpgValue::LogRatio }
     }
 }
 
@@ -49,10 +45,7 @@ pub struct DriftConfig {
 
 impl Default for DriftConfig {
     fn default() -> Self {
-        Self {
-            coef: 0.01,
-            clip: 2.0,
-        }
+        Self { coef: 0.01, clip: 2.0 }
     }
 }
 
@@ -89,16 +82,10 @@ pub fn cpg(inp: &LossInputs, cfg: &CpgConfig) -> Result<LossTerms> {
     let p = Prepared::new(inp)?;
     let (lo, hi) = if cfg.lambda == 1.0 {
         let z = p.x.zeros_like()?.detach();
-        (
-            z.affine(0.0, (1.0 - cfg.eps).ln())?,
-            z.affine(0.0, (1.0 + cfg.eps).ln())?,
-        )
+        (z.affine(0.0, (1.0 - cfg.eps).ln())?, z.affine(0.0, (1.0 + cfg.eps).ln())?)
     } else {
         let e = eps_schedule(&inp.mask, cfg.eps, cfg.lambda)?.to_dtype(p.x.dtype())?;
-        (
-            e.neg()?.affine(1.0, 1.0)?.log()?,
-            e.affine(1.0, 1.0)?.log()?,
-        )
+        (e.neg()?.affine(1.0, 1.0)?.log()?, e.affine(1.0, 1.0)?.log()?)
     };
     let below = p.rho_d.lt(&lo)?;
     let above = p.rho_d.gt(&hi)?;

@@ -54,29 +54,15 @@ pub struct LossInputs {
 impl LossInputs {
     /// Checks that all tensors are `[B,T]` with the same shape, float dtype and device.
     pub fn new(logp: Tensor, logp_old: Tensor, advantages: Tensor, mask: Tensor) -> Result<Self> {
-        let me = Self {
-            logp,
-            logp_old,
-            advantages,
-            mask,
-            logp_ref: None,
-            entropy: None,
-            sg_logp: None,
-        };
+        let me = Self { logp, logp_old, advantages, mask, logp_ref: None, entropy: None, sg_logp: None };
         me.check(&me.logp_old, "logp_old")?;
         me.check(&me.advantages, "advantages")?;
         me.check(&me.mask, "mask")?;
         if me.logp.rank() != 2 {
-            return Err(Error::InvalidInput(format!(
-                "logp must be [B,T], got {:?}",
-                me.logp.shape()
-            )));
+            return Err(Error::InvalidInput(format!("logp must be [B,T], got {:?}", me.logp.shape())));
         }
         if !me.logp.dtype().is_float() {
-            return Err(Error::InvalidInput(format!(
-                "logp must be a float tensor, got {:?}",
-                me.logp.dtype()
-            )));
+            return Err(Error::InvalidInput(format!("logp must be a float tensor, got {:?}", me.logp.dtype())));
         }
         Ok(me)
     }
@@ -118,9 +104,7 @@ impl LossInputs {
             )));
         }
         if !t.device().same_device(self.logp.device()) {
-            return Err(Error::InvalidInput(format!(
-                "{what} is on another device than logp"
-            )));
+            return Err(Error::InvalidInput(format!("{what} is on another device than logp")));
         }
         Ok(())
     }
@@ -148,13 +132,7 @@ pub struct Regions {
 
 impl Regions {
     /// Builds the five regions from `below`/`above` band masks and the advantage signs.
-    pub fn from_sides(
-        below: &Tensor,
-        above: &Tensor,
-        pos: &Tensor,
-        neg: &Tensor,
-        mask: &Tensor,
-    ) -> Result<Self> {
+    pub fn from_sides(below: &Tensor, above: &Tensor, pos: &Tensor, neg: &Tensor, mask: &Tensor) -> Result<Self> {
         use parts::{and, not, or};
         let below = and(below, mask)?;
         let above = and(above, mask)?;
@@ -166,15 +144,7 @@ impl Regions {
         let in_band = and(&not(&any)?, mask)?;
         let clipped = or(&ln, &hp)?;
         let dual_clip = ln.zeros_like()?;
-        Ok(Self {
-            ln,
-            hp,
-            lp,
-            hn,
-            in_band,
-            clipped,
-            dual_clip,
-        })
+        Ok(Self { ln, hp, lp, hn, in_band, clipped, dual_clip })
     }
 }
 
@@ -277,23 +247,13 @@ impl ObjectiveConfig {
         }
         match self {
             Self::Pg(c) => format!("value={:?}", c.value),
-            Self::PpoClip(c) => format!(
-                "eps=({}, {}) dual_clip={}",
-                c.eps_low,
-                c.eps_high,
-                opt(c.dual_clip)
-            ),
+            Self::PpoClip(c) => format!("eps=({}, {}) dual_clip={}", c.eps_low, c.eps_high, opt(c.dual_clip)),
             Self::NoClip => String::new(),
             Self::Cpg(c) => format!("eps={} lambda={} value={:?}", c.eps, c.lambda, c.value),
             Self::Cfpo(c) => format!("eps={}", c.eps),
             Self::Dgpo(c) => format!("eps=({}, {}) n={} m={}", c.eps_low, c.eps_high, c.n, c.m),
             Self::Cispo(c) => {
-                format!(
-                    "eps_low={} eps_high={} abs_cap={}",
-                    opt(c.eps_low),
-                    c.eps_high,
-                    opt(c.abs_cap)
-                )
+                format!("eps_low={} eps_high={} abs_cap={}", opt(c.eps_low), c.eps_high, opt(c.abs_cap))
             }
             Self::Gppo(c) => format!(
                 "eps=({}, {}) beta1={} beta2={} dual_clip={}",
@@ -303,17 +263,13 @@ impl ObjectiveConfig {
                 c.beta2,
                 opt(c.dual_clip)
             ),
-            Self::Aspo(c) => format!(
-                "eps=({}, {}) c_neg={} c_pos={}",
-                c.eps_low, c.eps_high, c.c_neg, c.c_pos
-            ),
+            Self::Aspo(c) => format!("eps=({}, {}) c_neg={} c_pos={}", c.eps_low, c.eps_high, c.c_neg, c.c_pos),
             Self::Sapo(c) => format!("tau+={} tau-={}", c.tau_pos, c.tau_neg),
             Self::Gspo(c) | Self::GspoToken(c) => format!("eps=({}, {})", c.eps_low, c.eps_high),
             Self::Gmpo(c) => format!("log_eps=({}, {})", c.log_eps_low, c.log_eps_high),
-            Self::ClipCov(c) => format!(
-                "eps=({}, {}) ratio={} cov=({}, {})",
-                c.eps_low, c.eps_high, c.ratio, c.cov_lb, c.cov_ub
-            ),
+            Self::ClipCov(c) => {
+                format!("eps=({}, {}) ratio={} cov=({}, {})", c.eps_low, c.eps_high, c.ratio, c.cov_lb, c.cov_ub)
+            }
             Self::KlCov(c) => format!("ratio={} coef={}", c.ratio, c.coef),
         }
     }

@@ -67,21 +67,7 @@ impl Prepared {
         };
         let pos = adv.gt(0.0)?;
         let neg = adv.lt(0.0)?;
-        Ok(Self {
-            x,
-            old,
-            adv,
-            mask,
-            mask_f,
-            rho,
-            rho_c,
-            r,
-            x_bar,
-            r_d,
-            rho_d,
-            pos,
-            neg,
-        })
+        Ok(Self { x, old, adv, mask, mask_f, rho, rho_c, r, x_bar, r_d, rho_d, pos, neg })
     }
 
     /// PPO regions of spec §0.4 on the ratio with bounds `1 - eps_low`, `1 + eps_high`.

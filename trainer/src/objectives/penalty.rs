@@ -23,10 +23,7 @@ impl Default for CfpoConfig {
 /// `clipped` marks the restoring side (LN ∪ HP at width ε).
 pub fn cfpo(inp: &LossInputs, cfg: &CfpoConfig) -> Result<LossTerms> {
     if !(cfg.eps.is_finite() && cfg.eps > 0.0) {
-        return Err(Error::InvalidConfig(format!(
-            "CFPO eps must be > 0, got {}",
-            cfg.eps
-        )));
+        return Err(Error::InvalidConfig(format!("CFPO eps must be > 0, got {}", cfg.eps)));
     }
     let p = Prepared::new(inp)?;
     let regions = p.ratio_regions(cfg.eps, cfg.eps)?;

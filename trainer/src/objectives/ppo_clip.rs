@@ -19,11 +19,7 @@ pub struct PpoClipConfig {
 
 impl Default for PpoClipConfig {
     fn default() -> Self {
-        Self {
-            eps_low: 0.2,
-            eps_high: 0.2,
-            dual_clip: None,
-        }
+        Self { eps_low: 0.2, eps_high: 0.2, dual_clip: None }
     }
 }
 
@@ -37,9 +33,7 @@ impl PpoClipConfig {
 /// Checks `0 <= ε_l`, `0 <= ε_h` (finite).
 pub(crate) fn check_widths(lo: f64, hi: f64) -> Result<()> {
     if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && hi >= 0.0) {
-        return Err(Error::InvalidConfig(format!(
-            "clip widths must be finite and >= 0, got ({lo}, {hi})"
-        )));
+        return Err(Error::InvalidConfig(format!("clip widths must be finite and >= 0, got ({lo}, {hi})")));
     }
     Ok(())
 }
@@ -47,9 +41,9 @@ pub(crate) fn check_widths(lo: f64, hi: f64) -> Result<()> {
 /// Checks a dual-clip constant is `> 1`.
 pub(crate) fn check_dual(c: Option<f64>) -> Result<()> {
     match c {
-        Some(c) if !(c.is_finite() && c > 1.0) => Err(Error::InvalidConfig(format!(
-            "dual-clip c must be > 1, got {c}"
-        ))),
+        Some(c) if !(c.is_finite() && c > 1.0) => {
+            Err(Error::InvalidConfig(format!("dual-clip c must be > 1, got {c}")))
+        }
         _ => Ok(()),
     }
 }

@@ -56,14 +56,7 @@ pub struct LossOutput {
 
 impl LossConfig {
     pub(super) fn plain(objective: ObjectiveConfig, agg: AggMode, advantage: Estimator) -> Self {
-        Self {
-            objective,
-            agg,
-            advantage,
-            drift: None,
-            ref_kl: None,
-            entropy_coef: 0.0,
-        }
+        Self { objective, agg, advantage, drift: None, ref_kl: None, entropy_coef: 0.0 }
     }
 
     /// Checks the aggregation is allowed (sequence-level losses need seq-mean-token-mean).
@@ -115,9 +108,10 @@ impl LossConfig {
             out.push((k.coef, kl_ref_sg(k.estimator, &x, &x_bar, &r)?));
         }
         if self.entropy_coef != 0.0 {
-            let h = inp.entropy.as_ref().ok_or_else(|| {
-                Error::InvalidInput("entropy_coef is set but no token entropy was given".into())
-            })?;
+            let h = inp
+                .entropy
+                .as_ref()
+                .ok_or_else(|| Error::InvalidInput("entropy_coef is set but no token entropy was given".into()))?;
             out.push((-self.entropy_coef, keep.where_cond(h, &zeros)?));
         }
         Ok(out)
@@ -164,14 +158,7 @@ impl LossConfig {
                 entropy = Some(v);
             }
         }
-        Ok(LossOutput {
-            total,
-            policy,
-            drift,
-            kl,
-            entropy,
-            terms,
-        })
+        Ok(LossOutput { total, policy, drift, kl, entropy, terms })
     }
 }
 
@@ -197,10 +184,7 @@ impl Objective {
         OBJECTIVES
             .iter()
             .find(|o| o.name == name)
-            .ok_or_else(|| Error::UnknownObjective {
-                name: name.to_string(),
-                valid: Self::names().join(", "),
-            })
+            .ok_or_else(|| Error::UnknownObjective { name: name.to_string(), valid: Self::names().join(", ") })
     }
 
     /// Every registered name, in table order.
@@ -226,18 +210,15 @@ impl Objective {
     pub fn per_token(&self, inp: &LossInputs, cfg: &ObjectiveConfig) -> Result<LossTerms> {
         let expected = self.defaults().objective.kernel();
         if cfg.kernel() != expected {
-            return Err(Error::ConfigMismatch {
-                objective: self.name,
-                expected,
-                got: cfg.kernel(),
-            });
+            return Err(Error::ConfigMismatch { objective: self.name, expected, got: cfg.kernel() });
         }
         cfg.per_token(inp)
     }
 
     /// Renders the registry as a Markdown table with defaults (for `rltrain objectives`).
     pub fn render_table() -> String {
-        let mut s = String::from("| name | row | objective | defaults | aggregation | advantage | extra terms | paper |\n");
+        let mut s =
+            String::from("| name | row | objective | defaults | aggregation | advantage | extra terms | paper |\n");
         s.push_str("|---|---|---|---|---|---|---|---|\n");
         for o in OBJECTIVES {
             let c = o.defaults();
@@ -256,11 +237,7 @@ impl Objective {
                 format!("{} {}", c.objective.kernel(), c.objective.describe()).trim_end(),
                 c.agg,
                 c.advantage,
-                if extra.is_empty() {
-                    "-".to_string()
-                } else {
-                    extra.join("; ")
-                },
+                if extra.is_empty() { "-".to_string() } else { extra.join("; ") },
                 o.paper
             ));
         }

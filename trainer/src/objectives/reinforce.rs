@@ -23,9 +23,7 @@ pub struct PgConfig {
 
 impl Default for PgConfig {
     fn default() -> Self {
-        Self {
-            value: PgValue::LogProb,
-        }
+        Self { value: PgValue::LogProb }
     }
 }
 

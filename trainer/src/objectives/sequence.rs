@@ -23,10 +23,7 @@ pub struct GspoConfig {
 
 impl Default for GspoConfig {
     fn default() -> Self {
-        Self {
-            eps_low: 3e-4,
-            eps_high: 4e-4,
-        }
+        Self { eps_low: 3e-4, eps_high: 4e-4 }
     }
 }
 
@@ -112,10 +109,7 @@ pub struct GmpoConfig {
 
 impl Default for GmpoConfig {
     fn default() -> Self {
-        Self {
-            log_eps_low: 0.4,
-            log_eps_high: 0.4,
-        }
+        Self { log_eps_low: 0.4, log_eps_high: 0.4 }
     }
 }
 
@@ -142,8 +136,7 @@ pub fn gmpo(inp: &LossInputs, cfg: &GmpoConfig) -> Result<LossTerms> {
         &select(&clip_lo, &full_like(&p.rho_c, -cfg.log_eps_low)?, &p.rho_c)?,
     )?;
     let mean = row_mean(&rho_t, &p.mask_f)?;
-    let r_bar =
-        super::parts::clamp(&mean, -super::parts::RHO_CLAMP, super::parts::RHO_CLAMP)?.exp()?;
+    let r_bar = super::parts::clamp(&mean, -super::parts::RHO_CLAMP, super::parts::RHO_CLAMP)?.exp()?;
     let l_seq = (r_bar * &a)?.neg()?;
     let loss = l_seq.broadcast_as(&shape)?.mul(&p.mask_f)?;
     regions.clipped = super::parts::or(&clip_hi, &clip_lo)?;

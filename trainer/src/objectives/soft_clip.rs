@@ -19,11 +19,7 @@ pub struct CispoConfig {
 
 impl Default for CispoConfig {
     fn default() -> Self {
-        Self {
-            eps_low: None,
-            eps_high: 0.2,
-            abs_cap: None,
-        }
+        Self { eps_low: None, eps_high: 0.2, abs_cap: None }
     }
 }
 
@@ -34,11 +30,7 @@ pub fn cispo(inp: &LossInputs, cfg: &CispoConfig) -> Result<LossTerms> {
     check_widths(cfg.eps_low.unwrap_or(0.0), cfg.eps_high)?;
     let hi = match cfg.abs_cap {
         Some(c) if c.is_finite() && c > 0.0 => c,
-        Some(c) => {
-            return Err(Error::InvalidConfig(format!(
-                "CISPO abs_cap must be > 0, got {c}"
-            )))
-        }
+        Some(c) => return Err(Error::InvalidConfig(format!("CISPO abs_cap must be > 0, got {c}"))),
         None => 1.0 + cfg.eps_high,
     };
     let lo = cfg.eps_low.map_or(0.0, |e| (1.0 - e).max(0.0));
@@ -69,24 +61,14 @@ pub struct GppoConfig {
 
 impl Default for GppoConfig {
     fn default() -> Self {
-        Self {
-            eps_low: 0.2,
-            eps_high: 0.2,
-            beta1: 1.0,
-            beta2: 1.0,
-            dual_clip: None,
-        }
+        Self { eps_low: 0.2, eps_high: 0.2, beta1: 1.0, beta2: 1.0, dual_clip: None }
     }
 }
 
 impl GppoConfig {
     /// CE-GPPO defaults (Su et al. 2025b): `β1 = 0.75`, `β2 = 1`, dual-clip `c = 10` (recipes).
     pub fn ce_gppo() -> Self {
-        Self {
-            beta1: 0.75,
-            dual_clip: Some(10.0),
-            ..Self::default()
-        }
+        Self { beta1: 0.75, dual_clip: Some(10.0), ..Self::default() }
     }
 }
 
@@ -129,12 +111,7 @@ pub struct AspoConfig {
 
 impl Default for AspoConfig {
     fn default() -> Self {
-        Self {
-            eps_low: 0.2,
-            eps_high: 0.2,
-            c_neg: 3.0,
-            c_pos: 3.0,
-        }
+        Self { eps_low: 0.2, eps_high: 0.2, c_neg: 3.0, c_pos: 3.0 }
     }
 }
 
@@ -145,10 +122,7 @@ impl Default for AspoConfig {
 pub fn aspo(inp: &LossInputs, cfg: &AspoConfig) -> Result<LossTerms> {
     check_widths(cfg.eps_low, cfg.eps_high)?;
     if !(cfg.c_neg > 1.0 && cfg.c_pos > 1.0) {
-        return Err(Error::InvalidConfig(format!(
-            "ASPO needs c_neg, c_pos > 1, got {} {}",
-            cfg.c_neg, cfg.c_pos
-        )));
+        return Err(Error::InvalidConfig(format!("ASPO needs c_neg, c_pos > 1, got {} {}", cfg.c_neg, cfg.c_pos)));
     }
     let p = Prepared::new(inp)?;
     let mut regions = p.ratio_regions(cfg.eps_low, cfg.eps_high)?;
@@ -158,20 +132,12 @@ pub fn aspo(inp: &LossInputs, cfg: &AspoConfig) -> Result<LossTerms> {
     let neg_soft = (&p.adv * &p.x)?.affine(-cfg.c_neg, 0.0)?;
     let neg_ln = p.adv.affine(-(1.0 - cfg.eps_low), 0.0)?;
     let neg_in = (&p.r * &p.adv)?.neg()?;
-    let neg_loss = select(
-        &dual_neg,
-        &neg_soft,
-        &select(&regions.ln, &neg_ln, &neg_in)?,
-    )?;
+    let neg_loss = select(&dual_neg, &neg_soft, &select(&regions.ln, &neg_ln, &neg_in)?)?;
     // A > 0 branch (flipped ratio).
     let pos_soft = (&p.adv * &p.x)?.affine(-cfg.c_pos, 0.0)?;
     let pos_hp = p.adv.affine(-1.0 / (1.0 + cfg.eps_high), 0.0)?;
     let pos_in = (p.unit()?.div(&p.r_d)? * &p.adv)?.neg()?;
-    let pos_loss = select(
-        &dual_pos,
-        &pos_soft,
-        &select(&regions.hp, &pos_hp, &pos_in)?,
-    )?;
+    let pos_loss = select(&dual_pos, &pos_soft, &select(&regions.hp, &pos_hp, &pos_in)?)?;
     let zero = p.x.zeros_like()?.detach();
     let loss = select(&p.neg, &neg_loss, &select(&p.pos, &pos_loss, &zero)?)?;
     regions.dual_clip = or(&dual_neg, &dual_pos)?;
@@ -194,12 +160,7 @@ pub struct DgpoConfig {
 
 impl Default for DgpoConfig {
     fn default() -> Self {
-        Self {
-            eps_low: 0.2,
-            eps_high: 0.2,
-            n: 1.0,
-            m: 2.0,
-        }
+        Self { eps_low: 0.2, eps_high: 0.2, n: 1.0, m: 2.0 }
     }
 }
 
@@ -221,8 +182,7 @@ impl DgpoConfig {
 /// (HP), `1/π_old` otherwise ([`DgpoConfig::constants`]). No dual-clip.
 pub fn dgpo(inp: &LossInputs, cfg: &DgpoConfig) -> Result<LossTerms> {
     check_widths(cfg.eps_low, cfg.eps_high)?;
-    if !(cfg.eps_low < 1.0 && cfg.n >= 0.0 && cfg.m > 0.0 && cfg.n.is_finite() && cfg.m.is_finite())
-    {
+    if !(cfg.eps_low < 1.0 && cfg.n >= 0.0 && cfg.m > 0.0 && cfg.n.is_finite() && cfg.m.is_finite()) {
         return Err(Error::InvalidConfig(format!(
             "DGPO needs eps_low < 1, n >= 0, m > 0; got eps_low={} n={} m={}",
             cfg.eps_low, cfg.n, cfg.m
@@ -235,14 +195,10 @@ pub fn dgpo(inp: &LossInputs, cfg: &DgpoConfig) -> Result<LossTerms> {
     // overflow where it is not selected (its gradient would be 0·inf there).
     let rho_ln = select(&regions.ln, &p.rho_c, &zero)?;
     let bar_ln = select(&regions.ln, &p.rho_d, &zero)?;
-    let v_ln = (&rho_ln + bar_ln.affine(cfg.n, 0.0)?)?
-        .exp()?
-        .affine((1.0 - cfg.eps_low).powf(-cfg.n), 0.0)?;
+    let v_ln = (&rho_ln + bar_ln.affine(cfg.n, 0.0)?)?.exp()?.affine((1.0 - cfg.eps_low).powf(-cfg.n), 0.0)?;
     let rho_hp = select(&regions.hp, &p.rho_c, &zero)?;
     let bar_hp = select(&regions.hp, &p.rho_d, &zero)?;
-    let v_hp = (&rho_hp - bar_hp.affine(1.0 / cfg.m, 0.0)?)?
-        .affine(1.0, (1.0 + cfg.eps_high).ln() / cfg.m)?
-        .exp()?;
+    let v_hp = (&rho_hp - bar_hp.affine(1.0 / cfg.m, 0.0)?)?.affine(1.0, (1.0 + cfg.eps_high).ln() / cfg.m)?.exp()?;
     let v = select(&regions.ln, &v_ln, &select(&regions.hp, &v_hp, &p.r)?)?;
     let loss = (v * &p.adv)?.neg()?;
     Ok(LossTerms { loss, regions })
@@ -259,10 +215,7 @@ pub struct SapoConfig {
 
 impl Default for SapoConfig {
     fn default() -> Self {
-        Self {
-            tau_pos: 1.0,
-            tau_neg: 1.05,
-        }
+        Self { tau_pos: 1.0, tau_neg: 1.05 }
     }
 }
 
@@ -279,11 +232,7 @@ pub fn sapo(inp: &LossInputs, cfg: &SapoConfig) -> Result<LossTerms> {
     let p = Prepared::new(inp)?;
     let mut regions = p.ratio_regions(0.2, 0.2)?;
     regions.clipped = regions.clipped.zeros_like()?;
-    let tau = select(
-        &p.pos,
-        &full_like(&p.r_d, cfg.tau_pos)?,
-        &full_like(&p.r_d, cfg.tau_neg)?,
-    )?;
+    let tau = select(&p.pos, &full_like(&p.r_d, cfg.tau_pos)?, &full_like(&p.r_d, cfg.tau_neg)?)?;
     let z = (p.r.affine(1.0, -1.0)? * &tau)?;
     let f = sigmoid(&z)?.affine(4.0, 0.0)?.div(&tau)?;
     let loss = (f * &p.adv)?.neg()?;

@@ -4,38 +4,19 @@
 use super::cpgd::DriftConfig;
 use super::registry::{LossConfig, Objective};
 use super::{
-    AspoConfig, CfpoConfig, CispoConfig, ClipCovConfig, CpgConfig, CpgValue, DgpoConfig,
-    GmpoConfig, GppoConfig, GspoConfig, KlCovConfig, ObjectiveConfig, PgConfig, PgValue,
-    PpoClipConfig, SapoConfig,
+    AspoConfig, CfpoConfig, CispoConfig, ClipCovConfig, CpgConfig, CpgValue, DgpoConfig, GmpoConfig, GppoConfig,
+    GspoConfig, KlCovConfig, ObjectiveConfig, PgConfig, PgValue, PpoClipConfig, SapoConfig,
 };
 use crate::advantage::{CpgdWeight, Estimator, GpgNorm, Whitening};
 use crate::aggregate::AggMode;
 use crate::kl::{KlEstimator, RefKl};
 
-const GROUP: Estimator = Estimator::GroupNorm {
-    eps_std: 1e-6,
-    unbiased: true,
-};
-const PPO: ObjectiveConfig = ObjectiveConfig::PpoClip(PpoClipConfig {
-    eps_low: 0.2,
-    eps_high: 0.2,
-    dual_clip: None,
-});
-const CPGD_DRIFT: DriftConfig = DriftConfig {
-    coef: 0.01,
-    clip: 2.0,
-};
-const CPG: ObjectiveConfig = ObjectiveConfig::Cpg(CpgConfig {
-    eps: 0.2,
-    lambda: 1.0,
-    value: CpgValue::LogRatio,
-});
-const CPGD_ADV: Estimator = Estimator::Cpgd {
-    weight: CpgdWeight::Std { eps: 1e-6 },
-};
-const PG_RATIO: ObjectiveConfig = ObjectiveConfig::Pg(PgConfig {
-    value: PgValue::LogRatio,
-});
+const GROUP: Estimator = Estimator::GroupNorm { eps_std: 1e-6, unbiased: true };
+const PPO: ObjectiveConfig = ObjectiveConfig::PpoClip(PpoClipConfig { eps_low: 0.2, eps_high: 0.2, dual_clip: None });
+const CPGD_DRIFT: DriftConfig = DriftConfig { coef: 0.01, clip: 2.0 };
+const CPG: ObjectiveConfig = ObjectiveConfig::Cpg(CpgConfig { eps: 0.2, lambda: 1.0, value: CpgValue::LogRatio });
+const CPGD_ADV: Estimator = Estimator::Cpgd { weight: CpgdWeight::Std { eps: 1e-6 } };
+const PG_RATIO: ObjectiveConfig = ObjectiveConfig::Pg(PgConfig { value: PgValue::LogRatio });
 
 /// Every objective of spec §1 (26 rows; rows 9, 13 and 23 have two entries).
 pub static OBJECTIVES: &[Objective] = &[
@@ -45,7 +26,9 @@ pub static OBJECTIVES: &[Objective] = &[
         title: "PG / REINFORCE",
         paper: "Williams 1992, Machine Learning 8:229-256",
         formula: "ℓ = -A·logπ; g = -A",
-        defaults: || LossConfig::plain(ObjectiveConfig::Pg(PgConfig::default()), AggMode::TokenMean, Estimator::MeanCentred),
+        defaults: || {
+            LossConfig::plain(ObjectiveConfig::Pg(PgConfig::default()), AggMode::TokenMean, Estimator::MeanCentred)
+        },
     },
     Objective {
         name: "ppo",
@@ -118,7 +101,11 @@ pub static OBJECTIVES: &[Objective] = &[
         formula: "PPO-clip on whitened (R - group mean); KL to ref as a loss term",
         defaults: || LossConfig {
             ref_kl: Some(RefKl { estimator: KlEstimator::K3, coef: 0.001 }),
-            ..LossConfig::plain(PPO, AggMode::TokenMean, Estimator::ReinforcePPBaseline { whitening: Whitening::Biased })
+            ..LossConfig::plain(
+                PPO,
+                AggMode::TokenMean,
+                Estimator::ReinforcePPBaseline { whitening: Whitening::Biased },
+            )
         },
     },
     Objective {
@@ -141,9 +128,7 @@ pub static OBJECTIVES: &[Objective] = &[
         title: "RLOO (OpenRLHF / CPGD-paper variant)",
         paper: "Ahmadian et al. 2024, arXiv:2402.14740; OpenRLHF (Hu et al. 2024, arXiv:2405.11143)",
         formula: "PPO-clip on LOO advantages with k1 KL shaping and returns",
-        defaults: || {
-            LossConfig::plain(PPO, AggMode::TokenMean, Estimator::Loo { kl_coef: 0.01, whitening: None })
-        },
+        defaults: || LossConfig::plain(PPO, AggMode::TokenMean, Estimator::Loo { kl_coef: 0.01, whitening: None }),
     },
     Objective {
         name: "cpgd-pg",
@@ -159,7 +144,10 @@ pub static OBJECTIVES: &[Objective] = &[
         title: "PGD (PG + drift, CPGD ablation)",
         paper: "Liu et al. 2025 (CPGD), arXiv:2505.12504",
         formula: "ℓ = -A·ρ + α·min(sg(r)-1, c)·logπ; g = -A + α·min(r-1, c)",
-        defaults: || LossConfig { drift: Some(CPGD_DRIFT), ..LossConfig::plain(PG_RATIO, AggMode::GroupTokenMean, CPGD_ADV) },
+        defaults: || LossConfig {
+            drift: Some(CPGD_DRIFT),
+            ..LossConfig::plain(PG_RATIO, AggMode::GroupTokenMean, CPGD_ADV)
+        },
     },
     Objective {
         name: "cpg",
@@ -175,7 +163,10 @@ pub static OBJECTIVES: &[Objective] = &[
         title: "CPGD",
         paper: "Liu et al. 2025 (CPGD), arXiv:2505.12504",
         formula: "CPG + α·min(sg(r)-1, c)·logπ; tight-to-loose ε_i optional",
-        defaults: || LossConfig { drift: Some(CPGD_DRIFT), ..LossConfig::plain(CPG, AggMode::GroupTokenMean, CPGD_ADV) },
+        defaults: || LossConfig {
+            drift: Some(CPGD_DRIFT),
+            ..LossConfig::plain(CPG, AggMode::GroupTokenMean, CPGD_ADV)
+        },
     },
     Objective {
         name: "cpgd-official",
@@ -183,7 +174,10 @@ pub static OBJECTIVES: &[Objective] = &[
         title: "CPGD (official-code preset: seq-mean-token-mean)",
         paper: "Liu et al. 2025 (CPGD), arXiv:2505.12504; MM-EUREKA code",
         formula: "as cpgd, aggregated seq-mean-token-mean",
-        defaults: || LossConfig { drift: Some(CPGD_DRIFT), ..LossConfig::plain(CPG, AggMode::SeqMeanTokenMean, CPGD_ADV) },
+        defaults: || LossConfig {
+            drift: Some(CPGD_DRIFT),
+            ..LossConfig::plain(CPG, AggMode::SeqMeanTokenMean, CPGD_ADV)
+        },
     },
     Objective {
         name: "cfpo",

@@ -73,9 +73,7 @@ impl InplaceOp1 for FusedStep<'_> {
     }
 
     fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> candle_core::Result<()> {
-        let CpuStorage::F32(data) = storage else {
-            candle_core::bail!("fused-adamw: parameter is not f32")
-        };
+        let CpuStorage::F32(data) = storage else { candle_core::bail!("fused-adamw: parameter is not f32") };
         let Some((start, end)) = layout.contiguous_offsets() else {
             candle_core::bail!("fused-adamw: parameter is not contiguous")
         };
@@ -148,10 +146,16 @@ impl AdamW {
             let decay = if var.rank() >= 2 { 1.0 - lr * self.cfg.weight_decay } else { 1.0 };
             match moments {
                 Moments::Host { m, v } if is_host_f32(var.as_tensor()) => {
-                    let grad = if grad.is_contiguous() && grad.dtype() == DType::F32 { grad.clone() } else { grad.to_dtype(DType::F32)?.contiguous()? };
+                    let grad = if grad.is_contiguous() && grad.dtype() == DType::F32 {
+                        grad.clone()
+                    } else {
+                        grad.to_dtype(DType::F32)?.contiguous()?
+                    };
                     let (storage, layout) = grad.storage_and_layout();
                     let (Storage::Cpu(cpu), Some((start, end))) = (&*storage, layout.contiguous_offsets()) else {
-                        return Err(Error::InvalidInput("AdamW: a CPU parameter has a gradient on another device".into()));
+                        return Err(Error::InvalidInput(
+                            "AdamW: a CPU parameter has a gradient on another device".into(),
+                        ));
                     };
                     let g = &cpu.as_slice::<f32>()?[start..end];
                     let op = FusedStep {
@@ -172,7 +176,9 @@ impl AdamW {
                     var.as_tensor().inplace_op1(&op)?;
                 }
                 Moments::Host { .. } => {
-                    return Err(Error::InvalidInput("AdamW: parameter layout changed since the optimiser was built".into()));
+                    return Err(Error::InvalidInput(
+                        "AdamW: parameter layout changed since the optimiser was built".into(),
+                    ));
                 }
                 Moments::Tensors { m, v } => {
                     let g = grad.to_dtype(var.dtype())?.affine(grad_scale, 0.0)?;
@@ -260,8 +266,12 @@ mod tests {
         let lr = 0.01;
         let grads = [[0.5, -1.0, 2.0, 0.0], [0.1, 0.3, -0.2, 1.0], [-0.4, 0.2, 0.0, 0.5]];
         for dtype in [DType::F32, DType::F64] {
-            let w = Var::from_tensor(&Tensor::new(&[[1.0f64, -2.0], [0.5, 3.0]], &Device::Cpu).unwrap().to_dtype(dtype).unwrap()).unwrap();
-            let b = Var::from_tensor(&Tensor::new(&[1.0f64, -1.0], &Device::Cpu).unwrap().to_dtype(dtype).unwrap()).unwrap();
+            let w = Var::from_tensor(
+                &Tensor::new(&[[1.0f64, -2.0], [0.5, 3.0]], &Device::Cpu).unwrap().to_dtype(dtype).unwrap(),
+            )
+            .unwrap();
+            let b = Var::from_tensor(&Tensor::new(&[1.0f64, -1.0], &Device::Cpu).unwrap().to_dtype(dtype).unwrap())
+                .unwrap();
             let vars = vec![("w".to_string(), w.clone()), ("b".to_string(), b.clone())];
             let mut opt = AdamW::new(&vars, c).unwrap();
             for g in &grads {

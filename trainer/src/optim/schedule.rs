@@ -21,7 +21,9 @@ impl ScheduleKind {
             "constant" => Ok(Self::Constant),
             "linear" => Ok(Self::Linear),
             "cosine" => Ok(Self::Cosine),
-            other => Err(Error::InvalidConfig(format!("unknown LR schedule `{other}`; valid: constant, linear, cosine"))),
+            other => {
+                Err(Error::InvalidConfig(format!("unknown LR schedule `{other}`; valid: constant, linear, cosine")))
+            }
         }
     }
 }

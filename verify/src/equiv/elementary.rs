@@ -57,9 +57,7 @@ fn recip(n: u64, wp: usize) -> BigFloat {
         if c.len() > 4096 {
             c.clear();
         }
-        c.entry((n, wp))
-            .or_insert_with(|| BigFloat::from_word(1, wp).div(&BigFloat::from_word(n, wp), wp, RM))
-            .clone()
+        c.entry((n, wp)).or_insert_with(|| BigFloat::from_word(1, wp).div(&BigFloat::from_word(n, wp), wp, RM)).clone()
     })
 }
 
@@ -99,7 +97,8 @@ pub fn exp(x: &BigFloat, p: usize) -> Option<BigFloat> {
 /// correct bits).
 pub fn ln(x: &BigFloat, p: usize) -> Option<BigFloat> {
     let xf = approx_f64(x);
-    if p > MAX_PREC || !xf.is_finite() || !(1e-300..1e300).contains(&xf) || (xf - 1.0).abs() < 1.0 / (1u64 << 20) as f64 {
+    if p > MAX_PREC || !xf.is_finite() || !(1e-300..1e300).contains(&xf) || (xf - 1.0).abs() < 1.0 / (1u64 << 20) as f64
+    {
         return None;
     }
     let wp = p + GUARD;

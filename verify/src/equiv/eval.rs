@@ -130,9 +130,7 @@ const MEMO_CAP: usize = 32;
 fn same_value(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Exact(x), Value::Exact(y)) => x == y,
-        (Value::Approx(x), Value::Approx(y)) => {
-            x.re.cmp(&y.re) == Some(0) && x.im.cmp(&y.im) == Some(0)
-        }
+        (Value::Approx(x), Value::Approx(y)) => x.re.cmp(&y.re) == Some(0) && x.im.cmp(&y.im) == Some(0),
         _ => false,
     }
 }
@@ -310,10 +308,9 @@ impl Value {
     /// The value as a complex float at precision `p`.
     pub fn to_cf(&self, p: usize) -> Cf {
         match self {
-            Value::Exact(q) => Cf {
-                re: rat_to_bf(&q.re, p),
-                im: if q.im.is_zero() { bf_zero(p) } else { rat_to_bf(&q.im, p) },
-            },
+            Value::Exact(q) => {
+                Cf { re: rat_to_bf(&q.re, p), im: if q.im.is_zero() { bf_zero(p) } else { rat_to_bf(&q.im, p) } }
+            }
             Value::Approx(c) => c.clone(),
         }
     }
@@ -618,7 +615,11 @@ impl<'a> Evaluator<'a> {
                         if e <= self.budget.limits.max_exponent {
                             let z = b.to_cf(p);
                             if z.is_zero() {
-                                return if n.is_positive() { Ok(Value::Exact(Q::int(0))) } else { Err(EvalErr::Undefined) };
+                                return if n.is_positive() {
+                                    Ok(Value::Exact(Q::int(0)))
+                                } else {
+                                    Err(EvalErr::Undefined)
+                                };
                             }
                             return Ok(Value::Approx(self.powi_cf(&z, e, n.is_negative())?));
                         }
@@ -939,8 +940,8 @@ impl<'a> Evaluator<'a> {
                 }
                 let x = self.real_arg(&v)?;
                 let r = if floor { x.floor() } else { x.ceil() };
-                let q = bf_to_rat(&r, self.budget.limits.max_int_bits)
-                    .ok_or(EvalErr::Limit(LimitKind::IntegerTooLarge))?;
+                let q =
+                    bf_to_rat(&r, self.budget.limits.max_int_bits).ok_or(EvalErr::Limit(LimitKind::IntegerTooLarge))?;
                 return Ok(Value::Exact(Q::real(q)));
             }
             _ => {}

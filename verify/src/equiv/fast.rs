@@ -69,13 +69,8 @@ impl Ball {
 }
 
 fn add(a: Ball, b: Ball) -> Option<Ball> {
-    Ball {
-        re: a.re + b.re,
-        im: a.im + b.im,
-        err: a.err + b.err + U * (a.mag() + b.mag()),
-        real: a.real && b.real,
-    }
-    .finite()
+    Ball { re: a.re + b.re, im: a.im + b.im, err: a.err + b.err + U * (a.mag() + b.mag()), real: a.real && b.real }
+        .finite()
 }
 
 fn neg(a: Ball) -> Ball {
@@ -87,7 +82,8 @@ fn mul(a: Ball, b: Ball) -> Option<Ball> {
     if ma > 0.0 && mb > 0.0 && ma * mb < TINY {
         return None;
     }
-    let (re, im) = if a.real && b.real { (a.re * b.re, 0.0) } else { (a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re) };
+    let (re, im) =
+        if a.real && b.real { (a.re * b.re, 0.0) } else { (a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re) };
     Ball { re, im, err: ma * b.err + mb * a.err + a.err * b.err + 4.0 * U * ma * mb, real: a.real && b.real }.finite()
 }
 
@@ -251,8 +247,12 @@ fn exact_small(e: &Expr, env: &[(String, BigRational)], depth: usize) -> Option<
         Expr::Sym(s) => Small::from_rat(&env.iter().find(|(name, _)| name == s)?.1),
         Expr::Const(Constant::I) => Some(Small { re: 0, im: 1, den: 1 }),
         Expr::Neg(a) => exact_small(a, env, depth + 1).map(|s| Small { re: -s.re, im: -s.im, den: s.den }),
-        Expr::Add(v) => v.iter().try_fold(Small { re: 0, im: 0, den: 1 }, |acc, t| acc.add(exact_small(t, env, depth + 1)?)),
-        Expr::Mul(v) => v.iter().try_fold(Small { re: 1, im: 0, den: 1 }, |acc, t| acc.mul(exact_small(t, env, depth + 1)?)),
+        Expr::Add(v) => {
+            v.iter().try_fold(Small { re: 0, im: 0, den: 1 }, |acc, t| acc.add(exact_small(t, env, depth + 1)?))
+        }
+        Expr::Mul(v) => {
+            v.iter().try_fold(Small { re: 1, im: 0, den: 1 }, |acc, t| acc.mul(exact_small(t, env, depth + 1)?))
+        }
         Expr::Div(a, b) => {
             let b = exact_small(b, env, depth + 1)?;
             if b.re == 0 && b.im == 0 {

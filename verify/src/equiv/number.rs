@@ -91,7 +91,6 @@ fn rat_mul(a: &BigRational, b: &BigRational) -> BigRational {
 }
 
 impl Q {
-
     pub fn negate(self) -> Q {
         Q { re: -self.re, im: -self.im }
     }
@@ -118,10 +117,7 @@ impl Q {
             }
             return Ok(Q::real(rat_mul(&self.re, &o.re)));
         }
-        Ok(Q {
-            re: &self.re * &o.re - &self.im * &o.im,
-            im: &self.re * &o.im + &self.im * &o.re,
-        })
+        Ok(Q { re: &self.re * &o.re - &self.im * &o.im, im: &self.re * &o.im + &self.im * &o.re })
     }
 
     /// Exact quotient; `None` for division by zero.

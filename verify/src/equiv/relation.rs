@@ -133,7 +133,8 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         return compare_relations(g, p, cx);
     }
     let (rel, other, rel_is_gold) = if g_rel { (g, p, true) } else { (p, g, false) };
-    let ordered = |a: &Expr, b: &Expr, cx: &mut Cx| if rel_is_gold { compare_any(a, b, cx) } else { compare_any(b, a, cx) };
+    let ordered =
+        |a: &Expr, b: &Expr, cx: &mut Cx| if rel_is_gold { compare_any(a, b, cx) } else { compare_any(b, a, cx) };
     let value = match value_side(rel) {
         Some((_, v)) => Some(v),
         None if !rel_is_gold => computed_value(rel),
@@ -204,7 +205,8 @@ fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
     let tol = if has_decimal(a) || has_decimal(b) { cx.opts.decimal_rel_tol } else { cx.opts.eval_rel_tol };
     // Double-precision screen: when the ratios at the first two points are defined there and
     // certainly differ, the high-precision loop below would stop at the second point anyway.
-    let env_at = |k: usize| -> Vec<(String, BigRational)> { syms.iter().map(|s| (s.clone(), point_value(s, k))).collect() };
+    let env_at =
+        |k: usize| -> Vec<(String, BigRational)> { syms.iter().map(|s| (s.clone(), point_value(s, k))).collect() };
     let (r0, n0) = fast::ratio_at(a, b, &env_at(0));
     cx.budget.charge(n0)?;
     if let Some(r0) = r0 {
@@ -250,7 +252,9 @@ fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
             None => {
                 let ok = match &q {
                     Value::Exact(x) => !x.is_zero() && (!positive_only || (x.is_real() && x.re.is_positive())),
-                    Value::Approx(c) => !(c.re.is_zero() && c.im.is_zero()) && (!positive_only || (c.is_real() && c.re.is_positive())),
+                    Value::Approx(c) => {
+                        !(c.re.is_zero() && c.im.is_zero()) && (!positive_only || (c.is_real() && c.re.is_positive()))
+                    }
                 };
                 if !ok {
                     return Ok(Cmp::new(false, rule));

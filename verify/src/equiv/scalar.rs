@@ -47,9 +47,7 @@ pub fn has_decimal(e: &Expr) -> bool {
 /// A lone decimal literal: its value and the decimal position of its last written digit.
 fn single_decimal(e: &Expr) -> Option<(BigRational, u32)> {
     match e {
-        Expr::Num(Number { value, decimals: Some(d) }) => {
-            effective_decimals(value, *d).map(|d| (value.clone(), d))
-        }
+        Expr::Num(Number { value, decimals: Some(d) }) => effective_decimals(value, *d).map(|d| (value.clone(), d)),
         Expr::Neg(a) => single_decimal(a).map(|(v, d)| (-v, d)),
         _ => None,
     }
@@ -68,8 +66,14 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         match x {
             Expr::Num(_) | Expr::Sym(_) | Expr::Const(_) | Expr::Text(_) | Expr::EmptySet => {}
             Expr::Neg(a) | Expr::Factorial(a) | Expr::Percent(a) | Expr::Degrees(a) => stack.push(a),
-            Expr::Add(v) | Expr::Mul(v) | Expr::List(v) | Expr::Tuple(v) | Expr::Set(v) | Expr::Union(v)
-            | Expr::Intersection(v) | Expr::Func(_, v) => stack.extend(v.iter()),
+            Expr::Add(v)
+            | Expr::Mul(v)
+            | Expr::List(v)
+            | Expr::Tuple(v)
+            | Expr::Set(v)
+            | Expr::Union(v)
+            | Expr::Intersection(v)
+            | Expr::Func(_, v) => stack.extend(v.iter()),
             Expr::Relation { terms, .. } => stack.extend(terms.iter()),
             Expr::Div(a, b) | Expr::Pow(a, b) | Expr::Binom(a, b) => {
                 stack.push(a);
@@ -134,10 +138,7 @@ fn div100(a: &Expr) -> Expr {
 }
 
 fn to_radians(a: &Expr) -> Expr {
-    Expr::Div(
-        Box::new(Expr::Mul(vec![a.clone(), Expr::Const(Constant::Pi)])),
-        Box::new(Expr::Num(Number::int(180))),
-    )
+    Expr::Div(Box::new(Expr::Mul(vec![a.clone(), Expr::Const(Constant::Pi)])), Box::new(Expr::Num(Number::int(180))))
 }
 
 /// Compare two scalars (`gold` first).
@@ -207,7 +208,14 @@ impl Summary {
 
 /// `unit` is the side with the sign read as a number (`28%` as `0.28`), `bare` the same without
 /// the sign (`28`, allowed when the policy reads the sign as a unit).
-fn unit_alternatives(unit: &Expr, bare: &Expr, other: &Expr, unit_is_gold: bool, cx: &mut Cx, rule: &'static str) -> Res {
+fn unit_alternatives(
+    unit: &Expr,
+    bare: &Expr,
+    other: &Expr,
+    unit_is_gold: bool,
+    cx: &mut Cx,
+    rule: &'static str,
+) -> Res {
     let allow_bare = rule == "degrees" || cx.opts.percent_as_unit;
     let mut limit = None;
     let candidates: &[&Expr] = if allow_bare { &[unit, bare] } else { &[unit] };
@@ -227,7 +235,13 @@ fn unit_alternatives(unit: &Expr, bare: &Expr, other: &Expr, unit_is_gold: bool,
 }
 
 /// Evaluate both sides of a closed comparison at `prec` bits.
-fn eval_pair(g: &Expr, p: &Expr, cx: &mut Cx, env: &[(String, BigRational)], prec: usize) -> Result<(Value, Value, Option<LimitKind>), EvalErr> {
+fn eval_pair(
+    g: &Expr,
+    p: &Expr,
+    cx: &mut Cx,
+    env: &[(String, BigRational)],
+    prec: usize,
+) -> Result<(Value, Value, Option<LimitKind>), EvalErr> {
     let mut ev = Evaluator::new(prec, cx.budget, &mut cx.cc, env);
     let gv = ev.eval(g)?;
     let pv = ev.eval(p)?;
@@ -350,7 +364,8 @@ pub fn values_close(a: &Value, b: &Value, tol: f64) -> bool {
 /// The relative test on `f64` approximations when they decide it with a wide margin (exact
 /// rationals with hundreds of bits make the exact test slow: every operation reduces by a gcd).
 fn f64_close(x: &Q, y: &Q, tol: f64) -> Option<bool> {
-    let part = |q: &BigRational| q.to_f64().filter(|v| v.is_finite() && (*v == 0.0 || (1e-250..1e250).contains(&v.abs())));
+    let part =
+        |q: &BigRational| q.to_f64().filter(|v| v.is_finite() && (*v == 0.0 || (1e-250..1e250).contains(&v.abs())));
     let (xr, xi, yr, yi) = (part(&x.re)?, part(&x.im)?, part(&y.re)?, part(&y.im)?);
     let m = xr.hypot(xi).max(yr.hypot(yi));
     if m == 0.0 {
@@ -444,7 +459,13 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
         // Exact agreement at 3 random rationals already makes a coincidence negligible (a nonzero
         // rational function of small degree vanishes at few points); approximate agreement and
         // the small integer range need more points.
-        let needed = if integer { POINTS + 1 } else if all_exact { 3 } else { POINTS };
+        let needed = if integer {
+            POINTS + 1
+        } else if all_exact {
+            3
+        } else {
+            POINTS
+        };
         if agree >= needed {
             break;
         }

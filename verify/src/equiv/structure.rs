@@ -199,7 +199,11 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
                 return Ok(Cmp::new(false, "matrix"));
             }
             let tv: Vec<&Expr> = t.iter().collect();
-            return if matches!(g, Expr::Matrix(_)) { ordered(&flat, &tv, cx, "matrix") } else { ordered(&tv, &flat, cx, "matrix") };
+            return if matches!(g, Expr::Matrix(_)) {
+                ordered(&flat, &tv, cx, "matrix")
+            } else {
+                ordered(&tv, &flat, cx, "matrix")
+            };
         }
         _ => {}
     }

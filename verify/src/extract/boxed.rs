@@ -120,10 +120,7 @@ fn top_level_boxes(b: &[u8]) -> Option<Vec<Box_>> {
                     depth -= 1;
                     if open.last().is_some_and(|o| o.2 == depth) {
                         if let Some((span_start, content_start, _)) = open.pop() {
-                            push_done(
-                                Box_ { span_start, span_end: i + 1, content_start, content_end: i },
-                                &mut done,
-                            );
+                            push_done(Box_ { span_start, span_end: i + 1, content_start, content_end: i }, &mut done);
                         }
                     }
                 }

@@ -102,8 +102,22 @@ fn last_delimited(text: &str) -> Option<(usize, Block, usize)> {
 /// Words that start a sentence asking for something: a math block they introduce is the question
 /// (`Evaluate $\lceil 3.6 \rceil^2$.`), not an answer.
 const TASK_WORDS: &[&str] = &[
-    "Evaluate ", "Compute ", "Simplify ", "Calculate ", "Find ", "Determine ", "Solve ", "Express ",
-    "Factor ", "Expand ", "Rationalize ", "Write ", "Convert ", "What is ", "What are ", "Let ",
+    "Evaluate ",
+    "Compute ",
+    "Simplify ",
+    "Calculate ",
+    "Find ",
+    "Determine ",
+    "Solve ",
+    "Express ",
+    "Factor ",
+    "Expand ",
+    "Rationalize ",
+    "Write ",
+    "Convert ",
+    "What is ",
+    "What are ",
+    "Let ",
     "Suppose ",
 ];
 
@@ -216,7 +230,10 @@ mod tests {
         assert_eq!(answer("So it is $5$. Is that right? Yes"), Some("5"));
         assert_eq!(answer("so $x = 2$ and $y = 3$. This gives us $f(1 + f(\\"), Some("y = 3"));
         assert_eq!(answer("costs $5 and then we have this much left: $3"), None);
-        assert_eq!(answer("$x = 5 \\text{ is the value of the answer}$"), Some("x = 5 \\text{ is the value of the answer}"));
+        assert_eq!(
+            answer("$x = 5 \\text{ is the value of the answer}$"),
+            Some("x = 5 \\text{ is the value of the answer}")
+        );
         assert_eq!(answer("Simplify $(-k + 4) + (-2 + 3k)$.\n\nSo we get $2k + 2$."), Some("2k + 2"));
         assert_eq!(answer("Simplify $\\frac{2}{4}$ to get $\\frac12$."), Some("\\frac12"));
         assert_eq!(answer("Find $x$: we solve and get $x = 5$"), Some("x = 5"));

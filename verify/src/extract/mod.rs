@@ -167,8 +167,15 @@ pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
 
 /// Chat-template tokens that end the model's turn: what follows is a turn the model invented
 /// (`<|im_start|>user ...`), not its answer.
-const TURN_MARKERS: &[&str] =
-    &["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>", "<|start_header_id|>", "<｜end▁of▁sentence｜>"];
+const TURN_MARKERS: &[&str] = &[
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|eot_id|>",
+    "<|end_of_text|>",
+    "<|start_header_id|>",
+    "<｜end▁of▁sentence｜>",
+];
 
 /// The response up to the first chat-template token that ends the model's turn, when text comes
 /// before it (`... is $\frac{5}{3}$. <|im_start|>user Another problem ... \boxed{8}` is cut before
@@ -179,9 +186,7 @@ fn model_turn(response: &str) -> &str {
     let b = response.as_bytes();
     let Some(text_at) = response.find(|c: char| !c.is_whitespace()) else { return response };
     let hits = START.all(b).chain(START_WIDE.all(b));
-    let cut = hits
-        .filter(|&p| p > text_at && TURN_MARKERS.iter().any(|m| b[p..].starts_with(m.as_bytes())))
-        .min();
+    let cut = hits.filter(|&p| p > text_at && TURN_MARKERS.iter().any(|m| b[p..].starts_with(m.as_bytes()))).min();
     match cut {
         Some(p) => &response[..p],
         None => response,

@@ -33,7 +33,11 @@ pub(crate) fn last_number(text: &str) -> Option<String> {
         break;
     }
     // A leading decimal point: `.5`.
-    if start >= 1 && b[start - 1] == b'.' && !b[start..end].contains(&b'.') && (start < 2 || !b[start - 2].is_ascii_alphanumeric()) {
+    if start >= 1
+        && b[start - 1] == b'.'
+        && !b[start..end].contains(&b'.')
+        && (start < 2 || !b[start - 2].is_ascii_alphanumeric())
+    {
         start -= 1;
     }
     let digits = &text[start..end];

@@ -8,7 +8,9 @@
 use memchr::memmem;
 
 use super::delimited::{block_at, last_block};
-use super::scan::{Needle, cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words};
+use super::scan::{
+    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words, Needle,
+};
 
 /// Longest answer taken after a phrase when it is not delimited (bytes).
 const MAX_PHRASE_SPAN: usize = 300;
@@ -202,7 +204,10 @@ fn lone_number_in_sentence(span: &str) -> Option<&str> {
     let b = span.as_bytes();
     let is_num_byte = |k: usize| {
         b[k].is_ascii_digit()
-            || (matches!(b[k], b'.' | b',') && k > 0 && b[k - 1].is_ascii_digit() && b.get(k + 1).is_some_and(u8::is_ascii_digit))
+            || (matches!(b[k], b'.' | b',')
+                && k > 0
+                && b[k - 1].is_ascii_digit()
+                && b.get(k + 1).is_some_and(u8::is_ascii_digit))
     };
     let mut found: Option<(usize, usize)> = None;
     let mut k = 0;
@@ -213,7 +218,10 @@ fn lone_number_in_sentence(span: &str) -> Option<&str> {
             while end < b.len() && is_num_byte(end) {
                 end += 1;
             }
-            if found.is_some() || (start > 0 && is_word_byte(b[start - 1])) || b.get(end).is_some_and(|c| is_word_byte(*c)) {
+            if found.is_some()
+                || (start > 0 && is_word_byte(b[start - 1]))
+                || b.get(end).is_some_and(|c| is_word_byte(*c))
+            {
                 return None;
             }
             found = Some((start, end));
@@ -248,8 +256,21 @@ fn sentence_end(s: &str) -> Option<usize> {
 
 /// Words that start a new clause after an answer ("5 because ...", "7, so ...").
 const CLAUSE_WORDS: &[&[u8]] = &[
-    b"because", b"since", b"which", b"as", b"so", b"but", b"hence", b"therefore", b"thus", b"where", b"while",
-    b"i", b"we", b"this", b"that",
+    b"because",
+    b"since",
+    b"which",
+    b"as",
+    b"so",
+    b"but",
+    b"hence",
+    b"therefore",
+    b"thus",
+    b"where",
+    b"while",
+    b"i",
+    b"we",
+    b"this",
+    b"that",
 ];
 
 /// Where a new clause starts in `s`: a clause word after a space, or `, ` followed by a plain
@@ -268,8 +289,7 @@ fn clause_start(s: &str) -> Option<usize> {
         }
         let w = &b[word_at..word_at + len];
         let clause = CLAUSE_WORDS.iter().any(|c| c.eq_ignore_ascii_case(w));
-        let comma_word =
-            b[i] == b',' && len >= 2 && !w.eq_ignore_ascii_case(b"and") && !w.eq_ignore_ascii_case(b"or");
+        let comma_word = b[i] == b',' && len >= 2 && !w.eq_ignore_ascii_case(b"and") && !w.eq_ignore_ascii_case(b"or");
         if clause || comma_word {
             return Some(cut);
         }

@@ -225,7 +225,10 @@ impl<'a> Cursor<'a> {
             if !self.eat("}") {
                 return None;
             }
-            Some(num(rad, limits).map(|r| Expr::Root { index: Box::new(Expr::Num(Number::int(2))), radicand: Box::new(r) }))
+            Some(
+                num(rad, limits)
+                    .map(|r| Expr::Root { index: Box::new(Expr::Num(Number::int(2))), radicand: Box::new(r) }),
+            )
         } else if self.eat_cmd("\\pi") {
             Some(Ok(Expr::Const(Constant::Pi)))
         } else {

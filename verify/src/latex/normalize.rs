@@ -29,18 +29,136 @@
 /// Units and unit-like words dropped after a value (lower case). Single letters are only
 /// dropped inside `\text{}`-like commands, never as bare words (`2 n` is a product).
 const UNIT_WORDS: &[&str] = &[
-    "cm", "mm", "km", "nm", "um", "meter", "meters", "metre", "metres", "centimeter", "centimeters",
-    "millimeter", "millimeters", "kilometer", "kilometers", "inch", "inches", "ft", "foot", "feet",
-    "yd", "yard", "yards", "mile", "miles", "mph", "kmh", "kph", "unit", "units", "square", "sq",
-    "cubic", "dollar", "dollars", "cent", "cents", "usd", "euro", "euros", "pound", "pounds", "lb",
-    "lbs", "oz", "ounce", "ounces", "gram", "grams", "kg", "mg", "ml", "liter", "liters", "litre",
-    "litres", "gallon", "gallons", "cup", "cups", "hour", "hours", "hr", "hrs", "minute",
-    "minutes", "mins", "second", "seconds", "secs", "day", "days", "week", "weeks", "month",
-    "months", "year", "years", "yr", "yrs", "people", "person", "persons", "students", "student",
-    "meters/second", "kg/m", "watts", "watt", "joules", "joule", "newtons", "newton", "volts",
-    "volt", "ohms", "ohm", "hz", "kj", "kw", "ev", "kev", "mev", "pa", "kpa", "atm", "mol", "moles",
-    "kelvin", "celsius", "ly", "pc", "au", "arcsec", "arcseconds", "arcmin", "sec", "min", "m",
-    "s", "g", "l", "h", "k", "j", "w", "v", "n", "c", "a",
+    "cm",
+    "mm",
+    "km",
+    "nm",
+    "um",
+    "meter",
+    "meters",
+    "metre",
+    "metres",
+    "centimeter",
+    "centimeters",
+    "millimeter",
+    "millimeters",
+    "kilometer",
+    "kilometers",
+    "inch",
+    "inches",
+    "ft",
+    "foot",
+    "feet",
+    "yd",
+    "yard",
+    "yards",
+    "mile",
+    "miles",
+    "mph",
+    "kmh",
+    "kph",
+    "unit",
+    "units",
+    "square",
+    "sq",
+    "cubic",
+    "dollar",
+    "dollars",
+    "cent",
+    "cents",
+    "usd",
+    "euro",
+    "euros",
+    "pound",
+    "pounds",
+    "lb",
+    "lbs",
+    "oz",
+    "ounce",
+    "ounces",
+    "gram",
+    "grams",
+    "kg",
+    "mg",
+    "ml",
+    "liter",
+    "liters",
+    "litre",
+    "litres",
+    "gallon",
+    "gallons",
+    "cup",
+    "cups",
+    "hour",
+    "hours",
+    "hr",
+    "hrs",
+    "minute",
+    "minutes",
+    "mins",
+    "second",
+    "seconds",
+    "secs",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "yr",
+    "yrs",
+    "people",
+    "person",
+    "persons",
+    "students",
+    "student",
+    "meters/second",
+    "kg/m",
+    "watts",
+    "watt",
+    "joules",
+    "joule",
+    "newtons",
+    "newton",
+    "volts",
+    "volt",
+    "ohms",
+    "ohm",
+    "hz",
+    "kj",
+    "kw",
+    "ev",
+    "kev",
+    "mev",
+    "pa",
+    "kpa",
+    "atm",
+    "mol",
+    "moles",
+    "kelvin",
+    "celsius",
+    "ly",
+    "pc",
+    "au",
+    "arcsec",
+    "arcseconds",
+    "arcmin",
+    "sec",
+    "min",
+    "m",
+    "s",
+    "g",
+    "l",
+    "h",
+    "k",
+    "j",
+    "w",
+    "v",
+    "n",
+    "c",
+    "a",
 ];
 
 /// Words that are units only inside `\text{}` (single letters and words that are also functions).
@@ -55,30 +173,81 @@ fn is_unit_word(w: &str, in_text: bool) -> bool {
 
 /// Function names accepted as bare words (`sin x`, `ln 2`, `sqrt(2)`).
 pub(crate) const FUNC_WORDS: &[&str] = &[
-    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "sin", "cos", "tan", "cot", "csc", "ln",
-    "log", "exp", "sqrt", "gcd", "lcm",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "sin", "cos", "tan", "cot", "csc", "ln", "log", "exp",
+    "sqrt", "gcd", "lcm",
 ];
 
 /// Commands whose text ends an operand (used to pair `|` bars and to decide whether a unit
 /// follows a value).
 const OPERAND_COMMANDS: &[&str] = &[
-    "pi", "infty", "rvert", "rangle", "rfloor", "rceil", "degree", "emptyset", "alpha", "beta",
-    "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota", "kappa",
-    "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "varphi", "chi", "psi",
-    "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Phi", "Psi", "Omega",
-    "ell", "hbar", "angle", "ldots",
+    "pi",
+    "infty",
+    "rvert",
+    "rangle",
+    "rfloor",
+    "rceil",
+    "degree",
+    "emptyset",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "varepsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "vartheta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "varphi",
+    "chi",
+    "psi",
+    "omega",
+    "Gamma",
+    "Delta",
+    "Theta",
+    "Lambda",
+    "Xi",
+    "Pi",
+    "Sigma",
+    "Phi",
+    "Psi",
+    "Omega",
+    "ell",
+    "hbar",
+    "angle",
+    "ldots",
 ];
 
 /// Text-style commands: their argument is text.
-const TEXT_COMMANDS: &[&str] = &[
-    "text", "textbf", "textit", "textrm", "textsf", "texttt", "textnormal", "mbox", "hbox", "textup",
-    "emph",
-];
+const TEXT_COMMANDS: &[&str] =
+    &["text", "textbf", "textit", "textrm", "textsf", "texttt", "textnormal", "mbox", "hbox", "textup", "emph"];
 
 /// Math-font commands: their argument is usually a symbol name.
 const FONT_COMMANDS: &[&str] = &[
-    "mathrm", "mathbf", "mathit", "mathsf", "mathtt", "boldsymbol", "bm", "mathbb", "mathcal",
-    "mathfrak", "mathnormal", "rm", "bf",
+    "mathrm",
+    "mathbf",
+    "mathit",
+    "mathsf",
+    "mathtt",
+    "boldsymbol",
+    "bm",
+    "mathbb",
+    "mathcal",
+    "mathfrak",
+    "mathnormal",
+    "rm",
+    "bf",
 ];
 
 /// Normalise an answer string for the grammar.
@@ -171,7 +340,10 @@ impl<'a> Normalizer<'a> {
                     {
                         continue;
                     }
-                    if matches!(c, '\n' | '\r') && self.last_is_digit() && self.rest().trim_start().starts_with(|d: char| d.is_ascii_digit()) {
+                    if matches!(c, '\n' | '\r')
+                        && self.last_is_digit()
+                        && self.rest().trim_start().starts_with(|d: char| d.is_ascii_digit())
+                    {
                         // `11\n5/6`: a line break between numbers is not a mixed number's space.
                         self.out.push('\n');
                         continue;
@@ -296,7 +468,8 @@ impl<'a> Normalizer<'a> {
             let window = &inner.as_bytes()[..inner.len().min(40)];
             if let Some(close) = window.iter().position(|&b| b == b'}') {
                 let body = &inner[..close];
-                let words: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == '\\').filter(|w| !w.is_empty()).collect();
+                let words: Vec<&str> =
+                    body.split(|c: char| c.is_whitespace() || c == '\\').filter(|w| !w.is_empty()).collect();
                 if !words.is_empty() && body.trim_start().starts_with('\\') {
                     if words.iter().all(|w| *w == "circ" || *w == "degree") {
                         self.pos += skipped + 1 + close + 1;
@@ -564,8 +737,8 @@ impl<'a> Normalizer<'a> {
         let name = &rest[..len];
         self.pos += len;
         match name {
-            "left" | "right" | "bigl" | "bigr" | "Bigl" | "Bigr" | "biggl" | "biggr" | "Biggl"
-            | "Biggr" | "big" | "Big" | "bigg" | "Bigg" | "bigm" | "Bigm" | "middle" => {
+            "left" | "right" | "bigl" | "bigr" | "Bigl" | "Bigr" | "biggl" | "biggr" | "Biggl" | "Biggr" | "big"
+            | "Big" | "bigg" | "Bigg" | "bigm" | "Bigm" | "middle" => {
                 let r = self.rest();
                 let after = r.trim_start();
                 let skipped = r.len() - after.len();
@@ -584,10 +757,9 @@ impl<'a> Normalizer<'a> {
                     self.out.push_str("\\|");
                 }
             }
-            "displaystyle" | "textstyle" | "scriptstyle" | "scriptscriptstyle" | "limits"
-            | "nolimits" | "quad" | "qquad" | "enspace" | "enskip" | "thinspace" | "medspace"
-            | "thickspace" | "negthinspace" | "negmedspace" | "negthickspace" | "space" | "nobreak"
-            | "allowbreak" => self.space(),
+            "displaystyle" | "textstyle" | "scriptstyle" | "scriptscriptstyle" | "limits" | "nolimits" | "quad"
+            | "qquad" | "enspace" | "enskip" | "thinspace" | "medspace" | "thickspace" | "negthinspace"
+            | "negmedspace" | "negthickspace" | "space" | "nobreak" | "allowbreak" => self.space(),
             "hspace" | "hphantom" | "vspace" | "phantom" | "vphantom" | "label" | "tag" => {
                 self.read_arg();
                 self.space();
@@ -610,8 +782,8 @@ impl<'a> Normalizer<'a> {
             "emptyset" | "varnothing" => self.emit_cmd("emptyset"),
             "infty" | "infin" => self.emit_cmd("infty"),
             "prime" => self.out.push('\''),
-            "ldots" | "cdots" | "dots" | "dotsc" | "dotsb" | "dotsm" | "dotso" | "dotsi" | "hdots"
-            | "vdots" | "ddots" => self.ellipsis(false),
+            "ldots" | "cdots" | "dots" | "dotsc" | "dotsb" | "dotsm" | "dotso" | "dotsi" | "hdots" | "vdots"
+            | "ddots" => self.ellipsis(false),
             "ast" | "cdotp" => self.out.push('*'),
             "fbox" | "boxed" => self.emit_cmd("boxed"),
             "colon" => self.out.push(':'),
@@ -642,7 +814,10 @@ impl<'a> Normalizer<'a> {
                 }
                 let arg = self.read_arg().trim();
                 let known = FUNC_WORDS.contains(&arg)
-                    || matches!(arg, "arccot" | "arcsec" | "arccsc" | "coth" | "sec" | "max" | "min" | "det" | "arg" | "sgn" | "lg");
+                    || matches!(
+                        arg,
+                        "arccot" | "arcsec" | "arccsc" | "coth" | "sec" | "max" | "min" | "det" | "arg" | "sgn" | "lg"
+                    );
                 if known {
                     self.emit_cmd(arg);
                 } else if !arg.is_empty() && arg.chars().all(|c| c.is_ascii_alphabetic()) {
@@ -778,17 +953,54 @@ impl<'a> Normalizer<'a> {
     /// Only whitespace, punctuation, `$` or a unit power remain in the input.
     fn only_trailing_left(&self) -> bool {
         let r = self.rest().trim();
-        let r = r.strip_prefix("^2").or_else(|| r.strip_prefix("^3")).or_else(|| r.strip_prefix("^{2}")).or_else(|| r.strip_prefix("^{3}")).unwrap_or(r);
+        let r = r
+            .strip_prefix("^2")
+            .or_else(|| r.strip_prefix("^3"))
+            .or_else(|| r.strip_prefix("^{2}"))
+            .or_else(|| r.strip_prefix("^{3}"))
+            .unwrap_or(r);
         r.chars().all(|c| c.is_whitespace() || ".,;$!".contains(c))
     }
 }
 
 /// Greek letters (and `\pi`) that a hand-written answer may glue to the next variable.
 const GLUED_LETTERS: &[&str] = &[
-    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta",
-    "iota", "kappa", "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi",
-    "varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma",
-    "Phi", "Psi", "Omega",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "varepsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "vartheta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "pi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "varphi",
+    "chi",
+    "psi",
+    "omega",
+    "Gamma",
+    "Delta",
+    "Theta",
+    "Lambda",
+    "Xi",
+    "Pi",
+    "Sigma",
+    "Phi",
+    "Psi",
+    "Omega",
 ];
 
 /// An unknown command that is a Greek letter glued to one or two variable letters (`\pit` for

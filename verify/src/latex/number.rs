@@ -71,11 +71,7 @@ pub(crate) fn scaled(n: BigInt, shift: i64, limits: &Limits) -> Result<BigRation
         return Err(ParseError::Limit(LimitKind::IntegerTooLarge));
     }
     let p = num_traits::pow(BigInt::from(10), mag as usize);
-    Ok(if shift >= 0 {
-        BigRational::from_integer(n * p)
-    } else {
-        BigRational::new(n, p)
-    })
+    Ok(if shift >= 0 { BigRational::from_integer(n * p) } else { BigRational::new(n, p) })
 }
 
 /// A plain integer literal.

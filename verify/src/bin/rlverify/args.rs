@@ -32,25 +32,19 @@ pub enum Command {
     /// Check one prediction against one gold answer.
     ///
     /// Prints `correct` or `wrong` with the status. Exit status 0 when correct, 1 otherwise.
-    #[command(
-        after_help = "Examples:\n  rlverify check '\\frac{1}{2}' 'so the answer is \\boxed{0.5}'\n  \
-        rlverify check 42 41 --explain"
-    )]
+    #[command(after_help = "Examples:\n  rlverify check '\\frac{1}{2}' 'so the answer is \\boxed{0.5}'\n  \
+        rlverify check 42 41 --explain")]
     Check(CheckArgs),
     /// Print the final answer extracted from a response.
     ///
     /// Exit status 0 when an answer was found, 1 otherwise.
-    #[command(
-        after_help = "Example:\n  echo 'so the answer is $\\boxed{7}$.' | rlverify extract - --verbose"
-    )]
+    #[command(after_help = "Example:\n  echo 'so the answer is $\\boxed{7}$.' | rlverify extract - --verbose")]
     Extract(ExtractArgs),
     /// Measure scoring throughput and per-item latency on a JSONL file.
     ///
     /// Times every `score(response, gold)` call (gold extraction and parsing included) on one
     /// thread and on all threads, and prints a Markdown table for BENCHMARKS.md.
-    #[command(
-        after_help = "Example:\n  rlverify bench ../shared/corpora/real_generations_dev.jsonl --repeat 3"
-    )]
+    #[command(after_help = "Example:\n  rlverify bench ../shared/corpora/real_generations_dev.jsonl --repeat 3")]
     Bench(BenchArgs),
 }
 

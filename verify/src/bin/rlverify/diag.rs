@@ -37,7 +37,5 @@ pub fn print_hint(message: &str) {
 
 /// True when the error comes from writing into a closed pipe.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .filter_map(|e| e.downcast_ref::<io::Error>())
-        .any(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    err.chain().filter_map(|e| e.downcast_ref::<io::Error>()).any(|e| e.kind() == io::ErrorKind::BrokenPipe)
 }

@@ -34,16 +34,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let mut items: Vec<(String, String)> = Vec::new();
     let mut skipped = 0u64;
     loop {
-        let chunk = lines
-            .next_chunk(4096, 64 << 20)
-            .with_context(|| format!("failed to read `{}`", input.name))?;
+        let chunk = lines.next_chunk(4096, 64 << 20).with_context(|| format!("failed to read `{}`", input.name))?;
         if chunk.is_empty() {
             break;
         }
         for line in chunk {
             match parse_line(&line.bytes, &fields) {
-                Ok(rec) => items
-                    .extend(rec.responses.as_slice().iter().map(|r| (rec.gold.clone(), r.clone()))),
+                Ok(rec) => items.extend(rec.responses.as_slice().iter().map(|r| (rec.gold.clone(), r.clone()))),
                 Err(e) => {
                     skipped += 1;
                     if skipped <= 5 {
@@ -62,15 +59,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         configs.push(all);
     }
     let statuses = status_counts(&items, &cfg);
-    let runs: Vec<Run> =
-        configs.iter().map(|pool| measure(pool, &items, &cfg, args.repeat)).collect();
+    let runs: Vec<Run> = configs.iter().map(|pool| measure(pool, &items, &cfg, args.repeat)).collect();
 
     let mut out = io::stdout().lock();
-    let build = if cfg!(debug_assertions) {
-        "debug build: numbers are not representative"
-    } else {
-        "release build"
-    };
+    let build = if cfg!(debug_assertions) { "debug build: numbers are not representative" } else { "release build" };
     writeln!(
         out,
         "rlverify {} bench on `{}`: {} responses ({} malformed lines skipped), {} passes per row, {build}\n",
@@ -131,12 +123,7 @@ fn slowest(items: &[(String, String)], cfg: &Config, n: usize) -> Vec<(Duration,
 }
 
 /// Score every item `repeat` times on `pool`, timing each call and each pass.
-fn measure(
-    pool: &rayon::ThreadPool,
-    items: &[(String, String)],
-    cfg: &Config,
-    repeat: usize,
-) -> Run {
+fn measure(pool: &rayon::ThreadPool, items: &[(String, String)], cfg: &Config, repeat: usize) -> Run {
     let mut pass_rates = Vec::with_capacity(repeat);
     let mut latencies = Vec::with_capacity(items.len() * repeat);
     for _ in 0..repeat {
@@ -159,17 +146,12 @@ fn measure(
     }
     pass_rates.sort_by(f64::total_cmp);
     latencies.sort_unstable();
-    Run {
-        threads: pool.current_num_threads(),
-        items_per_sec: pass_rates[pass_rates.len() / 2],
-        latencies,
-    }
+    Run { threads: pool.current_num_threads(), items_per_sec: pass_rates[pass_rates.len() / 2], latencies }
 }
 
 /// Counts of each status, as one line (so a speed change that comes with a verdict change shows).
 fn status_counts(items: &[(String, String)], cfg: &Config) -> String {
-    let statuses =
-        [Status::Correct, Status::Wrong, Status::NoAnswer, Status::Unparsable, Status::Limit];
+    let statuses = [Status::Correct, Status::Wrong, Status::NoAnswer, Status::Unparsable, Status::Limit];
     let mut counts = [0usize; 5];
     for (gold, response) in items {
         let s = score(response, gold, cfg).status;
@@ -177,12 +159,7 @@ fn status_counts(items: &[(String, String)], cfg: &Config) -> String {
             counts[k] += 1;
         }
     }
-    statuses
-        .iter()
-        .zip(counts)
-        .map(|(s, n)| format!("{} {n}", s.as_str()))
-        .collect::<Vec<_>>()
-        .join(", ")
+    statuses.iter().zip(counts).map(|(s, n)| format!("{} {n}", s.as_str())).collect::<Vec<_>>().join(", ")
 }
 
 /// The `q` quantile of sorted durations (nearest rank).

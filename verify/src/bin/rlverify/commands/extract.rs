@@ -8,8 +8,7 @@ use std::process::ExitCode;
 
 pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     let text = text_arg(&args.text)?;
-    let opts =
-        ExtractOptions { last_number_fallback: args.last_number, ..ExtractOptions::default() };
+    let opts = ExtractOptions { last_number_fallback: args.last_number, ..ExtractOptions::default() };
     let Some(answer) = extract(&text, &opts) else {
         eprintln!("no answer found");
         return Ok(ExitCode::from(1));

@@ -60,11 +60,7 @@ fn open_input(path: &Path) -> anyhow::Result<Input> {
     }
     let file = File::open(path).with_context(|| format!("failed to open `{}`", path.display()))?;
     let len = file.metadata().ok().map(|m| m.len());
-    Ok(Input {
-        reader: Box::new(BufReader::with_capacity(1 << 20, file)),
-        name: path.display().to_string(),
-        len,
-    })
+    Ok(Input { reader: Box::new(BufReader::with_capacity(1 << 20, file)), name: path.display().to_string(), len })
 }
 
 /// One non-blank input line.
@@ -135,10 +131,7 @@ mod tests {
         assert_eq!(numbers, vec![1, 4]);
         assert_eq!(first[0].bytes, b"{\"a\":1}");
         let rest = lines.next_chunk(2, usize::MAX).unwrap();
-        assert_eq!(
-            (rest.len(), rest[0].number, rest[0].bytes.as_slice()),
-            (1, 5, &b"{\"c\":3}"[..])
-        );
+        assert_eq!((rest.len(), rest[0].number, rest[0].bytes.as_slice()), (1, 5, &b"{\"c\":3}"[..]));
         assert!(lines.next_chunk(2, usize::MAX).unwrap().is_empty());
     }
 

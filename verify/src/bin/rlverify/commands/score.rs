@@ -32,8 +32,7 @@ struct Ctx {
 }
 
 /// The statuses in summary order.
-const STATUSES: [Status; 5] =
-    [Status::Correct, Status::Wrong, Status::NoAnswer, Status::Unparsable, Status::Limit];
+const STATUSES: [Status; 5] = [Status::Correct, Status::Wrong, Status::NoAnswer, Status::Unparsable, Status::Limit];
 
 /// A response's score and, with `--format-reward`, whether it is well formed.
 type Graded = (Score, Option<bool>);
@@ -54,20 +53,13 @@ struct Scored {
 }
 
 pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
-    let ctx = Ctx {
-        cfg: args.scoring.config(),
-        fields: args.fields.spec(),
-        format_weight: args.format_reward,
-    };
+    let ctx = Ctx { cfg: args.scoring.config(), fields: args.fields.spec(), format_weight: args.format_reward };
     let pool = thread_pool(args.threads)?;
     let input = open_input(&args.input)?;
     if let Some(path) = &args.output {
         let same = |a: &std::path::Path, b: &std::path::Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y);
         if same(path, &args.input) {
-            bail!(
-                "the output `{}` is the input file: it would be truncated before it is read",
-                path.display()
-            );
+            bail!("the output `{}` is the input file: it would be truncated before it is read", path.display());
         }
     }
     let mut out: Box<dyn Write> = match &args.output {
@@ -82,14 +74,12 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let max_lines = LINES_PER_THREAD * pool.current_num_threads().max(1);
     loop {
-        let chunk = lines
-            .next_chunk(max_lines, CHUNK_BYTES)
-            .with_context(|| format!("failed to read `{}`", input.name))?;
+        let chunk =
+            lines.next_chunk(max_lines, CHUNK_BYTES).with_context(|| format!("failed to read `{}`", input.name))?;
         if chunk.is_empty() {
             break;
         }
-        let scored: Vec<Scored> =
-            pool.install(|| chunk.par_iter().map(|line| score_line(line, &ctx)).collect());
+        let scored: Vec<Scored> = pool.install(|| chunk.par_iter().map(|line| score_line(line, &ctx)).collect());
         for s in &scored {
             out.write_all(s.json.as_bytes())
                 .and_then(|()| out.write_all(b"\n"))
@@ -113,16 +103,10 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if summary.missing_field > 0 {
-        diag::print_hint(
-            "name the fields with `--response-field PATH` and `--gold-field PATH` (dotted paths)",
-        );
+        diag::print_hint("name the fields with `--response-field PATH` and `--gold-field PATH` (dotted paths)");
     }
     if !args.quiet {
-        summary.print(
-            start.elapsed().as_secs_f64(),
-            pool.current_num_threads(),
-            ctx.format_weight.is_some(),
-        );
+        summary.print(start.elapsed().as_secs_f64(), pool.current_num_threads(), ctx.format_weight.is_some());
     }
     Ok(if summary.malformed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
@@ -133,10 +117,8 @@ fn progress_bar(len: Option<u64>, disabled: bool) -> ProgressBar {
     }
     let bar = match len {
         Some(n) => ProgressBar::new(n).with_style(
-            ProgressStyle::with_template(
-                "{bar:30} {bytes}/{total_bytes} {msg} ({elapsed}, eta {eta})",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg} ({elapsed}, eta {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
         ),
         None => ProgressBar::new_spinner().with_style(
             ProgressStyle::with_template("{spinner} {bytes} read, {msg} ({elapsed})")
@@ -185,17 +167,11 @@ fn error_line(number: u64, id: Option<(String, Value)>, err: &InputError) -> Sco
         obj.field(key, value);
     }
     obj.field("error", &message);
-    Scored {
-        json: obj.finish(),
-        items: Vec::new(),
-        error: Some((message, err.is_missing_field())),
-        number,
-    }
+    Scored { json: obj.finish(), items: Vec::new(), error: Some((message, err.is_missing_field())), number }
 }
 
 fn internal_error(number: u64, id: Option<(String, Value)>, what: &str) -> Scored {
-    let message =
-        format!("internal error: the verifier panicked on {what} (please report this line)");
+    let message = format!("internal error: the verifier panicked on {what} (please report this line)");
     let mut obj = JsonObject::new();
     obj.field("line", &number);
     if let Some((key, value)) = &id {
@@ -212,11 +188,7 @@ fn reward(score: &Score, format_ok: Option<bool>, weight: Option<f64>) -> f64 {
     }
 }
 
-fn one_json(
-    id: Option<&(String, Value)>,
-    (score, format_ok): &Graded,
-    weight: Option<f64>,
-) -> String {
+fn one_json(id: Option<&(String, Value)>, (score, format_ok): &Graded, weight: Option<f64>) -> String {
     let mut obj = JsonObject::new();
     if let Some((key, value)) = id {
         obj.field(key, value);
@@ -245,10 +217,7 @@ fn many_json(id: Option<&(String, Value)>, scores: &[Graded], weight: Option<f64
     obj.field("status", &list(&|(s, _)| Value::from(s.status.as_str())));
     obj.field("extracted", &list(&|(s, _)| s.extracted.clone().map_or(Value::Null, Value::from)));
     if scores.iter().any(|(s, _)| s.limit.is_some()) {
-        obj.field(
-            "limit",
-            &list(&|(s, _)| s.limit.map_or(Value::Null, |k| Value::from(k.as_str()))),
-        );
+        obj.field("limit", &list(&|(s, _)| s.limit.map_or(Value::Null, |k| Value::from(k.as_str()))));
     }
     if weight.is_some() {
         obj.field("format_ok", &list(&|(_, f)| f.map_or(Value::Null, Value::from)));
@@ -327,20 +296,11 @@ impl Summary {
             if threads == 1 { "" } else { "s" }
         );
         let _ = writeln!(err, "accuracy: {:.2}% ({correct}/{})", pct(correct), self.items);
-        let statuses: Vec<String> = STATUSES
-            .iter()
-            .zip(self.by_status)
-            .map(|(st, n)| format!("{} {n}", st.as_str()))
-            .collect();
+        let statuses: Vec<String> =
+            STATUSES.iter().zip(self.by_status).map(|(st, n)| format!("{} {n}", st.as_str())).collect();
         let _ = writeln!(err, "status: {}", statuses.join(", "));
         if with_format {
-            let _ = writeln!(
-                err,
-                "format ok: {:.2}% ({}/{})",
-                pct(self.format_ok),
-                self.format_ok,
-                self.items
-            );
+            let _ = writeln!(err, "format ok: {:.2}% ({}/{})", pct(self.format_ok), self.format_ok, self.items);
         }
         if self.malformed > 0 {
             let _ = writeln!(err, "malformed lines: {} of {}", self.malformed, self.lines);

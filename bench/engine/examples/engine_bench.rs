@@ -3,7 +3,7 @@
 //! Threads: rayon's (`RAYON_NUM_THREADS`, default one per core).
 //!
 //! ```sh
-//! cargo run --release -p rlbench --example engine_bench -- --batch 1 --batch 8 --new-tokens 256
+//! cargo run --release -p rlengine --example engine_bench -- --batch 1 --batch 8 --new-tokens 256
 //! # On a GPU (built with scripts/build_cuda.sh), beside `torch_reference.py generate`:
 //! engine_bench --model random:qwen2-0.5b --device cuda --dtype bf16 --batch 8 --prompt-tokens 128
 //! ```
@@ -11,7 +11,7 @@
 use anyhow::Result;
 use candle_core::{Device, Tensor};
 use clap::Parser;
-use rlbench::engine::{ChatMessage, CpuDecode, Engine, ModelSpec, SamplingParams};
+use rlengine::{ChatMessage, CpuDecode, Engine, ModelSpec, SamplingParams};
 use std::time::Instant;
 
 /// Measures generation throughput on CPU.
@@ -61,17 +61,24 @@ const QUESTIONS: [&str; 8] = [
 fn main() -> Result<()> {
     let args = Args::parse();
     let t0 = Instant::now();
-    let (device, dtype) = (rlbench::engine::parse_device(&args.device)?, rlbench::engine::parse_dtype(&args.dtype)?);
+    let (device, dtype) = (rlengine::parse_device(&args.device)?, rlengine::parse_dtype(&args.dtype)?);
     let cpu_decode = if args.dense { CpuDecode::Dense } else { CpuDecode::Quantized };
-    let engine = Engine::load(&ModelSpec { max_batch: 64, cpu_decode, device, dtype: Some(dtype), ..ModelSpec::parse(&args.model)? })?;
-    let decoding = if engine.model().device().is_cpu() { format!("{:?}", engine.cpu_decode()) } else { "GPU dense".into() };
+    let engine = Engine::load(&ModelSpec {
+        max_batch: 64,
+        cpu_decode,
+        device,
+        dtype: Some(dtype),
+        ..ModelSpec::parse(&args.model)?
+    })?;
+    let decoding =
+        if engine.model().device().is_cpu() { format!("{:?}", engine.cpu_decode()) } else { "GPU dense".into() };
     println!(
         "loaded `{}` in {:.2}s ({decoding} decoding, {:?} weights, {} threads, {:?} kernels)",
         args.model,
         t0.elapsed().as_secs_f64(),
         engine.model().dtype(),
         rayon::current_num_threads(),
-        rlbench::engine::cpu::Simd::detect(),
+        rlengine::cpu::Simd::detect(),
     );
     for &batch in &args.batch {
         let prompts: Vec<Vec<u32>> = (0..batch)
@@ -79,7 +86,8 @@ fn main() -> Result<()> {
                 // Distinct fixed ids per row, inside every preset's vocabulary.
                 Some(n) => Ok((0..n).map(|j| (1000 + 7 * i + 13 * j) as u32 % 40_000).collect()),
                 None => {
-                    let text = engine.apply_chat_template(&[ChatMessage::user(QUESTIONS[i % QUESTIONS.len()])], true)?;
+                    let text =
+                        engine.apply_chat_template(&[ChatMessage::user(QUESTIONS[i % QUESTIONS.len()])], true)?;
                     Ok(engine.tokenizer().encode(&text)?)
                 }
             })
@@ -108,12 +116,13 @@ fn main() -> Result<()> {
     }
     if args.quantized {
         let path = match ModelSpec::parse(&args.model)?.source {
-            rlbench::engine::ModelSource::Gguf(p) => p,
-            _ => rlbench::engine::default_model_path()?,
+            rlengine::ModelSource::Gguf(p) => p,
+            _ => rlengine::default_model_path()?,
         };
         let mut file = std::fs::File::open(&path)?;
         let content = candle_core::quantized::gguf_file::Content::read(&mut file)?;
-        let mut model = candle_transformers::models::quantized_llama::ModelWeights::from_gguf(content, &mut file, &Device::Cpu)?;
+        let mut model =
+            candle_transformers::models::quantized_llama::ModelWeights::from_gguf(content, &mut file, &Device::Cpu)?;
         let text = engine.apply_chat_template(&[ChatMessage::user(QUESTIONS[0])], true)?;
         let mut ids = engine.tokenizer().encode(&text)?;
         let t = Instant::now();

@@ -1,7 +1,7 @@
 //! Choosing the next token from logits: greedy, temperature, top-k, top-p.
 
-use super::error::{Error, Result};
 use super::cpu::log_sum_exp_parts;
+use super::error::{Error, Result};
 use super::rng::Rng;
 
 /// How to sample completions.
@@ -27,7 +27,16 @@ pub struct SamplingParams {
 
 impl Default for SamplingParams {
     fn default() -> Self {
-        SamplingParams { n: 1, temperature: 1.0, top_p: 1.0, top_k: 0, max_new_tokens: 256, stop: Vec::new(), seed: 0, ignore_eos: false }
+        SamplingParams {
+            n: 1,
+            temperature: 1.0,
+            top_p: 1.0,
+            top_k: 0,
+            max_new_tokens: 256,
+            stop: Vec::new(),
+            seed: 0,
+            ignore_eos: false,
+        }
     }
 }
 
@@ -183,8 +192,7 @@ mod tests {
     fn top_k_and_top_p_restrict_the_draws() {
         // probabilities ~ 0.64, 0.24, 0.09, 0.03
         let logits = [3.0f32, 2.0, 1.0, -0.2];
-        let cases: [(usize, f64, &[u32]); 4] =
-            [(1, 1.0, &[0]), (2, 1.0, &[0, 1]), (0, 0.5, &[0]), (0, 0.8, &[0, 1])];
+        let cases: [(usize, f64, &[u32]); 4] = [(1, 1.0, &[0]), (2, 1.0, &[0, 1]), (0, 0.5, &[0]), (0, 0.8, &[0, 1])];
         for (top_k, top_p, allowed) in cases {
             let mut rng = Rng::new(3);
             for _ in 0..300 {

@@ -4,13 +4,13 @@
 //! process under `/usr/bin/time -v` to read its peak RSS:
 //!
 //! ```sh
-//! cargo build --release -p rlbench --example logprob_bench
+//! cargo build --release -p rlengine --example logprob_bench
 //! /usr/bin/time -v target/release/examples/logprob_bench fused 8 256
 //! /usr/bin/time -v target/release/examples/logprob_bench unfused 8 256
 //! ```
 
 use candle_core::{DType, Tensor};
-use rlbench::engine::{logprob, Engine, ModelSpec, PadSide, PaddedBatch, Rng};
+use rlengine::{logprob, Engine, ModelSpec, PadSide, PaddedBatch, Rng};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

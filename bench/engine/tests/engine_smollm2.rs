@@ -3,7 +3,7 @@
 
 use candle_core::{DType, Device, Tensor};
 use candle_transformers::models::{llama, quantized_llama};
-use rlbench::engine::{
+use rlengine::{
     default_model_path, ChatMessage, Engine, FinishReason, ModelSpec, PadSide, PaddedBatch, SamplingParams,
 };
 use std::collections::HashMap;
@@ -67,7 +67,8 @@ fn forward_matches_candle_llama_on_the_same_weights() {
     let ids = engine().tokenizer().encode(&chat_prompt("What is 2 + 3?")).unwrap();
     let ours = our_last_logits(&ids);
     // candle-transformers' llama on our (dequantized, un-permuted) weights.
-    let tensors: HashMap<String, Tensor> = model.vars().iter().map(|(n, v)| (n.clone(), v.as_tensor().detach())).collect();
+    let tensors: HashMap<String, Tensor> =
+        model.vars().iter().map(|(n, v)| (n.clone(), v.as_tensor().detach())).collect();
     let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
     let cfg: llama::LlamaConfig = serde_json::from_value(model.config().to_hf_json("float32").unwrap()).unwrap();
     let cfg = cfg.into_config(false);
@@ -103,7 +104,8 @@ fn sampler_logprobs_equal_forward_logprobs_on_smollm2() {
     let e = engine();
     let prompts = [chat_prompt("What is 2 + 3?"), chat_prompt("Say hello.")];
     let ids: Vec<Vec<u32>> = prompts.iter().map(|p| e.tokenizer().encode(p).unwrap()).collect();
-    let params = SamplingParams { n: 2, temperature: 0.8, top_p: 0.95, max_new_tokens: 6, seed: 3, ..Default::default() };
+    let params =
+        SamplingParams { n: 2, temperature: 0.8, top_p: 0.95, max_new_tokens: 6, seed: 3, ..Default::default() };
     let out = e.generate_ids(&ids, &params).unwrap();
     for (prompt, completions) in ids.iter().zip(&out) {
         for c in completions {
@@ -135,7 +137,7 @@ fn a_saved_folder_reloads_with_the_same_tokenizer_template_and_logits() {
     let dir = std::env::temp_dir().join(format!("rlbench-smollm2-folder-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     e.save_pretrained(&dir).unwrap();
-    let spec = ModelSpec { device: Device::Cpu, ..ModelSpec::new(rlbench::engine::ModelSource::HfDir(dir.clone())) };
+    let spec = ModelSpec { device: Device::Cpu, ..ModelSpec::new(rlengine::ModelSource::HfDir(dir.clone())) };
     let folder = Engine::load(&spec).unwrap();
     let texts = [chat_prompt("What is 12345 + 678?"), "x^2 - 3x + 2 = 0, so x \\in \\{1, 2\\}".to_string()];
     for text in &texts {

@@ -63,7 +63,8 @@ impl QuantModel {
     /// Quantizes a dense model's current weights to Q8_0 (for Hugging Face checkpoints, or a
     /// trainer's updated weights).
     pub fn from_model(model: &Model) -> Result<Self> {
-        let tensors: HashMap<&str, Tensor> = model.vars().iter().map(|(n, v)| (n.as_str(), v.as_tensor().detach())).collect();
+        let tensors: HashMap<&str, Tensor> =
+            model.vars().iter().map(|(n, v)| (n.as_str(), v.as_tensor().detach())).collect();
         let config = model.config().clone();
         let get = |name: &str| tensors.get(name).ok_or_else(|| Error::Format(format!("missing parameter `{name}`")));
         let built = Self::assemble(config, |name, is_matrix| {
@@ -93,7 +94,9 @@ impl QuantModel {
                 None
             };
             match (part, heads) {
-                (Part::Matrix(m), Some(h)) if arch == Arch::Llama => Ok(Part::Matrix(m.permute_rows(&unpermute_order(m.rows(), h)?)?)),
+                (Part::Matrix(m), Some(h)) if arch == Arch::Llama => {
+                    Ok(Part::Matrix(m.permute_rows(&unpermute_order(m.rows(), h)?)?))
+                }
                 (part, _) => Ok(part),
             }
         })
@@ -181,9 +184,8 @@ enum Part {
 }
 
 fn read_part(content: &gguf_file::Content, file: &mut std::fs::File, name: &str, is_matrix: bool) -> Result<Part> {
-    let q = content
-        .tensor(file, name, &Device::Cpu)
-        .map_err(|e| Error::Format(format!("GGUF tensor `{name}`: {e}")))?;
+    let q =
+        content.tensor(file, name, &Device::Cpu).map_err(|e| Error::Format(format!("GGUF tensor `{name}`: {e}")))?;
     if !is_matrix {
         return Ok(Part::Vector(tensor_values(&q.dequantize(&Device::Cpu)?)?));
     }

@@ -57,7 +57,15 @@ pub fn exp(x: f32) -> f32 {
 /// `sum_p exp(s_p - max) * value_p` into `out` and returns `(max, sum_p exp(s_p - max))`, where
 /// `s_p = scale * q . key_p`; spans of positions are merged with [`merge_spans`]. `scores` is
 /// scratch space.
-pub fn attend_span(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) -> (f32, f32) {
+pub fn attend_span(
+    q: &[f32],
+    keys: &[f32],
+    values: &[f32],
+    stride: usize,
+    scale: f32,
+    scores: &mut [f32],
+    out: &mut [f32],
+) -> (f32, f32) {
     #[cfg(target_arch = "x86_64")]
     if Simd::detect() >= Simd::Avx2 {
         // SAFETY: the CPU has AVX2 and FMA.
@@ -95,14 +103,30 @@ pub fn merge_spans<'a>(spans: impl Iterator<Item = &'a [f32]> + Clone, out: &mut
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn attend_avx2<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) -> (f32, f32) {
+fn attend_avx2<const HD: usize>(
+    q: &[f32],
+    keys: &[f32],
+    values: &[f32],
+    stride: usize,
+    scale: f32,
+    scores: &mut [f32],
+    out: &mut [f32],
+) -> (f32, f32) {
     attend::<HD>(q, keys, values, stride, scale, scores, out)
 }
 
 /// [`attend_span`]'s body for a head size known at compile time (`HD`), which keeps the output
 /// in registers, or any size (`HD = 0`).
 #[inline(always)]
-fn attend<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usize, scale: f32, scores: &mut [f32], out: &mut [f32]) -> (f32, f32) {
+fn attend<const HD: usize>(
+    q: &[f32],
+    keys: &[f32],
+    values: &[f32],
+    stride: usize,
+    scale: f32,
+    scores: &mut [f32],
+    out: &mut [f32],
+) -> (f32, f32) {
     let hd = if HD == 0 { q.len() } else { HD };
     let (q, out) = (&q[..hd], &mut out[..hd]);
     // Scores, 32 partial sums each (short dependency chains).
@@ -115,7 +139,8 @@ fn attend<const HD: usize>(q: &[f32], keys: &[f32], values: &[f32], stride: usiz
                 lanes[i] += x[i] * y[i];
             }
         }
-        let tail: f32 = q.chunks_exact(32).remainder().iter().zip(key.chunks_exact(32).remainder()).map(|(x, y)| x * y).sum();
+        let tail: f32 =
+            q.chunks_exact(32).remainder().iter().zip(key.chunks_exact(32).remainder()).map(|(x, y)| x * y).sum();
         *sc = (sum_lanes(&lanes) + tail) * scale;
         max = max.max(*sc);
     }
@@ -267,7 +292,15 @@ mod tests {
         for start in (0..n).step_by(split) {
             let len = split.min(n - start);
             let mut part = vec![0.0; hd + 2];
-            let (max, total) = attend_span(q, &keys[start * stride..], &values[start * stride..], stride, 0.3, &mut vec![0.0; len], &mut part[2..]);
+            let (max, total) = attend_span(
+                q,
+                &keys[start * stride..],
+                &values[start * stride..],
+                stride,
+                0.3,
+                &mut vec![0.0; len],
+                &mut part[2..],
+            );
             part[0] = max;
             part[1] = total;
             parts.push(part);
@@ -291,7 +324,8 @@ mod tests {
             for split in [n, 8, 5] {
                 let out = attend_split(&q, &keys[4..], &values[4..], stride, n, split);
                 for (i, &o) in out.iter().enumerate() {
-                    let want: f64 = (0..n).map(|p| (scores[p] - max).exp() / z * f64::from(values[4 + p * stride + i])).sum();
+                    let want: f64 =
+                        (0..n).map(|p| (scores[p] - max).exp() / z * f64::from(values[4 + p * stride + i])).sum();
                     assert!((f64::from(o) - want).abs() < 1e-5, "head size {hd}, spans of {split}, {i}: {o} vs {want}");
                 }
             }

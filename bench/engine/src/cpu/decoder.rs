@@ -1,12 +1,12 @@
 //! The decoder forward pass on quantized weights: per-row KV caches without padding, fused
 //! RMS norm / rotary embedding / softmax, batched quantized matrix products.
 
-use super::blocks::{QActs, QMatrix};
-use super::kernels::matmul;
-use super::vector::{add_assign, attend_span, merge_spans, rms_norm, silu_mul};
 use super::super::config::ModelConfig;
 use super::super::error::{Error, Result};
+use super::blocks::{QActs, QMatrix};
+use super::kernels::matmul;
 use super::pool::Pool;
+use super::vector::{add_assign, attend_span, merge_spans, rms_norm, silu_mul};
 use std::cell::RefCell;
 
 thread_local! {
@@ -133,7 +133,12 @@ impl QuantModel {
         let l: usize = self
             .layers
             .iter()
-            .map(|l| [&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down].iter().map(|m| m.memory_bytes()).sum::<usize>())
+            .map(|l| {
+                [&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down]
+                    .iter()
+                    .map(|m| m.memory_bytes())
+                    .sum::<usize>()
+            })
             .sum();
         l + self.embed.memory_bytes() + self.lm_head.as_ref().map_or(0, QMatrix::memory_bytes)
     }
@@ -144,7 +149,11 @@ impl QuantModel {
         let (d, q, kv, i) = (c.hidden_size, c.num_heads * c.head_dim, c.num_kv_heads * c.head_dim, c.intermediate_size);
         let check = |name: &str, m: &QMatrix, rows: usize, cols: usize| -> Result<()> {
             if m.rows() != rows || m.cols() != cols {
-                return Err(Error::Format(format!("{name} is [{}, {}], expected [{rows}, {cols}]", m.rows(), m.cols())));
+                return Err(Error::Format(format!(
+                    "{name} is [{}, {}], expected [{rows}, {cols}]",
+                    m.rows(),
+                    m.cols()
+                )));
             }
             Ok(())
         };
@@ -194,7 +203,11 @@ impl QuantModel {
             .iter()
             .map(|p| {
                 let kv = self.config.num_kv_heads * self.config.head_dim * state.capacity.max(p.len());
-                RowCache { len: 0, k: (0..layers).map(|_| Vec::with_capacity(kv)).collect(), v: (0..layers).map(|_| Vec::with_capacity(kv)).collect() }
+                RowCache {
+                    len: 0,
+                    k: (0..layers).map(|_| Vec::with_capacity(kv)).collect(),
+                    v: (0..layers).map(|_| Vec::with_capacity(kv)).collect(),
+                }
             })
             .collect();
         let vocab = self.config.vocab_size;
@@ -214,7 +227,8 @@ impl QuantModel {
                 *done += take;
                 budget -= take;
             }
-            let finished: Vec<bool> = feeds.iter().map(|&(r, s)| state.row_len(r) + s.len() == prompts[r].len()).collect();
+            let finished: Vec<bool> =
+                feeds.iter().map(|&(r, s)| state.row_len(r) + s.len() == prompts[r].len()).collect();
             let out = self.forward(state, &feeds)?;
             for (i, (r, _)) in feeds.iter().enumerate() {
                 if finished[i] {
@@ -343,7 +357,8 @@ impl QuantModel {
                 for (h, out) in attn.chunks_exact_mut(hd).enumerate() {
                     let (g, j) = (h / rep, h % rep);
                     let base = (t * nkv + g) * spans * rep * part;
-                    let of_span = |span: usize| &s.partial[base + (span * rep + j) * part..base + (span * rep + j + 1) * part];
+                    let of_span =
+                        |span: usize| &s.partial[base + (span * rep + j) * part..base + (span * rep + j + 1) * part];
                     merge_spans((0..spans).map(of_span).filter(|p| p[1] > 0.0), out);
                 }
             }

@@ -15,7 +15,7 @@
 //! - `llama-3.2-instruct.jinja`: meta-llama/Llama-3.2-1B-Instruct (`strftime_now` gives the
 //!   engine's fixed date, 26 Jul 2024, where `transformers` would print today's).
 
-use rlbench::engine::{
+use rlengine::{
     Arch, ChatMessage, ChatTemplate, DType, Device, Engine, LoadedModel, Model, ModelConfig, ModelSource, ModelSpec,
     SpecialTokens, Tokenizer,
 };
@@ -106,7 +106,11 @@ fn deepseek_r1_distill_qwen() {
     );
     // The system prompt goes first, unwrapped; an earlier answer keeps only what follows `</think>`.
     assert_eq!(
-        render(DEEPSEEK_R1_DISTILL, &multi_turn("You are a math tutor.", "<think>\nTwo and two.\n</think>\n\n4"), &special),
+        render(
+            DEEPSEEK_R1_DISTILL,
+            &multi_turn("You are a math tutor.", "<think>\nTwo and two.\n</think>\n\n4"),
+            &special
+        ),
         "<｜begin▁of▁sentence｜>You are a math tutor.<｜User｜>What is 2+2?<｜Assistant｜>\n\n4<｜end▁of▁sentence｜>\
          <｜User｜>And 3+3?<｜Assistant｜><think>\n"
     );

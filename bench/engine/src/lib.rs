@@ -2,8 +2,8 @@
 //! log-probs, and a trainable forward pass.
 //!
 //! ```no_run
-//! use rlbench::engine::{ChatMessage, Engine, ModelSpec, SamplingParams};
-//! # fn main() -> rlbench::engine::Result<()> {
+//! use rlengine::{ChatMessage, Engine, ModelSpec, SamplingParams};
+//! # fn main() -> rlengine::Result<()> {
 //! let engine = Engine::load(&ModelSpec::default_model())?; // SmolLM2-135M-Instruct, fetched once
 //! let prompt = engine.apply_chat_template(&[ChatMessage::user("What is 7 * 6?")], true)?;
 //! let params = SamplingParams { n: 4, temperature: 0.7, max_new_tokens: 64, seed: 1, ..Default::default() };
@@ -66,7 +66,9 @@ pub fn parse_device(arg: &str) -> Result<Device> {
             .and_then(|n| n.parse().ok())
             .ok_or_else(|| Error::Request(format!("unknown device `{arg}` (auto, cpu, cuda or cuda:N)")))?,
     };
-    Device::new_cuda(gpu).map_err(|e| Error::Request(format!("cannot open GPU {gpu}: {e} (build with `--features cuda`, see scripts/build_cuda.sh)")))
+    Device::new_cuda(gpu).map_err(|e| {
+        Error::Request(format!("cannot open GPU {gpu}: {e} (build with `--features cuda`, see scripts/build_cuda.sh)"))
+    })
 }
 
 /// Parses a dtype argument: `f32`, `bf16` or `f16`.
@@ -132,7 +134,13 @@ impl ModelSpec {
 
     /// A source on [`default_device`] in f32, 16 rows per batch.
     pub fn new(source: ModelSource) -> Self {
-        ModelSpec { source, dtype: Some(DType::F32), device: default_device(), max_batch: 16, cpu_decode: CpuDecode::Dense }
+        ModelSpec {
+            source,
+            dtype: Some(DType::F32),
+            device: default_device(),
+            max_batch: 16,
+            cpu_decode: CpuDecode::Dense,
+        }
     }
 
     /// Parses a model argument: `default` or `smollm2` for the default model, a `.gguf` file,
@@ -296,7 +304,8 @@ impl Engine {
     /// Renders a conversation with the model's chat template, as `transformers`'
     /// `apply_chat_template(messages, tokenize=False, add_generation_prompt=...)` does.
     pub fn apply_chat_template(&self, messages: &[ChatMessage], add_generation_prompt: bool) -> Result<String> {
-        let special = SpecialTokens { bos: self.tokenizer.bos_token().map(String::from), eos: self.tokenizer.eos_token() };
+        let special =
+            SpecialTokens { bos: self.tokenizer.bos_token().map(String::from), eos: self.tokenizer.eos_token() };
         self.chat_template.apply(messages, add_generation_prompt, &special)
     }
 

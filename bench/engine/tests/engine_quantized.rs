@@ -4,7 +4,7 @@
 
 use candle_core::{Device, Tensor};
 use candle_transformers::models::quantized_llama;
-use rlbench::engine::{default_model_path, ChatMessage, CpuDecode, Engine, ModelSpec, PadSide, PaddedBatch, SamplingParams};
+use rlengine::{default_model_path, ChatMessage, CpuDecode, Engine, ModelSpec, PadSide, PaddedBatch, SamplingParams};
 use std::sync::OnceLock;
 
 fn engine() -> &'static Engine {
@@ -84,12 +84,17 @@ fn greedy_choices_agree_with_the_dense_path_except_near_ties() {
             let want = &dense_logits[prompt.len() - 1 + i];
             let best = argmax(want);
             assert_eq!(best as u32, token, "the dense path is greedy");
-            let margin = want[best] - want.iter().enumerate().filter(|&(j, _)| j != best).map(|(_, &x)| x).fold(f32::MIN, f32::max);
+            let margin = want[best]
+                - want.iter().enumerate().filter(|&(j, _)| j != best).map(|(_, &x)| x).fold(f32::MIN, f32::max);
             positions += 1;
             if argmax(&ours) == best {
                 agreeing += 1;
             } else {
-                assert!(margin < 1.0, "position {i}: the quantized path picks {} where the dense model leads by {margin}", argmax(&ours));
+                assert!(
+                    margin < 1.0,
+                    "position {i}: the quantized path picks {} where the dense model leads by {margin}",
+                    argmax(&ours)
+                );
             }
             ours = q.step(&mut state, &[token]).unwrap();
         }

@@ -97,7 +97,9 @@ impl Tokenizer {
             .map(String::as_str)
             .unwrap_or("");
         if model != "gpt2" {
-            return Err(Error::Tokenizer(format!("unsupported GGUF tokenizer model `{model}` (supported: gpt2 byte-level BPE)")));
+            return Err(Error::Tokenizer(format!(
+                "unsupported GGUF tokenizer model `{model}` (supported: gpt2 byte-level BPE)"
+            )));
         }
         let tokens = gguf_strings(content, "tokenizer.ggml.tokens")?;
         let merges = gguf_strings(content, "tokenizer.ggml.merges")?
@@ -120,7 +122,8 @@ impl Tokenizer {
         let vocab: Vocab = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
         let bpe = BPE::builder().vocab_and_merges(vocab, merges).build().map_err(tok_err)?;
         let mut inner = tokenizers::Tokenizer::new(bpe);
-        let pre = content.metadata.get("tokenizer.ggml.pre").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
+        let pre =
+            content.metadata.get("tokenizer.ggml.pre").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
         if pre == "qwen2" {
             inner.with_normalizer(Some(NFC)).map_err(tok_err)?;
         }
@@ -140,7 +143,8 @@ impl Tokenizer {
             .collect();
         inner.add_special_tokens(specials).map_err(tok_err)?;
         inner.add_tokens(user).map_err(tok_err)?;
-        let add_bos = content.metadata.get("tokenizer.ggml.add_bos_token").and_then(|v| v.to_bool().ok()).unwrap_or(false);
+        let add_bos =
+            content.metadata.get("tokenizer.ggml.add_bos_token").and_then(|v| v.to_bool().ok()).unwrap_or(false);
         let bos_id = gguf_id(content, "tokenizer.ggml.bos_token_id");
         let eos_id = gguf_id(content, "tokenizer.ggml.eos_token_id");
         let pad_id = gguf_id(content, "tokenizer.ggml.padding_token_id");
@@ -175,7 +179,9 @@ impl Tokenizer {
         }
         if let Some(gen) = read_json("generation_config.json") {
             match gen.get("eos_token_id") {
-                Some(serde_json::Value::Array(ids)) => eos_ids.extend(ids.iter().filter_map(|i| i.as_u64()).map(|i| i as u32)),
+                Some(serde_json::Value::Array(ids)) => {
+                    eos_ids.extend(ids.iter().filter_map(|i| i.as_u64()).map(|i| i as u32))
+                }
                 Some(v) => eos_ids.extend(v.as_u64().map(|i| i as u32)),
                 None => {}
             }
@@ -200,7 +206,13 @@ impl Tokenizer {
         Ok(Self::assemble(inner, None, false, vec![0], Some(0)))
     }
 
-    fn assemble(inner: tokenizers::Tokenizer, bos_id: Option<u32>, add_bos: bool, mut eos_ids: Vec<u32>, pad_id: Option<u32>) -> Self {
+    fn assemble(
+        inner: tokenizers::Tokenizer,
+        bos_id: Option<u32>,
+        add_bos: bool,
+        mut eos_ids: Vec<u32>,
+        pad_id: Option<u32>,
+    ) -> Self {
         let eos_id = eos_ids.first().copied();
         eos_ids.extend(END_TOKENS.iter().filter_map(|t| inner.token_to_id(t)));
         eos_ids.sort_unstable();

@@ -94,9 +94,8 @@ pub fn load_gguf(path: &Path, dtype: Option<DType>, device: &Device) -> Result<L
     let mut tensors = HashMap::new();
     for name in content.tensor_infos.keys() {
         let Some(hf) = hf_name_of_gguf(name) else { continue };
-        let q = content
-            .tensor(&mut file, name, device)
-            .map_err(|e| Error::Format(format!("GGUF tensor `{name}`: {e}")))?;
+        let q =
+            content.tensor(&mut file, name, device).map_err(|e| Error::Format(format!("GGUF tensor `{name}`: {e}")))?;
         let mut t = q.dequantize(device)?;
         if config.arch == Arch::Llama {
             if hf.ends_with("q_proj.weight") {
@@ -135,9 +134,7 @@ pub fn load_hf_dir(dir: &Path, dtype: Option<DType>, device: &Device) -> Result<
             tensors.insert(name, t);
         }
     }
-    let dtype = dtype
-        .or_else(|| tensors.get("model.embed_tokens.weight").map(Tensor::dtype))
-        .unwrap_or(DType::F32);
+    let dtype = dtype.or_else(|| tensors.get("model.embed_tokens.weight").map(Tensor::dtype)).unwrap_or(DType::F32);
     let model = Model::from_tensors(config, tensors, dtype)?;
     Ok(LoadedModel { model, tokenizer, chat_template })
 }
@@ -165,11 +162,19 @@ pub fn hf_chat_template(dir: &Path) -> Result<Option<String>> {
                     .or_else(|| named.first());
                 match pick.and_then(|t| t.get("template")).and_then(|t| t.as_str()) {
                     Some(t) => t.to_string(),
-                    None => return Err(Error::Format(format!("`{}`: `chat_template` list has no `default` template", path.display()))),
+                    None => {
+                        return Err(Error::Format(format!(
+                            "`{}`: `chat_template` list has no `default` template",
+                            path.display()
+                        )))
+                    }
                 }
             }
             Some(other) => {
-                return Err(Error::Format(format!("`{}`: `chat_template` is neither a string nor a list: {other}", path.display())))
+                return Err(Error::Format(format!(
+                    "`{}`: `chat_template` is neither a string nor a list: {other}",
+                    path.display()
+                )))
             }
         };
         return Ok(Some(template));
@@ -207,7 +212,10 @@ mod tests {
         assert_eq!(hf_chat_template(&dir).unwrap(), None);
         write("chat_template.json", r#"{"chat_template": "from chat_template.json"}"#);
         assert_eq!(hf_chat_template(&dir).unwrap().as_deref(), Some("from chat_template.json"));
-        write("tokenizer_config.json", r#"{"chat_template": [{"name": "tool_use", "template": "T"}, {"name": "default", "template": "D"}]}"#);
+        write(
+            "tokenizer_config.json",
+            r#"{"chat_template": [{"name": "tool_use", "template": "T"}, {"name": "default", "template": "D"}]}"#,
+        );
         assert_eq!(hf_chat_template(&dir).unwrap().as_deref(), Some("D"));
         write("tokenizer_config.json", r#"{"chat_template": "S"}"#);
         assert_eq!(hf_chat_template(&dir).unwrap().as_deref(), Some("S"));
@@ -224,8 +232,10 @@ mod tests {
     fn unpermute_inverts_the_llama_cpp_permutation() {
         // llama.cpp: reshape(n_head, 2, hd/2, in).swapaxes(1, 2).reshape(out, in).
         let (heads, hd, inp) = (2, 4, 3);
-        let w = Tensor::arange(0f32, (heads * hd * inp) as f32, &Device::Cpu).unwrap().reshape((heads * hd, inp)).unwrap();
-        let permuted = w.reshape((heads, 2, hd / 2, inp)).unwrap().transpose(1, 2).unwrap().reshape((heads * hd, inp)).unwrap();
+        let w =
+            Tensor::arange(0f32, (heads * hd * inp) as f32, &Device::Cpu).unwrap().reshape((heads * hd, inp)).unwrap();
+        let permuted =
+            w.reshape((heads, 2, hd / 2, inp)).unwrap().transpose(1, 2).unwrap().reshape((heads * hd, inp)).unwrap();
         let back = unpermute_qk(&permuted, heads).unwrap();
         assert_eq!(back.to_vec2::<f32>().unwrap(), w.to_vec2::<f32>().unwrap());
         assert!(unpermute_qk(&w, 5).is_err());

@@ -219,7 +219,9 @@ pub fn portable_dot(w: &QMatrix, o: usize, acts: &QActs, b: usize) -> f32 {
         let isum: i32 = match w.format() {
             BlockFormat::Q4 => {
                 let p = &qs[k * 16..(k + 1) * 16];
-                (0..16).map(|i| i32::from(p[i] & 0x0f) * i32::from(a[i]) + i32::from(p[i] >> 4) * i32::from(a[16 + i])).sum()
+                (0..16)
+                    .map(|i| i32::from(p[i] & 0x0f) * i32::from(a[i]) + i32::from(p[i] >> 4) * i32::from(a[16 + i]))
+                    .sum()
             }
             BlockFormat::Q8 => {
                 let p = &qs[k * BLOCK..(k + 1) * BLOCK];
@@ -305,8 +307,8 @@ mod avx2 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::blocks::GgmlBlockType;
+    use super::*;
 
     fn values(n: usize, seed: u32) -> Vec<f32> {
         let mut s = seed;
@@ -341,9 +343,7 @@ mod tests {
         let x = values(m * cols, 7);
         let mut acts = QActs::default();
         acts.quantize(&x, cols);
-        let dq: Vec<f32> = (0..m * cols)
-            .map(|i| acts.d[i / BLOCK] * f32::from(acts.qs[i]))
-            .collect();
+        let dq: Vec<f32> = (0..m * cols).map(|i| acts.d[i / BLOCK] * f32::from(acts.qs[i])).collect();
         let q41 = QMatrix::from_ggml(GgmlBlockType::Q4_1, rows, cols, &q4_1_bytes(rows, cols, 3)).unwrap();
         let q8 = QMatrix::quantize_q8(rows, cols, &values(rows * cols, 11)).unwrap();
         for (simd, layout) in variants() {
@@ -356,7 +356,10 @@ mod tests {
                     for o in 0..rows {
                         let want: f32 = (0..cols).map(|c| wd[o * cols + c] * dq[b * cols + c]).sum();
                         let got = out[b * 2 * rows + j * rows + o];
-                        assert!((got - want).abs() < 1e-4 * (1.0 + want.abs()), "{simd:?} {layout:?} matrix {j} row {b} out {o}: {got} vs {want}");
+                        assert!(
+                            (got - want).abs() < 1e-4 * (1.0 + want.abs()),
+                            "{simd:?} {layout:?} matrix {j} row {b} out {o}: {got} vs {want}"
+                        );
                     }
                 }
             }

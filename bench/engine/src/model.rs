@@ -37,7 +37,8 @@ impl Model {
         let mut rng = Rng::new(seed);
         let mut tensors = HashMap::new();
         for name in parameter_names(config) {
-            let shape = parameter_shape(config, &name).ok_or_else(|| Error::Format(format!("unknown parameter `{name}`")))?;
+            let shape =
+                parameter_shape(config, &name).ok_or_else(|| Error::Format(format!("unknown parameter `{name}`")))?;
             let n: usize = shape.iter().product();
             let data: Vec<f32> = if name.ends_with("norm.weight") {
                 vec![1.0; n]
@@ -58,12 +59,13 @@ impl Model {
         config.validate()?;
         let mut vars = Vec::new();
         for name in parameter_names(&config) {
-            let tensor = tensors
-                .remove(&name)
-                .ok_or_else(|| Error::Format(format!("missing parameter `{name}`")))?;
+            let tensor = tensors.remove(&name).ok_or_else(|| Error::Format(format!("missing parameter `{name}`")))?;
             let expected = parameter_shape(&config, &name).unwrap_or_default();
             if tensor.dims() != expected.as_slice() {
-                return Err(Error::Format(format!("parameter `{name}` has shape {:?}, expected {expected:?}", tensor.dims())));
+                return Err(Error::Format(format!(
+                    "parameter `{name}` has shape {:?}, expected {expected:?}",
+                    tensor.dims()
+                )));
             }
             vars.push((name, Var::from_tensor(&tensor.to_dtype(dtype)?)?));
         }
@@ -163,14 +165,12 @@ impl Model {
         let logits = if self.dtype() == DType::F64 { logits } else { logits.to_dtype(DType::F32)? };
         let targets: Vec<u32> = batch.host_ids.iter().flat_map(|row| row[1..].iter().copied().chain([0])).collect();
         let targets = Tensor::from_vec(targets, b * t, logits.device())?;
-        let (logprobs, entropy) = super::logprob::token_logprob_entropy(&logits.reshape((b * t, vocab))?, &targets, temperature)?;
+        let (logprobs, entropy) =
+            super::logprob::token_logprob_entropy(&logits.reshape((b * t, vocab))?, &targets, temperature)?;
         let logprobs = logprobs.reshape((b, t))?.narrow(1, 0, t - 1)?.contiguous()?;
         let entropy = entropy.reshape((b, t))?.narrow(1, 0, t - 1)?.contiguous()?;
-        let mask: Vec<f32> = batch
-            .valid
-            .iter()
-            .flat_map(|row| row.windows(2).map(|w| if w[0] && w[1] { 1.0 } else { 0.0 }))
-            .collect();
+        let mask: Vec<f32> =
+            batch.valid.iter().flat_map(|row| row.windows(2).map(|w| if w[0] && w[1] { 1.0 } else { 0.0 })).collect();
         let mask = Tensor::from_vec(mask, (b, t - 1), logits.device())?;
         Ok(TokenLogProbs { logprobs, entropy, mask })
     }

@@ -335,7 +335,8 @@ impl Network {
         let (h, kvh, hd) = (c.num_heads, c.num_kv_heads, c.head_dim);
         let rep = h / kvh;
         let heads = |y: Tensor, n: usize| -> Result<Tensor> { Ok(y.reshape((b, t, n, hd))?.transpose(1, 2)?) };
-        let rope = |y: &Tensor| -> Result<Tensor> { Ok((y.broadcast_mul(cos)? + rotate_half(y)?.broadcast_mul(sin)?)?) };
+        let rope =
+            |y: &Tensor| -> Result<Tensor> { Ok((y.broadcast_mul(cos)? + rotate_half(y)?.broadcast_mul(sin)?)?) };
         let q = rope(&heads(linear(x, &layer.wq, layer.bq.as_ref())?, h)?)?;
         let k = rope(&heads(linear(x, &layer.wk, layer.bk.as_ref())?, kvh)?)?;
         let v = heads(linear(x, &layer.wv, layer.bv.as_ref())?, kvh)?.contiguous()?;

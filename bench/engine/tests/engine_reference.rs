@@ -7,7 +7,7 @@
 use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{DType, Device, Tensor};
 use candle_transformers::models::{llama, qwen2};
-use rlbench::engine::{
+use rlengine::{
     Arch, ChatTemplate, Engine, LoadedModel, Model, ModelConfig, ModelSource, ModelSpec, PadSide, PaddedBatch,
     RopeScaling, SamplingParams, Tokenizer,
 };
@@ -17,8 +17,12 @@ use std::path::{Path, PathBuf};
 const VOCAB: usize = 259; // Tokenizer::byte_level()
 
 /// Llama 3.1's rope scaling (Llama 3.2 uses factor 32).
-const LLAMA31: RopeScaling =
-    RopeScaling::Llama3 { factor: 8.0, low_freq_factor: 1.0, high_freq_factor: 4.0, original_max_position_embeddings: 8192 };
+const LLAMA31: RopeScaling = RopeScaling::Llama3 {
+    factor: 8.0,
+    low_freq_factor: 1.0,
+    high_freq_factor: 4.0,
+    original_max_position_embeddings: 8192,
+};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("rlbench-reference-{name}-{}", std::process::id()));
@@ -58,7 +62,10 @@ fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
 
 fn safetensors_var_builder(dir: &Path) -> candle_nn::VarBuilder<'static> {
     // SAFETY: the file was just written by this test and is not modified while mapped.
-    unsafe { candle_nn::VarBuilder::from_mmaped_safetensors(&[dir.join("model.safetensors")], DType::F32, &Device::Cpu).unwrap() }
+    unsafe {
+        candle_nn::VarBuilder::from_mmaped_safetensors(&[dir.join("model.safetensors")], DType::F32, &Device::Cpu)
+            .unwrap()
+    }
 }
 
 fn read_config(dir: &Path) -> String {
@@ -72,7 +79,9 @@ fn qwen2_forward_matches_candle_transformers_qwen2() {
         let engine = engine_of(Model::random(&config, DType::F32, &Device::Cpu, 11).unwrap());
         let dir = temp_dir(&format!("qwen2-{tie}"));
         engine.save_pretrained(&dir).unwrap();
-        let loaded = Engine::load(&ModelSpec { device: Device::Cpu, ..ModelSpec::new(ModelSource::HfDir(dir.clone())) }).unwrap();
+        let loaded =
+            Engine::load(&ModelSpec { device: Device::Cpu, ..ModelSpec::new(ModelSource::HfDir(dir.clone())) })
+                .unwrap();
         let ids = sequence();
         let ours = our_logits(loaded.model(), &ids);
         // candle-transformers reads our config.json and safetensors as it would a Qwen2.5 folder.
@@ -93,8 +102,12 @@ fn qwen2_forward_matches_candle_transformers_qwen2() {
 fn llama3_rope_scaling_matches_candle_transformers_llama() {
     // Llama 3's ramp over a 16-position "original" context, so that 40 positions reach the
     // rescaled frequencies.
-    let scaling =
-        RopeScaling::Llama3 { factor: 8.0, low_freq_factor: 1.0, high_freq_factor: 4.0, original_max_position_embeddings: 16 };
+    let scaling = RopeScaling::Llama3 {
+        factor: 8.0,
+        low_freq_factor: 1.0,
+        high_freq_factor: 4.0,
+        original_max_position_embeddings: 16,
+    };
     let config = ModelConfig {
         rope_scaling: Some(scaling.clone()),
         tie_word_embeddings: false,
@@ -103,7 +116,8 @@ fn llama3_rope_scaling_matches_candle_transformers_llama() {
     let engine = engine_of(Model::random(&config, DType::F32, &Device::Cpu, 12).unwrap());
     let dir = temp_dir("llama3");
     engine.save_pretrained(&dir).unwrap();
-    let loaded = Engine::load(&ModelSpec { device: Device::Cpu, ..ModelSpec::new(ModelSource::HfDir(dir.clone())) }).unwrap();
+    let loaded =
+        Engine::load(&ModelSpec { device: Device::Cpu, ..ModelSpec::new(ModelSource::HfDir(dir.clone())) }).unwrap();
     assert_eq!(loaded.model().config().rope_scaling, Some(scaling));
     let ids = sequence();
     let ours = our_logits(loaded.model(), &ids);
@@ -127,7 +141,7 @@ fn llama3_rope_scaling_matches_candle_transformers_llama() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// llama.cpp's conversion of a q/k projection (what [`rlbench::engine::unpermute_qk`] undoes).
+/// llama.cpp's conversion of a q/k projection (what [`rlengine::unpermute_qk`] undoes).
 fn permute_qk(w: &Tensor, heads: usize) -> Tensor {
     let (out, inp) = w.dims2().unwrap();
     w.reshape((heads, 2, out / heads / 2, inp)).unwrap().transpose(1, 2).unwrap().reshape((out, inp)).unwrap()
@@ -228,7 +242,9 @@ fn write_gguf(model: &Model, path: &Path) -> Model {
         rope_theta: f64::from(c.rope_theta as f32),
         rms_norm_eps: f64::from(c.rms_norm_eps as f32),
         rope_scaling: c.rope_scaling.as_ref().map(|s| {
-            RopeScaling::FreqFactors(s.freq_factors(c.head_dim, c.rope_theta).iter().map(|f| f64::from(*f as f32)).collect())
+            RopeScaling::FreqFactors(
+                s.freq_factors(c.head_dim, c.rope_theta).iter().map(|f| f64::from(*f as f32)).collect(),
+            )
         }),
         ..c
     };
@@ -306,7 +322,8 @@ fn gguf_files_load_like_the_weights_they_hold() {
         } else {
             assert!(config["rope_scaling"].is_null());
         }
-        let reloaded = Engine::load(&ModelSpec { device: Device::Cpu, ..ModelSpec::new(ModelSource::HfDir(saved)) }).unwrap();
+        let reloaded =
+            Engine::load(&ModelSpec { device: Device::Cpu, ..ModelSpec::new(ModelSource::HfDir(saved)) }).unwrap();
         let again = our_logits(reloaded.model(), &ids);
         let diff = max_abs_diff(again.last().unwrap(), ours.last().unwrap());
         assert!(diff < 1e-3, "{arch:?}: folder saved from the GGUF differs by {diff}");
@@ -325,15 +342,26 @@ fn half_precision_checkpoints_load_in_their_dtype_and_track_f32() {
         let dir = temp_dir(&format!("{dtype:?}"));
         let f32_dir = dir.join("f32");
         engine.save_pretrained(&f32_dir).unwrap();
-        let convert = ModelSpec { dtype: Some(dtype), device: Device::Cpu, ..ModelSpec::new(ModelSource::HfDir(f32_dir)) };
+        let convert =
+            ModelSpec { dtype: Some(dtype), device: Device::Cpu, ..ModelSpec::new(ModelSource::HfDir(f32_dir)) };
         Engine::load(&convert).unwrap().save_pretrained(&dir).unwrap();
         let spec = ModelSpec { dtype: None, device: Device::Cpu, ..ModelSpec::new(ModelSource::HfDir(dir.clone())) };
         let loaded = Engine::load(&spec).unwrap();
         assert_eq!(loaded.model().dtype(), dtype);
-        let lp = loaded.model().token_logprobs(&batch, 1.0).unwrap().logprobs.to_dtype(DType::F32).unwrap().to_vec2::<f32>().unwrap();
+        let lp = loaded
+            .model()
+            .token_logprobs(&batch, 1.0)
+            .unwrap()
+            .logprobs
+            .to_dtype(DType::F32)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
         let diff = max_abs_diff(&lp[0], &reference[0]);
         assert!(diff < tolerance, "{dtype:?}: max |log-prob difference| {diff}");
-        let out = loaded.generate_ids(&[ids[..5].to_vec()], &SamplingParams { ignore_eos: true, ..SamplingParams::greedy(6) }).unwrap();
+        let out = loaded
+            .generate_ids(&[ids[..5].to_vec()], &SamplingParams { ignore_eos: true, ..SamplingParams::greedy(6) })
+            .unwrap();
         assert_eq!(out[0][0].token_ids.len(), 6);
         assert!(out[0][0].logprobs.iter().all(|l| l.is_finite() && *l <= 0.0));
         let _ = std::fs::remove_dir_all(&dir);

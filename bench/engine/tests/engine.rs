@@ -1,9 +1,9 @@
 //! Engine tests on tiny random models (fast, no download): gradients, padding, KV cache,
 //! sampler log-probs, seeding, stop strings, save/load.
 
-use rlbench::engine::{
-    Arch, Completion, DType, Device, Engine, FinishReason, LoadedModel, Model, ModelConfig, ModelSource, ModelSpec,
-    PadSide, PaddedBatch, SamplingParams, Tokenizer, ChatTemplate, KvCache, StepInput,
+use rlengine::{
+    Arch, ChatTemplate, Completion, DType, Device, Engine, FinishReason, KvCache, LoadedModel, Model, ModelConfig,
+    ModelSource, ModelSpec, PadSide, PaddedBatch, SamplingParams, StepInput, Tokenizer,
 };
 
 const VOCAB: usize = 259; // Tokenizer::byte_level()
@@ -104,19 +104,23 @@ fn kv_cache_decoding_matches_the_full_forward() {
     let net = model.inference_network().unwrap();
     let seqs = vec![vec![3, 4, 5, 6, 7, 8, 9], vec![11, 12, 13, 14, 15, 16, 17]];
     let full = PaddedBatch::new(&seqs, PadSide::Left, 0, &Device::Cpu).unwrap();
-    let hidden = net.hidden_states(&StepInput { ids: &full.ids, positions: &full.positions, key_valid: &full.valid }, None).unwrap();
+    let hidden = net
+        .hidden_states(&StepInput { ids: &full.ids, positions: &full.positions, key_valid: &full.valid }, None)
+        .unwrap();
     let expected = net.logits(&hidden).unwrap().to_vec3::<f32>().unwrap();
     // Prefill 4 tokens, then feed one token at a time.
     let mut cache = KvCache::new(model.config().num_layers);
     let prefix: Vec<Vec<u32>> = seqs.iter().map(|s| s[..4].to_vec()).collect();
     let pre = PaddedBatch::new(&prefix, PadSide::Left, 0, &Device::Cpu).unwrap();
     let mut valid = pre.valid.clone();
-    net.hidden_states(&StepInput { ids: &pre.ids, positions: &pre.positions, key_valid: &valid }, Some(&mut cache)).unwrap();
+    net.hidden_states(&StepInput { ids: &pre.ids, positions: &pre.positions, key_valid: &valid }, Some(&mut cache))
+        .unwrap();
     for t in 4..7 {
         let ids = candle_core::Tensor::new(&[[seqs[0][t]], [seqs[1][t]]], &Device::Cpu).unwrap();
         let pos = candle_core::Tensor::new(&[[t as u32], [t as u32]], &Device::Cpu).unwrap();
         valid.iter_mut().for_each(|v| v.push(true));
-        let h = net.hidden_states(&StepInput { ids: &ids, positions: &pos, key_valid: &valid }, Some(&mut cache)).unwrap();
+        let h =
+            net.hidden_states(&StepInput { ids: &ids, positions: &pos, key_valid: &valid }, Some(&mut cache)).unwrap();
         let got = net.logits(&h).unwrap().to_vec3::<f32>().unwrap();
         for b in 0..2 {
             let max_diff = got[b][0].iter().zip(&expected[b][t]).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
@@ -139,7 +143,8 @@ fn sampler_logprobs_equal_the_trainable_forward_logprobs() {
     let engine = tiny_engine(Arch::Qwen2, 4);
     let prompts = vec![vec![40, 41, 42, 43, 44], vec![50, 51], vec![60, 61, 62]];
     for (temperature, top_p, top_k) in [(0.0, 1.0, 0), (1.0, 1.0, 0), (0.7, 0.9, 20)] {
-        let params = SamplingParams { n: 3, temperature, top_p, top_k, max_new_tokens: 12, seed: 9, ..Default::default() };
+        let params =
+            SamplingParams { n: 3, temperature, top_p, top_k, max_new_tokens: 12, seed: 9, ..Default::default() };
         let out = engine.generate_ids(&prompts, &params).unwrap();
         assert_eq!(out.len(), prompts.len());
         for (prompt, completions) in prompts.iter().zip(&out) {
@@ -191,7 +196,8 @@ fn greedy_is_deterministic_and_independent_of_batching() {
 fn stop_strings_cut_the_text_and_end_the_completion() {
     let engine = tiny_engine(Arch::Llama, 4);
     let prompt = vec![65u32, 66, 67];
-    let free = engine.generate_ids(std::slice::from_ref(&prompt), &SamplingParams::greedy(24)).unwrap().remove(0).remove(0);
+    let free =
+        engine.generate_ids(std::slice::from_ref(&prompt), &SamplingParams::greedy(24)).unwrap().remove(0).remove(0);
     let text = free.text.clone();
     let chars: Vec<char> = text.chars().collect();
     assert!(chars.len() >= 10, "tiny model text too short: {text:?}");
@@ -270,7 +276,11 @@ fn sharded_checkpoints_load_and_missing_shards_are_reported() {
     std::fs::remove_file(&whole).unwrap();
     let (mut first, mut second) = (std::collections::HashMap::new(), std::collections::HashMap::new());
     for (i, (name, t)) in tensors.into_iter().enumerate() {
-        if i % 2 == 0 { first.insert(name, t); } else { second.insert(name, t); }
+        if i % 2 == 0 {
+            first.insert(name, t);
+        } else {
+            second.insert(name, t);
+        }
     }
     candle_core::safetensors::save(&first, dir.join("model-00001-of-00002.safetensors")).unwrap();
     candle_core::safetensors::save(&second, dir.join("model-00002-of-00002.safetensors")).unwrap();
@@ -296,7 +306,9 @@ fn engine_can_be_shared_across_threads() {
     assert_send_sync::<Model>();
     let engine = tiny_engine(Arch::Llama, 4);
     let outputs: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..2).map(|_| s.spawn(|| engine.generate_ids(&[vec![1, 2, 3]], &SamplingParams::greedy(3)).unwrap())).collect();
+        let handles: Vec<_> = (0..2)
+            .map(|_| s.spawn(|| engine.generate_ids(&[vec![1, 2, 3]], &SamplingParams::greedy(3)).unwrap()))
+            .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     assert_eq!(outputs[0], outputs[1]);
@@ -326,6 +338,8 @@ fn random_presets_have_the_named_shapes_and_generate() {
     spec.device = Device::Cpu;
     let engine = Engine::load(&spec).unwrap();
     assert_eq!(engine.model().config().num_layers, 30);
-    let out = engine.generate_ids(&[vec![5, 6, 7]], &SamplingParams { ignore_eos: true, ..SamplingParams::greedy(4) }).unwrap();
+    let out = engine
+        .generate_ids(&[vec![5, 6, 7]], &SamplingParams { ignore_eos: true, ..SamplingParams::greedy(4) })
+        .unwrap();
     assert_eq!(out[0][0].token_ids.len(), 4);
 }

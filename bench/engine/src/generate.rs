@@ -5,8 +5,8 @@
 //! rows that finish are dropped from the batch.
 
 use super::batch::{PadSide, PaddedBatch};
-use super::error::{Error, Result};
 use super::cpu::{QuantModel, QuantState};
+use super::error::{Error, Result};
 use super::network::{KvCache, Network, StepInput};
 use super::rng::{derive_seed, Rng};
 use super::sampler::{sample_token, SamplingParams};
@@ -225,7 +225,13 @@ pub(crate) fn generate(
     Ok(out)
 }
 
-fn run_chunk(decoder: &mut dyn Decoder, tokenizer: &Tokenizer, prompts: &[Vec<u32>], params: &SamplingParams, rows: &mut [Row]) -> Result<()> {
+fn run_chunk(
+    decoder: &mut dyn Decoder,
+    tokenizer: &Tokenizer,
+    prompts: &[Vec<u32>],
+    params: &SamplingParams,
+    rows: &mut [Row],
+) -> Result<()> {
     let vocab = decoder.vocab_size();
     // Prefill each distinct prompt once, then give each sample its own copy of the cache row.
     let mut unique: Vec<usize> = rows.iter().map(|r| r.prompt).collect();

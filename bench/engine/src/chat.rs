@@ -97,7 +97,12 @@ impl ChatTemplate {
 
     /// Renders the messages; with `add_generation_prompt` the text ends with the opening of an
     /// assistant turn, ready for generation.
-    pub fn apply(&self, messages: &[ChatMessage], add_generation_prompt: bool, special: &SpecialTokens) -> Result<String> {
+    pub fn apply(
+        &self,
+        messages: &[ChatMessage],
+        add_generation_prompt: bool,
+        special: &SpecialTokens,
+    ) -> Result<String> {
         match self {
             ChatTemplate::ChatMl { default_system } => {
                 let mut out = String::new();
@@ -147,10 +152,8 @@ impl JinjaTemplate {
         env.add_filter("tojson", tojson);
         env.add_function("raise_exception", raise_exception);
         env.add_function("strftime_now", strftime_now);
-        let compiled = env
-            .add_template_owned(TEMPLATE_NAME, source.to_string())
-            .map(|()| Arc::new(env))
-            .map_err(|e| describe(&e));
+        let compiled =
+            env.add_template_owned(TEMPLATE_NAME, source.to_string()).map(|()| Arc::new(env)).map_err(|e| describe(&e));
         JinjaTemplate { source: source.into(), compiled }
     }
 
@@ -349,7 +352,8 @@ fn default_system_prompt(template: &str) -> Option<String> {
         rest = &rest[at + OPEN.len()..];
         let Some(end) = rest.find("<|im_end|>") else { continue };
         let text = &rest[..end];
-        let is_literal = !text.is_empty() && !["'", "\"", "\\", "{{", "{%", "}}", "%}"].iter().any(|s| text.contains(s));
+        let is_literal =
+            !text.is_empty() && !["'", "\"", "\\", "{{", "{%", "}}", "%}"].iter().any(|s| text.contains(s));
         if is_literal {
             return Some(text.to_string());
         }
@@ -472,7 +476,10 @@ mod tests {
     fn strftime_now_formats_the_fixed_date() {
         assert_eq!(strftime_now("%d %b %Y"), "26 Jul 2024");
         assert_eq!(strftime_now("%Y-%m-%d"), "2024-07-26");
-        assert_eq!(strftime_now("%A, %B %-d, %Y %H:%M (%-m/%j) 100%% %Q"), "Friday, July 26, 2024 00:00 (7/208) 100% %Q");
+        assert_eq!(
+            strftime_now("%A, %B %-d, %Y %H:%M (%-m/%j) 100%% %Q"),
+            "Friday, July 26, 2024 00:00 (7/208) 100% %Q"
+        );
     }
 
     #[test]

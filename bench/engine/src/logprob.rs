@@ -116,7 +116,13 @@ impl CustomOp2 for FusedForward {
         "fused-token-logprob-entropy"
     }
 
-    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
         let logits = f32_slice(s1, l1)?;
         let targets = u32_slice(s2, l2)?;
         let (n, v) = check_args(l1, targets)?;
@@ -135,8 +141,18 @@ impl CustomOp2 for FusedForward {
         Ok((CpuStorage::F32(out), Shape::from((n, 2))))
     }
 
-    fn bwd(&self, logits: &Tensor, targets: &Tensor, _res: &Tensor, grad_res: &Tensor) -> candle_core::Result<(Option<Tensor>, Option<Tensor>)> {
-        let grad = logits.apply_op3_no_bwd(targets, &grad_res.contiguous()?, &FusedBackward { temperature: self.temperature })?;
+    fn bwd(
+        &self,
+        logits: &Tensor,
+        targets: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>)> {
+        let grad = logits.apply_op3_no_bwd(
+            targets,
+            &grad_res.contiguous()?,
+            &FusedBackward { temperature: self.temperature },
+        )?;
         Ok((Some(grad), None))
     }
 }
@@ -197,7 +213,7 @@ impl CustomOp3 for FusedBackward {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Rng;
+    use crate::Rng;
     use candle_core::Var;
 
     fn random_logits(n: usize, v: usize, seed: u64, scale: f64) -> Vec<f32> {
@@ -210,7 +226,10 @@ mod tests {
     }
 
     fn close(a: &[f32], b: &[f32], tol: f32) -> bool {
-        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y || (x - y).abs() <= tol * (1.0 + y.abs()) || (x.is_nan() && y.is_nan()))
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x == y || (x - y).abs() <= tol * (1.0 + y.abs()) || (x.is_nan() && y.is_nan()))
     }
 
     #[test]
@@ -221,7 +240,12 @@ mod tests {
             let y = Tensor::new(y.as_slice(), &Device::Cpu)?;
             let (lp, h) = token_logprob_entropy(&x, &y, t)?;
             let (lp0, h0) = unfused(&x, &y, t)?;
-            assert!(close(&to_vec(&lp), &to_vec(&lp0), 1e-5), "logp n={n} v={v}: {:?} vs {:?}", to_vec(&lp), to_vec(&lp0));
+            assert!(
+                close(&to_vec(&lp), &to_vec(&lp0), 1e-5),
+                "logp n={n} v={v}: {:?} vs {:?}",
+                to_vec(&lp),
+                to_vec(&lp0)
+            );
             assert!(close(&to_vec(&h), &to_vec(&h0), 1e-5), "entropy n={n} v={v}");
         }
         Ok(())
@@ -231,7 +255,8 @@ mod tests {
     fn loss_grad(fused: bool, x: &[f32], n: usize, v: usize, y: &[u32], t: f64) -> Result<(f32, Vec<f32>)> {
         let var = Var::from_vec(x.to_vec(), (n, v), &Device::Cpu)?;
         let y = Tensor::new(y, &Device::Cpu)?;
-        let (lp, h) = if fused { token_logprob_entropy(var.as_tensor(), &y, t)? } else { unfused(var.as_tensor(), &y, t)? };
+        let (lp, h) =
+            if fused { token_logprob_entropy(var.as_tensor(), &y, t)? } else { unfused(var.as_tensor(), &y, t)? };
         let a: Vec<f32> = (0..n).map(|i| 0.5 + i as f32 * 0.25).collect();
         let b: Vec<f32> = (0..n).map(|i| 1.0 - i as f32 * 0.3).collect();
         let a = Tensor::new(a.as_slice(), &Device::Cpu)?;
@@ -307,7 +332,9 @@ mod tests {
         }
         // f64 takes the plain path with the same values.
         let (lp, h) = token_logprob_entropy(&x.to_dtype(DType::F64)?, &y, 1.0)?;
-        assert!((lp.to_vec1::<f64>()?[0] + 4f64.ln()).abs() < 1e-12 && (h.to_vec1::<f64>()?[1] - 4f64.ln()).abs() < 1e-12);
+        assert!(
+            (lp.to_vec1::<f64>()?[0] + 4f64.ln()).abs() < 1e-12 && (h.to_vec1::<f64>()?[1] - 4f64.ln()).abs() < 1e-12
+        );
         Ok(())
     }
 }

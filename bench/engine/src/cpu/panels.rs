@@ -58,7 +58,12 @@ impl Panels {
     /// Packs a matrix given row by row: `row(r)` returns row `r`'s packed values (ggml layout:
     /// 16 bytes per Q4 block, 32 signed bytes per Q8 block), scales and offsets (empty for Q8).
     /// Scales and offsets are stored as f16 (exact for values read from GGUF).
-    pub fn pack<'a>(format: BlockFormat, rows: usize, blocks: usize, row: impl Fn(usize) -> (&'a [u8], &'a [f32], &'a [f32])) -> Self {
+    pub fn pack<'a>(
+        format: BlockFormat,
+        rows: usize,
+        blocks: usize,
+        row: impl Fn(usize) -> (&'a [u8], &'a [f32], &'a [f32]),
+    ) -> Self {
         let panels = rows.div_ceil(PANEL);
         let bb = block_bytes(format);
         let mut data = vec![0u8; panels * blocks * bb];
@@ -283,7 +288,9 @@ pub mod avx2 {
                             vb[l] = _mm256_and_si256(chunk, low);
                             vb[l + 4] = _mm256_and_si256(_mm256_srli_epi16::<4>(chunk), low);
                         }
-                        let m = _mm256_cvtph_ps(unsafe { _mm_loadu_si128(block.add(packed + 2 * PANEL + 16 * half).cast()) });
+                        let m = _mm256_cvtph_ps(unsafe {
+                            _mm_loadu_si128(block.add(packed + 2 * PANEL + 16 * half).cast())
+                        });
                         for (j, acc) in acc.iter_mut().enumerate() {
                             let at = (b + j) * nb + k;
                             let a = unsafe { acts.qs.as_ptr().add(at * BLOCK).cast::<i32>() };
@@ -305,7 +312,10 @@ pub mod avx2 {
                         // |q| by a carrying q's sign (no 16-bit overflow: 2 * 128 * 127).
                         let top = _mm256_set1_epi8(-128);
                         for (g, v) in vb.iter_mut().enumerate() {
-                            *v = _mm256_xor_si256(unsafe { _mm256_loadu_si256(block.add(64 * g + 32 * half).cast()) }, top);
+                            *v = _mm256_xor_si256(
+                                unsafe { _mm256_loadu_si256(block.add(64 * g + 32 * half).cast()) },
+                                top,
+                            );
                         }
                         for (j, acc) in acc.iter_mut().enumerate() {
                             let at = (b + j) * nb + k;
@@ -317,7 +327,8 @@ pub mod avx2 {
                                 isum = _mm256_add_epi32(isum, _mm256_madd_epi16(prod, ones));
                             }
                             let ad = unsafe { *acts.d.get_unchecked(at) };
-                            *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(d, _mm256_set1_ps(ad)), *acc);
+                            *acc =
+                                _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(d, _mm256_set1_ps(ad)), *acc);
                         }
                     }
                 }

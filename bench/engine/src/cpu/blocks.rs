@@ -225,9 +225,9 @@ impl QMatrix {
     pub fn to_panels(&self) -> QMatrix {
         let panels = match &self.storage {
             Storage::Panels(p) => p.clone(),
-            Storage::Rows { .. } => Panels::pack(self.format, self.rows, self.blocks_per_row(), |r| {
-                self.row(r).expect("row-major storage")
-            }),
+            Storage::Rows { .. } => {
+                Panels::pack(self.format, self.rows, self.blocks_per_row(), |r| self.row(r).expect("row-major storage"))
+            }
         };
         QMatrix { format: self.format, rows: self.rows, cols: self.cols, storage: Storage::Panels(panels) }
     }
@@ -284,7 +284,8 @@ impl QMatrix {
         let Storage::Rows { qs, d, m } = &self.storage else {
             return Err(Error::Format("cannot reorder the rows of a matrix packed in panels".into()));
         };
-        let (mut qs2, mut d2, mut m2) = (Vec::with_capacity(qs.len()), Vec::with_capacity(d.len()), Vec::with_capacity(m.len()));
+        let (mut qs2, mut d2, mut m2) =
+            (Vec::with_capacity(qs.len()), Vec::with_capacity(d.len()), Vec::with_capacity(m.len()));
         for &r in order {
             let (rq, rd, rm) = self.row(r).expect("row-major storage");
             qs2.extend_from_slice(rq);
@@ -372,7 +373,14 @@ mod tests {
 
     #[test]
     fn f16_conversion_matches_known_values() {
-        let cases = [(0x0000u16, 0.0f32), (0x3c00, 1.0), (0xc000, -2.0), (0x3555, 0.333_251_95), (0x0001, 5.960_464_5e-8), (0x7bff, 65504.0)];
+        let cases = [
+            (0x0000u16, 0.0f32),
+            (0x3c00, 1.0),
+            (0xc000, -2.0),
+            (0x3555, 0.333_251_95),
+            (0x0001, 5.960_464_5e-8),
+            (0x7bff, 65504.0),
+        ];
         for (bits, want) in cases {
             assert_eq!(f16_to_f32(bits), want, "{bits:#06x}");
         }

@@ -118,13 +118,15 @@ impl RopeScaling {
     pub fn to_hf_json(&self, head_dim: usize, theta: f64) -> Result<Value> {
         Ok(match self {
             RopeScaling::Linear { factor } => json!({ "rope_type": "linear", "factor": factor }),
-            RopeScaling::Llama3 { factor, low_freq_factor, high_freq_factor, original_max_position_embeddings } => json!({
-                "rope_type": "llama3",
-                "factor": factor,
-                "low_freq_factor": low_freq_factor,
-                "high_freq_factor": high_freq_factor,
-                "original_max_position_embeddings": original_max_position_embeddings,
-            }),
+            RopeScaling::Llama3 { factor, low_freq_factor, high_freq_factor, original_max_position_embeddings } => {
+                json!({
+                    "rope_type": "llama3",
+                    "factor": factor,
+                    "low_freq_factor": low_freq_factor,
+                    "high_freq_factor": high_freq_factor,
+                    "original_max_position_embeddings": original_max_position_embeddings,
+                })
+            }
             RopeScaling::FreqFactors(factors) => {
                 let llama3 = RopeScaling::Llama3 {
                     factor: factors.iter().copied().fold(1.0, f64::max),
@@ -243,7 +245,9 @@ impl ModelConfig {
                 max_position_embeddings: 8192,
                 rope_scaling: None,
             }),
-            other => Err(Error::Request(format!("unknown model preset `{other}` (known: {})", Self::PRESETS.join(", ")))),
+            other => {
+                Err(Error::Request(format!("unknown model preset `{other}` (known: {})", Self::PRESETS.join(", "))))
+            }
         }
     }
 
@@ -283,7 +287,9 @@ impl ModelConfig {
     pub fn inv_freq(&self) -> Vec<f64> {
         let plain = (0..self.head_dim / 2).map(|i| plain_inv_freq(i, self.head_dim, self.rope_theta));
         match &self.rope_scaling {
-            Some(scaling) => plain.zip(scaling.freq_factors(self.head_dim, self.rope_theta)).map(|(f, d)| f / d).collect(),
+            Some(scaling) => {
+                plain.zip(scaling.freq_factors(self.head_dim, self.rope_theta)).map(|(f, d)| f / d).collect()
+            }
             None => plain.collect(),
         }
     }
@@ -298,7 +304,9 @@ impl ModelConfig {
         let arch = match arch_name.as_str() {
             "llama" => Arch::Llama,
             "qwen2" => Arch::Qwen2,
-            other => return Err(Error::Format(format!("unsupported GGUF architecture `{other}` (supported: llama, qwen2)"))),
+            other => {
+                return Err(Error::Format(format!("unsupported GGUF architecture `{other}` (supported: llama, qwen2)")))
+            }
         };
         let key = |k: &str| format!("{arch_name}.{k}");
         let get_u = |k: &str| -> Result<usize> {
@@ -336,11 +344,14 @@ impl ModelConfig {
         let scaling_type = md.get(&key("rope.scaling.type")).and_then(|v| v.to_string().ok()).map(String::as_str);
         let config = match scaling_type {
             None | Some("none") => config,
-            Some("linear") => {
-                ModelConfig { rope_scaling: Some(RopeScaling::Linear { factor: get_f("rope.scaling.factor", 1.0) }), ..config }
-            }
+            Some("linear") => ModelConfig {
+                rope_scaling: Some(RopeScaling::Linear { factor: get_f("rope.scaling.factor", 1.0) }),
+                ..config
+            },
             Some(other) => {
-                return Err(Error::Format(format!("GGUF rope scaling `{other}` is not supported (supported: linear, llama3)")))
+                return Err(Error::Format(format!(
+                    "GGUF rope scaling `{other}` is not supported (supported: linear, llama3)"
+                )))
             }
         };
         config.validate()?;
@@ -354,7 +365,11 @@ impl ModelConfig {
         let arch = match model_type {
             "llama" => Arch::Llama,
             "qwen2" => Arch::Qwen2,
-            other => return Err(Error::Format(format!("config.json: unsupported model_type `{other}` (supported: llama, qwen2)"))),
+            other => {
+                return Err(Error::Format(format!(
+                    "config.json: unsupported model_type `{other}` (supported: llama, qwen2)"
+                )))
+            }
         };
         let rope_scaling = RopeScaling::from_hf_json(v.get("rope_scaling").unwrap_or(&Value::Null))?;
         if let Some(act) = v.get("hidden_act").and_then(Value::as_str).filter(|a| *a != "silu") {
@@ -456,7 +471,12 @@ mod tests {
 
     /// Llama-3.2-1B's rope: head_dim 64, theta 500000, `llama3` scaling with factor 32.
     fn llama32() -> RopeScaling {
-        RopeScaling::Llama3 { factor: 32.0, low_freq_factor: 1.0, high_freq_factor: 4.0, original_max_position_embeddings: 8192 }
+        RopeScaling::Llama3 {
+            factor: 32.0,
+            low_freq_factor: 1.0,
+            high_freq_factor: 4.0,
+            original_max_position_embeddings: 8192,
+        }
     }
 
     #[test]
@@ -509,7 +529,8 @@ mod tests {
 
     #[test]
     fn config_json_round_trips_rope_scaling_and_refuses_what_the_engine_lacks() {
-        let config = ModelConfig { rope_theta: 500_000.0, rope_scaling: Some(llama32()), ..ModelConfig::tiny(Arch::Llama, 300) };
+        let config =
+            ModelConfig { rope_theta: 500_000.0, rope_scaling: Some(llama32()), ..ModelConfig::tiny(Arch::Llama, 300) };
         let text = config.to_hf_json("bfloat16").unwrap().to_string();
         assert_eq!(ModelConfig::from_hf_json(&text).unwrap(), config);
         let plain = ModelConfig::tiny(Arch::Llama, 300);
