@@ -19,6 +19,8 @@
 //! ```
 
 pub mod ast;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod equiv;
 pub mod extract;
 pub mod format;

@@ -1,4 +1,7 @@
 //! `rlbench` command line: `run`, `score`, `report`, `suites`, `prompts`.
+//!
+//! Exit status: 0 success, 2 usage or I/O errors; errors print as `rlverify`'s do, and a closed
+//! output pipe (`rlbench score f | head`) exits 0 quietly.
 
 mod args;
 mod commands;
@@ -8,11 +11,5 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
-    match commands::dispatch(cli) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    rlverify::cli::main(|| commands::dispatch(cli))
 }

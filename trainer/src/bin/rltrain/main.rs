@@ -19,16 +19,8 @@ use serde_json::Value;
 use args::{Cli, Command, TrainArgs};
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e}");
-            for cause in e.chain().skip(1) {
-                eprintln!("  Caused by: {cause}");
-            }
-            ExitCode::from(2)
-        }
-    }
+    let cli = Cli::parse();
+    rlverify::cli::main(|| run(cli))
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {

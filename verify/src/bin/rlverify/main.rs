@@ -5,19 +5,11 @@
 
 mod args;
 mod commands;
-mod diag;
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
-    match commands::run(cli) {
-        Ok(code) => code,
-        Err(err) if diag::is_broken_pipe(&err) => ExitCode::SUCCESS,
-        Err(err) => {
-            diag::print_error(&err);
-            ExitCode::from(2)
-        }
-    }
+    rlverify::cli::main(|| commands::run(cli))
 }

@@ -5,7 +5,6 @@
 
 use super::{open_input, thread_pool, LineChunks};
 use crate::args::BenchArgs;
-use crate::diag;
 use anyhow::{bail, Context};
 use rayon::prelude::*;
 use rlverify::input::parse_line;
@@ -44,7 +43,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 Err(e) => {
                     skipped += 1;
                     if skipped <= 5 {
-                        diag::print_line_error(&input.name, line.number, &e.to_string());
+                        rlverify::cli::print_line_error(&input.name, line.number, &e.to_string());
                     }
                 }
             }

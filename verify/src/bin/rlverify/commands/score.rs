@@ -2,7 +2,6 @@
 
 use super::{open_input, thread_pool, Line, LineChunks};
 use crate::args::ScoreArgs;
-use crate::diag;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -86,7 +85,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
                 .context("failed to write the output")?;
             if let Some((message, _)) = &s.error {
                 if summary.malformed < MAX_PRINTED_ERRORS {
-                    progress.suspend(|| diag::print_line_error(&input.name, s.number, message));
+                    progress.suspend(|| rlverify::cli::print_line_error(&input.name, s.number, message));
                 }
             }
             summary.add(s);
@@ -103,7 +102,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if summary.missing_field > 0 {
-        diag::print_hint("name the fields with `--response-field PATH` and `--gold-field PATH` (dotted paths)");
+        rlverify::cli::print_hint("name the fields with `--response-field PATH` and `--gold-field PATH` (dotted paths)");
     }
     if !args.quiet {
         summary.print(start.elapsed().as_secs_f64(), pool.current_num_threads(), ctx.format_weight.is_some());

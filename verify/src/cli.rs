@@ -1,0 +1,92 @@
+//! What the three command lines (`rlverify`, `rlbench`, `rltrain`) share, in the style of ruff and
+//! uv: `error: what`, one `Caused by:` per link of the chain, `hint:` where there is something to
+//! do; colour only on a terminal and never under `NO_COLOR`; a closed output pipe
+//! (`rlbench score f | head`) ends the program quietly with status 0.
+//!
+//! ```no_run
+//! use std::process::ExitCode;
+//! fn main() -> ExitCode {
+//!     rlverify::cli::main(|| {
+//!         println!("42");
+//!         Ok(ExitCode::SUCCESS)
+//!     })
+//! }
+//! ```
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+/// Runs a command line's body: errors print as [`print_error`] and exit 2; a broken pipe, as an
+/// error or as the panic of `println!` into a closed pipe, exits 0 without a word.
+pub fn main(run: impl FnOnce() -> anyhow::Result<ExitCode>) -> ExitCode {
+    quiet_broken_pipe_panics();
+    match run() {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            print_error(&err);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `println!` panics when standard output is a closed pipe; that panic ends the process with
+/// status 0 and no message. Every other panic goes to the default hook.
+fn quiet_broken_pipe_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
+/// The `error:`/`warning:`/`hint:` label, coloured when standard error is a terminal and
+/// `NO_COLOR` is unset.
+fn label(kind: &str) -> String {
+    if !io::stderr().is_terminal() || std::env::var_os("NO_COLOR").is_some() {
+        return format!("{kind}:");
+    }
+    let code = match kind {
+        "error" => "1;31",
+        "warning" => "1;33",
+        _ => "1;36",
+    };
+    format!("\x1b[{code}m{kind}\x1b[0m:")
+}
+
+/// Prints an error and its causes.
+pub fn print_error(err: &anyhow::Error) {
+    let mut out = io::stderr().lock();
+    let _ = writeln!(out, "{} {err}", label("error"));
+    for cause in err.chain().skip(1) {
+        let _ = writeln!(out, "  Caused by: {cause}");
+    }
+}
+
+/// Prints a warning.
+pub fn print_warning(message: &str) {
+    let _ = writeln!(io::stderr().lock(), "{} {message}", label("warning"));
+}
+
+/// Prints a per-line input error: `FILE:N: error: message`.
+pub fn print_line_error(file: &str, line: u64, message: &str) {
+    let _ = writeln!(io::stderr().lock(), "{file}:{line}: {} {message}", label("error"));
+}
+
+/// Prints a hint.
+pub fn print_hint(message: &str) {
+    let _ = writeln!(io::stderr().lock(), "\n{} {message}", label("hint"));
+}
+
+/// True when the error comes from writing into a closed pipe.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().filter_map(|e| e.downcast_ref::<io::Error>()).any(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}
