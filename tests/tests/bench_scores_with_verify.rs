@@ -1,7 +1,7 @@
 //! rlbench scores generations through rlverify: the per-problem correct counts behind its Avg@K and
 //! Pass@k are exactly the verdicts `rlverify::score` gives the same responses.
 
-use rl_tests::shared_dir;
+use rl_tests::shared_file;
 use rlbench::score::{GenRow, GenSample, Scorer};
 use rlverify::{score, Config};
 use serde_json::Value;
@@ -9,11 +9,8 @@ use std::collections::BTreeMap;
 
 #[test]
 fn bench_metrics_follow_verifier_verdicts() {
-    let path = shared_dir().join("corpora/real_generations_dev.jsonl");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipped: {} not found", path.display());
-        return;
-    };
+    let Some(path) = shared_file("corpora/real_generations_dev.jsonl") else { return };
+    let text = std::fs::read_to_string(&path).expect("readable corpus");
     let cfg = Config::default();
     // Pool the responses of every model to a problem: (suite, problem id) -> (gold, responses).
     let mut problems: BTreeMap<(String, String), (String, Vec<String>)> = BTreeMap::new();
