@@ -325,8 +325,16 @@ pub struct QActs {
 
 impl QActs {
     /// Quantizes `rows` rows of `cols` values (a multiple of 32), reusing this buffer's memory.
+    ///
+    /// # Panics
+    /// When `cols` is not a positive multiple of 32 or `x` is not whole rows (in release builds
+    /// too: the kernels read rows of `cols / 32` blocks without bounds checks).
     pub fn quantize(&mut self, x: &[f32], cols: usize) {
-        debug_assert!(cols.is_multiple_of(BLOCK) && x.len().is_multiple_of(cols));
+        assert!(
+            cols > 0 && cols.is_multiple_of(BLOCK) && x.len().is_multiple_of(cols),
+            "QActs::quantize: {} values are not whole rows of {cols} columns (a positive multiple of {BLOCK})",
+            x.len()
+        );
         let blocks = x.len() / BLOCK;
         self.blocks = cols / BLOCK;
         self.qs.resize(blocks * BLOCK, 0);

@@ -20,6 +20,9 @@ const MIN_TASK_WORK: usize = 4096;
 /// `out[b * out.len() / rows + offset_j + o] = dot(ws[j] row o, acts row b)` for every matrix `j`
 /// (matrices side by side: `offset_j` is the sum of the previous ones' rows). All matrices must
 /// have `acts`' column count; `out` holds `acts.rows()` rows of the total width.
+///
+/// # Panics
+/// When the shapes disagree (in release builds too: the kernels rely on them).
 pub fn matmul(ws: &[&QMatrix], acts: &QActs, out: &mut [f32]) {
     matmul_with(Simd::detect(), ws, acts, out)
 }
@@ -29,8 +32,19 @@ pub fn matmul_with(simd: Simd, ws: &[&QMatrix], acts: &QActs, out: &mut [f32]) {
     assert!(simd <= Simd::supported(), "{simd:?} kernels on a CPU without them");
     let m = acts.rows();
     let width: usize = ws.iter().map(|w| w.rows()).sum();
-    debug_assert_eq!(out.len(), m * width);
-    debug_assert!(ws.iter().all(|w| w.blocks_per_row() == acts.blocks));
+    // The SIMD kernels read and write without bounds checks: these shapes are what makes that
+    // sound, so they are checked in every build (once per product, not per tile).
+    assert_eq!(out.len(), m * width, "matmul: `out` holds {} values, the product has {m} x {width}", out.len());
+    for w in ws {
+        assert_eq!(
+            w.blocks_per_row(),
+            acts.blocks,
+            "matmul: a {} x {} matrix against activations of {} columns",
+            w.rows(),
+            w.cols(),
+            acts.blocks * BLOCK
+        );
+    }
     if m == 0 || width == 0 {
         return;
     }
@@ -364,6 +378,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The public product checks its shapes in every build: a wrong-sized output or a matrix of
+    /// another width is a panic, never an unchecked read or write.
+    #[test]
+    fn wrong_shapes_panic_instead_of_reading_out_of_bounds() {
+        let (rows, cols) = (16, 64);
+        let w = QMatrix::quantize_q8(rows, cols, &values(rows * cols, 1)).unwrap();
+        let narrow = QMatrix::quantize_q8(rows, 32, &values(rows * 32, 2)).unwrap();
+        let mut acts = QActs::default();
+        acts.quantize(&values(2 * cols, 3), cols);
+        for layout in [Layout::Rows, Layout::Panels] {
+            let w = w.clone().with_layout(layout);
+            let short = std::panic::catch_unwind(|| matmul(&[&w], &acts, &mut vec![0.0; 2 * rows - 1]));
+            assert!(short.is_err(), "{layout:?}: an output one value short must panic");
+            let narrow = narrow.clone().with_layout(layout);
+            let mismatched = std::panic::catch_unwind(|| matmul(&[&narrow], &acts, &mut vec![0.0; 2 * rows]));
+            assert!(mismatched.is_err(), "{layout:?}: a matrix of 32 columns against 64 must panic");
+        }
+        let ragged = std::panic::catch_unwind(|| QActs::default().quantize(&values(100, 4), 64));
+        assert!(ragged.is_err(), "100 values are not whole rows of 64");
     }
 
     #[test]
