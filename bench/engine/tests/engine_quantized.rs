@@ -39,7 +39,7 @@ fn quantized_logits_track_the_dense_network_and_candles_q4_1_model() {
         let ids = prompt_ids(question);
         let mut state = q.new_state(ids.len());
         let ours = q.prefill(&mut state, &[&ids]).unwrap();
-        let batch = PaddedBatch::new(&[ids.clone()], PadSide::Right, 0, &Device::Cpu).unwrap();
+        let batch = PaddedBatch::new(std::slice::from_ref(&ids), PadSide::Right, 0, &Device::Cpu).unwrap();
         let dense = e.model().forward(&batch).unwrap();
         let dense = dense.narrow(1, ids.len() - 1, 1).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
         let input = Tensor::new(ids.as_slice(), &Device::Cpu).unwrap().unsqueeze(0).unwrap();
@@ -76,7 +76,7 @@ fn greedy_choices_agree_with_the_dense_path_except_near_ties() {
     for (prompt, path) in prompts.iter().zip(&paths) {
         let generated = &path[0].token_ids;
         let full: Vec<u32> = prompt.iter().chain(generated).copied().collect();
-        let batch = PaddedBatch::new(&[full.clone()], PadSide::Right, 0, &Device::Cpu).unwrap();
+        let batch = PaddedBatch::new(std::slice::from_ref(&full), PadSide::Right, 0, &Device::Cpu).unwrap();
         let dense_logits = dense.model().forward(&batch).unwrap().squeeze(0).unwrap().to_vec2::<f32>().unwrap();
         let mut state = q.new_state(full.len());
         let mut ours = q.prefill(&mut state, &[prompt]).unwrap();

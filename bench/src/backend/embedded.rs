@@ -472,7 +472,8 @@ mod tests {
     #[test]
     fn batches_take_the_oldest_request_and_equal_parameters_up_to_the_row_limit() {
         // (requests as (n, seed), max rows) -> tickets of the first batch, tickets left
-        let cases: &[(&[(usize, u64)], usize, &[u64], &[u64])] = &[
+        type Case<'a> = (&'a [(usize, u64)], usize, &'a [u64], &'a [u64]);
+        let cases: &[Case] = &[
             (&[], 4, &[], &[]),
             (&[(1, 7), (1, 7), (1, 7)], 16, &[0, 1, 2], &[]),
             (&[(1, 7), (1, 8), (1, 7)], 16, &[0, 2], &[1]),

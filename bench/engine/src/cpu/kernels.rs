@@ -278,35 +278,35 @@ mod avx2 {
         match w.format() {
             BlockFormat::Q4 => {
                 let low = _mm_set1_epi8(0x0f);
-                for k in 0..nb {
+                for (k, &dk) in d[..nb].iter().enumerate() {
                     // SAFETY: row `o` has `nb` blocks of 16 bytes.
                     let raw = unsafe { _mm_loadu_si128(qs.as_ptr().add(k * 16).cast()) };
                     let lo = _mm_and_si128(raw, low);
                     let hi = _mm_and_si128(_mm_srli_epi16::<4>(raw), low);
                     let wv = _mm256_set_m128i(hi, lo);
-                    for j in 0..N {
+                    for (j, acc) in acc.iter_mut().enumerate() {
                         let at = a_row(j) + k;
                         // SAFETY: activation row b + j has `nb` blocks of 32 bytes.
                         let a = unsafe { _mm256_loadu_si256(acts.qs.as_ptr().add(at * BLOCK).cast()) };
                         let p = _mm256_madd_epi16(_mm256_maddubs_epi16(wv, a), ones);
-                        let scale = _mm256_set1_ps(d[k] * acts.d[at]);
-                        acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), scale, acc[j]);
+                        let scale = _mm256_set1_ps(dk * acts.d[at]);
+                        *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), scale, *acc);
                     }
                 }
             }
             BlockFormat::Q8 => {
-                for k in 0..nb {
+                for (k, &dk) in d[..nb].iter().enumerate() {
                     // SAFETY: row `o` has `nb` blocks of 32 bytes.
                     let wv = unsafe { _mm256_loadu_si256(qs.as_ptr().add(k * BLOCK).cast()) };
                     let wabs = _mm256_sign_epi8(wv, wv);
-                    for j in 0..N {
+                    for (j, acc) in acc.iter_mut().enumerate() {
                         let at = a_row(j) + k;
                         // SAFETY: activation row b + j has `nb` blocks of 32 bytes.
                         let a = unsafe { _mm256_loadu_si256(acts.qs.as_ptr().add(at * BLOCK).cast()) };
                         let signed = _mm256_sign_epi8(a, wv);
                         let p = _mm256_madd_epi16(_mm256_maddubs_epi16(wabs, signed), ones);
-                        let scale = _mm256_set1_ps(d[k] * acts.d[at]);
-                        acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), scale, acc[j]);
+                        let scale = _mm256_set1_ps(dk * acts.d[at]);
+                        *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), scale, *acc);
                     }
                 }
             }

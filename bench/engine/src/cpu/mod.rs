@@ -132,7 +132,6 @@ impl QuantModel {
                 w_down: proj(&mut matrix, "mlp.down_proj")?,
             });
         }
-        drop(matrix);
         let mut vector = |name: String| -> Result<Vec<f32>> {
             match part(&name, false)? {
                 Part::Vector(v) => Ok(v),

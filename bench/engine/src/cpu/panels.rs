@@ -201,25 +201,28 @@ pub mod avx512 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub unsafe fn tile<const N: usize>(w: &Panels, p: usize, acts: &QActs, b: usize, out: &mut [[f32; PANEL]; TILE]) {
         let PanelView { nb, bb, packed, base } = w.view(p, acts, b + N);
-        // SAFETY (all pointer reads below): panel `p` has `nb` blocks of `bb` bytes, and each
-        // activation row has `nb` blocks of 32 bytes.
         let low = _mm512_set1_epi8(0x0f);
         let mut acc = [_mm512_setzero_ps(); N];
         let mut vb = [_mm512_setzero_si512(); 8];
         for k in 0..nb {
+            // SAFETY: k < nb: block k lies in panel p's nb * bb bytes (`view` checked p).
             let block = unsafe { base.add(k * bb) };
+            // SAFETY: the 16 f16 scales sit at `packed` inside the block's `bb` bytes.
             let d = _mm512_cvtph_ps(unsafe { _mm256_loadu_si256(block.add(packed).cast()) });
             let m = match w.format {
                 BlockFormat::Q4 => {
                     for l in 0..4 {
+                        // SAFETY: l < 4: 64-byte chunk l of the block's 256 packed bytes.
                         let chunk = unsafe { _mm512_loadu_si512(block.add(64 * l).cast()) };
                         vb[l] = _mm512_and_si512(chunk, low);
                         vb[l + 4] = _mm512_and_si512(_mm512_srli_epi16::<4>(chunk), low);
                     }
+                    // SAFETY: Q4 blocks carry 16 f16 offsets after the 16 scales, inside `bb` bytes.
                     _mm512_cvtph_ps(unsafe { _mm256_loadu_si256(block.add(packed + 2 * PANEL).cast()) })
                 }
                 BlockFormat::Q8 => {
                     for (g, v) in vb.iter_mut().enumerate() {
+                        // SAFETY: g < 8: 64-byte group g of the block's 512 packed bytes.
                         *v = unsafe { _mm512_loadu_si512(block.add(64 * g).cast()) };
                     }
                     _mm512_mul_ps(d, _mm512_set1_ps(-128.0))
@@ -227,7 +230,9 @@ pub mod avx512 {
             };
             for (j, acc) in acc.iter_mut().enumerate() {
                 let at = (b + j) * nb + k;
+                // SAFETY: at < (b + N) * nb, and `view` checked that `acts` holds rows ..b + N.
                 let a = unsafe { acts.qs.as_ptr().add(at * BLOCK).cast::<i32>() };
+                // SAFETY: g < 8 groups of 4 bytes in the activation block's 32 bytes.
                 let group = |g: usize| _mm512_set1_epi32(unsafe { a.add(g).read_unaligned() });
                 let mut s0 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), vb[0], group(0));
                 let mut s1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), vb[1], group(1));
@@ -236,12 +241,14 @@ pub mod avx512 {
                     s1 = _mm512_dpbusd_epi32(s1, vb[g + 1], group(g + 1));
                 }
                 let isum = _mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1));
+                // SAFETY: at < (b + N) * nb <= acts.d.len() == acts.s.len() (checked by `view`).
                 let (ad, asum) = unsafe { (*acts.d.get_unchecked(at), *acts.s.get_unchecked(at)) };
                 *acc = _mm512_fmadd_ps(isum, _mm512_mul_ps(d, _mm512_set1_ps(ad)), *acc);
                 *acc = _mm512_fmadd_ps(m, _mm512_set1_ps(asum), *acc);
             }
         }
         for (j, acc) in acc.iter().enumerate() {
+            // SAFETY: out[j] holds PANEL = 16 floats, one 512-bit store.
             unsafe { _mm512_storeu_ps(out[j].as_mut_ptr(), *acc) };
         }
     }
@@ -271,37 +278,42 @@ pub mod avx2 {
     #[target_feature(enable = "avx2,fma,f16c")]
     pub unsafe fn tile<const N: usize>(w: &Panels, p: usize, acts: &QActs, b: usize, out: &mut [[f32; PANEL]; TILE]) {
         let PanelView { nb, bb, packed, base } = w.view(p, acts, b + N);
-        // SAFETY (all pointer reads below): panel `p` has `nb` blocks of `bb` bytes, and each
-        // activation row has `nb` blocks of 32 bytes.
         let low = _mm256_set1_epi8(0x0f);
         let ones = _mm256_set1_epi16(1);
         for half in 0..2 {
             let mut acc = [_mm256_setzero_ps(); N];
             let mut vb = [_mm256_setzero_si256(); 8];
             for k in 0..nb {
+                // SAFETY: k < nb: block k lies in panel p's nb * bb bytes (`view` checked p).
                 let block = unsafe { base.add(k * bb) };
+                // SAFETY: half < 2: 8 of the 16 f16 scales at `packed`, inside the block's `bb` bytes.
                 let d = _mm256_cvtph_ps(unsafe { _mm_loadu_si128(block.add(packed + 16 * half).cast()) });
                 match w.format {
                     BlockFormat::Q4 => {
                         for l in 0..4 {
+                            // SAFETY: l < 4, half < 2: 32 bytes inside the block's 256 packed bytes.
                             let chunk = unsafe { _mm256_loadu_si256(block.add(64 * l + 32 * half).cast()) };
                             vb[l] = _mm256_and_si256(chunk, low);
                             vb[l + 4] = _mm256_and_si256(_mm256_srli_epi16::<4>(chunk), low);
                         }
+                        // SAFETY: 8 of the 16 f16 offsets that follow the scales, inside `bb` bytes.
                         let m = _mm256_cvtph_ps(unsafe {
                             _mm_loadu_si128(block.add(packed + 2 * PANEL + 16 * half).cast())
                         });
                         for (j, acc) in acc.iter_mut().enumerate() {
                             let at = (b + j) * nb + k;
+                            // SAFETY: at < (b + N) * nb, and `view` checked that `acts` holds rows ..b + N.
                             let a = unsafe { acts.qs.as_ptr().add(at * BLOCK).cast::<i32>() };
                             // Nibbles times |a| <= 127: each 16-bit pair sum is at most 3810,
                             // so the eight groups add up in 16 bits without overflow.
                             let mut sum = _mm256_setzero_si256();
                             for (g, v) in vb.iter().enumerate() {
+                                // SAFETY: g < 8 groups of 4 bytes in the activation block's 32 bytes.
                                 let group = _mm256_set1_epi32(unsafe { a.add(g).read_unaligned() });
                                 sum = _mm256_add_epi16(sum, _mm256_maddubs_epi16(*v, group));
                             }
                             let isum = _mm256_cvtepi32_ps(_mm256_madd_epi16(sum, ones));
+                            // SAFETY: at < (b + N) * nb <= acts.d.len() == acts.s.len() (checked by `view`).
                             let (ad, asum) = unsafe { (*acts.d.get_unchecked(at), *acts.s.get_unchecked(at)) };
                             *acc = _mm256_fmadd_ps(isum, _mm256_mul_ps(d, _mm256_set1_ps(ad)), *acc);
                             *acc = _mm256_fmadd_ps(m, _mm256_set1_ps(asum), *acc);
@@ -312,6 +324,7 @@ pub mod avx2 {
                         // |q| by a carrying q's sign (no 16-bit overflow: 2 * 128 * 127).
                         let top = _mm256_set1_epi8(-128);
                         for (g, v) in vb.iter_mut().enumerate() {
+                            // SAFETY: g < 8, half < 2: 32 bytes inside the block's 512 packed bytes.
                             *v = _mm256_xor_si256(
                                 unsafe { _mm256_loadu_si256(block.add(64 * g + 32 * half).cast()) },
                                 top,
@@ -319,13 +332,16 @@ pub mod avx2 {
                         }
                         for (j, acc) in acc.iter_mut().enumerate() {
                             let at = (b + j) * nb + k;
+                            // SAFETY: at < (b + N) * nb, and `view` checked that `acts` holds rows ..b + N.
                             let a = unsafe { acts.qs.as_ptr().add(at * BLOCK).cast::<i32>() };
                             let mut isum = _mm256_setzero_si256();
                             for (g, v) in vb.iter().enumerate() {
+                                // SAFETY: g < 8 groups of 4 bytes in the activation block's 32 bytes.
                                 let group = _mm256_set1_epi32(unsafe { a.add(g).read_unaligned() });
                                 let prod = _mm256_maddubs_epi16(_mm256_sign_epi8(*v, *v), _mm256_sign_epi8(group, *v));
                                 isum = _mm256_add_epi32(isum, _mm256_madd_epi16(prod, ones));
                             }
+                            // SAFETY: at < (b + N) * nb <= acts.d.len() (checked by `view`).
                             let ad = unsafe { *acts.d.get_unchecked(at) };
                             *acc =
                                 _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(d, _mm256_set1_ps(ad)), *acc);
@@ -334,6 +350,7 @@ pub mod avx2 {
                 }
             }
             for (j, acc) in acc.iter().enumerate() {
+                // SAFETY: half < 2: floats 8 * half.. + 8 of out[j]'s 16.
                 unsafe { _mm256_storeu_ps(out[j].as_mut_ptr().add(8 * half), *acc) };
             }
         }

@@ -45,6 +45,7 @@ struct Shared {
 // read it (every task of the previous loop has finished), and read by workers only between a
 // successful claim and the decrement of `pending`, which the caller waits for.
 unsafe impl Sync for Shared {}
+// SAFETY: as for `Sync`: the job pointer is only dereferenced under the protocol above.
 unsafe impl Send for Shared {}
 
 fn generation(state: u64) -> u64 {
@@ -65,6 +66,7 @@ impl Shared {
             }
             // SAFETY: a claimed task keeps the job alive (the caller waits for `pending`).
             let job = unsafe { (*self.job.get()).expect("a published job") };
+            // SAFETY: as above: the job outlives every claimed task.
             let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*job)(next as usize) }));
             if result.is_err() {
                 self.panicked.store(true, Ordering::Release);
@@ -204,6 +206,7 @@ impl Pool {
 pub(crate) struct SendPtr<T>(pub(crate) *mut T);
 // SAFETY: users write disjoint elements only (see `for_each_chunk_mut` and `kernels::matmul`).
 unsafe impl<T: Send> Sync for SendPtr<T> {}
+// SAFETY: as for `Sync`: the pointer is only written through at disjoint elements.
 unsafe impl<T: Send> Send for SendPtr<T> {}
 
 impl<T> SendPtr<T> {

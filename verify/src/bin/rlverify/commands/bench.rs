@@ -116,7 +116,7 @@ fn slowest(items: &[(String, String)], cfg: &Config, n: usize) -> Vec<(Duration,
             (t.elapsed(), k)
         })
         .collect();
-    times.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    times.sort_unstable_by_key(|t| std::cmp::Reverse(t.0));
     times.truncate(n);
     times
 }
