@@ -12,6 +12,7 @@ use crate::limits::{Budget, LimitKind, Limits};
 
 /// What a reward looks like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum RewardKind {
     /// 1 for correct, 0 otherwise.
     #[default]
@@ -22,6 +23,7 @@ pub enum RewardKind {
 
 /// When to fall back to the last number of a response that has no explicit final answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LastNumber {
     /// Only when the gold answer is a plain number (the GSM8K convention).
     #[default]

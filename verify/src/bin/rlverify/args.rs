@@ -1,6 +1,6 @@
 //! What the user typed: the clap definitions of every subcommand and flag.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use rlverify::input::{FieldPath, FieldSpec};
 use rlverify::{Config, LastNumber, RewardKind};
 use std::path::PathBuf;
@@ -53,44 +53,20 @@ pub enum Command {
 #[command(next_help_heading = "Scoring")]
 pub struct ScoringArgs {
     /// Reward encoding: `binary` is 1/0, `signed` is 1/-1.
-    #[arg(long, value_enum, default_value_t = RewardArg::Binary)]
-    pub reward: RewardArg,
+    #[arg(long, value_enum, default_value_t = Config::default().reward)]
+    pub reward: RewardKind,
     /// When to take the last number of a response that has no explicit final answer.
     ///
     /// `auto` does so only when the gold answer is a plain number (the GSM8K convention).
-    #[arg(long, value_enum, default_value_t = LastNumberArg::Auto)]
-    pub last_number: LastNumberArg,
+    #[arg(long, value_enum, default_value_t = Config::default().last_number)]
+    pub last_number: LastNumber,
 }
 
 impl ScoringArgs {
     /// The library configuration these flags describe.
     pub fn config(&self) -> Config {
-        Config {
-            reward: match self.reward {
-                RewardArg::Binary => RewardKind::Binary,
-                RewardArg::Signed => RewardKind::Signed,
-            },
-            last_number: match self.last_number {
-                LastNumberArg::Auto => LastNumber::Auto,
-                LastNumberArg::Always => LastNumber::Always,
-                LastNumberArg::Never => LastNumber::Never,
-            },
-            ..Config::default()
-        }
+        Config { reward: self.reward, last_number: self.last_number, ..Config::default() }
     }
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum RewardArg {
-    Binary,
-    Signed,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum LastNumberArg {
-    Auto,
-    Always,
-    Never,
 }
 
 /// Flags that say where the fields are in each JSON line.
@@ -212,6 +188,29 @@ mod tests {
     #[test]
     fn cli_definition_is_valid() {
         Cli::command().debug_assert();
+    }
+
+    /// The defaults `--help` shows are the library's (`Config::default()`), written once.
+    #[test]
+    fn help_shows_the_library_defaults() {
+        use clap::ValueEnum;
+        let mut score = Cli::command().find_subcommand("score").expect("score").clone();
+        let help = score.render_long_help().to_string();
+        let cfg = Config::default();
+        for (flag, value) in [
+            ("reward", cfg.reward.to_possible_value().expect("a value").get_name().to_string()),
+            ("last-number", cfg.last_number.to_possible_value().expect("a value").get_name().to_string()),
+        ] {
+            let arg = score.get_arguments().find(|a| a.get_long() == Some(flag)).expect(flag);
+            let shown: Vec<_> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
+            assert_eq!(shown, [value.clone()], "--{flag}");
+            assert!(help.contains(&format!("[default: {value}]")), "--{flag} default missing from --help");
+        }
+        let parsed = match Cli::try_parse_from(["rlverify", "score", "f"]).map(|c| c.command) {
+            Ok(Command::Score(s)) => s.scoring.config(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((parsed.reward, parsed.last_number), (cfg.reward, cfg.last_number));
     }
 
     #[test]
