@@ -15,6 +15,19 @@
 //!
 //! The model is our own ([`Model`]): every op has a backward pass, so a trainer can take
 //! gradients of [`Model::token_logprobs`]; sampling runs on detached copies of the same weights.
+//!
+//! rlbench's embedded backend (behind its default `embedded` feature) and rltrain both use this
+//! crate; it owns the `cuda` feature, which they forward. The request queue that merges
+//! concurrent requests into one engine call stays in rlbench (`backend/embedded.rs`): it is built
+//! around rlbench's `Backend` trait and request type, and the trainer, which batches its own
+//! rollouts, has no use for it.
+//!
+//! Why no hand-written CUDA (`cudarc`) kernels: on a GPU every op runs through candle's CUDA
+//! backend (cuBLAS matmuls, candle's kernels), which candle builds on `cudarc` itself; the fused
+//! log-prob op ([`logprob`]) and rltrain's fused AdamW have CPU implementations and take candle's
+//! composed ops on other devices. A fused CUDA kernel of our own could not be run or tested here
+//! (no GPU is lent to the project's CI), and untested numeric kernels are the ones that silently
+//! corrupt gradients; it waits for a GPU profile that shows the composed ops are the bottleneck.
 
 mod batch;
 mod chat;
