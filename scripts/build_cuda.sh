@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build rlbench (and anything else passed as cargo args) with the `cuda` feature on a machine
+# Build the engine (rlengine; or the package passed with -p) with the `cuda` feature on a machine
 # WITHOUT a CUDA toolkit, for GPU machines with CUDA 13 (driver 580, e.g. H100/H200).
 #
 #   * nvcc, nvvm, crt, runtime headers and cccl come from PyPI wheels (~45 MB) installed into
@@ -12,7 +12,8 @@
 #     every symbol cudarc declares; the real libraries are found at run time (driver 580+).
 #
 # Building candle-kernels takes ~7.5 min of 2 cores. Usage:
-#   scripts/build_cuda.sh [extra cargo args, e.g. --example engine_bench]
+#   scripts/build_cuda.sh [extra cargo args, e.g. --example engine_bench]   # rlengine
+#   scripts/build_cuda.sh -p rlbench                                         # rlbench with the GPU engine
 #   scripts/build_cuda.sh -p rltrain --example train_step_bench
 # Stripped, gzipped copies land in target-cuda/carry/ (scripts/gpu_compare.sh unpacks them).
 # Run the result on the GPU machine with the CUDA libraries of its Python wheels:
@@ -84,8 +85,9 @@ export CUDARC_CUDA_VERSION=13000 CUDA_COMPUTE_CAP="$compute_cap"
 export LIBRARY_PATH="$stubs:${LIBRARY_PATH:-}"
 export RUSTFLAGS="${RUSTFLAGS:-} -L native=$stubs -C link-arg=-Wl,--no-as-needed"
 cd "$root"
-# rlbench unless the arguments name a package (e.g. `-p rltrain --example train_step_bench`).
-package=(-p rlbench)
+# rlengine (the engine and its examples) unless the arguments name a package
+# (e.g. `-p rltrain --example train_step_bench`).
+package=(-p rlengine)
 for arg in "$@"; do
   if [[ "$arg" == "-p" || "$arg" == "--package" || "$arg" == --package=* ]]; then package=(); fi
 done
