@@ -1,18 +1,24 @@
 //! The resolved training configuration: one typed struct with a default and a doc line per field,
-//! written to `RUN_DIR/config.json`; and how the objective's registry defaults are overridden.
+//! written to `RUN_DIR/config.json`; how the objective's registry defaults are overridden; and
+//! where each value came from ([`Source`]).
 //!
-//! Precedence: built-in defaults < `--config FILE.json` < command-line flags.
+//! Precedence: built-in defaults < paper preset (`--paper`) and model defaults (a pretrained
+//! model's learning rate and schedule) < `--config FILE.json` < command-line flags. A preset or
+//! model default never replaces a value the user set.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::advantage::{CpgdWeight, Estimator, GpgNorm, RewardEncoding, Whitening};
 use crate::aggregate::AggMode;
 use crate::error::{Error, Result};
 use crate::kl::{KlEstimator, RefKl};
 use crate::objectives::{DriftConfig, LossConfig, Objective, ObjectiveConfig};
+use crate::optim::ScheduleKind;
+pub use crate::presets::Paper;
 
 /// Every setting of a training run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,6 +26,8 @@ use crate::objectives::{DriftConfig, LossConfig, Objective, ObjectiveConfig};
 pub struct TrainConfig {
     /// Objective name from the registry (`rltrain objectives`).
     pub objective: String,
+    /// Paper preset: that paper's settings for `objective` (`rltrain objectives` lists them).
+    pub paper: Option<Paper>,
     /// Overrides of the objective's hyper-parameters (JSON key `overrides`).
     pub overrides: ObjectiveOverrides,
     /// `default` (SmolLM2-135M-Instruct), a `.gguf` file, a Hugging Face folder, or `tiny`.
@@ -28,9 +36,8 @@ pub struct TrainConfig {
     pub tiny_hidden: usize,
     /// Layers of the `tiny` model.
     pub tiny_layers: usize,
-    /// Tokenizer of the `tiny` model: `auto` (the task's own alphabet for `task:` data, else
-    /// bytes), `task` or `byte`.
-    pub tokenizer: String,
+    /// Tokenizer of the `tiny` model.
+    pub tokenizer: TokenizerChoice,
     /// `FILE.jsonl`, a suite name, or `task:NAME`.
     pub data: String,
     /// Field holding the problem in JSONL files.
@@ -39,8 +46,8 @@ pub struct TrainConfig {
     pub answer_field: String,
     /// Problems generated for `task:` data.
     pub task_size: usize,
-    /// How a problem becomes a prompt: `auto` (raw for `tiny`, else chat), `raw` or `chat`.
-    pub prompt_template: String,
+    /// How a problem becomes a prompt.
+    pub prompt_template: PromptTemplate,
     /// Instruction appended to the problem in chat prompts.
     pub instruction: String,
     /// Run directory.
@@ -57,6 +64,10 @@ pub struct TrainConfig {
     pub mini_batches: usize,
     /// Rows per forward/backward (gradient accumulation); 0 = whole mini-batch.
     pub micro_batch_size: usize,
+    /// CPGD's multi-epoch correction (arXiv:2505.12504 §6.1): from the second pass over a batch on,
+    /// the advantage is weighted by `clip(sg π_{m-1}/π_old, 1-ε, 1+ε)`; `None` = on for the CPG
+    /// objectives (cpg, cpgd, cpgd-official) when `iterations > 1`.
+    pub cpgd_epoch_correction: Option<bool>,
     /// Sampling temperature (log-probs are taken at the same temperature).
     pub temperature: f64,
     /// Nucleus sampling mass (1 = off).
@@ -65,21 +76,21 @@ pub struct TrainConfig {
     pub max_new_tokens: usize,
     /// Rows decoded together during rollouts.
     pub gen_batch: usize,
-    /// `zero-one` or `plus-minus-one`; `auto` = ±1 for dapo and dgpo, else {0,1}.
-    pub reward: String,
+    /// Reward encoding of the verdict.
+    pub reward: RewardChoice,
     /// Weight of the `<think>..</think><answer>..</answer>` format reward (0 = off).
     pub format_reward: f64,
     /// DAPO dynamic sampling (drop groups with equal rewards and refill); `None` = on for dapo.
     pub dynamic_sampling: Option<bool>,
     /// Extra generation rounds dynamic sampling may use to refill the batch.
     pub dynamic_sampling_rounds: usize,
-    /// DAPO soft overlong punishment buffer `L_cache` in tokens; `None` = max_new_tokens/4 for
-    /// dapo, off otherwise; 0 = off.
+    /// DAPO soft overlong punishment buffer `L_cache` in tokens; `None` = max_new_tokens/5 for
+    /// dapo (DAPO arXiv:2503.14476 §3.4: 4096 of 20480), off otherwise; 0 = off.
     pub overlong_buffer: Option<usize>,
     /// Peak learning rate.
     pub lr: f64,
-    /// `constant`, `linear` (decay to `min_lr_ratio`) or `cosine`; all with linear warm-up.
-    pub lr_schedule: String,
+    /// Schedule after the linear warm-up.
+    pub lr_schedule: ScheduleKind,
     /// Warm-up steps.
     pub warmup_steps: u64,
     /// Final learning rate as a fraction of `lr` (linear and cosine).
@@ -100,6 +111,8 @@ pub struct TrainConfig {
     pub device: String,
     /// Checkpoint every N steps (0 = only at the end).
     pub save_every: u64,
+    /// Checkpoints kept on disk, newest first (0 = all).
+    pub keep_checkpoints: usize,
     /// Rollout samples written to rollouts.jsonl per step.
     pub save_rollouts: usize,
     /// One-line summary on stderr every N steps (0 = off).
@@ -118,22 +131,175 @@ pub struct TrainConfig {
     pub eval_temperature: f64,
     /// Testing hook: make the loss of the first update of this step non-finite.
     pub inject_nan_at_step: Option<u64>,
+    /// Where each value came from (`overrides.NAME` for objective overrides); filled by
+    /// [`TrainConfig::resolve`].
+    pub sources: BTreeMap<String, Source>,
 }
+
+/// Where a resolved value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// The built-in default.
+    Default,
+    /// The `--paper` preset.
+    Preset,
+    /// The defaults of a pretrained model (learning rate and schedule).
+    Model,
+    /// The user: a `--config` file or a flag.
+    User,
+}
+
+/// `--tokenizer` of the tiny model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenizerChoice {
+    /// The task's own alphabet for `task:` data, else bytes.
+    Auto,
+    /// The task's alphabet (needs `task:` data).
+    Task,
+    /// Byte-level.
+    Byte,
+}
+
+/// `--prompt-template`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum PromptTemplate {
+    /// Raw for `tiny`, chat otherwise.
+    Auto,
+    /// The problem text as is.
+    Raw,
+    /// The model's chat template with the instruction.
+    Chat,
+}
+
+/// `--reward`: the encoding of the verifier's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum RewardChoice {
+    /// ±1 for dapo and dgpo (DAPO arXiv:2503.14476, DGPO arXiv:2603.14389), else {0,1}.
+    Auto,
+    /// Correct 1, wrong 0.
+    ZeroOne,
+    /// Correct +1, wrong −1.
+    PlusMinusOne,
+}
+
+/// `--aggregation`: how the per-token loss becomes a scalar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Aggregation {
+    /// Mean over every valid token of the mini-batch.
+    TokenMean,
+    /// Token mean per response, then mean over responses.
+    SeqMeanTokenMean,
+    /// Token sum per response, then mean over responses.
+    SeqMeanTokenSum,
+    /// verl's token sum over a fixed length.
+    SeqMeanTokenSumNorm,
+    /// Dr.GRPO: token sum over `B·L_max`.
+    DrGrpo,
+    /// Token mean per prompt group, then mean over groups.
+    GroupTokenMean,
+}
+
+/// `--kl-estimator` of the reference-KL term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum KlName {
+    /// `d = logπ - logπ_ref`.
+    #[serde(rename = "k1")]
+    #[value(name = "k1")]
+    K1,
+    /// `d²/2`.
+    #[serde(rename = "k2")]
+    #[value(name = "k2")]
+    K2,
+    /// `e^{-d} - 1 + d`.
+    #[serde(rename = "k3")]
+    #[value(name = "k3")]
+    K3,
+    /// verl's clamped k3.
+    #[serde(rename = "low-var-kl", alias = "low_var_kl")]
+    #[value(name = "low-var-kl", alias = "low_var_kl")]
+    LowVarKl,
+    /// Value of k3, gradient of k2.
+    #[serde(rename = "k3+")]
+    #[value(name = "k3+")]
+    K3Plus,
+}
+
+/// `--advantage`: the advantage estimator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum AdvantageName {
+    /// GRPO: `(R - mean)/(std + 1e-6)` per group.
+    #[serde(rename = "group-norm")]
+    #[value(name = "group-norm")]
+    GroupNorm,
+    /// `R - mean` per group (Dr.GRPO).
+    #[serde(rename = "mean-centred", alias = "mean-centered")]
+    #[value(name = "mean-centred", alias = "mean-centered")]
+    MeanCentred,
+    /// Leave-one-out baseline.
+    #[serde(rename = "loo")]
+    #[value(name = "loo")]
+    Loo,
+    /// RLOO as the CPGD paper writes it: LOO, k1 KL shaping (β = 0.01) into returns, whitening.
+    #[serde(rename = "rloo-cpgd")]
+    #[value(name = "rloo-cpgd")]
+    RlooCpgd,
+    /// REINFORCE++: k1-shaped token returns, global whitening.
+    #[serde(rename = "reinforce++")]
+    #[value(name = "reinforce++")]
+    ReinforcePp,
+    /// REINFORCE++-baseline: `R - mean`, global whitening.
+    #[serde(rename = "reinforce++-baseline")]
+    #[value(name = "reinforce++-baseline")]
+    ReinforcePpBaseline,
+    /// GPG: `α(R - mean)`, `α = B/(B - M)`.
+    #[serde(rename = "gpg")]
+    #[value(name = "gpg")]
+    Gpg,
+    /// CPGD with the STD weight `ω = 1/(std + 1e-6)`.
+    #[serde(rename = "cpgd")]
+    #[value(name = "cpgd")]
+    Cpgd,
+    /// CPGD with equal weight `ω = 1`.
+    #[serde(rename = "cpgd-equal")]
+    #[value(name = "cpgd-equal")]
+    CpgdEqual,
+    /// CPGD with the clip-filter-like weight `ω = min(c_ω, P/P_{≠0})` (`--cpgd-weight-cap`).
+    #[serde(rename = "cpgd-clip-filter")]
+    #[value(name = "cpgd-clip-filter")]
+    CpgdClipFilter,
+    /// OPO: length-weighted group baseline.
+    #[serde(rename = "opo")]
+    #[value(name = "opo")]
+    Opo,
+    /// `A = R` (CPGD's "unprocessed rewards" ablation).
+    #[serde(rename = "raw")]
+    #[value(name = "raw")]
+    Raw,
+}
+
+/// Default cap `c_ω` of CPGD's clip-filter-like weight (CPGD official code, arXiv:2505.12504 §4.3).
+pub const CPGD_WEIGHT_CAP: f64 = 3.0;
 
 impl Default for TrainConfig {
     fn default() -> Self {
         Self {
             objective: "grpo".into(),
+            paper: None,
             overrides: ObjectiveOverrides::default(),
             model: "tiny".into(),
             tiny_hidden: 64,
             tiny_layers: 2,
-            tokenizer: "auto".into(),
+            tokenizer: TokenizerChoice::Auto,
             data: "task:succ".into(),
             problem_field: "problem".into(),
             answer_field: "answer".into(),
             task_size: 1000,
-            prompt_template: "auto".into(),
+            prompt_template: PromptTemplate::Auto,
             instruction: "Please reason step by step, and put your final answer within \\boxed{}.".into(),
             out: PathBuf::from("runs/rltrain"),
             steps: 100,
@@ -142,17 +308,18 @@ impl Default for TrainConfig {
             iterations: 1,
             mini_batches: 1,
             micro_batch_size: 0,
+            cpgd_epoch_correction: None,
             temperature: 1.0,
             top_p: 1.0,
             max_new_tokens: 1,
             gen_batch: 64,
-            reward: "auto".into(),
+            reward: RewardChoice::Auto,
             format_reward: 0.0,
             dynamic_sampling: None,
             dynamic_sampling_rounds: 2,
             overlong_buffer: None,
             lr: 3e-3,
-            lr_schedule: "constant".into(),
+            lr_schedule: ScheduleKind::Constant,
             warmup_steps: 0,
             min_lr_ratio: 0.0,
             weight_decay: 0.0,
@@ -163,6 +330,7 @@ impl Default for TrainConfig {
             seed: 0,
             device: "cpu".into(),
             save_every: 0,
+            keep_checkpoints: 0,
             save_rollouts: 4,
             log_every: 10,
             max_bad_steps: 5,
@@ -172,112 +340,106 @@ impl Default for TrainConfig {
             eval_limit: 64,
             eval_temperature: 1.0,
             inject_nan_at_step: None,
+            sources: BTreeMap::new(),
         }
     }
 }
 
-/// Overrides of the registry defaults (`None` keeps the objective's own value).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// Overrides of the registry defaults (`None` keeps the objective's own value); also the
+/// `Objective` flags of `rltrain train`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default, deny_unknown_fields)]
+#[command(next_help_heading = "Objective")]
 pub struct ObjectiveOverrides {
-    /// Lower clip width `ε_l` (PPO family, DGPO, GPPO, ASPO, GSPO, CISPO, Clip-Cov).
+    /// Lower clip width ε_l (PPO family, DGPO, GPPO, ASPO, GSPO, CISPO, Clip-Cov).
+    #[arg(long)]
     pub clip_low: Option<f64>,
-    /// Upper clip width `ε_h`.
+    /// Upper clip width ε_h.
+    #[arg(long)]
     pub clip_high: Option<f64>,
-    /// Single width `ε` (CPG/CPGD, CFPO); for two-sided kernels sets both sides.
+    /// Single width ε (CPG/CPGD, CFPO); for two-sided kernels sets both sides.
+    #[arg(long, visible_alias = "cfpo-eps")]
     pub clip_eps: Option<f64>,
-    /// Dual-clip constant `c` (PPO family, GPPO).
+    /// Dual-clip constant c (PPO family, GPPO).
+    #[arg(long, value_name = "C")]
     pub dual_clip: Option<f64>,
-    /// CPGD tight-to-loose factor `λ` (1 = constant width).
+    /// CPGD tight-to-loose factor λ (1 = constant width).
+    #[arg(long)]
     pub cpg_lambda: Option<f64>,
-    /// CPGD drift coefficient `α` (0 = no drift term).
+    /// CPGD policy-drift coefficient α (0 = no drift term).
+    #[arg(long, visible_alias = "drift-alpha")]
     pub drift_coef: Option<f64>,
-    /// Cap `c` of the drift gradient coefficient.
+    /// Cap c of the drift's gradient coefficient.
+    #[arg(long)]
     pub drift_clip: Option<f64>,
-    /// DGPO `n` (left boundary power).
+    /// DGPO n (left-boundary power).
+    #[arg(long)]
     pub dgpo_n: Option<f64>,
-    /// DGPO `m` (right boundary root).
+    /// DGPO m (right-boundary root).
+    #[arg(long)]
     pub dgpo_m: Option<f64>,
-    /// Reference-KL coefficient `β` (0 = no reference model).
+    /// Reference-KL coefficient β (0 = no reference model).
+    #[arg(long)]
     pub kl_coef: Option<f64>,
-    /// Reference-KL estimator: k1, k2, k3, low-var-kl, k3+.
-    pub kl_estimator: Option<String>,
+    /// Reference-KL estimator.
+    #[arg(long)]
+    pub kl_estimator: Option<KlName>,
     /// Entropy bonus coefficient.
+    #[arg(long)]
     pub entropy_coef: Option<f64>,
-    /// Aggregation: token-mean, seq-mean-token-mean, seq-mean-token-sum, seq-mean-token-sum-norm,
-    /// dr-grpo, group-token-mean.
-    pub aggregation: Option<String>,
-    /// Advantage estimator: group-norm, mean-centred, loo, reinforce++, reinforce++-baseline,
-    /// gpg, cpgd, opo, raw.
-    pub advantage: Option<String>,
+    /// Loss aggregation.
+    #[arg(long)]
+    pub aggregation: Option<Aggregation>,
+    /// Advantage estimator.
+    #[arg(long)]
+    pub advantage: Option<AdvantageName>,
+    /// Cap c_ω of CPGD's clip-filter-like weight (with --advantage cpgd-clip-filter) [default: 3].
+    #[arg(long, value_name = "C_OMEGA")]
+    pub cpgd_weight_cap: Option<f64>,
 }
 
-/// Names accepted by `--kl-estimator`.
-pub const KL_ESTIMATORS: [&str; 5] = ["k1", "k2", "k3", "low-var-kl", "k3+"];
-/// Names accepted by `--aggregation`.
-pub const AGGREGATIONS: [&str; 6] = [
-    "token-mean",
-    "seq-mean-token-mean",
-    "seq-mean-token-sum",
-    "seq-mean-token-sum-norm",
-    "dr-grpo",
-    "group-token-mean",
-];
-/// Names accepted by `--advantage`.
-pub const ADVANTAGES: [&str; 9] =
-    ["group-norm", "mean-centred", "loo", "reinforce++", "reinforce++-baseline", "gpg", "cpgd", "opo", "raw"];
-
-fn kl_estimator(name: &str) -> Result<KlEstimator> {
-    Ok(match name {
-        "k1" => KlEstimator::K1,
-        "k2" => KlEstimator::K2,
-        "k3" => KlEstimator::K3,
-        "low-var-kl" | "low_var_kl" => KlEstimator::LowVarK3,
-        "k3+" => KlEstimator::K3Plus,
-        other => {
-            return Err(Error::InvalidConfig(format!(
-                "unknown KL estimator `{other}`; valid: {}",
-                KL_ESTIMATORS.join(", ")
-            )))
+impl KlName {
+    fn estimator(self) -> KlEstimator {
+        match self {
+            Self::K1 => KlEstimator::K1,
+            Self::K2 => KlEstimator::K2,
+            Self::K3 => KlEstimator::K3,
+            Self::LowVarKl => KlEstimator::LowVarK3,
+            Self::K3Plus => KlEstimator::K3Plus,
         }
-    })
+    }
 }
 
-fn aggregation(name: &str, l_max: usize) -> Result<AggMode> {
-    Ok(match name {
-        "token-mean" => AggMode::TokenMean,
-        "seq-mean-token-mean" => AggMode::SeqMeanTokenMean,
-        "seq-mean-token-sum" => AggMode::SeqMeanTokenSum,
-        "seq-mean-token-sum-norm" => AggMode::SeqMeanTokenSumNorm { l_norm: None },
-        "dr-grpo" => AggMode::DrGrpo { l_max },
-        "group-token-mean" => AggMode::GroupTokenMean,
-        other => {
-            return Err(Error::InvalidConfig(format!(
-                "unknown aggregation `{other}`; valid: {}",
-                AGGREGATIONS.join(", ")
-            )))
+impl Aggregation {
+    fn mode(self, l_max: usize) -> AggMode {
+        match self {
+            Self::TokenMean => AggMode::TokenMean,
+            Self::SeqMeanTokenMean => AggMode::SeqMeanTokenMean,
+            Self::SeqMeanTokenSum => AggMode::SeqMeanTokenSum,
+            Self::SeqMeanTokenSumNorm => AggMode::SeqMeanTokenSumNorm { l_norm: None },
+            Self::DrGrpo => AggMode::DrGrpo { l_max },
+            Self::GroupTokenMean => AggMode::GroupTokenMean,
         }
-    })
+    }
 }
 
-fn advantage(name: &str) -> Result<Estimator> {
-    Ok(match name {
-        "group-norm" => Estimator::GroupNorm { eps_std: 1e-6, unbiased: true },
-        "mean-centred" | "mean-centered" => Estimator::MeanCentred,
-        "loo" => Estimator::Loo { kl_coef: 0.0, whitening: None },
-        "reinforce++" => Estimator::ReinforcePP { kl_coef: 0.01, gamma: 1.0, whitening: Whitening::Biased },
-        "reinforce++-baseline" => Estimator::ReinforcePPBaseline { whitening: Whitening::Biased },
-        "gpg" => Estimator::Gpg { f_norm: GpgNorm::One },
-        "cpgd" => Estimator::Cpgd { weight: CpgdWeight::Std { eps: 1e-6 } },
-        "opo" => Estimator::Opo,
-        "raw" => Estimator::Raw,
-        other => {
-            return Err(Error::InvalidConfig(format!(
-                "unknown advantage estimator `{other}`; valid: {}",
-                ADVANTAGES.join(", ")
-            )))
+impl AdvantageName {
+    fn estimator(self, cap: f64) -> Estimator {
+        match self {
+            Self::GroupNorm => Estimator::GroupNorm { eps_std: 1e-6, unbiased: true },
+            Self::MeanCentred => Estimator::MeanCentred,
+            Self::Loo => Estimator::Loo { kl_coef: 0.0, whitening: None },
+            Self::RlooCpgd => Estimator::Loo { kl_coef: 0.01, whitening: Some(Whitening::Biased) },
+            Self::ReinforcePp => Estimator::ReinforcePP { kl_coef: 0.01, gamma: 1.0, whitening: Whitening::Biased },
+            Self::ReinforcePpBaseline => Estimator::ReinforcePPBaseline { whitening: Whitening::Biased },
+            Self::Gpg => Estimator::Gpg { f_norm: GpgNorm::One },
+            Self::Cpgd => Estimator::Cpgd { weight: CpgdWeight::Std { eps: 1e-6 } },
+            Self::CpgdEqual => Estimator::Cpgd { weight: CpgdWeight::Equal },
+            Self::CpgdClipFilter => Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { cap } },
+            Self::Opo => Estimator::Opo,
+            Self::Raw => Estimator::Raw,
         }
-    })
+    }
 }
 
 impl ObjectiveOverrides {
@@ -358,8 +520,8 @@ impl ObjectiveOverrides {
             cfg.drift = if d.coef == 0.0 { None } else { Some(d) };
         }
         if self.kl_coef.is_some() || self.kl_estimator.is_some() {
-            let est = match &self.kl_estimator {
-                Some(n) => kl_estimator(n)?,
+            let est = match self.kl_estimator {
+                Some(n) => n.estimator(),
                 None => cfg.ref_kl.map_or(KlEstimator::K3, |k| k.estimator),
             };
             let coef = self.kl_coef.or(cfg.ref_kl.map(|k| k.coef)).unwrap_or(0.0);
@@ -368,14 +530,25 @@ impl ObjectiveOverrides {
         if let Some(c) = self.entropy_coef {
             cfg.entropy_coef = c;
         }
-        if let Some(a) = &self.aggregation {
-            cfg.agg = aggregation(a, l_max)?;
+        if let Some(a) = self.aggregation {
+            cfg.agg = a.mode(l_max);
         }
         if let AggMode::DrGrpo { l_max: l } = &mut cfg.agg {
             *l = l_max;
         }
-        if let Some(a) = &self.advantage {
-            cfg.advantage = advantage(a)?;
+        if let Some(a) = self.advantage {
+            cfg.advantage = a.estimator(self.cpgd_weight_cap.unwrap_or(CPGD_WEIGHT_CAP));
+        }
+        if let Some(cap) = self.cpgd_weight_cap {
+            if !matches!(cfg.advantage, Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { .. } }) {
+                return Err(Error::InvalidConfig(format!(
+                    "--cpgd-weight-cap {cap} needs --advantage cpgd-clip-filter (the advantage is {})",
+                    cfg.advantage
+                )));
+            }
+            if !(cap.is_finite() && cap >= 1.0) {
+                return Err(Error::InvalidConfig(format!("--cpgd-weight-cap must be >= 1, got {cap}")));
+            }
         }
         cfg.validate()?;
         Ok(cfg)
@@ -410,6 +583,67 @@ impl TrainConfig {
         serde_json::from_value(base).map_err(|e| Error::InvalidConfig(format!("{e}")))
     }
 
+    /// Resolves a run's settings: `base` (a resumed run's config, else the defaults), then the
+    /// paper preset and a pretrained model's defaults (fresh runs only), then the user's `layers`
+    /// (a `--config` file, then the flags: JSON objects of the fields set; `null`s are ignored).
+    /// A preset or model value never replaces one the user set; `sources` records who set what.
+    pub fn resolve(base: Option<&TrainConfig>, layers: &[Value]) -> Result<TrainConfig> {
+        let fresh = base.is_none();
+        let mut cfg = base.cloned().unwrap_or_default();
+        let mut sources = cfg.sources.clone();
+        let mut user = BTreeSet::new();
+        for layer in layers {
+            let layer = without_nulls(layer);
+            if !layer.is_object() {
+                return Err(Error::InvalidConfig("a config layer must be a JSON object".into()));
+            }
+            user.extend(flat_keys(&layer));
+            cfg = cfg.merged(&layer)?;
+        }
+        let mut layered = |cfg: &mut TrainConfig, overlay: Value, source: Source| -> Result<()> {
+            let mut kept = Map::new();
+            for (key, value) in flat_entries(&overlay) {
+                if !user.contains(&key) {
+                    sources.insert(key.clone(), source);
+                    match key.split_once('.') {
+                        Some((outer, inner)) => {
+                            let slot = kept.entry(outer.to_string()).or_insert_with(|| Value::Object(Map::new()));
+                            if let Value::Object(m) = slot {
+                                m.insert(inner.to_string(), value);
+                            }
+                        }
+                        None => {
+                            kept.insert(key, value);
+                        }
+                    }
+                }
+            }
+            *cfg = cfg.merged(&Value::Object(kept))?;
+            Ok(())
+        };
+        if fresh {
+            if let Some(paper) = cfg.paper {
+                let overlay = crate::presets::overlay(paper, &cfg.objective)?;
+                layered(&mut cfg, overlay, Source::Preset)?;
+            }
+            if cfg.model != "tiny" {
+                let overlay = pretrained_defaults(cfg.steps);
+                layered(&mut cfg, overlay, Source::Model)?;
+            }
+        }
+        for key in &user {
+            sources.insert(key.clone(), Source::User);
+        }
+        for key in flat_keys(&serde_json::to_value(&cfg).map_err(|e| Error::InvalidConfig(e.to_string()))?) {
+            if key != "sources" {
+                sources.entry(key).or_insert(Source::Default);
+            }
+        }
+        cfg.sources = sources;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
     /// The registry entry of `objective`.
     pub fn objective(&self) -> Result<&'static Objective> {
         Objective::from_name(&self.objective)
@@ -422,14 +656,11 @@ impl TrainConfig {
 
     /// The binary reward encoding.
     pub fn reward_encoding(&self) -> Result<RewardEncoding> {
-        match self.reward.as_str() {
-            "auto" if matches!(self.objective.as_str(), "dapo" | "dgpo") => Ok(RewardEncoding::PlusMinusOne),
-            "auto" | "zero-one" => Ok(RewardEncoding::ZeroOne),
-            "plus-minus-one" => Ok(RewardEncoding::PlusMinusOne),
-            other => Err(Error::InvalidConfig(format!(
-                "unknown reward encoding `{other}`; valid: auto, zero-one, plus-minus-one"
-            ))),
-        }
+        Ok(match self.reward {
+            RewardChoice::Auto if matches!(self.objective.as_str(), "dapo" | "dgpo") => RewardEncoding::PlusMinusOne,
+            RewardChoice::Auto | RewardChoice::ZeroOne => RewardEncoding::ZeroOne,
+            RewardChoice::PlusMinusOne => RewardEncoding::PlusMinusOne,
+        })
     }
 
     /// Whether DAPO dynamic sampling is on.
@@ -437,16 +668,37 @@ impl TrainConfig {
         self.dynamic_sampling.unwrap_or(self.objective == "dapo")
     }
 
-    /// The overlong-punishment buffer `L_cache` (0 = off).
+    /// The overlong-punishment buffer `L_cache` (0 = off): a fifth of the length for dapo, as
+    /// DAPO (arXiv:2503.14476 §3.4) pairs L_max = 20480 with L_cache = 4096.
     pub fn overlong_buffer_tokens(&self) -> usize {
-        self.overlong_buffer.unwrap_or(if self.objective == "dapo" { self.max_new_tokens / 4 } else { 0 })
+        self.overlong_buffer.unwrap_or(if self.objective == "dapo" { self.max_new_tokens / 5 } else { 0 })
+    }
+
+    /// Whether CPGD's multi-epoch advantage correction (arXiv:2505.12504 §6.1) is on, and its `ε`.
+    pub fn cpgd_epoch_correction_eps(&self) -> Result<Option<f64>> {
+        let eps = match self.loss_config()?.objective {
+            ObjectiveConfig::Cpg(c) => Some(c.eps),
+            _ => None,
+        };
+        match (self.cpgd_epoch_correction, eps) {
+            (Some(false), _) => Ok(None),
+            (None, e) => Ok(e.filter(|_| self.iterations > 1)),
+            (Some(true), Some(e)) => Ok(Some(e)),
+            (Some(true), None) => Err(Error::InvalidConfig(format!(
+                "--cpgd-epoch-correction needs a CPG objective (cpg, cpgd, cpgd-official), not `{}`",
+                self.objective
+            ))),
+        }
     }
 
     /// Checks ranges that would otherwise fail deep inside the loop.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(Error::InvalidConfig(m));
         self.loss_config()?;
-        self.reward_encoding()?;
+        self.cpgd_epoch_correction_eps()?;
+        if let Some(paper) = self.paper {
+            crate::presets::check(paper, &self.objective)?;
+        }
         if self.prompts_per_step == 0 || self.group_size == 0 {
             return bad("--prompts-per-step and --group-size must be at least 1".into());
         }
@@ -472,15 +724,6 @@ impl TrainConfig {
         if !(self.lr.is_finite() && self.lr >= 0.0) {
             return bad(format!("--lr must be finite and >= 0, got {}", self.lr));
         }
-        if !matches!(self.lr_schedule.as_str(), "constant" | "linear" | "cosine") {
-            return bad(format!("unknown --lr-schedule `{}`; valid: constant, linear, cosine", self.lr_schedule));
-        }
-        if !matches!(self.prompt_template.as_str(), "auto" | "raw" | "chat") {
-            return bad(format!("unknown --prompt-template `{}`; valid: auto, raw, chat", self.prompt_template));
-        }
-        if !matches!(self.tokenizer.as_str(), "auto" | "task" | "byte") {
-            return bad(format!("unknown --tokenizer `{}`; valid: auto, task, byte", self.tokenizer));
-        }
         if !(0.0..1.0).contains(&self.adam_beta1) || !(0.0..1.0).contains(&self.adam_beta2) {
             return bad("AdamW betas must be in [0, 1)".into());
         }
@@ -492,6 +735,54 @@ impl TrainConfig {
         }
         Ok(())
     }
+}
+
+/// The defaults of a pretrained model: the learning rate of the seed papers' 1.5B runs (CPGD
+/// arXiv:2505.12504 §5.1, DGPO arXiv:2603.14389 §5.1: 1e-6) and CFPO's schedule (arXiv:2601.22801
+/// §5: cosine after a warm-up of a tenth of the run). The tiny model keeps the built-in 3e-3,
+/// constant.
+pub fn pretrained_defaults(steps: u64) -> Value {
+    serde_json::json!({ "lr": 1e-6, "lr_schedule": "cosine", "warmup_steps": steps / 10 })
+}
+
+/// `v` without `null` members (an unset `Option` flag), recursively.
+fn without_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            Value::Object(m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), without_nulls(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// `(key, value)` of a config object, objective overrides as `overrides.NAME`.
+fn flat_entries(v: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    if let Value::Object(m) = v {
+        for (k, v) in m {
+            match v {
+                Value::Object(inner) if k == "overrides" => {
+                    out.extend(inner.iter().map(|(i, v)| (format!("overrides.{i}"), v.clone())));
+                }
+                _ => out.push((k.clone(), v.clone())),
+            }
+        }
+    }
+    out
+}
+
+/// `key=value` of a config overlay (for tables).
+pub(crate) fn flat_settings(v: &Value) -> Vec<String> {
+    flat_entries(v)
+        .into_iter()
+        .map(|(k, v)| {
+            format!("{}={}", k.trim_start_matches("overrides."), v.as_str().map_or(v.to_string(), String::from))
+        })
+        .collect()
+}
+
+fn flat_keys(v: &Value) -> Vec<String> {
+    flat_entries(v).into_iter().map(|(k, _)| k).collect()
 }
 
 #[cfg(test)]
@@ -524,8 +815,8 @@ mod tests {
         let cases: [(&str, ObjectiveOverrides); 4] = [
             ("grpo", ObjectiveOverrides { dgpo_n: Some(2.0), ..Default::default() }),
             ("cpgd", ObjectiveOverrides { clip_low: Some(0.1), ..Default::default() }),
-            ("dgpo", ObjectiveOverrides { aggregation: Some("tokenmean".into()), ..Default::default() }),
-            ("gspo", ObjectiveOverrides { aggregation: Some("token-mean".into()), ..Default::default() }),
+            ("grpo", ObjectiveOverrides { cpgd_weight_cap: Some(2.0), ..Default::default() }),
+            ("gspo", ObjectiveOverrides { aggregation: Some(Aggregation::TokenMean), ..Default::default() }),
         ];
         for (objective, overrides) in cases {
             let c = TrainConfig { objective: objective.into(), overrides: overrides.clone(), ..TrainConfig::default() };

@@ -20,7 +20,7 @@
 //! let mask = Tensor::new(&[[1.0f64, 1.0], [1.0, 0.0]], &dev)?;
 //! let inp = LossInputs::new(logp.as_tensor().clone(), old, adv, mask)?;
 //! let dgpo = Objective::from_name("dgpo")?;
-//! let out = dgpo.defaults().loss(&inp, None)?;
+//! let out = dgpo.defaults().loss(&inp, Some(&[0, 0]))?; // both responses answer prompt 0
 //! let grads = out.total.backward()?;
 //! assert!(grads.get(&logp).is_some());
 //! # Ok(())
@@ -42,6 +42,7 @@ pub mod objectives;
 pub mod optim;
 pub mod plot;
 pub mod policy;
+pub mod presets;
 pub mod reward;
 pub mod rng;
 pub mod rollout;

@@ -11,7 +11,7 @@ use rlengine::{
     PadSide, PaddedBatch, StepInput, Tokenizer,
 };
 
-use crate::config::TrainConfig;
+use crate::config::{PromptTemplate, TokenizerChoice, TrainConfig};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 
@@ -31,9 +31,9 @@ pub fn load(cfg: &TrainConfig, data: &Dataset, device: &Device) -> Result<Engine
         spec.max_batch = max_batch;
         return Ok(Engine::load(&spec)?);
     }
-    let tokenizer = match (cfg.tokenizer.as_str(), data.task) {
-        ("auto" | "task", Some(task)) => task_tokenizer(task.alphabet)?,
-        ("task", None) => {
+    let tokenizer = match (cfg.tokenizer, data.task) {
+        (TokenizerChoice::Auto | TokenizerChoice::Task, Some(task)) => task_tokenizer(task.alphabet)?,
+        (TokenizerChoice::Task, None) => {
             return Err(Error::InvalidConfig("--tokenizer task needs `task:NAME` data".into()));
         }
         _ => Tokenizer::byte_level()?,
@@ -48,8 +48,7 @@ pub fn load(cfg: &TrainConfig, data: &Dataset, device: &Device) -> Result<Engine
     Ok(Engine::from_parts(loaded, max_batch))
 }
 
-/// Reloads the model of `cfg.model` as it was at the start (the reference policy); for `tiny`
-/// this is the same seeded initialisation.
+/// A detached copy of `model`'s current weights (the reference policy, taken before training).
 pub fn frozen_copy(model: &Model) -> Result<Model> {
     let tensors: HashMap<String, Tensor> =
         model.vars().iter().map(|(n, v)| Ok((n.clone(), v.as_tensor().detach().copy()?))).collect::<Result<_>>()?;
@@ -71,10 +70,10 @@ fn task_tokenizer(alphabet: &str) -> Result<Tokenizer> {
 
 /// Whether prompts go through the chat template (`auto`: all but the `tiny` model).
 pub fn uses_chat(cfg: &TrainConfig) -> bool {
-    match cfg.prompt_template.as_str() {
-        "chat" => true,
-        "raw" => false,
-        _ => cfg.model != "tiny",
+    match cfg.prompt_template {
+        PromptTemplate::Chat => true,
+        PromptTemplate::Raw => false,
+        PromptTemplate::Auto => cfg.model != "tiny",
     }
 }
 

@@ -19,8 +19,8 @@ use crate::data::{Dataset, PromptOrder};
 use crate::error::{Error, Result};
 use crate::eval::{self, EvalSet};
 use crate::metrics::{batch_metrics, Metrics};
-use crate::objectives::{LossConfig, LossInputs};
-use crate::optim::{clip_scale, global_norm, AdamW, AdamWConfig, LrSchedule, ScheduleKind};
+use crate::objectives::{cpgd, LossConfig, LossInputs};
+use crate::optim::{clip_scale, global_norm, AdamW, AdamWConfig, LrSchedule};
 use crate::policy::{self, SequenceBatch};
 use crate::reward::Rewarder;
 use crate::rng::{derive_seed, TrainRng};
@@ -78,6 +78,7 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
     let engine = policy::load(cfg, &data, &device)?;
     let model = engine.model().clone();
     let vars = model.vars().to_vec();
+    let cpgd_correction = cfg.cpgd_epoch_correction_eps()?;
     let needs_ref = loss_cfg.ref_kl.is_some() || estimator_needs_kl(&loss_cfg.advantage);
     let reference = if needs_ref { Some(policy::frozen_copy(&model)?) } else { None };
     let eval_sets = load_eval_sets(cfg, &fields)?;
@@ -94,7 +95,7 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
         AdamWConfig { beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_eps, weight_decay: cfg.weight_decay };
     let mut opt = AdamW::new(&vars, adam)?;
     let schedule = LrSchedule {
-        kind: ScheduleKind::parse(&cfg.lr_schedule)?,
+        kind: cfg.lr_schedule,
         peak: cfg.lr,
         warmup: cfg.warmup_steps,
         total: cfg.steps,
@@ -153,7 +154,7 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
         let train_started = Instant::now();
         let ref_logp = match &reference {
             Some(r) if !batch.samples.is_empty() => {
-                Some(reference_logprobs(r, &batch.samples, cfg, engine.tokenizer().pad_id())?)
+                Some(detached_logprobs(r, &batch.samples, cfg, engine.tokenizer().pad_id())?)
             }
             _ => None,
         };
@@ -163,6 +164,17 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
         let mut acc = UpdateStats::default();
         if !batch.samples.is_empty() {
             for iteration in 0..cfg.iterations {
+                // CPGD §6.1 (arXiv:2505.12504): from the second pass on, A ← clip(sg π_{m-1}/π_old) · A.
+                let corrected = match cpgd_correction {
+                    Some(eps) if iteration > 0 => {
+                        let prev = detached_logprobs(&model, &batch.samples, cfg, engine.tokenizer().pad_id())?;
+                        let old: Vec<&[f32]> = batch.samples.iter().map(|s| s.old_logp.as_slice()).collect();
+                        let (adv, mean_w) = cpgd::epoch_corrected_advantages(&advantages, &prev, &old, eps)?;
+                        acc.cpgd_weights.push(mean_w);
+                        Some(adv)
+                    }
+                    _ => None,
+                };
                 let mut order: Vec<usize> = (0..batch.samples.len()).collect();
                 state.rng.shuffle(&mut order);
                 for (mb, rows) in split_even(&order, cfg.mini_batches).into_iter().enumerate() {
@@ -172,7 +184,7 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
                         loss_cfg: &loss_cfg,
                         model: &model,
                         samples: &batch.samples,
-                        advantages: &advantages,
+                        advantages: corrected.as_deref().unwrap_or(&advantages),
                         ref_logp: ref_logp.as_deref(),
                         inject_nan: inject,
                         pad: engine.tokenizer().pad_id(),
@@ -264,8 +276,8 @@ fn run_eval(
     Ok(())
 }
 
-/// Reference log-probs of every sample's response (no autograd), in rows of at most 64.
-fn reference_logprobs(reference: &Model, samples: &[Sample], cfg: &TrainConfig, pad: u32) -> Result<Vec<Vec<f32>>> {
+/// Log-probs of every sample's response under `reference` (no autograd), in rows of at most 64.
+fn detached_logprobs(reference: &Model, samples: &[Sample], cfg: &TrainConfig, pad: u32) -> Result<Vec<Vec<f32>>> {
     let mut out = Vec::with_capacity(samples.len());
     let chunk = if cfg.micro_batch_size > 0 { cfg.micro_batch_size } else { 64 };
     for rows in samples.chunks(chunk) {
@@ -350,6 +362,8 @@ struct UpdateStats {
     ratio_max: f64,
     kl_old_k3: f64,
     entropy: f64,
+    /// Mean CPGD epoch weight of each corrected pass.
+    cpgd_weights: Vec<f64>,
 }
 
 impl UpdateStats {
@@ -559,6 +573,9 @@ fn metrics_line(
     put("updates", acc.updates.into());
     put("frac_zero_std_groups", frac_zero_std_groups(&rewards_seen, &groups).into());
     put("dynamic_sampling/dropped_groups", batch.dropped_groups.into());
+    if !acc.cpgd_weights.is_empty() {
+        put("cpgd/epoch_weight_mean", mean_std(&acc.cpgd_weights).0.into());
+    }
     if !acc.causes.is_empty() {
         put("nan_guard", acc.causes.clone().into());
     }

@@ -6,8 +6,9 @@ use std::process::{Command, Stdio};
 
 #[test]
 fn printing_into_a_closed_pipe_exits_quietly() {
-    let task = String::from_utf8(Command::new(env!("CARGO_BIN_EXE_rltrain")).arg("tasks").output().expect("run").stdout)
-        .expect("utf-8");
+    let task =
+        String::from_utf8(Command::new(env!("CARGO_BIN_EXE_rltrain")).arg("tasks").output().expect("run").stdout)
+            .expect("utf-8");
     let name = task.split_whitespace().next().expect("at least one task");
     // Far more than a pipe buffer holds, so the writes after the reader is gone fail.
     let mut child = Command::new(env!("CARGO_BIN_EXE_rltrain"))

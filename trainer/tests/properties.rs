@@ -268,7 +268,7 @@ fn registry_names_docs_and_errors() -> R<()> {
 }
 
 #[test]
-fn registry_defaults_follow_the_spec() -> R<()> {
+fn registry_defaults_follow_the_papers() -> R<()> {
     let d = |n: &str| Objective::from_name(n).map(|o| o.defaults());
     assert_eq!(
         d("dapo")?.objective,
@@ -283,8 +283,20 @@ fn registry_defaults_follow_the_spec() -> R<()> {
     assert!(matches!(d("dgpo")?.objective, ObjectiveConfig::Dgpo(c) if c.n == 1.0 && c.m == 2.0));
     assert!(matches!(d("gspo")?.objective, ObjectiveConfig::Gspo(c) if c.eps_low == 3e-4 && c.eps_high == 4e-4));
     assert!(matches!(d("ce-gppo")?.objective, ObjectiveConfig::Gppo(c) if c.beta1 == 0.75 && c.beta2 == 1.0));
-    assert!(matches!(d("cispo")?.objective, ObjectiveConfig::Cispo(c) if c.eps_low.is_none()));
+    // DGPO (arXiv:2603.14389): eq. 10 normalises per prompt group; its CISPO has 0.2/0.2 bounds.
+    assert_eq!(d("dgpo")?.agg, AggMode::GroupTokenMean);
+    assert!(matches!(d("cispo")?.objective, ObjectiveConfig::Cispo(c) if c.eps_low == Some(0.2) && c.eps_high == 0.2));
     assert_eq!(d("dr-grpo")?.advantage, Estimator::MeanCentred);
+    // None of the three papers ran GRPO with a reference KL.
+    assert_eq!(d("grpo")?.ref_kl, None);
+    // The CPGD paper's baselines average per sequence; its RLOO whitens the KL-shaped return.
+    for name in ["grpo-dual-clip", "grpo-no-clip", "grpo-drift", "reinforce-pp", "rloo-ppo"] {
+        assert_eq!(d(name)?.agg, AggMode::SeqMeanTokenMean, "{name}");
+    }
+    assert_eq!(
+        d("rloo-ppo")?.advantage,
+        Estimator::Loo { kl_coef: 0.01, whitening: Some(rltrain::advantage::Whitening::Biased) }
+    );
     Ok(())
 }
 
@@ -297,7 +309,7 @@ fn table_lists_every_objective_with_defaults() {
         assert!(lines.iter().any(|l| l.starts_with(&format!("| {} |", o.name))), "{} missing", o.name);
     }
     let dgpo = lines.iter().find(|l| l.starts_with("| dgpo |")).copied().unwrap_or_default();
-    assert!(dgpo.contains("n=1 m=2") && dgpo.contains("token-mean"), "{dgpo}");
+    assert!(dgpo.contains("n=1 m=2") && dgpo.contains("group-token-mean") && dgpo.contains("eq. 10"), "{dgpo}");
     let cpgd = lines.iter().find(|l| l.starts_with("| cpgd |")).copied().unwrap_or_default();
     assert!(cpgd.contains("drift α=0.01 c=2") && cpgd.contains("group-token-mean"), "{cpgd}");
 }
@@ -314,7 +326,7 @@ fn misuse_fails_loudly() -> R<()> {
     assert!(matches!(gspo.loss(&inp, None), Err(Error::InvalidConfig(_))));
     // A reference-KL term without logp_ref.
     let no_ref = LossInputs::new(inp.logp.clone(), inp.logp_old.clone(), inp.advantages.clone(), inp.mask.clone())?;
-    match Objective::from_name("grpo")?.defaults().loss(&no_ref, None) {
+    match Objective::from_name("reinforce-pp-baseline")?.defaults().loss(&no_ref, None) {
         Err(Error::InvalidInput(msg)) => assert!(msg.contains("logp_ref"), "{msg}"),
         other => panic!("expected InvalidInput, got {other:?}"),
     }
@@ -369,8 +381,11 @@ fn extra_terms_combine_as_documented() -> R<()> {
     let ids = groups(4);
     let scalar = |t: &Tensor| -> R<f64> { Ok(t.to_scalar::<f64>()?) };
     let inp = make_inputs(&batch, tensor(&batch.new, 4, 5)?, None)?;
-    // GRPO: policy + β·k3 to the reference.
-    let grpo = Objective::from_name("grpo")?.defaults();
+    // GRPO with DeepSeekMath's reference KL: policy + β·k3 to the reference.
+    let grpo = LossConfig {
+        ref_kl: Some(rltrain::kl::RefKl { estimator: rltrain::kl::KlEstimator::K3, coef: 0.04 }),
+        ..Objective::from_name("grpo")?.defaults()
+    };
     let out = grpo.loss(&inp, Some(&ids))?;
     let kl = out.kl.as_ref().map(scalar).transpose()?.unwrap_or(f64::NAN);
     assert!(kl > 0.0, "k3 is positive off the reference: {kl}");

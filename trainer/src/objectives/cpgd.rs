@@ -110,3 +110,47 @@ pub fn drift(inp: &LossInputs, clip: f64) -> Result<Tensor> {
     let coef = select(&coef.gt(clip)?, &cap, &coef)?;
     Ok((coef * &p.x)?)
 }
+
+/// CPGD's multi-epoch correction (Liu et al. 2025, arXiv:2505.12504 §6.1): when a rollout batch is
+/// reused, the advantage of epoch `m ≥ 2` is weighted per token by the detached, clipped ratio of
+/// the previous epoch's policy to the behaviour policy,
+/// `A_t ← clip(π_{θ(m-1)}(y_t)/π_old(y_t), 1-ε, 1+ε) · A_t`. `adv`, `logp_prev` and `logp_old` hold
+/// one row per response (its valid tokens; longer log-prob rows are cut to the advantage row).
+/// Returns the corrected advantages and the mean weight over all tokens.
+pub fn epoch_corrected_advantages(
+    adv: &[Vec<f64>],
+    logp_prev: &[Vec<f32>],
+    logp_old: &[&[f32]],
+    eps: f64,
+) -> Result<(Vec<Vec<f64>>, f64)> {
+    if logp_prev.len() != adv.len() || logp_old.len() != adv.len() {
+        return Err(Error::InvalidInput(format!(
+            "{} advantage rows, {} previous-epoch and {} rollout log-prob rows",
+            adv.len(),
+            logp_prev.len(),
+            logp_old.len()
+        )));
+    }
+    if !(eps > 0.0 && eps < 1.0) {
+        return Err(Error::InvalidConfig(format!("the CPGD epoch correction needs 0 < ε < 1, got {eps}")));
+    }
+    let (mut sum, mut n) = (0.0, 0usize);
+    let mut out = Vec::with_capacity(adv.len());
+    for (i, row) in adv.iter().enumerate() {
+        if logp_prev[i].len() < row.len() || logp_old[i].len() < row.len() {
+            return Err(Error::InvalidInput(format!("response {i}: fewer log-probs than advantages")));
+        }
+        let corrected: Vec<f64> = row
+            .iter()
+            .enumerate()
+            .map(|(t, &a)| {
+                let w = (f64::from(logp_prev[i][t]) - f64::from(logp_old[i][t])).exp().clamp(1.0 - eps, 1.0 + eps);
+                sum += w;
+                n += 1;
+                w * a
+            })
+            .collect();
+        out.push(corrected);
+    }
+    Ok((out, if n == 0 { 1.0 } else { sum / n as f64 }))
+}

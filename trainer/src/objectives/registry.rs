@@ -1,4 +1,4 @@
-//! The registry: every objective of spec §1 by name, as a recipe (kernel + defaults + aggregation +
+//! The registry (verl-like): every objective by name, as a recipe (kernel + defaults + aggregation +
 //! advantage estimator + optional drift / reference-KL terms), and the combined loss.
 
 use candle_core::Tensor;
@@ -167,12 +167,14 @@ impl LossConfig {
 pub struct Objective {
     /// Registry name (kebab-case).
     pub name: &'static str,
-    /// Row of the spec's summary table (§1).
+    /// Family number (the forms of one method share it: RLOO, CPGD, GSPO, Clip/KL-Cov).
     pub row: u8,
     /// Human-readable title.
     pub title: &'static str,
     /// Paper citation (authors, year, arXiv id).
     pub paper: &'static str,
+    /// Which paper (or code) the defaults follow, and the setting that decides it.
+    pub follows: &'static str,
     /// Per-token loss and gradient, one line.
     pub formula: &'static str,
     pub(super) defaults: fn() -> LossConfig,
@@ -192,7 +194,7 @@ impl Objective {
         OBJECTIVES.iter().map(|o| o.name).collect()
     }
 
-    /// The spec's defaults for this objective.
+    /// The registry defaults of this objective (see `follows`).
     pub fn defaults(&self) -> LossConfig {
         (self.defaults)()
     }
@@ -217,9 +219,10 @@ impl Objective {
 
     /// Renders the registry as a Markdown table with defaults (for `rltrain objectives`).
     pub fn render_table() -> String {
-        let mut s =
-            String::from("| name | row | objective | defaults | aggregation | advantage | extra terms | paper |\n");
-        s.push_str("|---|---|---|---|---|---|---|---|\n");
+        let mut s = String::from(
+            "| name | row | objective | defaults | aggregation | advantage | extra terms | paper | defaults follow |\n",
+        );
+        s.push_str("|---|---|---|---|---|---|---|---|---|\n");
         for o in OBJECTIVES {
             let c = o.defaults();
             let mut extra = Vec::new();
@@ -230,7 +233,7 @@ impl Objective {
                 extra.push(format!("ref-KL {} β={}", k.estimator.name(), k.coef));
             }
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 o.name,
                 o.row,
                 o.title,
@@ -238,7 +241,8 @@ impl Objective {
                 c.agg,
                 c.advantage,
                 if extra.is_empty() { "-".to_string() } else { extra.join("; ") },
-                o.paper
+                o.paper,
+                o.follows
             ));
         }
         s

@@ -3,8 +3,9 @@
 
 use crate::error::{Error, Result};
 
-/// Shape of the schedule after warm-up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Shape of the schedule after warm-up (`--lr-schedule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
 pub enum ScheduleKind {
     /// Constant at the peak.
     Constant,

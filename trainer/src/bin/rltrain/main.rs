@@ -27,6 +27,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Objectives) => {
             print!("{}", Objective::render_table());
+            println!("\nPaper presets (`--paper NAME`; a flag you give wins over the preset):\n");
+            print!("{}", rltrain::presets::render_table());
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Tasks { name: None, .. }) => {
@@ -67,27 +69,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Defaults (or the resumed run's config.json) < --config file < flags.
+/// Defaults (or the resumed run's config.json) < paper preset and model defaults < --config file
+/// < flags.
 fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
-    let mut cfg = match &args.resume {
-        Some(dir) => {
-            RunDir { root: dir.clone() }.read_config().with_context(|| format!("cannot resume `{}`", dir.display()))?
-        }
-        None => TrainConfig::default(),
+    let base = match &args.resume {
+        Some(dir) => Some(
+            RunDir { root: dir.clone() }.read_config().with_context(|| format!("cannot resume `{}`", dir.display()))?,
+        ),
+        None => None,
     };
+    let mut layers = Vec::new();
     if let Some(path) = &args.config {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read `{}`", path.display()))?;
         let file: Value = serde_json::from_str(&text).with_context(|| format!("`{}` is not JSON", path.display()))?;
         TrainConfig::from_json(&text).with_context(|| format!("`{}`", path.display()))?;
-        cfg = cfg.merged(&file)?;
+        layers.push(file);
     }
-    let flags = serde_json::to_value(args)?;
-    cfg = cfg.merged(&flags)?;
-    if let Some(dir) = &args.resume {
-        cfg.out = dir.clone();
+    let mut flags = serde_json::to_value(args)?;
+    if let (Some(dir), Some(map)) = (&args.resume, flags.as_object_mut()) {
+        map.insert("out".into(), serde_json::to_value(dir)?);
     }
-    cfg.validate()?;
-    Ok(cfg)
+    layers.push(flags);
+    Ok(TrainConfig::resolve(base.as_ref(), &layers)?)
 }
 
 fn fmt(v: &Value, key: &str) -> String {
