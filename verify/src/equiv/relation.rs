@@ -20,12 +20,23 @@ fn is_eq(op: RelOp) -> bool {
 /// What may stand on the named side of `name = value`: a symbol, a user function application
 /// `f(x)`, a text label (`\text{Revenue} = 5`), a product of symbols (`AB`), `|AB|`, or a tuple
 /// of names (`(p, q)`).
-fn is_name(e: &Expr) -> bool {
+pub(crate) fn is_name(e: &Expr) -> bool {
     match e {
         Expr::Sym(_) | Expr::Text(_) | Expr::Func(Func::Other(_), _) => true,
         Expr::Mul(v) => !v.is_empty() && v.iter().all(|x| matches!(x, Expr::Sym(_))),
+        // A ratio of names: `P_1 : P_2 = 3 : 8`, `\frac{AM}{MB} = \frac{2}{\sqrt5}`, `x:y = 2`.
+        Expr::Div(a, b) => is_plain_name(a) && is_plain_name(b),
         Expr::Func(Func::Abs, v) => v.len() == 1 && is_name(&v[0]),
         Expr::Tuple(v) => !v.is_empty() && v.iter().all(is_name),
+        _ => false,
+    }
+}
+
+/// A symbol or a product of symbols (`x`, `P_1`, `AM`): what may stand in a ratio of names.
+fn is_plain_name(e: &Expr) -> bool {
+    match e {
+        Expr::Sym(_) => true,
+        Expr::Mul(v) => !v.is_empty() && v.iter().all(|x| matches!(x, Expr::Sym(_))),
         _ => false,
     }
 }
@@ -70,10 +81,30 @@ fn interval(lo: Expr, hi: Expr, lo_closed: bool, hi_closed: bool) -> Expr {
     Expr::Interval { lo: Box::new(lo), hi: Box::new(hi), lo_closed, hi_closed }
 }
 
-fn mentions(e: &Expr, name: &str) -> bool {
-    let mut syms = Vec::new();
-    free_symbols(e, &mut syms);
-    syms.iter().any(|s| s == name)
+/// The variable an inequality bounds: a symbol `x`, or a function value `g(t)`, `f(x)` (the
+/// range of a function), named by its rendering. `None` for anything else.
+fn bounded_var(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Sym(v) => Some(v.clone()),
+        Expr::Func(Func::Other(_), args) if !args.is_empty() => Some(e.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether `e` depends on the bounded variable `var` (any of its symbols, or the same call).
+fn mentions_var(e: &Expr, var: &Expr) -> bool {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    free_symbols(var, &mut a);
+    free_symbols(e, &mut b);
+    let mut same_call = false;
+    if let Expr::Func(Func::Other(name), _) = var {
+        super::scalar::visit(e, &mut |x| {
+            if let Expr::Func(Func::Other(n), _) = x {
+                same_call |= n == name;
+            }
+        });
+    }
+    same_call || a.iter().any(|s| b.contains(s))
 }
 
 /// `x > 3` as `("x", (3, \infty))`, `1 < x \le 3` as `("x", (1, 3])`.
@@ -84,33 +115,34 @@ pub fn as_interval(e: &Expr) -> Option<(String, Expr)> {
     let closed = |o: RelOp| matches!(o, RelOp::Le | RelOp::Ge);
     match (terms.as_slice(), ops.as_slice()) {
         ([a, b], [op]) if less(*op) || greater(*op) => {
-            if let Expr::Sym(v) = a {
-                if !mentions(b, v) {
+            if let Some(v) = bounded_var(a) {
+                if !mentions_var(b, a) {
                     let iv = if less(*op) {
                         interval(neg_inf(), b.clone(), false, closed(*op))
                     } else {
                         interval(b.clone(), inf(), closed(*op), false)
                     };
-                    return Some((v.clone(), iv));
+                    return Some((v, iv));
                 }
             }
-            if let Expr::Sym(v) = b {
-                if !mentions(a, v) {
+            if let Some(v) = bounded_var(b) {
+                if !mentions_var(a, b) {
                     let iv = if less(*op) {
                         interval(a.clone(), inf(), closed(*op), false)
                     } else {
                         interval(neg_inf(), a.clone(), false, closed(*op))
                     };
-                    return Some((v.clone(), iv));
+                    return Some((v, iv));
                 }
             }
             None
         }
-        ([a, Expr::Sym(v), b], [o1, o2]) if !mentions(a, v) && !mentions(b, v) => {
+        ([a, m, b], [o1, o2]) if bounded_var(m).is_some() && !mentions_var(a, m) && !mentions_var(b, m) => {
+            let v = bounded_var(m)?;
             if less(*o1) && less(*o2) {
-                Some((v.clone(), interval(a.clone(), b.clone(), closed(*o1), closed(*o2))))
+                Some((v, interval(a.clone(), b.clone(), closed(*o1), closed(*o2))))
             } else if greater(*o1) && greater(*o2) {
-                Some((v.clone(), interval(b.clone(), a.clone(), closed(*o2), closed(*o1))))
+                Some((v, interval(b.clone(), a.clone(), closed(*o2), closed(*o1))))
             } else {
                 None
             }

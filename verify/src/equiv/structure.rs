@@ -156,16 +156,24 @@ fn has_relation(items: &[Expr]) -> bool {
 
 /// Compare when at least one side is a structure (or contains `\pm`).
 pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
-    // `\pm` anywhere: the set of its sign choices.
+    // `\pm` anywhere: the set of its sign choices (inside a tuple: the tuples of all choices).
     if contains_pm(g) || contains_pm(p) {
-        let gs = if contains_pm(g) && !is_structure(g) { expand_pm(g).map(Expr::Set) } else { Some(g.clone()) };
-        let ps = if contains_pm(p) && !is_structure(p) { expand_pm(p).map(Expr::Set) } else { Some(p.clone()) };
+        let (gs, ps) = (pm_variants(g), pm_variants(p));
         return match (gs, ps) {
             (Some(gs), Some(ps)) if !contains_pm(&gs) && !contains_pm(&ps) => {
                 compare_structures(&gs, &ps, cx).map(|c| c.with_rule_if_eq("plus_minus"))
             }
             _ => Ok(Cmp::new(false, "plus_minus")),
         };
+    }
+    // Relations in one variable joined by "or" against a set of reals:
+    // `1 < k \le 4 \text{ or } k = 9` is `(1, 4] \cup \{9\}`.
+    if let Some(c) = super::families::relation_list_as_set(g, p, cx)? {
+        return Ok(c);
+    }
+    // Solutions written as equations grouped by `;`: `a=2,b=1;a=4,b=1` is `(2,1),(4,1)`.
+    if let Some(c) = super::families::grouped_equations(g, p, cx)? {
+        return Ok(c);
     }
     // Equations `x = 1, y = 2` against values `(1, 2)`.
     if let (Expr::List(gi) | Expr::Tuple(gi), Expr::List(pi) | Expr::Tuple(pi)) = (g, p) {
@@ -208,6 +216,8 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         _ => {}
     }
     match (kind(g), kind(p)) {
+        // A list of tuples is a solution set: order and repeats do not matter.
+        (Kind::List(a), Kind::List(b)) if all_tuples(&a) && all_tuples(&b) => set(&a, &b, cx),
         (Kind::List(a), Kind::List(b)) => multiset(&a, &b, cx),
         (Kind::Set(a) | Kind::List(a), Kind::Set(b) | Kind::List(b)) => set(&a, &b, cx),
         (Kind::Tuple(a), Kind::Tuple(b)) | (Kind::Tuple(a), Kind::List(b)) => ordered(&a, &b, cx, "tuple"),
@@ -221,6 +231,74 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         }
         _ => Ok(Cmp::new(false, "structure")),
     }
+}
+
+/// Every element is a tuple of at least two entries (a point, a solution `(x, y)`).
+fn all_tuples(v: &[&Expr]) -> bool {
+    !v.is_empty() && v.iter().all(|e| matches!(e, Expr::Tuple(t) if t.len() >= 2))
+}
+
+/// `e` with its `\pm` expanded: a scalar becomes the set of its sign choices, a tuple the list of
+/// the tuples of every choice (`(\pm 1, 0)` is `(1, 0), (-1, 0)`: each `\pm` chooses on its
+/// own), a set or list the collection of its expanded elements (`\{2 \pm \sqrt3, 1\}` has three
+/// elements). `None` when there are too many choices or the `\pm` sits elsewhere (an interval
+/// end, a matrix entry).
+fn pm_variants(e: &Expr) -> Option<Expr> {
+    if !contains_pm(e) {
+        return Some(e.clone());
+    }
+    match e {
+        Expr::Tuple(items) => tuple_variants(items).map(Expr::List),
+        Expr::Set(items) | Expr::List(items) => {
+            let mut out = Vec::with_capacity(items.len() + 1);
+            for it in items {
+                match it {
+                    Expr::Tuple(t) => out.extend(tuple_variants(t)?),
+                    x if is_structure(x) => {
+                        if contains_pm(x) {
+                            return None;
+                        }
+                        out.push(x.clone());
+                    }
+                    x => out.extend(expand_pm(x)?),
+                }
+                if out.len() > MAX_PM_VARIANTS * 4 {
+                    return None;
+                }
+            }
+            Some(if matches!(e, Expr::Set(_)) { Expr::Set(out) } else { Expr::List(out) })
+        }
+        x if !is_structure(x) => expand_pm(x).map(Expr::Set),
+        _ => None,
+    }
+}
+
+/// The tuples of every sign choice of the `\pm` in the entries of a tuple.
+fn tuple_variants(items: &[Expr]) -> Option<Vec<Expr>> {
+    let mut acc: Vec<Vec<Expr>> = vec![Vec::with_capacity(items.len())];
+    for it in items {
+        let choices = if is_structure(it) {
+            if contains_pm(it) {
+                return None;
+            }
+            vec![it.clone()]
+        } else {
+            expand_pm(it)?
+        };
+        let mut next = Vec::with_capacity(acc.len() * choices.len());
+        for prefix in &acc {
+            for c in &choices {
+                let mut t = prefix.clone();
+                t.push(c.clone());
+                next.push(t);
+            }
+        }
+        if next.len() > MAX_PM_VARIANTS {
+            return None;
+        }
+        acc = next;
+    }
+    Some(acc.into_iter().map(Expr::Tuple).collect())
 }
 
 fn ordered(a: &[&Expr], b: &[&Expr], cx: &mut Cx, rule: &'static str) -> Res {
@@ -266,7 +344,7 @@ fn find(x: &Expr, ys: &[&Expr], used: Option<&[bool]>, cx: &mut Cx) -> Result<Op
     }
 }
 
-fn set(a: &[&Expr], b: &[&Expr], cx: &mut Cx) -> Res {
+pub(crate) fn set(a: &[&Expr], b: &[&Expr], cx: &mut Cx) -> Res {
     for x in a {
         if find(x, b, None, cx)?.is_none() {
             return Ok(Cmp::new(false, "set"));
@@ -383,7 +461,7 @@ fn compare_part(a: &Result<Iv, Expr>, b: &Result<Iv, Expr>, cx: &mut Cx) -> Res 
     }
 }
 
-fn compare_sets_of_reals(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+pub(crate) fn compare_sets_of_reals(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     let (mut gp, mut pp) = (Vec::new(), Vec::new());
     if !parts(g, &mut gp) || !parts(p, &mut pp) {
         return Ok(Cmp::new(false, "interval"));
