@@ -122,7 +122,8 @@ fn words_only(s: &str) -> Option<Expr> {
     let mut words = body.split([' ', '\'']).filter(|w| !w.is_empty());
     let mathy = |w: &str| {
         let l = w.to_ascii_lowercase();
-        normalize::FUNC_WORDS.contains(&l.as_str()) || matches!(l.as_str(), "pi" | "inf" | "infty" | "infinity")
+        normalize::FUNC_WORDS.contains(&l.as_str())
+            || matches!(l.as_str(), "pi" | "inf" | "infty" | "infinity" | "eulergamma")
     };
     if words.clone().any(mathy) || !words.any(|w| w.len() >= 3) {
         return None;

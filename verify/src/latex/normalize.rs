@@ -252,6 +252,7 @@ const FONT_COMMANDS: &[&str] = &[
 
 /// Normalise an answer string for the grammar.
 pub(crate) fn normalize(input: &str) -> String {
+    let input = set_builder(input).unwrap_or(input);
     let mut n = Normalizer { src: input.trim(), pos: 0, out: String::with_capacity(input.len() + 16), open_bars: 0 };
     n.run();
     let joined = join_thousands(&n.out);
@@ -452,7 +453,14 @@ impl<'a> Normalizer<'a> {
         for (pat, len_extra) in [("\\circ", 0usize), ("\\degree", 0)] {
             if after.starts_with(pat) && !after[pat.len()..].starts_with(|c: char| c.is_ascii_alphabetic()) {
                 self.pos += skipped + pat.len() + len_extra;
-                self.emit_cmd("degree");
+                self.degree();
+                return;
+            }
+        }
+        if self.last_is_digit() {
+            if let Some(len) = ordinal_script(after) {
+                // `7^{\mathrm{th}}`, `21^{st}`: an ordinal suffix, not a power.
+                self.pos += skipped + len;
                 return;
             }
         }
@@ -473,7 +481,7 @@ impl<'a> Normalizer<'a> {
                 if !words.is_empty() && body.trim_start().starts_with('\\') {
                     if words.iter().all(|w| *w == "circ" || *w == "degree") {
                         self.pos += skipped + 1 + close + 1;
-                        self.emit_cmd("degree");
+                        self.degree();
                         return;
                     }
                     if words.iter().all(|w| *w == "prime") {
@@ -504,7 +512,10 @@ impl<'a> Normalizer<'a> {
             '÷' => "\\div",
             '√' => "\\sqrt",
             'π' => "\\pi",
-            '°' | '∘' => "\\degree",
+            '°' | '∘' => {
+                self.degree();
+                return;
+            }
             '∞' => "\\infty",
             '≤' | '⩽' => "\\le",
             '≥' | '⩾' => "\\ge",
@@ -579,6 +590,30 @@ impl<'a> Normalizer<'a> {
         }
         let lower = w.to_ascii_lowercase();
         let lower = lower.as_str();
+        if matches!(lower, "th" | "st" | "nd" | "rd") && self.last_is_digit() {
+            // `9th`, `21st`: an ordinal suffix glued to its number.
+            return;
+        }
+        if w == "EulerGamma" {
+            // The Euler-Mascheroni constant as sympy prints it.
+            self.emit_cmd("gamma");
+            return;
+        }
+        if len >= 3 && self.at_item_start() {
+            // `Maximum = 2, Minimum = 1`, `Total cost = 5`: a label naming the value after it.
+            let label_end = self.rest().find(|c: char| !(c.is_ascii_alphabetic() || c == ' ')).map(|k| self.pos + k);
+            if let Some(end) = label_end {
+                let next = &self.src[end..];
+                if next.starts_with('=') && !next.starts_with("==") {
+                    let label = self.src[start..end].trim_end();
+                    self.pos = start + label.len();
+                    self.out.push_str("\\text{");
+                    self.out.push_str(label);
+                    self.out.push_str("} ");
+                    return;
+                }
+            }
+        }
         if lower == "np" && self.rest().starts_with('.') {
             self.pos += 1;
             return;
@@ -592,7 +627,7 @@ impl<'a> Normalizer<'a> {
             return;
         }
         if matches!(lower, "degrees" | "degree") {
-            self.emit_cmd("degree");
+            self.degree();
             return;
         }
         if matches!(lower, "pi") {
@@ -629,6 +664,47 @@ impl<'a> Normalizer<'a> {
             return;
         }
         self.out.push_str(w);
+    }
+
+    /// Whether the output is at the start of an answer item (empty, or after a separator).
+    fn at_item_start(&self) -> bool {
+        let t = self.out.trim_end();
+        t.is_empty() || t.ends_with([',', ';'])
+    }
+
+    /// `\degree`, and a following minutes (and seconds) part: `30^\circ 15'` is
+    /// `(30 + \frac{15}{60})\degree`, `10°30'15"` is `(10 + \frac{30}{60} + \frac{15}{3600})\degree`.
+    fn degree(&mut self) {
+        let digits = |s: &str| s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        let rest = self.rest();
+        let a = rest.trim_start();
+        let n = digits(a);
+        let minutes = if n > 0 { minute_mark(&a[n..]) } else { None };
+        let degrees_start = self.out.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len();
+        let whole_number = degrees_start < self.out.len()
+            && self.out[degrees_start..].starts_with(|c: char| c.is_ascii_digit())
+            && !self.out[..degrees_start].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '}' || c == '^');
+        match minutes {
+            Some(mark) if whole_number => {
+                let mut used = rest.len() - a.len() + n + mark;
+                let mut parts = format!(" + \\frac{{{}}}{{60}}", &a[..n]);
+                let b = &a[n + mark..];
+                let b2 = b.trim_start();
+                let n2 = digits(b2);
+                if n2 > 0 {
+                    if let Some(m2) = second_mark(&b2[n2..]) {
+                        parts.push_str(&format!(" + \\frac{{{}}}{{3600}}", &b2[..n2]));
+                        used += b.len() - b2.len() + n2 + m2;
+                    }
+                }
+                self.out.insert(degrees_start, '(');
+                self.out.push_str(&parts);
+                self.out.push(')');
+                self.pos += used;
+                self.emit_cmd("degree");
+            }
+            _ => self.emit_cmd("degree"),
+        }
     }
 
     /// After a dropped unit: also drop `^2`, `^{3}`, `^3`.
@@ -778,7 +854,7 @@ impl<'a> Normalizer<'a> {
             "lvert" => self.bar(Some(true)),
             "rvert" => self.bar(Some(false)),
             "vert" | "mid" => self.bar(None),
-            "degree" | "circ" => self.emit_cmd("degree"),
+            "degree" | "circ" => self.degree(),
             "emptyset" | "varnothing" => self.emit_cmd("emptyset"),
             "infty" | "infin" => self.emit_cmd("infty"),
             "prime" => self.out.push('\''),
@@ -905,7 +981,7 @@ impl<'a> Normalizer<'a> {
             return;
         }
         if matches!(lower.as_str(), "degree" | "degrees" | "deg" | "°") {
-            self.emit_cmd("degree");
+            self.degree();
             return;
         }
         let has_value_before = self.last_is_operand();
@@ -961,6 +1037,75 @@ impl<'a> Normalizer<'a> {
             .unwrap_or(r);
         r.chars().all(|c| c.is_whitespace() || ".,;$!".contains(c))
     }
+}
+
+/// The length of an ordinal suffix written as a superscript after `^`: `{\mathrm{th}}`,
+/// `{\text{st}}`, `{th}`, `\text{nd}`, `{\rm rd}`; `None` otherwise.
+fn ordinal_script(after: &str) -> Option<usize> {
+    for suf in ["th", "st", "nd", "rd"] {
+        for (open, close) in [
+            ("{\\mathrm{", "}}"),
+            ("{\\text{", "}}"),
+            ("{\\textrm{", "}}"),
+            ("{\\rm ", "}"),
+            ("{", "}"),
+            ("\\text{", "}"),
+            ("\\mathrm{", "}"),
+        ] {
+            if let Some(r) = after.strip_prefix(open).and_then(|r| r.strip_prefix(suf)) {
+                if r.starts_with(close) {
+                    return Some(open.len() + suf.len() + close.len());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The length of a minutes mark at the start of `s`: `'`, `^\prime`, `^{\prime}`, `′`.
+fn minute_mark(s: &str) -> Option<usize> {
+    let t = s.trim_start();
+    let skip = s.len() - t.len();
+    for m in ["^{\\prime}", "^\\prime", "'", "′"] {
+        if t.starts_with(m) && !t[m.len()..].starts_with(['\'', '′']) && !t[m.len()..].starts_with("^{\\prime") {
+            return Some(skip + m.len());
+        }
+    }
+    None
+}
+
+/// The length of a seconds mark at the start of `s`: `''`, `"`, `″`, `^{\prime\prime}`.
+fn second_mark(s: &str) -> Option<usize> {
+    let t = s.trim_start();
+    let skip = s.len() - t.len();
+    ["^{\\prime\\prime}", "''", "\"", "″"].iter().find(|m| t.starts_with(**m)).map(|m| skip + m.len())
+}
+
+/// A set-builder answer `\{t \mid -2 < t < 2\}` (also `|`, `:`, `\colon`, `\left\{ ... \right\}`):
+/// the condition, when the bound variable is one letter and the condition is a single relation
+/// (no `,`, `;`, "and", "or", text: a list of conditions is an intersection, not a union).
+pub(crate) fn set_builder(input: &str) -> Option<&str> {
+    let t = input.trim();
+    let inner = t
+        .strip_prefix("\\left\\{")
+        .and_then(|r| r.strip_suffix("\\right\\}"))
+        .or_else(|| t.strip_prefix("\\{").and_then(|r| r.strip_suffix("\\}")))?
+        .trim();
+    let var = inner.chars().next().filter(|c| c.is_ascii_alphabetic())?;
+    let after_var = inner[1..].trim_start();
+    if after_var.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let cond = ["\\mid", "\\colon", "|", ":"].iter().find_map(|m| after_var.strip_prefix(m))?.trim();
+    let lower = cond.to_ascii_lowercase();
+    let one_relation = !cond.contains([',', ';', '|'])
+        && !cond.contains("\\{")
+        && !cond.contains("\\}")
+        && !lower.contains("and")
+        && !lower.contains(" or ")
+        && !lower.contains("\\text")
+        && !lower.contains("\\in");
+    (one_relation && cond.contains(var)).then_some(cond)
 }
 
 /// Greek letters (and `\pi`) that a hand-written answer may glue to the next variable.

@@ -11,7 +11,7 @@ use super::ParseError;
 use crate::ast::{Constant, Expr, Func, Number, RelOp};
 use crate::limits::Limits;
 use num_bigint::BigInt;
-use num_traits::{Signed, Zero};
+use num_traits::{One, Signed, Zero};
 use pest::iterators::{Pair, Pairs};
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 use pest::Parser;
@@ -28,6 +28,7 @@ fn pratt() -> &'static PrattParser<Rule> {
         PrattParser::new()
             .op(Op::infix(Rule::cup, Assoc::Left))
             .op(Op::infix(Rule::cap, Assoc::Left) | Op::infix(Rule::setminus, Assoc::Left))
+            .op(Op::infix(Rule::ratio, Assoc::Left))
             .op(Op::infix(Rule::add, Assoc::Left)
                 | Op::infix(Rule::sub, Assoc::Left)
                 | Op::infix(Rule::pm, Assoc::Left)
@@ -105,6 +106,8 @@ enum Kind {
     CallHead(String),
     /// A `\text{}` factor: a unit next to a value, a text answer alone.
     Unit,
+    /// A ratio `a : b` (a third part is rejected: `3:4:5` is not a quotient).
+    Ratio,
 }
 
 struct Built {
@@ -209,7 +212,10 @@ impl Builder<'_> {
             Rule::degree => Expr::Degrees(base),
             _ => {
                 let exp = self.script(op.into_inner().next().ok_or_else(|| syntax("missing exponent", 0))?)?;
-                Expr::Pow(base, Box::new(exp))
+                match trivial_power(&base, &exp) {
+                    Some(v) => v,
+                    None => Expr::Pow(base, Box::new(exp)),
+                }
             }
         };
         Ok(Built { expr, kind })
@@ -230,6 +236,13 @@ impl Builder<'_> {
             Rule::sub => add(lhs, Expr::Neg(Box::new(rhs.expr))),
             Rule::pm | Rule::mp => Expr::PlusMinus(Some(Box::new(lhs.expr)), Box::new(rhs.expr)),
             Rule::div => Expr::Div(Box::new(lhs.expr), Box::new(rhs.expr)),
+            Rule::ratio => {
+                if lhs.kind == Kind::Ratio || rhs.kind == Kind::Ratio {
+                    return self.err(&op, "a ratio of three or more parts is not a number");
+                }
+                let expr = Expr::Div(Box::new(lhs.expr), Box::new(rhs.expr));
+                return Ok(Built { expr, kind: Kind::Ratio });
+            }
             Rule::cup => flatten(lhs, rhs.expr, |e| matches!(e, Expr::Union(_)), Expr::Union),
             Rule::cap => flatten(lhs, rhs.expr, |e| matches!(e, Expr::Intersection(_)), Expr::Intersection),
             Rule::setminus => return self.err(&op, "set difference `\\setminus` is not supported"),
@@ -673,4 +686,53 @@ fn at(e: ParseError, position: usize) -> ParseError {
         ParseError::Syntax { message, .. } => ParseError::Syntax { message, position },
         other => other,
     }
+}
+
+/// `0^n`, `1^n` and `(-1)^n` for a positive integer `n` written with literals, `+`, products and
+/// powers (`1^{(3^{98765432})}`): the value, with the parity of `n` found without computing `n`.
+/// Such a power needs no big number, so it never hits an exponent cap.
+fn trivial_power(base: &Expr, exp: &Expr) -> Option<Expr> {
+    /// `Some(odd)` for a positive integer tower.
+    fn parity(e: &Expr, depth: usize) -> Option<bool> {
+        if depth > 64 {
+            return None;
+        }
+        match e {
+            Expr::Num(Number { value, decimals: None }) if value.is_integer() && value.is_positive() => {
+                Some(value.numer().bit(0))
+            }
+            Expr::Pow(a, b) => {
+                parity(b, depth + 1)?;
+                parity(a, depth + 1)
+            }
+            Expr::Mul(v) if !v.is_empty() => v.iter().try_fold(true, |odd, x| parity(x, depth + 1).map(|p| odd && p)),
+            Expr::Add(v) if !v.is_empty() => v.iter().try_fold(false, |odd, x| parity(x, depth + 1).map(|p| odd != p)),
+            _ => None,
+        }
+    }
+    let int_value = |e: &Expr| -> Option<i8> {
+        match e {
+            Expr::Num(Number { value, decimals: None }) if value.is_integer() => {
+                if value.is_zero() {
+                    Some(0)
+                } else if value.is_one() {
+                    Some(1)
+                } else {
+                    None
+                }
+            }
+            Expr::Neg(a) => match a.as_ref() {
+                Expr::Num(Number { value, decimals: None }) if value.is_one() => Some(-1),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let b = int_value(base)?;
+    let odd = parity(exp, 0)?;
+    Some(match (b, odd) {
+        (0, _) => Expr::Num(Number::int(0)),
+        (1, _) | (-1, false) => Expr::Num(Number::int(1)),
+        _ => Expr::Neg(Box::new(Expr::Num(Number::int(1)))),
+    })
 }
