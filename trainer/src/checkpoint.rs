@@ -2,7 +2,9 @@
 //! (safetensors + config + tokenizer: loadable by `Engine::load` and Hugging Face tools), the
 //! optimizer moments (`optimizer.safetensors`) and `trainer_state.json` (step, RNG, data
 //! position, metrics tail). Each is written into a temporary folder and renamed; the `latest`
-//! file names the newest complete checkpoint and is replaced atomically.
+//! file names the newest complete checkpoint and is replaced atomically. Every file gets the
+//! permissions of the rest of the run directory (the safetensors writer creates its files
+//! owner-only), and [`prune`] keeps the newest N.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -56,12 +58,68 @@ pub fn save(checkpoints: &Path, engine: &Engine, opt: &AdamW, state: &TrainerSta
     let json = serde_json::to_string_pretty(state).map_err(|e| Error::Checkpoint(e.to_string()))?;
     let path = tmp.join("trainer_state.json");
     std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
+    // Files written with the process umask (trainer_state.json) set the mode for all of them.
+    let mode = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?.permissions();
+    for entry in std::fs::read_dir(&tmp).map_err(|e| Error::io(&tmp, e))? {
+        let file = entry.map_err(|e| Error::io(&tmp, e))?.path();
+        std::fs::set_permissions(&file, mode.clone()).map_err(|e| Error::io(&file, e))?;
+    }
     if dest.exists() {
         std::fs::remove_dir_all(&dest).map_err(|e| Error::io(&dest, e))?;
     }
     std::fs::rename(&tmp, &dest).map_err(|e| Error::io(&dest, e))?;
     write_atomic(&checkpoints.join("latest"), name.as_bytes())?;
     Ok(dest)
+}
+
+/// The step of every `step-N` folder under `checkpoints`, ascending.
+pub fn steps(checkpoints: &Path) -> Result<Vec<u64>> {
+    let mut out = Vec::new();
+    if !checkpoints.is_dir() {
+        return Ok(out);
+    }
+    for entry in std::fs::read_dir(checkpoints).map_err(|e| Error::io(checkpoints, e))? {
+        let name = entry.map_err(|e| Error::io(checkpoints, e))?.file_name();
+        if let Some(n) = name.to_str().and_then(|n| n.strip_prefix("step-")).and_then(|n| n.parse().ok()) {
+            out.push(n);
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// Deletes all but the newest `keep` checkpoints (0 = keep all); the one `latest` names is always
+/// kept. Returns the folders removed.
+pub fn prune(checkpoints: &Path, keep: usize) -> Result<Vec<PathBuf>> {
+    if keep == 0 {
+        return Ok(Vec::new());
+    }
+    let latest = latest(checkpoints)?;
+    let all = steps(checkpoints)?;
+    let mut removed = Vec::new();
+    for step in &all[..all.len().saturating_sub(keep)] {
+        let dir = checkpoints.join(step_dir_name(*step));
+        if Some(&dir) == latest.as_ref() {
+            continue;
+        }
+        std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        removed.push(dir);
+    }
+    Ok(removed)
+}
+
+/// The step of the newest complete checkpoint, if any.
+pub fn latest_step(checkpoints: &Path) -> Result<Option<u64>> {
+    match latest(checkpoints)? {
+        None => Ok(None),
+        Some(dir) => {
+            let path = dir.join("trainer_state.json");
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+            let v: Value =
+                serde_json::from_str(&text).map_err(|e| Error::Checkpoint(format!("{}: {e}", path.display())))?;
+            Ok(v.get("step").and_then(Value::as_u64))
+        }
+    }
 }
 
 /// The newest complete checkpoint folder, if any.

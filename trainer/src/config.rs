@@ -134,7 +134,45 @@ pub struct TrainConfig {
     /// Where each value came from (`overrides.NAME` for objective overrides); filled by
     /// [`TrainConfig::resolve`].
     pub sources: BTreeMap<String, Source>,
+    /// Settings changed when the run was resumed (`rltrain --resume DIR --allow-changes`).
+    pub changes: Vec<ResumeChange>,
 }
+
+/// A setting changed on resume, as recorded in `config.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResumeChange {
+    /// The checkpoint step the run resumed from.
+    pub step: u64,
+    /// The setting (`overrides.NAME` for objective overrides).
+    pub field: String,
+    /// Its value before.
+    pub from: Value,
+    /// Its value after.
+    pub to: Value,
+}
+
+/// Settings a resumed run may change freely: how long it runs, where and how it logs, evaluates
+/// and saves, and how the work is split in memory. Any other change alters the experiment.
+pub const FREE_ON_RESUME: [&str; 18] = [
+    "steps",
+    "out",
+    "device",
+    "log_every",
+    "save_every",
+    "keep_checkpoints",
+    "save_rollouts",
+    "max_bad_steps",
+    "eval_every",
+    "eval_data",
+    "eval_k",
+    "eval_limit",
+    "eval_temperature",
+    "gen_batch",
+    "micro_batch_size",
+    "inject_nan_at_step",
+    "sources",
+    "changes",
+];
 
 /// Where a resolved value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -341,6 +379,7 @@ impl Default for TrainConfig {
             eval_temperature: 1.0,
             inject_nan_at_step: None,
             sources: BTreeMap::new(),
+            changes: Vec::new(),
         }
     }
 }
@@ -642,6 +681,24 @@ impl TrainConfig {
         cfg.sources = sources;
         cfg.validate()?;
         Ok(cfg)
+    }
+
+    /// The settings of `self` that differ from `before` (a resumed run's config), other than the
+    /// [`FREE_ON_RESUME`] ones, as `(field, before, now)`.
+    pub fn changes_from(&self, before: &TrainConfig) -> Result<Vec<(String, Value, Value)>> {
+        let to_value = |c: &TrainConfig| serde_json::to_value(c).map_err(|e| Error::InvalidConfig(e.to_string()));
+        let old: BTreeMap<String, Value> = flat_entries(&to_value(before)?).into_iter().collect();
+        let mut out = Vec::new();
+        for (key, now) in flat_entries(&to_value(self)?) {
+            if FREE_ON_RESUME.contains(&key.as_str()) {
+                continue;
+            }
+            let was = old.get(&key).cloned().unwrap_or(Value::Null);
+            if was != now {
+                out.push((key, was, now));
+            }
+        }
+        Ok(out)
     }
 
     /// The registry entry of `objective`.

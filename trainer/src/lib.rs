@@ -52,4 +52,4 @@ pub mod train;
 
 pub use config::TrainConfig;
 pub use error::{Error, Result};
-pub use train::{train, Event, Outcome};
+pub use train::{train, train_until, Event, Outcome};

@@ -4,6 +4,7 @@
 //! checkpoints.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use candle_core::{DType, Tensor};
@@ -62,10 +63,25 @@ pub struct Outcome {
     pub last_metrics: Option<Value>,
     /// The trained engine.
     pub engine: Engine,
+    /// The newest checkpoint this run wrote.
+    pub checkpoint: Option<PathBuf>,
+    /// Whether the run stopped early because `stop` was set (Ctrl-C).
+    pub interrupted: bool,
 }
 
 /// Trains as `cfg` says; with `resume`, continues from the newest checkpoint of `cfg.out`.
 pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -> Result<Outcome> {
+    train_until(cfg, resume, &AtomicBool::new(false), on_event)
+}
+
+/// [`train`] that stops early, after the current step and a checkpoint, once `stop` is set (the
+/// binary sets it on Ctrl-C).
+pub fn train_until(
+    cfg: &TrainConfig,
+    resume: bool,
+    stop: &AtomicBool,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<Outcome> {
     // ---------------------------------------------------------------- setup
     cfg.validate()?;
     let loss_cfg = cfg.loss_config()?;
@@ -114,6 +130,23 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
     match (resume, checkpoint::latest(&run.checkpoints())?) {
         (true, Some(dir)) => {
             state = checkpoint::restore(&dir, &engine, &mut opt)?;
+            if cfg.steps < state.step {
+                return Err(Error::InvalidConfig(format!(
+                    "--steps {} is below the step of the checkpoint `{}` ({}); pass --steps {} or more to continue \
+                     the run, or start a new one with another --out",
+                    cfg.steps,
+                    dir.display(),
+                    state.step,
+                    state.step + 1
+                )));
+            }
+            if cfg.steps == state.step {
+                on_event(Event::Warning(&format!(
+                    "the checkpoint `{}` is already at step {} = --steps: nothing to train; raise --steps to continue",
+                    dir.display(),
+                    state.step
+                )));
+            }
             state.data = state.data.restored();
             run.truncate_after(state.step)?;
         }
@@ -141,6 +174,8 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
     }
 
     // ---------------------------------------------------------------- the loop
+    let mut saved: Option<PathBuf> = None;
+    let mut interrupted = false;
     while state.step < cfg.steps {
         let step = state.step + 1; // 1-based in metrics and checkpoint names
         let started = Instant::now();
@@ -233,12 +268,25 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
         if cfg.eval_every > 0 && (step.is_multiple_of(cfg.eval_every) || step == cfg.steps) {
             run_eval(&engine, cfg, &eval_sets, step, &mut metrics_out, on_event)?;
         }
-        if (cfg.save_every > 0 && step.is_multiple_of(cfg.save_every)) || step == cfg.steps {
+        interrupted = stop.load(Ordering::Relaxed);
+        if (cfg.save_every > 0 && step.is_multiple_of(cfg.save_every)) || step == cfg.steps || interrupted {
             let dir = checkpoint::save(&run.checkpoints(), &engine, &opt, &state)?;
+            checkpoint::prune(&run.checkpoints(), cfg.keep_checkpoints)?;
             on_event(Event::Checkpoint(&dir));
+            saved = Some(dir);
+        }
+        if interrupted {
+            break;
         }
     }
-    Ok(Outcome { run_dir: run.root.clone(), steps: state.step, last_metrics: state.metrics_tail.clone(), engine })
+    Ok(Outcome {
+        run_dir: run.root.clone(),
+        steps: state.step,
+        last_metrics: state.metrics_tail.clone(),
+        engine,
+        checkpoint: saved,
+        interrupted,
+    })
 }
 
 // -------------------------------------------------------------------- the pieces

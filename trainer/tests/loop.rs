@@ -319,3 +319,52 @@ fn dapo_drops_all_equal_groups_and_evaluation_lines_are_recorded() {
     assert_eq!(cfg["objective"], "dapo");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn checkpoints_are_pruned_shared_like_the_run_and_stop_and_resume_say_what_happened() {
+    let out = tmp("trust");
+    let cfg = TrainConfig { steps: 3, save_every: 1, keep_checkpoints: 2, ..tiny(&out) };
+    train(&cfg, false, &mut quiet).unwrap();
+    assert_eq!(rltrain::checkpoint::steps(&out.join("checkpoints")).unwrap(), vec![2, 3]);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: PathBuf| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let run_mode = mode(out.join("config.json"));
+        for f in ["model.safetensors", "optimizer.safetensors", "trainer_state.json"] {
+            assert_eq!(mode(out.join("checkpoints/step-3").join(f)), run_mode, "{f}");
+        }
+    }
+    // --steps below the checkpoint's step is an error that names both.
+    let err = train(&TrainConfig { steps: 2, ..cfg.clone() }, true, &mut quiet).unwrap_err().to_string();
+    assert!(err.contains("--steps 2") && err.contains("step-3") && err.contains("(3)"), "{err}");
+    // Changed settings are listed; free ones are not.
+    let changed = TrainConfig { objective: "dgpo".into(), lr: 1e-3, steps: 9, log_every: 3, ..cfg.clone() };
+    let fields: Vec<String> = changed.changes_from(&cfg).unwrap().into_iter().map(|(k, _, _)| k).collect();
+    assert_eq!(fields, ["lr", "objective"]);
+    let bin = env!("CARGO_BIN_EXE_rltrain");
+    let run = std::process::Command::new(bin)
+        .args(["--resume", out.to_str().unwrap(), "--steps", "4", "--group-size", "4"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success() && stderr.contains("group_size: 8 -> 4") && stderr.contains("--allow-changes"));
+    let run = std::process::Command::new(bin)
+        .args(["--resume", out.to_str().unwrap(), "--steps", "4", "--group-size", "4", "--allow-changes"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let recorded: TrainConfig =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(recorded.changes.len(), 1);
+    assert_eq!((recorded.changes[0].step, recorded.changes[0].field.as_str()), (3, "group_size"));
+    let _ = std::fs::remove_dir_all(&out);
+    // A stop request (Ctrl-C in the binary) ends the run after the step, with a checkpoint.
+    let out = tmp("stop");
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let outcome = rltrain::train_until(&TrainConfig { steps: 50, ..tiny(&out) }, false, &stop, &mut quiet).unwrap();
+    assert!(outcome.interrupted);
+    assert_eq!(outcome.steps, 1);
+    assert_eq!(outcome.checkpoint, Some(out.join("checkpoints").join("step-1")));
+    let _ = std::fs::remove_dir_all(&out);
+}

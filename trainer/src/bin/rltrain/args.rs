@@ -71,6 +71,10 @@ pub struct TrainArgs {
     #[arg(long, value_name = "RUN_DIR", help_heading = "Run")]
     #[serde(skip)]
     pub resume: Option<PathBuf>,
+    /// With --resume: continue although settings differ from the run's (recorded in its config.json).
+    #[arg(long, requires = "resume", help_heading = "Run")]
+    #[serde(skip)]
+    pub allow_changes: bool,
     /// Run directory: config.json, metrics.jsonl, rollouts.jsonl, checkpoints/.
     #[arg(long, value_name = "RUN_DIR", help_heading = "Run")]
     pub out: Option<PathBuf>,

@@ -6,10 +6,12 @@ mod args;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
+use rltrain::config::ResumeChange;
 use rltrain::objectives::Objective;
 use rltrain::run_dir::RunDir;
 use rltrain::tasks::{Task, TASKS};
@@ -90,7 +92,49 @@ fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
         map.insert("out".into(), serde_json::to_value(dir)?);
     }
     layers.push(flags);
-    Ok(TrainConfig::resolve(base.as_ref(), &layers)?)
+    let mut cfg = TrainConfig::resolve(base.as_ref(), &layers)?;
+    if let (Some(before), Some(dir)) = (&base, &args.resume) {
+        let changes = cfg.changes_from(before)?;
+        if !changes.is_empty() && !args.allow_changes {
+            let list: Vec<String> = changes.iter().map(|(k, was, now)| format!("{k}: {was} -> {now}")).collect();
+            anyhow::bail!(
+                "--resume {}: these settings differ from the run's: {}; pass --allow-changes to continue with them \
+                 (recorded in its config.json), or drop the flags",
+                dir.display(),
+                list.join("; ")
+            );
+        }
+        let step = rltrain::checkpoint::latest_step(&RunDir { root: dir.clone() }.checkpoints())?.unwrap_or(0);
+        for (field, from, to) in changes {
+            cfg.changes.push(ResumeChange { step, field, from, to });
+        }
+    }
+    Ok(cfg)
+}
+
+/// Set by the first Ctrl-C: the loop finishes its step, saves a checkpoint and returns.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+#[cfg(unix)]
+extern "C" fn on_sigint(_: libc::c_int) {
+    const MSG: &[u8] =
+        b"\nrltrain: interrupted; finishing this step and saving a checkpoint (Ctrl-C again to quit now)\n";
+    STOP.store(true, Ordering::SeqCst);
+    // SAFETY: write(2) and signal(2) are async-signal-safe; MSG is a static buffer of MSG.len()
+    // bytes. Restoring the default action makes a second Ctrl-C end the process at once.
+    unsafe {
+        libc::write(2, MSG.as_ptr().cast(), MSG.len());
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+    }
+}
+
+/// Routes the first Ctrl-C to [`STOP`].
+fn install_interrupt_handler() {
+    #[cfg(unix)]
+    // SAFETY: `on_sigint` only touches an atomic and calls async-signal-safe functions.
+    unsafe {
+        libc::signal(libc::SIGINT, on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t);
+    }
 }
 
 fn fmt(v: &Value, key: &str) -> String {
@@ -168,7 +212,20 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    let outcome = rltrain::train(&cfg, args.resume.is_some(), &mut on_event)?;
+    install_interrupt_handler();
+    let outcome = rltrain::train_until(&cfg, args.resume.is_some(), &STOP, &mut on_event)?;
+    if let Some(b) = &bar {
+        b.abandon();
+    }
+    if outcome.interrupted {
+        eprintln!(
+            "interrupted after step {}: checkpoint in {}; continue with `rltrain --resume {}`",
+            outcome.steps,
+            outcome.checkpoint.as_ref().map_or_else(|| "-".into(), |p| p.display().to_string()),
+            outcome.run_dir.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
     eprintln!("done: {} steps; metrics in {}", outcome.steps, outcome.run_dir.join("metrics.jsonl").display());
     Ok(ExitCode::SUCCESS)
 }
