@@ -1,4 +1,4 @@
-//! Advantage estimators (spec §3), computed once per rollout batch on the host, without autograd.
+//! Advantage estimators, computed once per rollout batch on the host, without autograd.
 //! Outcome estimators give one scalar per response, broadcast to its tokens; REINFORCE++ and the
 //! RLOO variant give token-level returns. Responses are right-padded: token `t` of response `i`
 //! is valid iff `t < lengths[i]`.
@@ -9,7 +9,7 @@ use candle_core::{DType, Device, Tensor};
 
 use crate::error::{Error, Result};
 
-/// Global whitening variant (spec §3.4).
+/// Global whitening variant (REINFORCE++, arXiv:2501.03262: OpenRLHF biased, verl unbiased).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Whitening {
     /// OpenRLHF: population variance, `(A-μ)/sqrt(max(σ², 1e-8))`.
@@ -18,7 +18,7 @@ pub enum Whitening {
     Unbiased,
 }
 
-/// CPGD weighting factor `ω(x)` (spec §3.8).
+/// CPGD weighting factor `ω(x)` of `A = ω(x)(R - mean R)` (CPGD arXiv:2505.12504 eq. 2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CpgdWeight {
     /// `ω = 1` (≡ Dr.GRPO advantage).
@@ -35,7 +35,7 @@ pub enum CpgdWeight {
     },
 }
 
-/// GPG normaliser `F_norm` (spec §3.7).
+/// GPG normaliser `F_norm` (GPG, Chu et al. 2025, arXiv:2504.02546).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GpgNorm {
     /// `F_norm = 1` (default).
@@ -166,7 +166,8 @@ impl Rollout<'_> {
     }
 }
 
-/// Binary reward encoding (spec §3.10).
+/// Binary reward encoding (CPGD arXiv:2505.12504 uses {0,1}; DAPO arXiv:2503.14476 and DGPO
+/// arXiv:2603.14389 use ±1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RewardEncoding {
     /// Correct 1, wrong 0 (CPGD, MM-EUREKA).
@@ -296,7 +297,8 @@ pub fn compute(est: &Estimator, ro: &Rollout) -> Result<Vec<Vec<f64>>> {
     }
 }
 
-/// Token returns `G_t = Σ_{j≥t} γ^{j-t} r_j` with `r_t = -β·KL_t + 1[t=T]·final_i` (spec §3.5).
+/// Token returns `G_t = Σ_{j≥t} γ^{j-t} r_j` with `r_t = -β·KL_t + 1[t=T]·final_i` (REINFORCE++,
+/// arXiv:2501.03262).
 fn shaped_returns(final_reward: &[f64], ro: &Rollout, kl_coef: f64, gamma: f64) -> Result<Vec<Vec<f64>>> {
     let kl = match (ro.kl, kl_coef != 0.0) {
         (Some(kl), _) => Some(kl),
@@ -324,7 +326,7 @@ fn shaped_returns(final_reward: &[f64], ro: &Rollout, kl_coef: f64, gamma: f64) 
     Ok(rows)
 }
 
-/// Global whitening over all valid tokens of the batch (spec §3.4), in place.
+/// Global whitening over all valid tokens of the batch (REINFORCE++, arXiv:2501.03262), in place.
 pub fn whiten(rows: &mut [Vec<f64>], w: Whitening) {
     let n: usize = rows.iter().map(Vec::len).sum();
     if n == 0 {
@@ -345,7 +347,7 @@ pub fn whiten(rows: &mut [Vec<f64>], w: Whitening) {
     }
 }
 
-/// Fraction of prompts whose rewards are all equal (spec §3.11).
+/// Fraction of prompts whose rewards are all equal (the groups DAPO's dynamic sampling drops, arXiv:2503.14476 §3.2).
 pub fn frac_zero_std_groups(rewards: &[f64], groups: &[usize]) -> f64 {
     let ro = Rollout { rewards, groups, lengths: &[], kl: None };
     let g = ro.group_members();
@@ -365,7 +367,7 @@ pub fn dynamic_sampling_keep(rewards: &[f64], groups: &[usize]) -> Vec<bool> {
     groups.iter().map(|g| first.get(g).is_some_and(|e| e.1)).collect()
 }
 
-/// DAPO soft overlong punishment (spec §2.9): 0 up to `L_max - L_cache`, linear to −1 at `L_max`,
+/// DAPO soft overlong punishment (arXiv:2503.14476 §3.4): 0 up to `L_max - L_cache`, linear to −1 at `L_max`,
 /// −1 beyond.
 pub fn overlong_penalty(len: usize, l_max: usize, l_cache: usize) -> f64 {
     let free = l_max.saturating_sub(l_cache);

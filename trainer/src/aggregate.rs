@@ -1,4 +1,5 @@
-//! Loss aggregation modes (spec §5). Every mode is a constant weight matrix `W[B,T]` with the
+//! Loss aggregation modes (verl's names, plus the per-group token mean of CPGD arXiv:2505.12504
+//! eq. 2 and DGPO arXiv:2603.14389 eq. 10). Every mode is a constant weight matrix `W[B,T]` with the
 //! scalar loss `Σ W·ℓ` over valid tokens, so normalisers can be global to the optimizer step
 //! ([`GlobalNorm`]) while each micro-batch only sees its own rows.
 
@@ -70,7 +71,7 @@ impl std::fmt::Display for AggMode {
     }
 }
 
-/// Normalisers of a whole mini-batch (all micro-batches, all ranks), spec §5 rule 1.
+/// Normalisers of a whole mini-batch (all micro-batches, all ranks), as verl passes the mini-batch's token count to each micro-batch.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GlobalNorm {
     /// Valid tokens in the mini-batch.

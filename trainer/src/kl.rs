@@ -1,4 +1,4 @@
-//! KL estimators (spec §4): k1, k2, k3, verl's low-variance k3 and the straight-through k3+, for
+//! KL estimators (Schulman 2020, "Approximating KL divergence"; k3 as in DeepSeekMath, arXiv:2402.03300 eq. 4): k1, k2, k3, verl's low-variance k3 and the straight-through k3+, for
 //! the reference constraint; and the k3 value of the CPGD policy drift for monitoring.
 
 use candle_core::Tensor;
@@ -76,7 +76,7 @@ pub fn drift_k3(logp: &Tensor, logp_old: &Tensor) -> Result<Tensor> {
     Ok((rho.exp()?.affine(1.0, -1.0)? - rho)?)
 }
 
-/// Exact `KL(π‖π_ref)` over the vocabulary at each position (spec §4.1 "full"), from logits
+/// Exact `KL(π‖π_ref)` over the vocabulary at each position (the sum the k-estimators approximate), from logits
 /// `[..,V]` of the policy (differentiable) and the reference (constant) at `temperature`.
 pub fn full_kl(logits: &Tensor, ref_logits: &Tensor, temperature: f64) -> Result<Tensor> {
     let lp = crate::metrics::log_softmax_t(logits, temperature)?;

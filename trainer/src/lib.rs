@@ -1,12 +1,12 @@
 //! `rltrain`: RL with verifiable rewards on math (see the workspace README).
 //!
-//! The objectives library (spec `shared/spec/objectives.md`): [`objectives`] (per-token losses and
+//! The objectives library: [`objectives`] (per-token losses and
 //! the registry), [`advantage`] (estimators), [`kl`] (KL estimators), [`aggregate`] (aggregation
 //! modes) and [`metrics`]. The training loop: [`train::train`] reads top to bottom, from
 //! [`rollout`] (engine sampling, [`reward`] from `rlverify`) to [`optim`] (fused AdamW,
 //! schedules, clipping), with [`checkpoint`]s that resume bit for bit; [`config`] holds every
 //! setting, [`data`] and [`tasks`] the problems, [`policy`] the model, [`eval`] the periodic
-//! evaluation.
+//! evaluation, and [`presets`] each seed paper's own settings (`--paper`).
 //!
 //! ```
 //! use candle_core::{Device, Tensor, Var};

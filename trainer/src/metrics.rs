@@ -1,6 +1,6 @@
-//! Per-batch training metrics (spec §7): clip fractions per region, ratio statistics, the KL
+//! Per-batch training metrics (the statistics verl and TRL log): clip fractions per region, ratio statistics, the KL
 //! between consecutive policies, token entropy; and the differentiable log-prob / entropy of
-//! logits at a sampling temperature (spec §0.5, T10).
+//! logits at a sampling temperature.
 
 use candle_core::{DType, Tensor, D};
 

@@ -76,7 +76,7 @@ fn groups(b: usize) -> Vec<usize> {
 }
 
 /// Central differences of the total loss in `logp`, every stop-gradient copy held at `x̄ = x0`
-/// (the spec's `f(x, x̄)`), against candle's autograd.
+/// (the loss as `f(x, x̄)` of the live log-prob and its stop-gradient copy), against candle's autograd.
 fn fd_check(name: &str, cfg: &LossConfig, batch: &Batch) -> R<()> {
     let (b, t) = (batch.b, batch.t);
     let ids = groups(b);
@@ -243,7 +243,7 @@ fn registry_names_docs_and_errors() -> R<()> {
     assert_eq!(sorted.len(), names.len(), "duplicate names");
     let mut rows: Vec<u8> = OBJECTIVES.iter().map(|o| o.row).collect();
     rows.dedup();
-    assert_eq!(rows, (1..=26).collect::<Vec<u8>>(), "all 26 rows of the spec table, in order");
+    assert_eq!(rows, (1..=26).collect::<Vec<u8>>(), "all 26 families, in order");
     for o in OBJECTIVES {
         let year = o
             .paper

@@ -1,5 +1,6 @@
-//! Spec §8 test vectors T0-T11: loss values and gradients w.r.t. `logp` through candle's autograd,
-//! within 1e-6 of the spec's numbers.
+//! Reference test vectors T0-T11 (computed independently, analytically and by finite differences):
+//! loss values and gradients w.r.t. `logp` through candle's autograd, within 1e-6 of the reference
+//! numbers.
 
 use candle_core::{DType, Device, Tensor, Var};
 use rltrain::advantage::{self, CpgdWeight, Estimator, GpgNorm, Rollout, Whitening};
@@ -251,7 +252,7 @@ fn t0_on_policy_identity_for_every_per_token_objective() -> R<()> {
         checked += 1;
     }
     assert!(checked >= 26, "T0 ran on {checked} objectives");
-    // The spec's listed values: PG/CISPO +1.43 / -0.77, SAPO -2.6 / +1.333333.
+    // The reference values: PG/CISPO +1.43 / -0.77, SAPO -2.6 / +1.333333.
     let (_, inp) = inputs(&[vec![-1.1]], &[vec![-1.1]], &[vec![1.3]], &[vec![1.0]])?;
     close("sapo T0", &row(&ObjectiveConfig::Sapo(SapoConfig::default()).per_token(&inp)?.loss)?, &[-2.6]);
     let (_, inp) = inputs(&[vec![-1.1]], &[vec![-1.1]], &[vec![-0.7]], &[vec![1.0]])?;

@@ -1,4 +1,4 @@
-//! Covariance-based entropy control (Cui et al. 2025, arXiv:2505.22617), spec §2.19: Clip-Cov and
+//! Covariance-based entropy control (Cui et al. 2025, arXiv:2505.22617): Clip-Cov and
 //! KL-Cov select tokens by the centred covariance `(A - Ā)(logπ - mean logπ)` (detached, over the
 //! valid tokens of the batch) and damp their update.
 

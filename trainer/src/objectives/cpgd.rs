@@ -1,4 +1,4 @@
-//! CPGD (Liu et al. 2025, arXiv:2505.12504) and its ablations, spec §2.5-2.6: the clipped
+//! CPGD (Liu et al. 2025, arXiv:2505.12504) and its ablations (eqs. 1-2): the clipped
 //! log-ratio policy gradient (CPG) with the tight-to-loose schedule, and the clipped-gradient k3
 //! policy-drift term used by CPGD, PGD and "GRPO w/ drift".
 
@@ -8,7 +8,7 @@ use super::parts::{select, Prepared};
 use super::{LossInputs, LossTerms, Regions};
 use crate::error::{Error, Result};
 
-/// Which value the CPG loss reports; the gradient is identical (spec §9 #5).
+/// Which value the CPG loss reports; the gradient is identical (the paper reports the log-ratio form, siiRL and LightRFT the log-prob one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CpgValue {
     /// Paper convention: `-min(ρA, clip(ρ, ln(1-ε), ln(1+ε))A)`, value 0 on-policy.
@@ -34,7 +34,7 @@ impl Default for CpgConfig {
     }
 }
 
-/// Config of the CPGD policy-drift term `α·E`, `E = min(sg(r)-1, c)·logπ` (spec §2.5).
+/// Config of the CPGD policy-drift term `α·E`, `E = min(sg(r)-1, c)·logπ` (CPGD arXiv:2505.12504 eq. 2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DriftConfig {
     /// Coefficient `α` (official CPGD code 0.01; siiRL 0.001).
@@ -70,7 +70,7 @@ pub fn eps_schedule(mask: &Tensor, eps: f64, lambda: f64) -> Result<Tensor> {
 }
 
 /// CPG, the clipped policy gradient of CPGD (Liu et al. 2025, arXiv:2505.12504, eq. 2 without the
-/// drift term), spec §2.6: `ℓ = -min(ρA, clip(ρ, ln(1-ε_i), ln(1+ε_i))A)`; gradient `-A` on
+/// drift term), eq. 2: `ℓ = -min(ρA, clip(ρ, ln(1-ε_i), ln(1+ε_i))A)`; gradient `-A` on
 /// M ∪ LP ∪ HN and 0 on LN ∪ HP — the ratio never multiplies the gradient.
 pub fn cpg(inp: &LossInputs, cfg: &CpgConfig) -> Result<LossTerms> {
     if !(cfg.eps > 0.0 && cfg.eps < 1.0 && (0.0..=1.0).contains(&cfg.lambda)) {
@@ -100,7 +100,7 @@ pub fn cpg(inp: &LossInputs, cfg: &CpgConfig) -> Result<LossTerms> {
     Ok(LossTerms { loss, regions })
 }
 
-/// The CPGD policy-drift term `E = min(sg(r) - 1, c)·logπ` per token (spec §2.5): a clipped-gradient
+/// The CPGD policy-drift term `E = min(sg(r) - 1, c)·logπ` per token (eq. 2): a clipped-gradient
 /// k3 estimate of `KL(π_old‖π_θ)`; gradient `min(r-1, c)`, always restoring toward `r = 1`. Its value
 /// is not a KL value (log [`crate::kl::drift_k3`] for that). 0 on padding.
 pub fn drift(inp: &LossInputs, clip: f64) -> Result<Tensor> {

@@ -1,8 +1,8 @@
-//! Policy-optimisation objectives (spec `objectives.md` §2): one pure function per objective, a
+//! Policy-optimisation objectives: one pure function per objective, a
 //! common input/output type, and a registry chosen by name ([`Objective::from_name`]).
 //!
 //! Every objective maps a differentiable `logp[B,T]` plus constants (`logp_old`, advantages,
-//! mask) to a per-token loss matrix `[B,T]` (loss = −objective) and the region masks of spec §0.4.
+//! mask) to a per-token loss matrix `[B,T]` (loss = −objective) and the region masks LN/HP/LP/HN/M (DGPO arXiv:2603.14389 Table 1).
 //! Aggregation ([`crate::aggregate`]), the reference KL ([`crate::kl`]) and the CPGD drift
 //! ([`cpgd::drift`]) are separate terms combined by [`LossConfig::loss`].
 
@@ -46,7 +46,7 @@ pub struct LossInputs {
     /// Token entropy `H[B,T]` for an entropy bonus (differentiable if it should train).
     pub entropy: Option<Tensor>,
     /// The value every stop-gradient `sg(logπ)` takes (and regions are decided on); `None` =
-    /// `logp.detach()`. Set it only to evaluate the spec's `f(x, x̄)` with `x̄` held fixed, e.g.
+    /// `logp.detach()`. Set it only to evaluate a loss as `f(x, x̄)` of the live log-prob and its stop-gradient copy, with `x̄` held fixed, e.g.
     /// in finite-difference checks.
     pub sg_logp: Option<Tensor>,
 }
@@ -110,7 +110,7 @@ impl LossInputs {
     }
 }
 
-/// Region masks of spec §0.4 (`u8`, `[B,T]`, restricted to valid tokens).
+/// Region masks (DGPO arXiv:2603.14389 Table 1 naming; `u8`, `[B,T]`, restricted to valid tokens).
 #[derive(Debug, Clone)]
 pub struct Regions {
     /// LN: `r < 1-ε_l`, `A < 0` (left boundary).

@@ -1,12 +1,12 @@
 //! Shared pieces of every objective: input preparation (masking, log-ratio, clamped ratio), region
-//! masks (spec §0.4), masked selection and small tensor helpers. Nothing here is objective-specific.
+//! masks (LN/HP/LP/HN/M, the naming of DGPO arXiv:2603.14389 Table 1), masked selection and small tensor helpers. Nothing here is objective-specific.
 
 use candle_core::{DType, Tensor};
 
 use super::{LossInputs, Regions};
 use crate::error::Result;
 
-/// Log-ratios are clamped to `[-RHO_CLAMP, RHO_CLAMP]` before `exp` (spec §0.5, verl/OpenRLHF).
+/// Log-ratios are clamped to `[-RHO_CLAMP, RHO_CLAMP]` before `exp` (as verl and OpenRLHF do).
 pub const RHO_CLAMP: f64 = 20.0;
 
 /// Inputs after masking, with the log-ratio and ratio computed once.
@@ -70,7 +70,7 @@ impl Prepared {
         Ok(Self { x, old, adv, mask, mask_f, rho, rho_c, r, x_bar, r_d, rho_d, pos, neg })
     }
 
-    /// PPO regions of spec §0.4 on the ratio with bounds `1 - eps_low`, `1 + eps_high`.
+    /// PPO regions (DGPO arXiv:2603.14389 Table 1) on the ratio with bounds `1 - eps_low`, `1 + eps_high`.
     pub fn ratio_regions(&self, eps_low: f64, eps_high: f64) -> Result<Regions> {
         let below = self.r_d.lt(1.0 - eps_low)?;
         let above = self.r_d.gt(1.0 + eps_high)?;

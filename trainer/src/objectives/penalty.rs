@@ -1,4 +1,4 @@
-//! Penalty-based trust region: CFPO (Çağatan et al. 2026) / SPO (Xie et al. 2025), spec §2.17.
+//! Penalty-based trust region: CFPO (Çağatan et al. 2026, arXiv:2601.22801) / SPO (Xie et al., arXiv:2401.16025).
 
 use super::parts::Prepared;
 use super::{LossInputs, LossTerms};
@@ -18,7 +18,7 @@ impl Default for CfpoConfig {
 }
 
 /// CFPO / SPO (Clipping-Free Policy Optimization, Çağatan et al. 2026; Simple Policy Optimization,
-/// Xie et al. 2025, arXiv:2401.16025), spec §2.17: `ℓ = -[rA - |A|/(2ε)(r-1)²]`,
+/// Xie et al. 2025, arXiv:2401.16025): `ℓ = -[rA - |A|/(2ε)(r-1)²]`,
 /// `g = -r[A - |A|(r-1)/ε]`: zero at `r* = 1 + sign(A)ε`, restoring beyond it, never flat.
 /// `clipped` marks the restoring side (LN ∪ HP at width ε).
 pub fn cfpo(inp: &LossInputs, cfg: &CfpoConfig) -> Result<LossTerms> {

@@ -1,4 +1,4 @@
-//! PPO-clip family (spec §2.2-2.4): PPO, GRPO, GRPO dual-clip, GRPO w/o clip, DAPO, Dr.GRPO,
+//! PPO-clip family (Schulman et al. 2017, arXiv:1707.06347 eq. 7): PPO, GRPO, GRPO dual-clip, GRPO w/o clip, DAPO, Dr.GRPO,
 //! REINFORCE++ and the RLOO variant all share this per-token loss and differ in widths, advantage
 //! estimator and aggregation (see the registry).
 
@@ -48,7 +48,7 @@ pub(crate) fn check_dual(c: Option<f64>) -> Result<()> {
     }
 }
 
-/// PPO-clip (Schulman et al. 2017, arXiv:1707.06347), spec §2.2/2.3:
+/// PPO-clip (Schulman et al. 2017, arXiv:1707.06347 eq. 7; dual-clip: Ye et al. 2020, arXiv:1912.09729):
 /// `ℓ = max(-rA, -clip(r, 1-ε_l, 1+ε_h)A)`; with dual-clip `c`, for `A<0` additionally
 /// `ℓ = min(ℓ, -cA)`. Gradient `g = -Ar` on M ∪ LP ∪ HN, 0 on LN ∪ HP (and on `A<0, r>c`).
 pub fn ppo_clip(inp: &LossInputs, cfg: &PpoClipConfig) -> Result<LossTerms> {
@@ -68,7 +68,7 @@ pub fn ppo_clip(inp: &LossInputs, cfg: &PpoClipConfig) -> Result<LossTerms> {
     Ok(LossTerms { loss, regions })
 }
 
-/// GRPO without clipping (CPGD §4.2 baseline, arXiv:2505.12504), spec §2.4: `ℓ = -rA`,
+/// GRPO without clipping (a baseline of CPGD, arXiv:2505.12504 §4.2): `ℓ = -rA`,
 /// `g = -rA` everywhere. Unbounded; shows the ratio-driven collapse.
 pub fn no_clip(inp: &LossInputs) -> Result<LossTerms> {
     let p = Prepared::new(inp)?;

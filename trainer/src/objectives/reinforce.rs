@@ -5,7 +5,7 @@ use super::parts::Prepared;
 use super::{LossInputs, LossTerms};
 use crate::error::Result;
 
-/// Which value the PG loss reports; the gradient is `-A` either way (spec §2.1).
+/// Which value the PG loss reports; the gradient is `-A` either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PgValue {
     /// `ℓ = -A·logπ` (Williams 1992; GPG; RLOO).
@@ -27,7 +27,7 @@ impl Default for PgConfig {
     }
 }
 
-/// PG / REINFORCE (Williams 1992), spec §2.1: `ℓ = -A·logπ` (or `-A·ρ`), `g = -A`, F = 1 in every
+/// PG / REINFORCE (Williams 1992, Machine Learning 8:229-256): `ℓ = -A·logπ` (or `-A·ρ`), `g = -A`, F = 1 in every
 /// region. No ratio, no clip: nothing bounds an off-policy update.
 pub fn pg(inp: &LossInputs, cfg: &PgConfig) -> Result<LossTerms> {
     let p = Prepared::new(inp)?;

@@ -1,4 +1,4 @@
-//! Sequence-level ratios: GSPO (sequence and token forms) and GMPO (spec §2.12, §2.19). Their
+//! Sequence-level ratios: GSPO (sequence and token forms) and GMPO (GSPO arXiv:2507.18071; GMPO arXiv:2507.20673). Their
 //! per-token matrix holds the sequence loss `ℓ_i` on every valid token, so the aggregation must be
 //! seq-mean-token-mean (`(1/B)·Σ_i ℓ_i`); the registry enforces that.
 
@@ -59,7 +59,7 @@ fn seq_ratio(p: &Prepared, cfg: &GspoConfig) -> Result<SeqRatio> {
     Ok(SeqRatio { s, s_d, a, regions })
 }
 
-/// GSPO, sequence form (Zheng et al. 2025, arXiv:2507.18071), spec §2.12:
+/// GSPO, sequence form (Zheng et al. 2025, arXiv:2507.18071):
 /// `s_i = exp(mean_t ρ_{i,t})`, `ℓ_i = -min(s_i A_i, clip(s_i, 1-ε_l, 1+ε_h) A_i)`;
 /// `∂ℓ_i/∂logπ_{i,t} = -A_i s_i/|o_i|` unless the sequence is clipped (then 0 for all its tokens).
 /// Returns `ℓ_i` on every valid token (aggregate with seq-mean-token-mean).
@@ -79,7 +79,7 @@ pub fn gspo(inp: &LossInputs, cfg: &GspoConfig) -> Result<LossTerms> {
     Ok(LossTerms { loss, regions })
 }
 
-/// GSPO-token (verl `gspo`, TRL `gspo_token`), spec §2.12: `s_{i,t} = sg(s_i)·exp(logπ - sg(logπ))`
+/// GSPO-token (verl `gspo`, TRL `gspo_token`; GSPO arXiv:2507.18071): `s_{i,t} = sg(s_i)·exp(logπ - sg(logπ))`
 /// (value `s_i`, derivative `s_i`), then PPO-clip per token with `A_{i,t}` and the sequence's
 /// clip decision. Same gradient as [`gspo`] under seq-mean-token-mean when `A_{i,t} = A_i`.
 pub fn gspo_token(inp: &LossInputs, cfg: &GspoConfig) -> Result<LossTerms> {
@@ -114,7 +114,7 @@ impl Default for GmpoConfig {
 }
 
 /// GMPO (Geometric-Mean Policy Optimization, Zhao et al. 2025, arXiv:2507.20673; verl `geo_mean`),
-/// spec §2.19: `ρ̃_t = sign(A)·min(sign(A)ρ_t, sign(A)·clip(ρ_t, -ε_l, ε_h))` (log space),
+/// (GMPO arXiv:2507.20673): `ρ̃_t = sign(A)·min(sign(A)ρ_t, sign(A)·clip(ρ_t, -ε_l, ε_h))` (log space),
 /// `ℓ_i = -A_i·exp(mean_t ρ̃_t)`; gradient `-A_i r̄_i/|o_i|` on unclipped tokens, 0 on clipped.
 /// Returns `ℓ_i` on every valid token (aggregate with seq-mean-token-mean).
 pub fn gmpo(inp: &LossInputs, cfg: &GmpoConfig) -> Result<LossTerms> {

@@ -1,5 +1,5 @@
 //! Soft clipping: objectives that keep (reshaped, bounded) gradients beyond the PPO band —
-//! CISPO, GPPO, CE-GPPO, ASPO, DGPO and SAPO (spec §2.13-2.16, 2.18, 2.19).
+//! CISPO, GPPO, CE-GPPO, ASPO, DGPO and SAPO (arXiv:2506.13585, 2508.07629, 2509.20712, 2510.06062, 2603.14389, 2511.20347).
 
 use super::parts::{and, full_like, or, select, sigmoid, Prepared};
 use super::ppo_clip::{check_dual, check_widths};
@@ -23,7 +23,7 @@ impl Default for CispoConfig {
     }
 }
 
-/// CISPO (MiniMax-M1, Chen et al. 2025, arXiv:2506.13585), spec §2.13:
+/// CISPO (MiniMax-M1, Chen et al. 2025, arXiv:2506.13585):
 /// `ℓ = -sg(r̂)·A·logπ`, `r̂ = clip(r, 1-ε_l, 1+ε_h)` (or `min(r, cap)`); `g = -r̂A` on every
 /// token — no token is dropped. `clipped` marks `r̂ ≠ r`.
 pub fn cispo(inp: &LossInputs, cfg: &CispoConfig) -> Result<LossTerms> {
@@ -73,7 +73,7 @@ impl GppoConfig {
 }
 
 /// GPPO (Klear-Reasoner, Su et al. 2025a, arXiv:2508.07629) and CE-GPPO (Su et al. 2025b,
-/// arXiv:2509.20712), spec §2.14-2.15: forward value = PPO-clip; the clipped branches carry
+/// arXiv:2509.20712): forward value = PPO-clip; the clipped branches carry
 /// `r/sg(r)` so LN keeps gradient `-β1(1-ε_l)A` and HP `-β2(1+ε_h)A`; elsewhere `-rA`;
 /// optional hard dual-clip for `A < 0`.
 pub fn gppo(inp: &LossInputs, cfg: &GppoConfig) -> Result<LossTerms> {
@@ -115,7 +115,7 @@ impl Default for AspoConfig {
     }
 }
 
-/// ASPO (Archer2.0, Wang et al. 2025, arXiv:2510.06062), spec §2.16, following
+/// ASPO (Archer2.0, Wang et al. 2025, arXiv:2510.06062), following
 /// `compute_policy_loss_archer`: for `A > 0` the ratio is flipped (`g = -A/r` in band/LP, 0 on HP,
 /// `-A·c_pos` when `r < 1/c_pos`); for `A < 0` PPO-clip (`-Ar`, 0 on LN) with the soft dual-clip
 /// `g = -A·c_neg` when `r > c_neg`. The entropy-dependent widths of Archer2.0 are not included.
@@ -174,7 +174,7 @@ impl DgpoConfig {
     }
 }
 
-/// DGPO (Decoupled Gradient Policy Optimization, Fu et al. 2026, arXiv:2603.14389), spec §2.18,
+/// DGPO (Decoupled Gradient Policy Optimization, Fu et al. 2026, arXiv:2603.14389), eq. 10,
 /// ratio form of `ratio_mode=dgpo`: `ℓ = -A·v` with LN `v = exp(ρ + n·sg(ρ))/(1-ε_l)^n`
 /// (value `r^{n+1}/(1-ε_l)^n`), HP `v = exp(ρ + ln(1+ε_h)/m - sg(ρ)/m)` (value
 /// `(1+ε_h)^{1/m} r^{1-1/m}`), elsewhere `v = r`; `g = -A·v`, continuous at both boundaries.
@@ -219,7 +219,7 @@ impl Default for SapoConfig {
     }
 }
 
-/// SAPO (Soft Adaptive Policy Optimization, Gao et al. 2025, arXiv:2511.20347), spec §2.19:
+/// SAPO (Soft Adaptive Policy Optimization, Gao et al. 2025, arXiv:2511.20347):
 /// `ℓ = -A·(4/τ)σ(τ(r-1))`, `τ = τ+` if `A > 0` else `τ-`; `g = -A·4σ(1-σ)r` (a smooth gate,
 /// `-A` at `r = 1`). Regions are reported at ε = 0.2 for monitoring only.
 pub fn sapo(inp: &LossInputs, cfg: &SapoConfig) -> Result<LossTerms> {

@@ -234,3 +234,68 @@ pub struct TrainArgs {
     #[arg(long, help_heading = "Evaluation")]
     pub eval_temperature: Option<f64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+    use rltrain::config::{pretrained_defaults, TrainConfig};
+    use serde_json::Value;
+
+    use super::Cli;
+
+    /// `X` of every `[default: X]` note in the help of `rltrain train`, by config key.
+    fn help_defaults() -> Vec<(String, String)> {
+        let mut cmd = Cli::command();
+        cmd.build();
+        let train = cmd.find_subcommand("train").expect("train subcommand");
+        let mut out = Vec::new();
+        for arg in train.get_arguments() {
+            let help = arg.get_long_help().or(arg.get_help()).map(|h| h.to_string()).unwrap_or_default();
+            if let Some(start) = help.find("[default: ") {
+                let rest = &help[start + "[default: ".len()..];
+                let note = rest.split(']').next().unwrap_or_default().to_string();
+                out.push((arg.get_id().to_string(), note));
+            }
+        }
+        out
+    }
+
+    fn same(note: &str, v: &Value) -> bool {
+        match v {
+            Value::Number(n) => note.parse::<f64>().ok() == n.as_f64(),
+            Value::String(s) => note == s,
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn help_shows_the_real_defaults() {
+        let defaults = serde_json::to_value(TrainConfig::default()).expect("serialise");
+        let pretrained = pretrained_defaults(100);
+        let notes = help_defaults();
+        assert!(notes.len() >= 30, "only {} notes found: {notes:?}", notes.len());
+        for (key, note) in notes {
+            // Conditional defaults ("on for dapo", "max-new-tokens/5 for dapo") name a rule, not a value.
+            let unconditional = note.split([';', ',']).next().unwrap_or_default();
+            let (value, condition) = match unconditional.split_once(" for ") {
+                Some((v, c)) => (v.trim(), Some(c)),
+                None => (unconditional.trim(), None),
+            };
+            // Objective overrides default to the registry; the one constant among them is c_ω.
+            let cap = serde_json::json!(rltrain::config::CPGD_WEIGHT_CAP);
+            let want = if key == "cpgd_weight_cap" { &cap } else { defaults.get(&key).unwrap_or(&Value::Null) };
+            match (want, condition) {
+                (Value::Null, Some(_)) => continue, // `None` = the rule in the note
+                _ => assert!(same(value, want), "--{key}: help says {note:?}, the default is {want}"),
+            }
+            if let Some(alt) = note.split("; ").nth(1).and_then(|a| a.strip_suffix(" for a pretrained model")) {
+                let model = pretrained.get(&key).unwrap_or(&Value::Null);
+                let alt = if alt == "steps/10" { "10" } else { alt }; // of the 100 steps above
+                assert!(
+                    same(alt, model),
+                    "--{key}: help says {alt:?} for pretrained models, the model default is {model}"
+                );
+            }
+        }
+    }
+}
