@@ -93,6 +93,8 @@ pub struct Gold {
     pub parsed: Result<Expr, ParseError>,
     /// Whether the gold is a plain number (turns on the last-number fallback in `Auto` mode).
     pub is_plain_number: bool,
+    /// The choice letter when the gold is a multiple-choice label (`C`, `(C)`, `\text{C}`).
+    choice: Option<char>,
     /// The limits the gold was parsed under: a response whose answer text is the gold's parses
     /// the same way under the same limits, so the gold's parse is reused for it.
     parse_limits: Limits,
@@ -105,12 +107,61 @@ impl Gold {
             extract(gold, &ExtractOptions::default()).map(|a| a.text).unwrap_or_else(|| gold.trim().to_string());
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
-        Gold { raw: gold.to_string(), answer, parsed, is_plain_number, parse_limits: cfg.limits.clone() }
+        let choice = crate::extract::choice::choice_letter(&answer);
+        Gold { raw: gold.to_string(), answer, parsed, is_plain_number, choice, parse_limits: cfg.limits.clone() }
     }
 
     /// Score one response against this gold.
     pub fn score(&self, response: &str, cfg: &Config) -> Score {
         self.score_explained(response, cfg).score
+    }
+
+    /// Parse one extracted answer and compare it with the gold.
+    fn judge(&self, answer: &Answer, cfg: &Config) -> Judged {
+        let parsed = if answer.text == self.answer && cfg.limits == self.parse_limits {
+            self.parsed.clone()
+        } else {
+            parse(&answer.text, &cfg.limits)
+        };
+        let decision = match (&self.parsed, &parsed) {
+            (Ok(g), Ok(p)) => {
+                let mut budget = Budget::new(&cfg.limits);
+                Some(equivalent(g, p, &cfg.equiv, &mut budget))
+            }
+            _ => None,
+        };
+        let (status, rule, limit) = match (&decision, &parsed, &self.parsed) {
+            (Some(Decision { verdict: Verdict::Equal, rule }), _, _) => (Status::Correct, *rule, None),
+            (Some(Decision { verdict: Verdict::Limit(k), rule }), _, _) => (Status::Limit, *rule, Some(*k)),
+            (Some(Decision { verdict: Verdict::NotEqual, rule }), Ok(p), Ok(g)) => {
+                // Text equality may only rescue a comparison where a side is text: two parsed
+                // expressions that differ stay different (`\sqrt{2}3` is not `\sqrt{23}`).
+                let texty = matches!(p, Expr::Text(_)) || matches!(g, Expr::Text(_));
+                if texty && same_text(&self.answer, &answer.text) {
+                    (Status::Correct, "text", None)
+                } else if let Some(rule) = text_with_one_number(g, p, cfg) {
+                    (Status::Correct, rule, None)
+                } else {
+                    (Status::Wrong, *rule, None)
+                }
+            }
+            // Unreachable: a decision exists only when both sides parsed.
+            (Some(Decision { rule, .. }), _, _) => (Status::Wrong, *rule, None),
+            (None, Err(ParseError::Limit(k)), _) | (None, _, Err(ParseError::Limit(k))) => {
+                (Status::Limit, "limit", Some(*k))
+            }
+            (None, _, _) => {
+                if same_text(&self.answer, &answer.text) {
+                    (Status::Correct, "text", None)
+                } else if parsed.is_err() {
+                    (Status::Unparsable, "unparsable", None)
+                } else {
+                    // The gold did not parse but the response did: compare as text only.
+                    (Status::Wrong, "text", None)
+                }
+            }
+        };
+        Judged { answer: answer.clone(), parsed, decision, status, rule, limit }
     }
 
     /// Score one response and keep the intermediate results (for `rlverify check --explain`).
@@ -145,48 +196,39 @@ impl Gold {
         let Some(answer) = extract(response, &opts) else {
             return out;
         };
+        let mut judged = self.judge(&answer, cfg);
+        if judged.status != Status::Correct && self.choice.is_some() {
+            // A multiple-choice gold (`C`) against a labelled answer (`(C) y = 2x + 1`).
+            if let Some(letter) = crate::extract::choice::leading_choice(&answer.text) {
+                if Some(letter) == self.choice {
+                    judged = Judged {
+                        answer: answer.clone(),
+                        parsed: Ok(Expr::Sym(letter.to_string())),
+                        decision: None,
+                        status: Status::Correct,
+                        rule: "choice_letter",
+                        limit: None,
+                    };
+                }
+            }
+        }
+        if judged.status != Status::Correct && answer.parts.len() > 1 {
+            // A list of several parts also stands for itself without repeats (`\boxed{5}` twice
+            // is `5`) and without the parts that cannot be read (`$17$ and $\prod ...$` is 17).
+            let alternatives = [
+                answer.without_repeats(),
+                answer.only_parts(|p| parse(p, &cfg.limits).is_ok() || same_text(&self.answer, p)),
+            ];
+            for alt in alternatives.into_iter().flatten() {
+                let j = self.judge(&alt, cfg);
+                if j.status == Status::Correct {
+                    judged = j;
+                    break;
+                }
+            }
+        }
+        let Judged { answer, parsed, decision, status, rule, limit } = judged;
         out.score.extracted = Some(answer.text.clone());
-        let parsed = if answer.text == self.answer && cfg.limits == self.parse_limits {
-            self.parsed.clone()
-        } else {
-            parse(&answer.text, &cfg.limits)
-        };
-        let decision = match (&self.parsed, &parsed) {
-            (Ok(g), Ok(p)) => {
-                let mut budget = Budget::new(&cfg.limits);
-                Some(equivalent(g, p, &cfg.equiv, &mut budget))
-            }
-            _ => None,
-        };
-        let (status, rule, limit) = match (&decision, &parsed, &self.parsed) {
-            (Some(Decision { verdict: Verdict::Equal, rule }), _, _) => (Status::Correct, *rule, None),
-            (Some(Decision { verdict: Verdict::Limit(k), rule }), _, _) => (Status::Limit, *rule, Some(*k)),
-            (Some(Decision { verdict: Verdict::NotEqual, rule }), Ok(p), Ok(g)) => {
-                // Text equality may only rescue a comparison where a side is text: two parsed
-                // expressions that differ stay different (`\sqrt{2}3` is not `\sqrt{23}`).
-                let texty = matches!(p, Expr::Text(_)) || matches!(g, Expr::Text(_));
-                if texty && same_text(&self.answer, &answer.text) {
-                    (Status::Correct, "text", None)
-                } else {
-                    (Status::Wrong, *rule, None)
-                }
-            }
-            // Unreachable: a decision exists only when both sides parsed.
-            (Some(Decision { rule, .. }), _, _) => (Status::Wrong, *rule, None),
-            (None, Err(ParseError::Limit(k)), _) | (None, _, Err(ParseError::Limit(k))) => {
-                (Status::Limit, "limit", Some(*k))
-            }
-            (None, _, _) => {
-                if same_text(&self.answer, &answer.text) {
-                    (Status::Correct, "text", None)
-                } else if parsed.is_err() {
-                    (Status::Unparsable, "unparsable", None)
-                } else {
-                    // The gold did not parse but the response did: compare as text only.
-                    (Status::Wrong, "text", None)
-                }
-            }
-        };
         let correct = status == Status::Correct;
         out.score.correct = correct;
         out.score.reward = reward_of(correct, cfg.reward);
@@ -198,6 +240,70 @@ impl Gold {
         out.decision = decision;
         out
     }
+}
+
+/// One extracted answer, parsed and compared.
+struct Judged {
+    answer: Answer,
+    parsed: Result<Expr, ParseError>,
+    decision: Option<Decision>,
+    status: Status,
+    rule: &'static str,
+    limit: Option<LimitKind>,
+}
+
+/// A whole-text prediction that states one number against a numeric gold: `\text{Bo earns
+/// \$12.}` against `12`. The text must hold exactly one number and no word that qualifies it
+/// (`not`, `than`, `least`, `about`, `or`, ...); the number is then compared like any answer.
+fn text_with_one_number(g: &Expr, p: &Expr, cfg: &Config) -> Option<&'static str> {
+    const QUALIFIERS: &[&str] = &[
+        "not",
+        "no",
+        "never",
+        "than",
+        "least",
+        "most",
+        "about",
+        "approximately",
+        "around",
+        "nearly",
+        "almost",
+        "between",
+        "or",
+        "and",
+        "except",
+        "per",
+        "times",
+        "over",
+        "under",
+        "minus",
+        "plus",
+        "negative",
+        "if",
+    ];
+    let Expr::Text(t) = p else { return None };
+    if !matches!(g, Expr::Num(_) | Expr::Neg(_) | Expr::Div(..)) || t.len() > 200 {
+        return None;
+    }
+    let mut number: Option<&str> = None;
+    for w in t.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '!' | '?' | '(' | ')')) {
+        let w = w.trim_matches(|c: char| matches!(c, '.' | ':' | '$' | '"' | '\''));
+        if w.is_empty() {
+            continue;
+        }
+        if w.bytes().any(|b| b.is_ascii_digit()) {
+            let numeric = w.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+            if number.is_some() || !numeric {
+                return None;
+            }
+            number = Some(w);
+        } else if QUALIFIERS.contains(&w) {
+            return None;
+        }
+    }
+    let n = parse(number?, &cfg.limits).ok()?;
+    let mut budget = Budget::new(&cfg.limits);
+    (equivalent(g, &n, &cfg.equiv, &mut budget).verdict == Verdict::Equal).then_some("text_number")
 }
 
 /// A score with the steps that led to it.

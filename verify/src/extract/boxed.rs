@@ -16,7 +16,8 @@
 //! punctuation are free). So `$\boxed{2}$ and $\boxed{3}$`, `\boxed{1}, \boxed{2}` and
 //! `\boxed{a} \quad \text{and} \quad \boxed{b}` are lists, while boxes earlier in the reasoning
 //! (`... \boxed{4}. So ... \boxed{5}`) are not joined.
-//! Identical parts count once (`\boxed{5} \boxed{5}` is `5`); empty boxes are ignored.
+//! Repeated parts are kept (`\boxed{3}, \boxed{3}` is `3, 3`; the scorer also tries the list
+//! without repeats, so it still matches a gold `3`); empty boxes are ignored.
 
 use super::scan::{is_word_byte, words, Needle};
 

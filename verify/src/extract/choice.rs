@@ -34,6 +34,29 @@ pub(crate) fn choice_letter(s: &str) -> Option<char> {
     }
 }
 
+/// The choice letter that labels an answer followed by its content: `(C) y = 2x + 1`,
+/// `\textbf{(C)}\ 250`, `C) 250`, `(D) $4(x+1)=4x$`. Only a label in parentheses (or closed by
+/// `)`) counts, so `C = 5` or `D + 1` name no choice.
+pub(crate) fn leading_choice(s: &str) -> Option<char> {
+    let mut t = s.trim_start();
+    for w in WRAPPERS {
+        if let Some(r) = t.strip_prefix(w) {
+            // `\textbf{(C)}` or `\textbf{(C) 250}`
+            t = r.trim_start();
+            break;
+        }
+    }
+    let t = t.strip_prefix('(').unwrap_or(t);
+    let mut chars = t.chars();
+    let letter = chars.next().filter(|c| ('A'..='E').contains(c))?;
+    let rest = chars.as_str().trim_start();
+    let rest = rest.strip_prefix(')')?;
+    let rest = rest.strip_prefix('}').unwrap_or(rest);
+    // Something must follow the label, and it is not itself another label.
+    let rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '\\' || c == '~' || c == ':');
+    (!rest.is_empty() && choice_letter(rest).is_none()).then_some(letter)
+}
+
 /// The last choice named in the last line of `text`: `(C)` (not part of a name like `P(A)`), or
 /// "option C" / "choice C". A line naming three or more different letters is the list of options
 /// (`(A) 3.2 \qquad (B) 3.5 ...`), not a choice.

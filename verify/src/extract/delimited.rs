@@ -99,6 +99,84 @@ fn last_delimited(text: &str) -> Option<(usize, Block, usize)> {
     last
 }
 
+/// Most blocks joined into one answer by [`joined_values`].
+const MAX_JOINED: usize = 16;
+
+/// The blocks of values joined by connectors that end with `last`, in text order:
+/// `$4$ and $5$ and $6$`, `$8, 3$ or $5$`, `$1$, $2$`. Going back from `last`, an earlier block
+/// joins when only `,`, "and", "or" (and spaces) separate the two and neither holds a relation
+/// (`so $x = 2$ and $y = 3$` stays `y = 3`: the last statement, not a list). Just `[last]`
+/// otherwise. Linear in the text before each joined block, at most [`MAX_JOINED`] blocks.
+pub(crate) fn joined_values(text: &str, last: Block) -> Vec<Block> {
+    let mut out = vec![last];
+    let is_value = |b: &Block| !has_relation(&text[b.start..b.end]);
+    if !is_value(&last) {
+        return out;
+    }
+    let b = text.as_bytes();
+    let mut cur = last;
+    while out.len() < MAX_JOINED {
+        // The opening delimiter of `cur`.
+        let open = match (cur.start.checked_sub(2).map(|i| &b[i..cur.start]), b.get(cur.start.wrapping_sub(1))) {
+            (Some(b"$$"), _) | (Some(b"\\("), _) | (Some(b"\\["), _) => cur.start - 2,
+            (_, Some(b'$')) => cur.start - 1,
+            _ => break,
+        };
+        let before = text[..open].trim_end();
+        let mut t = before;
+        let mut connector = false;
+        for w in ["and", "or"] {
+            if let Some(r) = t.strip_suffix(w) {
+                if !r.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '\\') {
+                    t = r.trim_end();
+                    connector = true;
+                    break;
+                }
+            }
+        }
+        if let Some(r) = t.strip_suffix(',') {
+            t = r.trim_end();
+            connector = true;
+        }
+        if !connector {
+            break;
+        }
+        // `t` must end with the closing delimiter of the previous block.
+        let Some((_, prev, after)) = last_delimited(t) else { break };
+        if after != t.len() || !is_value(&prev) || text[prev.start..prev.end].trim().is_empty() {
+            break;
+        }
+        out.push(prev);
+        cur = prev;
+    }
+    out.reverse();
+    out
+}
+
+/// Whether a relation (`=`, `<`, `>`, `\le`, `\ge`, `\ne`, `\in`) stands outside braces (a
+/// subscript `\sum_{j=1}` is not one).
+fn has_relation(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut depth = 0usize;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            b'=' | b'<' | b'>' if depth == 0 => return true,
+            b'\\' if depth == 0 => {
+                let r = &b[i + 1..];
+                for cmd in [b"le".as_slice(), b"ge", b"ne", b"in", b"approx", b"leq", b"geq", b"neq"] {
+                    if r.starts_with(cmd) && !r.get(cmd.len()).is_some_and(u8::is_ascii_alphabetic) {
+                        return true;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Words that start a sentence asking for something: a math block they introduce is the question
 /// (`Evaluate $\lceil 3.6 \rceil^2$.`), not an answer.
 const TASK_WORDS: &[&str] = &[

@@ -53,7 +53,7 @@
 //! panics: all slicing happens at ASCII delimiters or at checked `char` boundaries.
 
 mod boxed;
-mod choice;
+pub(crate) mod choice;
 mod delimited;
 mod number;
 mod scan;
@@ -193,6 +193,9 @@ fn model_turn(response: &str) -> &str {
     }
 }
 
+/// Most boxes of a list answer whose repeats are kept (`\boxed{3}, \boxed{3}`); longer runs
+/// count each part once.
+const MAX_REPEATED_PARTS: usize = 16;
 /// Longest text taken whole as a bare answer (bytes).
 const MAX_WHOLE_BYTES: usize = 200;
 /// Longest answer-tag content taken as is when no strategy recognises anything in it (bytes).
@@ -244,6 +247,15 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
     }
     match delimited::last_answer_block(text) {
         delimited::LastBlock::Answer(bl) => {
+            // `$4$ and $5$ and $6$`, `$8, 3$ or $5$`: values in blocks joined by connectors.
+            let joined = delimited::joined_values(text, bl);
+            if joined.len() > 1 {
+                let parts: Vec<String> =
+                    joined.iter().map(|b| clean(&text[b.start..b.end])).filter(|t| !t.is_empty()).collect();
+                if parts.len() > 1 {
+                    return Some(Answer { text: parts.join(", "), parts, source: Source::MathDelimiters });
+                }
+            }
             if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
                 return Some(a);
             }
@@ -268,6 +280,33 @@ impl Answer {
         Answer { text, parts: Vec::new(), source }
     }
 
+    /// The answer of several parts with repeated parts dropped (first occurrence kept), when it
+    /// has repeats: `3, 3` -> `3`. `None` otherwise.
+    pub fn without_repeats(&self) -> Option<Answer> {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(self.parts.len());
+        let kept: Vec<String> = self.parts.iter().filter(|p| seen.insert(p.as_str())).cloned().collect();
+        if kept.len() == self.parts.len() {
+            return None;
+        }
+        Some(match kept.len() {
+            1 => Answer::single(kept[0].clone(), self.source),
+            _ => Answer { text: kept.join(", "), parts: kept, source: self.source },
+        })
+    }
+
+    /// The parts of a several-part answer that `keep` accepts, when it rejects some but not all:
+    /// `17` from `$17$ and $\prod_{j=1}^m j$` when the second part cannot be read.
+    pub fn only_parts(&self, keep: impl Fn(&str) -> bool) -> Option<Answer> {
+        let kept: Vec<String> = self.parts.iter().filter(|p| keep(p)).cloned().collect();
+        if kept.is_empty() || kept.len() == self.parts.len() {
+            return None;
+        }
+        Some(match kept.len() {
+            1 => Answer::single(kept[0].clone(), self.source),
+            _ => Answer { text: kept.join(", "), parts: kept, source: self.source },
+        })
+    }
+
     /// The cleaned `raw` as an answer, `None` when nothing is left.
     fn cleaned(raw: &str, source: Source) -> Option<Answer> {
         let t = clean(raw);
@@ -275,15 +314,22 @@ impl Answer {
     }
 }
 
-/// The answer made of the final boxes: cleaned, empty ones dropped, duplicates counted once.
+/// The answer made of the final boxes: cleaned, empty ones dropped. Repeats are kept in a list of
+/// at most [`MAX_REPEATED_PARTS`] boxes (`\boxed{3}` and `\boxed{3}` may answer `3, 3`); the
+/// scorer also tries the list without them ([`Answer::without_repeats`]), so `\boxed{5}
+/// \boxed{5}` still answers `5`.
 fn from_boxes(raw: &[&str]) -> Option<Answer> {
     let mut parts: Vec<String> = Vec::with_capacity(raw.len());
-    let mut seen: HashSet<String> = HashSet::with_capacity(raw.len());
     for r in raw {
         let t = clean(r);
-        if !t.is_empty() && seen.insert(t.clone()) {
+        if !t.is_empty() {
             parts.push(t);
         }
+    }
+    if parts.len() > MAX_REPEATED_PARTS {
+        // A long run of boxes is no list of repeated values: count each part once.
+        let mut seen: HashSet<String> = HashSet::with_capacity(parts.len());
+        parts.retain(|t| seen.insert(t.clone()));
     }
     match parts.len() {
         0 => None,

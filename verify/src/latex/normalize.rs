@@ -590,6 +590,12 @@ impl<'a> Normalizer<'a> {
         }
         let lower = w.to_ascii_lowercase();
         let lower = lower.as_str();
+        if matches!(lower, "am" | "pm") && self.meridiem(lower) {
+            if self.rest().starts_with('.') {
+                self.pos += 1;
+            }
+            return;
+        }
         if matches!(lower, "th" | "st" | "nd" | "rd") && self.last_is_digit() {
             // `9th`, `21st`: an ordinal suffix glued to its number.
             return;
@@ -664,6 +670,39 @@ impl<'a> Normalizer<'a> {
             return;
         }
         self.out.push_str(w);
+    }
+
+    /// `a.m.` / `p.m.` (also `am`, `pm`, any case) after a time `h:mm`: the time on a 24-hour
+    /// clock (`1:58 p.m.` is `13:58`, `12:30 a.m.` is `0:30`), the suffix dropped. False (nothing
+    /// done) when `word` is no such suffix or no time precedes it.
+    fn meridiem(&mut self, word: &str) -> bool {
+        let pm = match word.trim_end_matches('.') {
+            "a.m" | "am" => false,
+            "p.m" | "pm" => true,
+            _ => return false,
+        };
+        let t = self.out.trim_end();
+        let b = t.as_bytes();
+        let n = b.len();
+        if n < 4 || !b[n - 2..].iter().all(u8::is_ascii_digit) || b[n - 3] != b':' {
+            return false;
+        }
+        let h_start = t[..n - 3].trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let Ok(h) = t[h_start..n - 3].parse::<u32>() else { return false };
+        if !(1..=12).contains(&h) {
+            return false;
+        }
+        let h24 = match (pm, h) {
+            (false, 12) => 0,
+            (false, h) => h,
+            (true, 12) => 12,
+            (true, h) => h + 12,
+        };
+        let minutes = t[n - 2..].to_string();
+        self.out.truncate(h_start);
+        self.out.push_str(&format!("{h24}:{minutes}"));
+        self.space();
+        true
     }
 
     /// Whether the output is at the start of an answer item (empty, or after a separator).
@@ -978,6 +1017,9 @@ impl<'a> Normalizer<'a> {
         }
         if matches!(lower.as_str(), "%" | "percent" | "pct" | "percentage") {
             self.out.push('%');
+            return;
+        }
+        if self.meridiem(&lower) {
             return;
         }
         if matches!(lower.as_str(), "degree" | "degrees" | "deg" | "°") {

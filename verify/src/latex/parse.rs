@@ -240,6 +240,9 @@ impl Builder<'_> {
                 if lhs.kind == Kind::Ratio || rhs.kind == Kind::Ratio {
                     return self.err(&op, "a ratio of three or more parts is not a number");
                 }
+                if let Some(t) = time_of_day(&lhs.expr, &rhs.expr, &op) {
+                    return Ok(Built { expr: t, kind: Kind::Ratio });
+                }
                 let expr = Expr::Div(Box::new(lhs.expr), Box::new(rhs.expr));
                 return Ok(Built { expr, kind: Kind::Ratio });
             }
@@ -735,4 +738,20 @@ fn trivial_power(base: &Expr, exp: &Expr) -> Option<Expr> {
         (1, _) | (-1, false) => Expr::Num(Number::int(1)),
         _ => Expr::Neg(Box::new(Expr::Num(Number::int(1)))),
     })
+}
+
+/// `h:mm` (an hour of at most 24 and exactly two minute digits below 60: `1:58`, `12:00`) is a
+/// time of day, not the ratio `h/mm`: `time(h, mm)`, an opaque value equal only to the same time
+/// (`2:30` is not `1:15`).
+fn time_of_day(h: &Expr, m: &Expr, op: &Pair<Rule>) -> Option<Expr> {
+    let small = |e: &Expr, max: u32| match e {
+        Expr::Num(Number { value, decimals: None }) if value.is_integer() && !value.is_negative() => {
+            value.to_integer() <= BigInt::from(max)
+        }
+        _ => false,
+    };
+    let after = op.get_input().get(op.as_span().end()..)?;
+    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+    (digits == 2 && small(h, 24) && small(m, 59))
+        .then(|| Expr::Func(Func::Other("time".into()), vec![h.clone(), m.clone()]))
 }
