@@ -32,6 +32,17 @@ pub enum LastNumber {
     Never,
 }
 
+/// What a response cut off mid-derivation (no final-answer marker, last line unfinished) answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Truncated {
+    /// Nothing: an unfinished response has no answer (its last formula is a step, not a result).
+    #[default]
+    NoAnswer,
+    /// Its last math block (or last number), as for a finished response without a marker.
+    Lenient,
+}
+
 /// Everything that changes a verdict. `Config::default()` is what the CLI, bench and trainer use.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
@@ -39,6 +50,8 @@ pub struct Config {
     pub equiv: EquivOptions,
     pub reward: RewardKind,
     pub last_number: LastNumber,
+    /// What a response that stops mid-derivation answers (see [`Truncated`]).
+    pub truncated: Truncated,
 }
 
 /// The outcome class of one scored response.
@@ -103,8 +116,9 @@ pub struct Gold {
 impl Gold {
     /// Extract and parse a gold answer.
     pub fn new(gold: &str, cfg: &Config) -> Gold {
-        let answer =
-            extract(gold, &ExtractOptions::default()).map(|a| a.text).unwrap_or_else(|| gold.trim().to_string());
+        // A gold is never cut off: its last math block counts whatever its last character.
+        let gold_opts = ExtractOptions { truncated_fallback: true, ..ExtractOptions::default() };
+        let answer = extract(gold, &gold_opts).map(|a| a.text).unwrap_or_else(|| gold.trim().to_string());
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
         let choice = crate::extract::choice::choice_letter(&answer);
@@ -191,6 +205,7 @@ impl Gold {
                 LastNumber::Always => true,
                 LastNumber::Never => false,
             },
+            truncated_fallback: cfg.truncated == Truncated::Lenient,
             ..ExtractOptions::default()
         };
         let Some(answer) = extract(response, &opts) else {

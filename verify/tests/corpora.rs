@@ -24,12 +24,13 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Lowest accepted agreement on `verifier_cases_dev`: just below the measured 88.60% (171/193);
+/// Lowest accepted agreement on `verifier_cases_dev`: just below the measured 89.12% (172/193);
 /// the rest are math-verify-specific expectations and open cases (`verify/ADJUDICATIONS.md`).
-const MIN_AGREEMENT_VERIFIER_CASES: f64 = 0.885;
+const MIN_AGREEMENT_VERIFIER_CASES: f64 = 0.89;
 /// Lowest accepted agreement on the labelled rows of `real_generations_dev`: just below the
-/// measured 98.86% (2785/2817); 26 of the 32 disagreements are adjudicated in our favour.
-const MIN_AGREEMENT_REAL_GENERATIONS: f64 = 0.988;
+/// measured 98.79% (2783/2817); 30 of the 34 disagreements are adjudicated in our favour. (Three
+/// labels reward responses cut off mid-derivation, which by policy get no answer: `Truncated`.)
+const MIN_AGREEMENT_REAL_GENERATIONS: f64 = 0.987;
 
 fn corpora_dir() -> PathBuf {
     match std::env::var_os("RLVERIFY_CORPORA_DIR") {

@@ -109,6 +109,9 @@ fn mentions_var(e: &Expr, var: &Expr) -> bool {
 
 /// `x > 3` as `("x", (3, \infty))`, `1 < x \le 3` as `("x", (1, 3])`.
 pub fn as_interval(e: &Expr) -> Option<(String, Expr)> {
+    if let Some(r) = abs_as_set(e) {
+        return Some(r);
+    }
     let Expr::Relation { terms, ops } = e else { return None };
     let less = |o: RelOp| matches!(o, RelOp::Lt | RelOp::Le);
     let greater = |o: RelOp| matches!(o, RelOp::Gt | RelOp::Ge);
@@ -149,6 +152,62 @@ pub fn as_interval(e: &Expr) -> Option<(String, Expr)> {
         }
         _ => None,
     }
+}
+
+/// A constant written without a sign or a symbol (`1`, `\frac32`, `\sqrt2`, `2\pi`): certainly
+/// nonnegative, so it may bound an absolute value.
+fn nonnegative_constant(e: &Expr) -> bool {
+    match e {
+        Expr::Num(_) | Expr::Const(Constant::Pi | Constant::E) => true,
+        Expr::Div(a, b) => nonnegative_constant(a) && nonnegative_constant(b),
+        Expr::Mul(v) | Expr::Add(v) => !v.is_empty() && v.iter().all(nonnegative_constant),
+        Expr::Root { index, radicand } => matches!(**index, Expr::Num(_)) && nonnegative_constant(radicand),
+        Expr::Pow(a, b) => nonnegative_constant(a) && nonnegative_constant(b),
+        _ => false,
+    }
+}
+
+/// An inequality on `|v|` with nonnegative constant bounds as a set of reals:
+/// `a \le |v| \le b` is `[-b, -a] \cup [a, b]`, `|v| < b` is `(-b, b)`, `|v| > a` is
+/// `(-\infty, -a) \cup (a, \infty)`.
+fn abs_as_set(e: &Expr) -> Option<(String, Expr)> {
+    let Expr::Relation { terms, ops } = e else { return None };
+    let abs_var = |x: &Expr| match x {
+        Expr::Func(Func::Abs, v) if v.len() == 1 => bounded_var(&v[0]),
+        _ => None,
+    };
+    let neg = |x: &Expr| Expr::Neg(Box::new(x.clone()));
+    let closed = |o: RelOp| matches!(o, RelOp::Le | RelOp::Ge);
+    // (lower bound, its closedness), (upper bound, its closedness)
+    let (var, lo, hi) = match (terms.as_slice(), ops.as_slice()) {
+        ([a, m, b], [o1, o2]) if matches!(o1, RelOp::Lt | RelOp::Le) && matches!(o2, RelOp::Lt | RelOp::Le) => {
+            (abs_var(m)?, Some((a, closed(*o1))), Some((b, closed(*o2))))
+        }
+        ([a, m, b], [o1, o2]) if matches!(o1, RelOp::Gt | RelOp::Ge) && matches!(o2, RelOp::Gt | RelOp::Ge) => {
+            (abs_var(m)?, Some((b, closed(*o2))), Some((a, closed(*o1))))
+        }
+        ([m, b], [o]) if abs_var(m).is_some() && matches!(o, RelOp::Lt | RelOp::Le) => {
+            (abs_var(m)?, None, Some((b, closed(*o))))
+        }
+        ([m, a], [o]) if abs_var(m).is_some() && matches!(o, RelOp::Gt | RelOp::Ge) => {
+            (abs_var(m)?, Some((a, closed(*o))), None)
+        }
+        _ => return None,
+    };
+    if lo.is_some_and(|(x, _)| !nonnegative_constant(x)) || hi.is_some_and(|(x, _)| !nonnegative_constant(x)) {
+        return None;
+    }
+    let set = match (lo, hi) {
+        (None, Some((b, c))) => interval(neg(b), b.clone(), c, c),
+        (Some((a, c)), None) => {
+            Expr::Union(vec![interval(neg_inf(), neg(a), false, c), interval(a.clone(), inf(), c, false)])
+        }
+        (Some((a, ca)), Some((b, cb))) => {
+            Expr::Union(vec![interval(neg(b), neg(a), cb, ca), interval(a.clone(), b.clone(), ca, cb)])
+        }
+        (None, None) => return None,
+    };
+    Some((var, set))
 }
 
 /// Compare when at least one side is a relation.

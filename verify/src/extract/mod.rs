@@ -124,12 +124,46 @@ pub struct ExtractOptions {
     pub last_number_fallback: bool,
     /// Accept a whole short response with no delimiters as bare LaTeX.
     pub whole_fallback: bool,
+    /// Let a response cut off mid-derivation answer with its last math block, choice or number
+    /// (the unmarked strategies 6, 7 and 9). Off by default: see [`looks_truncated`].
+    pub truncated_fallback: bool,
 }
 
 impl Default for ExtractOptions {
     fn default() -> Self {
-        ExtractOptions { last_number_fallback: false, whole_fallback: true }
+        ExtractOptions { last_number_fallback: false, whole_fallback: true, truncated_fallback: false }
     }
+}
+
+/// Shortest text that [`looks_truncated`] may call cut off: a shorter one is a terse answer
+/// (`I choose option D`, `we get 5 overall`), not a derivation that ran out of tokens.
+const MIN_TRUNCATED_BYTES: usize = 1000;
+
+/// Whether a response region stops mid-derivation (at least [`MIN_TRUNCATED_BYTES`] long, and its
+/// last visible character ends no sentence,
+/// formula or list (`... we get $10m^2 = 36$.\n## Step 23: Divide both sides by`, `... = \frac{4 +
+/// 5 \cdot 0}{5`). A finished text ends with `.`, `!`, `?`, a closing bracket or brace, `$`,
+/// `\]`, `\)`, a quote or markdown `*`/`` ` ``; a bare number at the end (`... is 18`) counts as
+/// finished when its line is short (an answer line), not when it closes a long line of work.
+pub fn looks_truncated(text: &str) -> bool {
+    let t = text.trim_end();
+    if t.len() < MIN_TRUNCATED_BYTES {
+        return false;
+    }
+    let Some(last) = t.chars().last() else { return false };
+    if matches!(last, '.' | '!' | '?' | ')' | ']' | '}' | '$' | '*' | '`' | '\'' | '"' | '>' | '|' | '%') {
+        return false;
+    }
+    if !last.is_ascii() && !last.is_alphabetic() {
+        // A unit or currency sign (`m²`, `€`, `°`) ends a value.
+        return false;
+    }
+    if last.is_ascii_digit() {
+        // `The answer is 18`: a short last line that ends with a number is an answer line.
+        let line = t.rsplit('\n').next().unwrap_or(t);
+        return line.len() > 80 || line.contains(['=', '+', '*', '^', '\\']);
+    }
+    true
 }
 
 /// Extract the final answer of `response` (see the module doc for the strategies and their order).
@@ -242,6 +276,14 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
 /// Strategies 6-9: no marker, the shape of the text's end decides (a choice letter, the last math
 /// block, the whole short text, the last number).
 fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
+    if !opts.truncated_fallback && looks_truncated(text) {
+        // Cut off mid-derivation with no marker: its last formula is a step, not its answer. A
+        // short bare answer (`\frac{1}{2}`, `x^2`, a gold) is still taken whole.
+        if opts.whole_fallback {
+            return whole(text);
+        }
+        return None;
+    }
     if let Some(c) = choice::last_line_choice(text) {
         return Some(Answer::single(c.to_string(), Source::Choice));
     }

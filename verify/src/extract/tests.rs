@@ -294,7 +294,7 @@ fn table() {
 /// Inputs built to break scanners: none may panic, and the results must be sensible.
 #[test]
 fn adversarial() {
-    let opts = ExtractOptions { last_number_fallback: true, whole_fallback: true };
+    let opts = ExtractOptions { last_number_fallback: true, whole_fallback: true, ..ExtractOptions::default() };
     let mb = 1 << 20;
     // A megabyte of unclosed box openings: no box.
     let s = r"\boxed{".repeat(mb / 7);
@@ -435,7 +435,7 @@ fn token_soup() {
         r"\frac",
         ".",
     ];
-    let opts = ExtractOptions { last_number_fallback: true, whole_fallback: true };
+    let opts = ExtractOptions { last_number_fallback: true, whole_fallback: true, ..ExtractOptions::default() };
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = move || {
         state ^= state << 13;
@@ -487,4 +487,48 @@ fn real_generations_corpus() {
          of {labelled_right} labelled correct, {labelled_right_exact} equal to the gold text"
     );
     assert!(n > 0);
+}
+
+/// A filler of finished reasoning sentences, long enough for a derivation (`looks_truncated`).
+fn derivation(steps: usize) -> String {
+    (1..=steps).map(|k| format!("## Step {k}: we simplify the expression and keep going.\n")).collect()
+}
+
+#[test]
+fn truncated_responses_have_no_unmarked_answer() {
+    let strict = ExtractOptions::default();
+    let lenient = ExtractOptions { truncated_fallback: true, last_number_fallback: true, ..ExtractOptions::default() };
+    let number = ExtractOptions { last_number_fallback: true, ..ExtractOptions::default() };
+    let cut = [
+        format!("{}## Step 17: so $m = 3$.\n## Step 18: Then we divide both sides by", derivation(30)),
+        format!("{}We get $x = 2$ and then $\\frac{{4 + 5 \\cdot 0}}{{5", derivation(30)),
+        format!("{}## Step 40: substituting, $a = 7$ gives the equation $a^2 +", derivation(30)),
+        format!("{}The total is 12 + 30 = 42 and then we add", derivation(30)),
+        format!("{}## Step 52: we need at least 2013 lines", derivation(30)),
+        format!("{}(C) is wrong because", derivation(30)),
+    ];
+    for r in &cut {
+        assert!(looks_truncated(r), "{r:?}");
+        assert_eq!(extract(r, &strict), None, "{r:?}");
+        assert_eq!(extract(r, &number), None, "{r:?}");
+        assert!(extract(r, &lenient).is_some(), "lenient mode keeps the old answer: {r:?}");
+    }
+    // Finished responses keep their unmarked answers, and a marked answer always counts.
+    let finished = [
+        (format!("{}So the value is $m = 3$.", derivation(30)), "m = 3"),
+        (format!("{}Therefore the answer is $42$", derivation(30)), "42"),
+        (format!("{}\\[ x = \\frac{{1}}{{2}} \\]", derivation(30)), "x = \\frac{1}{2}"),
+        (format!("{}The area is $12$ m²", derivation(30)), "12"),
+        (format!("{}So the answer is 18", derivation(30)), "18"),
+        (format!("{}so \\boxed{{7}} and then we check that", derivation(30)), "7"),
+        ("I choose option D".to_string(), "D"),
+    ];
+    for (r, want) in &finished {
+        assert!(!looks_truncated(r) || r.contains("boxed"), "{r:?}");
+        let opts = if want.chars().all(|c| c.is_ascii_digit()) { &number } else { &strict };
+        assert_eq!(extract(r, opts).map(|a| a.text).as_deref(), Some(*want), "{r:?}");
+    }
+    // Short texts are terse answers, never called cut off.
+    assert!(!looks_truncated("we get 5 overall in the end here"));
+    assert!(!looks_truncated("x = "));
 }

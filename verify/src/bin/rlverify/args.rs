@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use rlverify::input::{FieldPath, FieldSpec};
-use rlverify::{Config, LastNumber, RewardKind};
+use rlverify::{Config, LastNumber, RewardKind, Truncated};
 use std::path::PathBuf;
 
 /// Decide whether math answers are right: extract the final answer, parse its LaTeX, compare exactly.
@@ -60,12 +60,19 @@ pub struct ScoringArgs {
     /// `auto` does so only when the gold answer is a plain number (the GSM8K convention).
     #[arg(long, value_enum, default_value_t = Config::default().last_number)]
     pub last_number: LastNumber,
+    /// What a response cut off mid-derivation (no final-answer marker, an unfinished last line)
+    /// answers.
+    ///
+    /// `no-answer` gives it none; `lenient` takes its last math block or number, like a finished
+    /// response without a marker.
+    #[arg(long, value_enum, default_value_t = Config::default().truncated)]
+    pub truncated: Truncated,
 }
 
 impl ScoringArgs {
     /// The library configuration these flags describe.
     pub fn config(&self) -> Config {
-        Config { reward: self.reward, last_number: self.last_number, ..Config::default() }
+        Config { reward: self.reward, last_number: self.last_number, truncated: self.truncated, ..Config::default() }
     }
 }
 
@@ -200,6 +207,7 @@ mod tests {
         for (flag, value) in [
             ("reward", cfg.reward.to_possible_value().expect("a value").get_name().to_string()),
             ("last-number", cfg.last_number.to_possible_value().expect("a value").get_name().to_string()),
+            ("truncated", cfg.truncated.to_possible_value().expect("a value").get_name().to_string()),
         ] {
             let arg = score.get_arguments().find(|a| a.get_long() == Some(flag)).expect(flag);
             let shown: Vec<_> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
@@ -210,7 +218,7 @@ mod tests {
             Ok(Command::Score(s)) => s.scoring.config(),
             other => panic!("{other:?}"),
         };
-        assert_eq!((parsed.reward, parsed.last_number), (cfg.reward, cfg.last_number));
+        assert_eq!((parsed.reward, parsed.last_number, parsed.truncated), (cfg.reward, cfg.last_number, cfg.truncated));
     }
 
     #[test]
