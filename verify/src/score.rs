@@ -212,10 +212,17 @@ impl Gold {
             return out;
         };
         let mut judged = self.judge(&answer, cfg);
-        if judged.status != Status::Correct && self.choice.is_some() {
-            // A multiple-choice gold (`C`) against a labelled answer (`(C) y = 2x + 1`).
-            if let Some(letter) = crate::extract::choice::leading_choice(&answer.text) {
-                if Some(letter) == self.choice {
+        if judged.status != Status::Correct {
+            // A multiple-choice gold (`C`) against a labelled answer (`(C) y = 2x + 1`): the
+            // label; another gold against it: the option text (`y = 2x + 1`).
+            if let Some((letter, option)) = crate::extract::choice::split_choice_label(&answer.text) {
+                if self.choice.is_none() {
+                    let alt = Answer { text: option.trim().to_string(), parts: Vec::new(), source: answer.source };
+                    let j = self.judge(&alt, cfg);
+                    if j.status == Status::Correct {
+                        judged = j;
+                    }
+                } else if Some(letter) == self.choice {
                     judged = Judged {
                         answer: answer.clone(),
                         parsed: Ok(Expr::Sym(letter.to_string())),

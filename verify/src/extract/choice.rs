@@ -38,6 +38,11 @@ pub(crate) fn choice_letter(s: &str) -> Option<char> {
 /// `\textbf{(C)}\ 250`, `C) 250`, `(D) $4(x+1)=4x$`. Only a label in parentheses (or closed by
 /// `)`) counts, so `C = 5` or `D + 1` name no choice.
 pub(crate) fn leading_choice(s: &str) -> Option<char> {
+    split_choice_label(s).map(|(c, _)| c)
+}
+
+/// [`leading_choice`] and the option text after the label (`(C) y = 2x + 1` -> `C`, `y = 2x + 1`).
+pub(crate) fn split_choice_label(s: &str) -> Option<(char, &str)> {
     let mut t = s.trim_start();
     for w in WRAPPERS {
         if let Some(r) = t.strip_prefix(w) {
@@ -54,7 +59,7 @@ pub(crate) fn leading_choice(s: &str) -> Option<char> {
     let rest = rest.strip_prefix('}').unwrap_or(rest);
     // Something must follow the label, and it is not itself another label.
     let rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '\\' || c == '~' || c == ':');
-    (!rest.is_empty() && choice_letter(rest).is_none()).then_some(letter)
+    (!rest.is_empty() && choice_letter(rest).is_none()).then_some((letter, rest))
 }
 
 /// The last choice named in the last line of `text`: `(C)` (not part of a name like `P(A)`), or
