@@ -347,6 +347,29 @@ pub fn whiten(rows: &mut [Vec<f64>], w: Whitening) {
     }
 }
 
+/// Truncated importance sampling of a sampler/trainer mismatch (TIS, as TRL, OpenRLHF and verl
+/// offer for vLLM rollouts): each token's advantage times the detached `min(π_old/π_sampler, cap)`
+/// with `π_old` the trainer's log-probs (`old`) and `π_sampler` the sampler's. Every policy loss of
+/// the registry is positively homogeneous in `A`, so this weights the per-token policy loss (not
+/// the KL, drift or entropy terms). Rows are cut to the shortest of the three. Returns the mean
+/// weight.
+pub fn truncated_is(advantages: &mut [Vec<f64>], old: &[&[f32]], sampler: &[Vec<f32>], cap: f64) -> f64 {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for ((row, p), q) in advantages.iter_mut().zip(old).zip(sampler) {
+        for ((a, &p), &q) in row.iter_mut().zip(p.iter()).zip(q) {
+            let w = (f64::from(p) - f64::from(q)).exp().min(cap);
+            *a *= w;
+            sum += w;
+            n += 1;
+        }
+    }
+    if n == 0 {
+        1.0
+    } else {
+        sum / n as f64
+    }
+}
+
 /// Fraction of prompts whose rewards are all equal (the groups DAPO's dynamic sampling drops, arXiv:2503.14476 §3.2).
 pub fn frac_zero_std_groups(rewards: &[f64], groups: &[usize]) -> f64 {
     let ro = Rollout { rewards, groups, lengths: &[], kl: None };

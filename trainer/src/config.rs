@@ -76,6 +76,11 @@ pub struct TrainConfig {
     pub max_new_tokens: usize,
     /// Rows decoded together during rollouts.
     pub gen_batch: usize,
+    /// How rollouts decode on the CPU.
+    pub rollout_decode: RolloutDecode,
+    /// Truncated importance correction of the sampler/trainer mismatch: with quantized rollouts,
+    /// each token's advantage is weighted by `min(π_old/π_sampler, C)` (`None` = off).
+    pub tis_cap: Option<f64>,
     /// Reward encoding of the verdict.
     pub reward: RewardChoice,
     /// Weight of the `<think>..</think><answer>..</answer>` format reward (0 = off).
@@ -224,6 +229,19 @@ pub enum RewardChoice {
     PlusMinusOne,
 }
 
+/// `--rollout-decode`: the decoder rollouts sample with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum RolloutDecode {
+    /// Quantized for a pretrained model on the CPU, dense otherwise.
+    Auto,
+    /// The trainable network's own forward: the sampler's log-probs are `π_old`.
+    Dense,
+    /// rlengine's quantized CPU decoder (Q8_0 weights of the current policy, several times
+    /// faster); `π_old` is then recomputed with one no-grad forward of the trainable model.
+    Quantized,
+}
+
 /// `--aggregation`: how the per-token loss becomes a scalar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -351,6 +369,8 @@ impl Default for TrainConfig {
             top_p: 1.0,
             max_new_tokens: 1,
             gen_batch: 64,
+            rollout_decode: RolloutDecode::Auto,
+            tis_cap: None,
             reward: RewardChoice::Auto,
             format_reward: 0.0,
             dynamic_sampling: None,
@@ -748,6 +768,15 @@ impl TrainConfig {
         }
     }
 
+    /// Whether rollouts sample on the quantized CPU decoder.
+    pub fn quantized_rollouts(&self) -> bool {
+        match self.rollout_decode {
+            RolloutDecode::Quantized => true,
+            RolloutDecode::Dense => false,
+            RolloutDecode::Auto => self.model != "tiny" && self.device == "cpu",
+        }
+    }
+
     /// Checks ranges that would otherwise fail deep inside the loop.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(Error::InvalidConfig(m));
@@ -783,6 +812,14 @@ impl TrainConfig {
         }
         if !(0.0..1.0).contains(&self.adam_beta1) || !(0.0..1.0).contains(&self.adam_beta2) {
             return bad("AdamW betas must be in [0, 1)".into());
+        }
+        if let Some(c) = self.tis_cap {
+            if !(c.is_finite() && c >= 1.0) {
+                return bad(format!("--tis-cap must be >= 1, got {c}"));
+            }
+        }
+        if self.rollout_decode == RolloutDecode::Quantized && self.device != "cpu" {
+            return bad(format!("--rollout-decode quantized runs on the CPU only, not --device {}", self.device));
         }
         if self.max_bad_steps == 0 {
             return bad("--max-bad-steps must be at least 1".into());

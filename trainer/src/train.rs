@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use candle_core::{DType, Tensor};
 use rlbench::suite::Fields;
-use rlengine::{Engine, Model};
+use rlengine::{CpuDecode, Engine, Model};
 use serde_json::{json, Map, Value};
 
 use crate::advantage::{self, frac_zero_std_groups, Estimator, Rollout};
@@ -91,7 +91,8 @@ pub fn train_until(
     for line in &data.skipped {
         on_event(Event::Warning(&format!("skipped bad data line {line}")));
     }
-    let engine = policy::load(cfg, &data, &device)?;
+    let mut engine = policy::load(cfg, &data, &device)?;
+    let quantized = cfg.quantized_rollouts();
     let model = engine.model().clone();
     let vars = model.vars().to_vec();
     let cpgd_correction = cfg.cpgd_epoch_correction_eps()?;
@@ -170,6 +171,7 @@ pub fn train_until(
         problems: data.problems.len(),
     });
     if cfg.eval_every > 0 && state.step == 0 {
+        sync_decoder(&mut engine, quantized)?;
         run_eval(&engine, cfg, &eval_sets, 0, &mut metrics_out, on_event)?;
     }
 
@@ -182,8 +184,19 @@ pub fn train_until(
         let lr = schedule.lr(state.step);
 
         // 1. Rollout: P prompts x G responses, sampler log-probs as π_old, rewards from rlverify.
-        let batch = rollout::collect(&engine, cfg, &data, &mut state.data, &rewarder, step)?;
+        //    On the quantized decoder, π_old is the trainable model's own no-grad forward instead.
+        sync_decoder(&mut engine, quantized)?;
+        let mut batch = rollout::collect(&engine, cfg, &data, &mut state.data, &rewarder, step)?;
         let rollout_s = started.elapsed().as_secs_f64();
+        let recompute_started = Instant::now();
+        let sampler_logp = if quantized && !batch.samples.is_empty() {
+            let trainer = detached_logprobs(&model, &batch.samples, cfg, engine.tokenizer().pad_id())?;
+            Some(batch.samples.iter_mut().zip(trainer).map(|(s, t)| std::mem::replace(&mut s.old_logp, t)).collect())
+        } else {
+            None
+        };
+        let mismatch = sampler_logp.as_ref().map(|s: &Vec<Vec<f32>>| Mismatch::of(&batch.samples, s));
+        let recompute_s = recompute_started.elapsed().as_secs_f64();
 
         // 2. Advantages with the objective's estimator (per token, on the host).
         let train_started = Instant::now();
@@ -193,7 +206,12 @@ pub fn train_until(
             }
             _ => None,
         };
-        let advantages = compute_advantages(&loss_cfg.advantage, &batch.samples, ref_logp.as_deref())?;
+        let mut advantages = compute_advantages(&loss_cfg.advantage, &batch.samples, ref_logp.as_deref())?;
+        let mut tis_mean = None;
+        if let (Some(cap), Some(sampler)) = (cfg.tis_cap, &sampler_logp) {
+            let old: Vec<&[f32]> = batch.samples.iter().map(|s| s.old_logp.as_slice()).collect();
+            tis_mean = Some(advantage::truncated_is(&mut advantages, &old, sampler, cap));
+        }
 
         // 3. Updates: iterations x mini-batches, each one optimizer step.
         let mut acc = UpdateStats::default();
@@ -253,7 +271,15 @@ pub fn train_until(
 
         // 4. Metrics, rollout samples, evaluation, checkpoint.
         let step_s = started.elapsed().as_secs_f64();
-        let line = metrics_line(step, &batch, &acc, lr, rollout_s, train_s, step_s);
+        let mut line = metrics_line(step, &batch, &acc, lr, rollout_s, train_s, step_s);
+        if let (Some(m), Value::Object(map)) = (mismatch, &mut line) {
+            map.insert("rollout/logp_abs_diff".into(), m.abs_diff.into());
+            map.insert("rollout/kl_k3".into(), m.k3.into());
+            map.insert("time/recompute_s".into(), recompute_s.into());
+            if let Some(w) = tis_mean {
+                map.insert("rollout/tis_weight_mean".into(), w.into());
+            }
+        }
         metrics_out.write(&line)?;
         for s in batch.samples.iter().take(cfg.save_rollouts) {
             let p = &data.problems[s.problem];
@@ -266,6 +292,7 @@ pub fn train_until(
         state.step = step;
         state.metrics_tail = Some(line);
         if cfg.eval_every > 0 && (step.is_multiple_of(cfg.eval_every) || step == cfg.steps) {
+            sync_decoder(&mut engine, quantized)?;
             run_eval(&engine, cfg, &eval_sets, step, &mut metrics_out, on_event)?;
         }
         interrupted = stop.load(Ordering::Relaxed);
@@ -290,6 +317,40 @@ pub fn train_until(
 }
 
 // -------------------------------------------------------------------- the pieces
+
+/// Points generation at the current weights: quantizes them for the quantized decoder (the
+/// weights changed since the last rollout), or keeps the dense path.
+fn sync_decoder(engine: &mut Engine, quantized: bool) -> Result<()> {
+    if quantized {
+        engine.set_cpu_decode(CpuDecode::Quantized)?;
+    }
+    Ok(())
+}
+
+/// How far the sampler's log-probs are from the trainer's on the sampled tokens.
+#[derive(Debug, Clone, Copy)]
+struct Mismatch {
+    /// Mean `|log π_old - log π_sampler|`.
+    abs_diff: f64,
+    /// Mean k3 estimate of KL(π_sampler ‖ π_old): `r - 1 - ln r`, `r = π_old/π_sampler`.
+    k3: f64,
+}
+
+impl Mismatch {
+    fn of(samples: &[Sample], sampler: &[Vec<f32>]) -> Self {
+        let (mut abs, mut k3, mut n) = (0.0, 0.0, 0usize);
+        for (s, q) in samples.iter().zip(sampler) {
+            for (&p, &q) in s.old_logp.iter().zip(q) {
+                let d = f64::from(p) - f64::from(q);
+                abs += d.abs();
+                k3 += d.exp() - 1.0 - d;
+                n += 1;
+            }
+        }
+        let n = n.max(1) as f64;
+        Self { abs_diff: abs / n, k3: k3 / n }
+    }
+}
 
 fn estimator_needs_kl(est: &Estimator) -> bool {
     matches!(est, Estimator::ReinforcePP { kl_coef, .. } | Estimator::Loo { kl_coef, .. } if *kl_coef != 0.0)

@@ -252,3 +252,18 @@ fn dapo_overlong_buffer_is_a_fifth_of_the_length() {
     let cfg = TrainConfig { objective: "dapo".into(), max_new_tokens: 20480, ..TrainConfig::default() };
     assert_eq!(cfg.overlong_buffer_tokens(), 4096);
 }
+
+#[test]
+fn truncated_importance_weights_match_a_hand_computation() {
+    // w = min(exp(old - sampler), 1.5): exp(0.5) = 1.6487 -> 1.5; exp(-1) = 0.367879; exp(0) = 1.
+    let mut adv = vec![vec![2.0, 2.0], vec![-1.0]];
+    let old: Vec<Vec<f32>> = vec![vec![-1.0, -2.0], vec![-0.5]];
+    let sampler = vec![vec![-1.5, -1.0], vec![-0.5]];
+    let rows: Vec<&[f32]> = old.iter().map(Vec::as_slice).collect();
+    let mean = advantage::truncated_is(&mut adv, &rows, &sampler, 1.5);
+    let want = [3.0, 2.0 * 0.367_879, -1.0];
+    for (g, w) in adv.iter().flatten().zip(want) {
+        assert!((g - w).abs() < 1e-5, "{adv:?}");
+    }
+    assert!((mean - (1.5 + 0.367_879 + 1.0) / 3.0).abs() < 1e-5, "{mean}");
+}

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use rltrain::config::{ObjectiveOverrides, Paper, PromptTemplate, RewardChoice, TokenizerChoice};
+use rltrain::config::{ObjectiveOverrides, Paper, PromptTemplate, RewardChoice, RolloutDecode, TokenizerChoice};
 use rltrain::optim::ScheduleKind;
 use serde::Serialize;
 
@@ -156,6 +156,12 @@ pub struct TrainArgs {
     /// Rows decoded together [default: 64].
     #[arg(long, help_heading = "Rollout")]
     pub gen_batch: Option<usize>,
+    /// Rollout decoder: auto = quantized for a pretrained model on the CPU, π_old then recomputed by the trainable model [default: auto].
+    #[arg(long, help_heading = "Rollout")]
+    pub rollout_decode: Option<RolloutDecode>,
+    /// Truncated importance correction min(π_old/π_sampler, C) on the advantages of quantized rollouts (off when unset).
+    #[arg(long, value_name = "C", help_heading = "Rollout")]
+    pub tis_cap: Option<f64>,
     /// Reward encoding: auto = ±1 for dapo and dgpo, else {0,1} [default: auto].
     #[arg(long, help_heading = "Rollout")]
     pub reward: Option<RewardChoice>,
