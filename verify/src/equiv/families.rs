@@ -95,7 +95,7 @@ fn eq_name(e: &Expr) -> Option<(String, &Expr)> {
 /// `a=2, b=1, a=4, b=1` as the tuples `(2, 1), (4, 1)`: the names repeat with a period `k >= 2`
 /// (distinct within a group, the same order in every group), and there are at least two groups.
 fn group_equations(items: &[Expr], k: usize) -> Option<Vec<Expr>> {
-    if k < 2 || items.len() < 2 * k || items.len() % k != 0 {
+    if k < 2 || items.len() < 2 * k || !items.len().is_multiple_of(k) {
         return None;
     }
     let named: Vec<(String, &Expr)> = items.iter().map(eq_name).collect::<Option<_>>()?;

@@ -37,11 +37,7 @@ pub(crate) fn choice_letter(s: &str) -> Option<char> {
 /// The choice letter that labels an answer followed by its content: `(C) y = 2x + 1`,
 /// `\textbf{(C)}\ 250`, `C) 250`, `(D) $4(x+1)=4x$`. Only a label in parentheses (or closed by
 /// `)`) counts, so `C = 5` or `D + 1` name no choice.
-pub(crate) fn leading_choice(s: &str) -> Option<char> {
-    split_choice_label(s).map(|(c, _)| c)
-}
-
-/// [`leading_choice`] and the option text after the label (`(C) y = 2x + 1` -> `C`, `y = 2x + 1`).
+/// Returns the letter and the option text after the label (`(C) y = 2x + 1` -> `C`, `y = 2x + 1`).
 pub(crate) fn split_choice_label(s: &str) -> Option<(char, &str)> {
     let mut t = s.trim_start();
     for w in WRAPPERS {

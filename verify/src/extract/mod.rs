@@ -31,6 +31,14 @@
 //!   problem statement has no answer (not the statement's last number).
 //! - **Truncated boxes.** A text that ends inside an unclosed `\boxed{` has no boxed answer (the
 //!   earlier boxes are reasoning); the later strategies still run.
+//! - **Truncated responses.** A region of at least 1000 bytes whose last character ends no
+//!   sentence, formula or list (`... ## Step 18: Then we divide both sides by`) was cut off
+//!   mid-derivation: the unmarked strategies 6, 7 and 9 find nothing in it (its last formula, `m =
+//!   3` from step 17, is a step, not a result), so an unfinished response is never rewarded.
+//!   Marked answers (1-5) still count. [`ExtractOptions::truncated_fallback`] (`Config::truncated =
+//!   Lenient`, `--truncated lenient`) restores the old reading. See [`looks_truncated`].
+//! - **Values spread over math blocks.** `$4$ and $5$ and $6$`: blocks of values joined only by
+//!   `,`/"and"/"or" are one list answer (`delimited::joined_values`).
 //! - **Answer tags before boxes.** In the `<answer>` prompt format the tag *is* the answer; a box
 //!   outside the tag belongs to the reasoning. The tag content goes through strategies 2-9
 //!   itself (so `<answer>\boxed{3}</answer>` is `3`), reported as `AnswerTag`. When the tag content

@@ -211,7 +211,7 @@ mod tests {
         ] {
             let arg = score.get_arguments().find(|a| a.get_long() == Some(flag)).expect(flag);
             let shown: Vec<_> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
-            assert_eq!(shown, [value.clone()], "--{flag}");
+            assert_eq!(shown, std::slice::from_ref(&value), "--{flag}");
             assert!(help.contains(&format!("[default: {value}]")), "--{flag} default missing from --help");
         }
         let parsed = match Cli::try_parse_from(["rlverify", "score", "f"]).map(|c| c.command) {
