@@ -1,15 +1,24 @@
-//! The stability experiment of issue 6: GRPO against CPGD, CFPO and DGPO (and GRPO w/o clip,
-//! CISPO, GPPO) under strong sample reuse on a synthetic task, with the same seeds, model, data and
-//! learning rate. Writes one run directory per (objective, iterations, seed) under OUT, overlay
-//! plots of reward, accuracy, entropy, clip fraction and KL between consecutive policies per
-//! iteration setting (`OUT/plots-itN/`, seed 0 of each objective), and a Markdown summary
-//! averaged over the seeds (`OUT/report.md`).
+//! The stability studies: objectives under sample reuse on a synthetic task, with the same seeds,
+//! model, data and learning rate. Writes one run directory per (objective, iterations, seed) under
+//! OUT, overlay plots of reward, accuracy, entropy, clip fraction and KL between consecutive
+//! policies per iteration setting (`OUT/plots-itN/`, seed 0 of each objective), and a Markdown
+//! summary over the seeds, mean and min-max (`OUT/report.md`).
+//!
+//! `--study NAME` runs one paper's finding on that paper's own settings (`--paper NAME`):
+//!
+//! - `cfpo` (arXiv:2601.22801 §5): GRPO degrades as reuse grows (1, 4, 8, 16 iterations), CFPO
+//!   does not;
+//! - `cpgd` (arXiv:2505.12504 §5): RLOO, REINFORCE++ and GRPO without a reference KL degrade, CPGD
+//!   does not;
+//! - `dgpo` (arXiv:2603.14389 §5): CISPO and GPPO collapse entropy, DGPO keeps it.
 //!
 //! ```text
+//! cargo run --release -p rltrain --example stability -- --study cfpo --out runs/study-cfpo
 //! cargo run --release -p rltrain --example stability -- [--out runs/stability] [--steps 150]
 //!     [--iterations 1,8,16] [--objectives grpo,cpgd,...] [--seeds 3] [--lr 1e-3] [--mini-batches 4]
-//!     [--data task:add-small]
+//!     [--data task:add-small] [--max-new-tokens 1] [--paper cfpo|cpgd|dgpo]
 //! ```
+//! Flags given with `--study` replace the study's own choices.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -36,26 +45,46 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let list = |name: &str, default: &str| -> Result<Vec<usize>, std::num::ParseIntError> {
         flag(name).unwrap_or_else(|| default.into()).split(',').map(str::parse).collect()
     };
-    let out = PathBuf::from(flag("--out").unwrap_or_else(|| "runs/stability".into()));
+    let study = flag("--study");
+    // (objectives, iterations, paper) of each study.
+    let (study_objectives, study_iterations, study_paper) = match study.as_deref() {
+        None => ("grpo,grpo-no-clip,cispo,gppo,cpgd,cfpo,dgpo", "1,8,16", None),
+        Some("cfpo") => ("grpo,cfpo", "1,4,8,16", Some("cfpo")),
+        Some("cpgd") => ("grpo,reinforce-pp,rloo-ppo,cpgd", "1,8", Some("cpgd")),
+        Some("dgpo") => ("cispo,gppo,dgpo", "1,8", Some("dgpo")),
+        Some(other) => return Err(format!("unknown --study `{other}`; valid: cfpo, cpgd, dgpo").into()),
+    };
+    let out = PathBuf::from(
+        flag("--out").unwrap_or_else(|| study.as_ref().map_or("runs/stability".into(), |s| format!("runs/study-{s}"))),
+    );
     let steps: u64 = flag("--steps").map_or(Ok(150), |s| s.parse())?;
-    let iterations = list("--iterations", "1,8,16")?;
+    let iterations = list("--iterations", study_iterations)?;
     let seeds: u64 = flag("--seeds").map_or(Ok(3), |s| s.parse())?;
     let lr: f64 = flag("--lr").map_or(Ok(1e-3), |s| s.parse())?;
     let mini_batches: usize = flag("--mini-batches").map_or(Ok(4), |s| s.parse())?;
-    let objectives = flag("--objectives").unwrap_or_else(|| "grpo,grpo-no-clip,cispo,gppo,cpgd,cfpo,dgpo".into());
+    let max_new_tokens: usize = flag("--max-new-tokens").map_or(Ok(1), |s| s.parse())?;
+    let objectives = flag("--objectives").unwrap_or_else(|| study_objectives.into());
+    let paper = flag("--paper").or(study_paper.map(String::from));
     let data = flag("--data").unwrap_or_else(|| "task:add-small".into());
     std::fs::create_dir_all(&out)?;
+    let setting = match &paper {
+        Some(p) => format!("the `--paper {p}` settings (reward range, aggregation, advantage, KL, clip widths)"),
+        None => "registry defaults with GRPO's reference KL off, so that only the clipping differs".into(),
+    };
     let mut report = format!(
-        "# Stability under sample reuse\n\nTask `{data}`, tiny model, P=8, G=8, {mini_batches} mini-batches, lr {lr}, {steps} steps, \
-         seeds 0..{seeds} (each cell is the mean over seeds, `min-max` for accuracy); GRPO's reference KL off so that only \
-         the clipping differs. Command: `cargo run --release -p rltrain --example stability -- --out {} --steps {steps} \
-         --iterations {} --seeds {seeds} --lr {lr} --mini-batches {mini_batches} --data {data}`.\n",
+        "# Stability under sample reuse{}\n\nTask `{data}` (at most {max_new_tokens} new tokens), tiny model, P=8, G=8, \
+         {mini_batches} mini-batches, lr {lr}, {steps} steps, seeds 0..{seeds} (each cell is the mean over seeds, `min-max` \
+         for accuracy and entropy); {setting}. Command: `cargo run --release -p rltrain --example stability -- {}--out {} \
+         --steps {steps} --iterations {} --seeds {seeds} --lr {lr} --mini-batches {mini_batches} --data {data} \
+         --max-new-tokens {max_new_tokens}`.\n",
+        study.as_ref().map_or(String::new(), |s| format!(": the {} study", s.to_uppercase())),
+        study.as_ref().map_or(String::new(), |s| format!("--study {s} ")),
         out.display(),
         iterations.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
     );
     for &it in &iterations {
         report.push_str(
-            "\n| objective | iterations | acc first 10 | acc last 10 (min-max) | best 10-step acc | entropy last 10 | \
+            "\n| objective | iterations | acc first 10 | acc last 10 (min-max) | best 10-step acc | entropy last 10 (min-max) | \
              clip frac (total) last 10 | kl/old_k3 max | skipped | stopped runs |\n|---|---|---|---|---|---|---|---|---|---|\n",
         );
         let mut seed0_runs = Vec::new();
@@ -64,20 +93,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for seed in 0..seeds {
                 let run = out.join(format!("{objective}-it{it}-s{seed}"));
                 let _ = std::fs::remove_dir_all(&run);
-                let mut cfg = TrainConfig {
-                    objective: objective.into(),
-                    data: data.clone(),
-                    out: run.clone(),
-                    steps,
-                    iterations: it,
-                    mini_batches,
-                    max_new_tokens: 1,
-                    lr,
-                    seed,
-                    log_every: 0,
-                    ..TrainConfig::default()
-                };
-                cfg.overrides.kl_coef = Some(0.0);
+                let mut layer = serde_json::json!({
+                    "objective": objective, "data": data, "out": run, "steps": steps, "iterations": it,
+                    "mini_batches": mini_batches, "max_new_tokens": max_new_tokens, "lr": lr, "seed": seed,
+                    "log_every": 0, "paper": paper,
+                });
+                if paper.is_none() {
+                    layer["overrides"] = serde_json::json!({ "kl_coef": 0.0 });
+                }
+                let cfg = TrainConfig::resolve(None, &[layer])?;
                 let result = train(&cfg, false, &mut |_: Event| {});
                 if let Err(e) = &result {
                     eprintln!("{objective} it={it} seed={seed}: stopped: {e}");
@@ -90,9 +114,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mean = |f: &dyn Fn(&RunSummary) -> f64| runs.iter().map(f).sum::<f64>() / runs.len().max(1) as f64;
             let lo = runs.iter().map(|r| r.acc_last).fold(f64::INFINITY, f64::min);
             let hi = runs.iter().map(|r| r.acc_last).fold(f64::NEG_INFINITY, f64::max);
+            let elo = runs.iter().map(|r| r.entropy_last).fold(f64::INFINITY, f64::min);
+            let ehi = runs.iter().map(|r| r.entropy_last).fold(f64::NEG_INFINITY, f64::max);
             writeln!(
                 report,
-                "| {objective} | {it} | {:.2} | {:.2} ({lo:.2}-{hi:.2}) | {:.2} | {:.3} | {:.3} | {:.2} | {} | {} |",
+                "| {objective} | {it} | {:.2} | {:.2} ({lo:.2}-{hi:.2}) | {:.2} | {:.3} ({elo:.3}-{ehi:.3}) | {:.3} | {:.2} | {} | {} |",
                 mean(&|r| r.acc_first),
                 mean(&|r| r.acc_last),
                 mean(&|r| r.acc_best),
