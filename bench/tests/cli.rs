@@ -194,7 +194,7 @@ fn rerunning_the_same_command_without_out_continues_the_unfinished_run() {
     };
     let first = run();
     assert_eq!(first.status.code(), Some(1), "{}", String::from_utf8_lossy(&first.stderr));
-    assert!(String::from_utf8_lossy(&first.stderr).contains("Re-run the same command"));
+    assert!(String::from_utf8_lossy(&first.stderr).contains("3 requests failed; re-run the same command to continue"));
     let second = run();
     assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
     let runs: Vec<PathBuf> =

@@ -57,6 +57,7 @@ fn spec(out: &Path, suites: Vec<LoadedSuite>, k: usize, per_request: usize) -> R
             base_delay: Duration::from_millis(5),
             max_delay: Duration::from_millis(20),
         },
+        max_failures: 0,
         endpoint: None,
         limit: None,
     }

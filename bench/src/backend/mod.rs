@@ -1,17 +1,20 @@
 //! Generation backends: anything that turns a prompt into K sampled completions.
 //!
 //! - [`OpenAiBackend`]: an OpenAI-compatible server (`/v1/completions` or `/v1/chat/completions`,
-//!   as vLLM and SGLang serve them), over a small blocking HTTP/1.1 client ([`http`]).
+//!   as vLLM and SGLang serve them), over a keep-alive HTTP(S) client ([`client`]); several
+//!   data-parallel servers as one backend ([`Fleet`]).
 //! - [`embedded`]: the in-process engine (`--model PATH`, default the embedded SmolLM2).
 //!
 //! Retries live outside the backends ([`retry`]), so every backend gets the same policy.
 
+pub mod client;
 #[cfg(feature = "embedded")]
 pub mod embedded;
-pub mod http;
+pub mod fleet;
 pub mod openai;
 pub mod retry;
 
+pub use fleet::{EndpointStats, Fleet, FleetOptions};
 pub use openai::{Api, OpenAiBackend};
 pub use retry::{with_retries, RetryPolicy};
 
@@ -50,7 +53,12 @@ pub struct Completion {
 pub enum BackendError {
     /// The server answered with an error status.
     #[error("HTTP {status}: {body}")]
-    Http { status: u16, body: String },
+    Http {
+        status: u16,
+        body: String,
+        /// The answer's `Retry-After` (429 and 503), capped.
+        retry_after: Option<std::time::Duration>,
+    },
     /// The request did not complete within its timeout.
     #[error("timed out after {0:.1}s")]
     Timeout(f64),
@@ -73,6 +81,14 @@ impl BackendError {
             BackendError::Http { status, .. } => matches!(status, 408 | 409 | 429) || *status >= 500,
             BackendError::Timeout(_) | BackendError::Io(_) | BackendError::Protocol(_) => true,
             BackendError::Fatal(_) => false,
+        }
+    }
+
+    /// How long the server asked to wait before trying again (`Retry-After`).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            BackendError::Http { retry_after, .. } => *retry_after,
+            _ => None,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! An OpenAI-compatible server as a [`Backend`] (vLLM, SGLang, TGI, llama.cpp server, ...).
 
-use super::http::{post_json, Endpoint};
+use super::client::{ClientOptions, Endpoint, HttpClient};
 use super::{Backend, BackendError, Completion, SamplingParams};
 use crate::prompt::RenderedPrompt;
 use serde_json::{json, Value};
@@ -15,19 +15,26 @@ pub enum Api {
     Completions,
 }
 
-/// A client for one served model.
+/// A client for one served model on one server.
 #[derive(Clone, Debug)]
 pub struct OpenAiBackend {
-    endpoint: Endpoint,
+    client: HttpClient,
     model: String,
     api: Api,
-    timeout: Duration,
-    api_key: Option<String>,
+}
+
+/// What `GET /v1/models` said about the served model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelCheck {
+    /// The model is listed.
+    Listed,
+    /// The server does not serve `/v1/models` (HTTP 404): nothing to check against.
+    Unlisted,
 }
 
 impl OpenAiBackend {
-    /// A backend for `model` served at `url` (`http://host:port`, with or without `/v1`), with a
-    /// per-request timeout.
+    /// A backend for `model` served at `url` (`http(s)://host:port`, with or without `/v1`), with
+    /// a per-request timeout, proxies from the environment and Mozilla's root certificates.
     pub fn new(
         url: &str,
         model: &str,
@@ -35,15 +42,96 @@ impl OpenAiBackend {
         timeout: Duration,
         api_key: Option<String>,
     ) -> Result<Self, BackendError> {
+        let mut opts = ClientOptions::new(timeout);
+        opts.api_key = api_key;
+        Self::with_options(url, model, api, &opts)
+    }
+
+    /// A backend for `model` served at `url`, reached with `opts`.
+    pub fn with_options(url: &str, model: &str, api: Api, opts: &ClientOptions) -> Result<Self, BackendError> {
         if model.trim().is_empty() {
             return Err(BackendError::Fatal("--served-model must name the model the server serves".into()));
         }
-        Ok(OpenAiBackend { endpoint: Endpoint::parse(url)?, model: model.to_string(), api, timeout, api_key })
+        let client = HttpClient::new(Endpoint::parse(url)?, opts)?;
+        Ok(OpenAiBackend { client, model: model.to_string(), api })
     }
 
     /// The endpoint URL (without `/v1`).
     pub fn url(&self) -> String {
-        self.endpoint.url()
+        self.client.endpoint().url()
+    }
+
+    /// The model ids of `GET /v1/models`.
+    pub fn list_models(&self, timeout: Duration) -> Result<Vec<String>, BackendError> {
+        let resp = self.client.get("/v1/models", timeout)?;
+        if !(200..300).contains(&resp.status) {
+            return Err(http_error(resp.status, &resp.body, resp.retry_after));
+        }
+        let v: Value = serde_json::from_slice(&resp.body)
+            .map_err(|e| BackendError::Protocol(format!("/v1/models: response is not JSON: {e}")))?;
+        let data = v
+            .get("data")
+            .and_then(Value::as_array)
+            .ok_or_else(|| BackendError::Protocol("/v1/models: response has no `data` array".into()))?;
+        Ok(data.iter().filter_map(|m| m.get("id").and_then(Value::as_str)).map(str::to_string).collect())
+    }
+
+    /// The start-up check: the server answers `GET /v1/models` and lists the served model. An
+    /// error names the endpoint.
+    pub fn check(&self, timeout: Duration) -> Result<ModelCheck, BackendError> {
+        let url = self.url();
+        match self.list_models(timeout) {
+            Ok(models) if models.iter().any(|m| *m == self.model) => Ok(ModelCheck::Listed),
+            Ok(models) => Err(BackendError::Fatal(format!(
+                "{url} does not serve `{}` (--served-model); it serves: {}",
+                self.model,
+                if models.is_empty() { "nothing".to_string() } else { models.join(", ") }
+            ))),
+            Err(BackendError::Http { status: 404, .. }) => Ok(ModelCheck::Unlisted),
+            Err(BackendError::Http { status, body, .. }) => {
+                let hint = if matches!(status, 401 | 403) { " (check --api-key / OPENAI_API_KEY)" } else { "" };
+                Err(BackendError::Fatal(format!("{url}: GET /v1/models answered HTTP {status}{hint}: {body}")))
+            }
+            Err(BackendError::Timeout(s)) => {
+                Err(BackendError::Fatal(format!("{url}: GET /v1/models timed out after {s:.1}s")))
+            }
+            Err(BackendError::Io(m) | BackendError::Protocol(m) | BackendError::Fatal(m)) => {
+                let m = if m.starts_with(&url) { m } else { format!("{url}: {m}") };
+                Err(BackendError::Fatal(format!("cannot reach the server: {m}")))
+            }
+        }
+    }
+
+    /// Whether the server is up: it answers `GET /v1/models` with any status below 500.
+    pub fn alive(&self, timeout: Duration) -> Result<(), BackendError> {
+        let resp = self.client.get("/v1/models", timeout)?;
+        if resp.status >= 500 {
+            return Err(http_error(resp.status, &resp.body, resp.retry_after));
+        }
+        Ok(())
+    }
+
+    /// [`Backend::generate`], also returning the response's total completion tokens when the
+    /// server reports them.
+    pub fn generate_counted(
+        &self,
+        prompt: &RenderedPrompt,
+        params: &SamplingParams,
+    ) -> Result<(Vec<Completion>, Option<u64>), BackendError> {
+        let path = match self.api {
+            Api::Chat => "/v1/chat/completions",
+            Api::Completions => "/v1/completions",
+        };
+        let body = self.request_body(prompt, params).to_string();
+        let resp = self.client.post_json(path, body.as_bytes())?;
+        if !(200..300).contains(&resp.status) {
+            return Err(http_error(resp.status, &resp.body, resp.retry_after));
+        }
+        let completions = parse_choices(&resp.body, self.api, params.n)?;
+        let tokens = serde_json::from_slice::<Value>(&resp.body)
+            .ok()
+            .and_then(|v| v.get("usage")?.get("completion_tokens")?.as_u64());
+        Ok((completions, tokens))
     }
 
     /// The JSON request body for one prompt.
@@ -92,19 +180,15 @@ impl Backend for OpenAiBackend {
     }
 
     fn generate(&self, prompt: &RenderedPrompt, params: &SamplingParams) -> Result<Vec<Completion>, BackendError> {
-        let path = match self.api {
-            Api::Chat => "/v1/chat/completions",
-            Api::Completions => "/v1/completions",
-        };
-        let body = self.request_body(prompt, params).to_string();
-        let resp = post_json(&self.endpoint, path, body.as_bytes(), self.api_key.as_deref(), self.timeout)?;
-        if !(200..300).contains(&resp.status) {
-            let text = String::from_utf8_lossy(&resp.body);
-            let snippet: String = text.chars().take(500).collect();
-            return Err(BackendError::Http { status: resp.status, body: snippet });
-        }
-        parse_choices(&resp.body, self.api, params.n)
+        self.generate_counted(prompt, params).map(|(c, _)| c)
     }
+}
+
+/// An error status as a [`BackendError`], with the start of the body.
+fn http_error(status: u16, body: &[u8], retry_after: Option<Duration>) -> BackendError {
+    let text = String::from_utf8_lossy(body);
+    let snippet: String = text.chars().take(500).collect();
+    BackendError::Http { status, body: snippet, retry_after }
 }
 
 /// Read `n` completions from a response body, ordered by their `index`.

@@ -1,4 +1,5 @@
-//! Retries with exponential backoff and jitter.
+//! Retries with exponential backoff and jitter; a server's `Retry-After` is honoured (it replaces
+//! a shorter backoff delay).
 
 use super::BackendError;
 use std::time::Duration;
@@ -54,7 +55,8 @@ pub fn with_retries<T>(
             Ok(v) => return Ok(v),
             Err(e) if e.is_retryable() && attempt < policy.max_retries => {
                 attempt += 1;
-                std::thread::sleep(policy.delay(attempt, jitter_seed));
+                let backoff = policy.delay(attempt, jitter_seed);
+                std::thread::sleep(e.retry_after().map_or(backoff, |asked| asked.max(backoff)));
             }
             Err(last) => {
                 return Err(RetryError { attempts: attempt + 1, elapsed: start.elapsed().as_secs_f64(), last })
@@ -97,7 +99,7 @@ mod tests {
         let r = with_retries(&quick(3), 1, |_| {
             calls += 1;
             if calls < 3 {
-                Err(BackendError::Http { status: 503, body: String::new() })
+                Err(BackendError::Http { status: 503, body: String::new(), retry_after: None })
             } else {
                 Ok(calls)
             }
@@ -112,16 +114,36 @@ mod tests {
     }
 
     #[test]
+    fn retry_after_replaces_a_shorter_backoff() {
+        let mut calls = Vec::new();
+        let start = std::time::Instant::now();
+        let r = with_retries(&quick(3), 1, |_| {
+            calls.push(start.elapsed());
+            if calls.len() == 1 {
+                Err(BackendError::Http {
+                    status: 429,
+                    body: String::new(),
+                    retry_after: Some(Duration::from_millis(300)),
+                })
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!(r, Ok(()));
+        assert!(calls[1] - calls[0] >= Duration::from_millis(300), "{calls:?}");
+    }
+
+    #[test]
     fn final_errors_are_not_retried() {
         let mut calls = 0;
         let r: Result<(), _> = with_retries(&quick(5), 1, |_| {
             calls += 1;
-            Err(BackendError::Http { status: 400, body: "prompt too long".into() })
+            Err(BackendError::Http { status: 400, body: "prompt too long".into(), retry_after: None })
         });
         assert_eq!(calls, 1);
         assert!(r.is_err());
         assert!(!BackendError::Fatal("x".into()).is_retryable());
-        assert!(BackendError::Http { status: 429, body: String::new() }.is_retryable());
+        assert!(BackendError::Http { status: 429, body: String::new(), retry_after: None }.is_retryable());
         assert!(BackendError::Io("reset".into()).is_retryable());
     }
 }

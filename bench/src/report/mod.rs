@@ -35,6 +35,8 @@ pub struct Report {
     pub baseline_path: Option<PathBuf>,
     /// The verifier version the scores were computed with.
     pub verifier_version: String,
+    /// Per-endpoint requests, failures and tokens of a run against servers (`endpoints.json`).
+    pub endpoints: Vec<crate::backend::EndpointStats>,
 }
 
 impl Report {
@@ -55,6 +57,7 @@ impl Report {
             suites,
             metric: metric.to_string(),
             verifier_version: rlverify::VERSION.to_string(),
+            endpoints: Vec::new(),
         }
     }
 }

@@ -77,6 +77,7 @@ pub fn markdown(r: &Report) -> String {
             let _ = writeln!(s, "- {suite} left out of Overall: {why}");
         }
     }
+    s.push_str(&endpoints_markdown(r));
     s
 }
 
@@ -142,5 +143,34 @@ pub fn to_json(r: &Report) -> Value {
         })),
         "verifier_version": r.verifier_version,
         "run": r.manifest,
+        "endpoints": r.endpoints.iter().map(|e| {
+            let mut v = json!(e);
+            v["tokens_per_second"] = json!(e.tokens_per_second());
+            v
+        }).collect::<Vec<_>>(),
     })
+}
+
+/// The per-endpoint table of a run against servers (empty without one).
+fn endpoints_markdown(r: &Report) -> String {
+    let mut s = String::new();
+    if r.endpoints.is_empty() {
+        return s;
+    }
+    let _ = writeln!(s, "\n| endpoint | requests | failures | taken out | completions | tokens | tokens/s |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    for e in &r.endpoints {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            e.endpoint,
+            e.requests,
+            e.failures,
+            e.taken_out,
+            e.completions,
+            e.tokens,
+            e.tokens_per_second().map_or("n/a".to_string(), |t| format!("{t:.1}"))
+        );
+    }
+    s
 }

@@ -18,7 +18,7 @@ pub use manifest::{utc_now, PromptInfo, RunManifest, SamplingSettings, MANIFEST_
 pub use store::{read_records, scan_and_repair, Appender, Record, Scan, StoreError};
 
 use crate::backend::retry::splitmix64;
-use crate::backend::{with_retries, Backend, Completion, RetryPolicy, SamplingParams};
+use crate::backend::{with_retries, Backend, BackendError, Completion, RetryPolicy, SamplingParams};
 use crate::prompt::{Fnv, PromptTemplate};
 use crate::suite::LoadedSuite;
 use std::collections::VecDeque;
@@ -37,6 +37,10 @@ pub struct RunSpec {
     /// Requests in flight at once.
     pub concurrency: usize,
     pub retry: RetryPolicy,
+    /// Stop starting requests once this many have failed for good with a server-side error
+    /// (unreachable, timed out, 5xx after retries; a request the server rejects as invalid does
+    /// not count). 0: never stop.
+    pub max_failures: usize,
     /// Server URL to record in the manifest.
     pub endpoint: Option<String>,
     /// `--limit` to record in the manifest.
@@ -60,13 +64,17 @@ pub struct RunOutcome {
     pub generated: usize,
     /// Completions that were already in the run directory.
     pub already_present: usize,
-    /// Completions still missing (all from failed requests).
+    /// Completions still missing (from failed requests, and those not started).
     pub missing: usize,
     pub failures: Vec<Failure>,
     /// Bytes of partial last lines cut off during the resume scan.
     pub cut_bytes: u64,
     /// Duplicate records found (ignored: the first one counts).
     pub duplicates: usize,
+    /// Completions not requested because the run stopped at its failure budget.
+    pub not_started: usize,
+    /// The run stopped early: `max_failures` requests failed.
+    pub stopped: bool,
 }
 
 /// Why a run could not proceed.
@@ -203,7 +211,9 @@ pub fn run(
 
     let queue = Mutex::new(jobs);
     let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(Job, Result<Vec<Completion>, String>)>();
+    // A failure carries its message and whether it counts against the failure budget.
+    let (tx, rx) = mpsc::channel::<(Job, Result<Vec<Completion>, (String, bool)>)>();
+    let mut budget_used = 0;
     let mut write_error = None;
     std::thread::scope(|s| {
         for _ in 0..spec.concurrency.max(1) {
@@ -228,8 +238,10 @@ pub fn run(
                     seed: job.seed,
                 };
                 let jitter = job.seed.unwrap_or(job.problem as u64) ^ job.first_sample as u64;
-                let result = with_retries(&spec.retry, jitter, |_| backend.generate(&prompt, &params))
-                    .map_err(|e| e.to_string());
+                let result = with_retries(&spec.retry, jitter, |_| backend.generate(&prompt, &params)).map_err(|e| {
+                    let server_side = e.last.is_retryable() || matches!(e.last, BackendError::Fatal(_));
+                    (e.to_string(), server_side)
+                });
                 if tx.send((job, result)).is_err() {
                     return;
                 }
@@ -263,8 +275,13 @@ pub fn run(
                         outcome.generated += 1;
                     }
                 }
-                Err(error) => {
+                Err((error, server_side)) => {
                     outcome.missing += job.count;
+                    budget_used += usize::from(server_side);
+                    if spec.max_failures > 0 && budget_used >= spec.max_failures && !outcome.stopped {
+                        outcome.stopped = true;
+                        stop.store(true, Ordering::Relaxed);
+                    }
                     outcome.failures.push(Failure {
                         suite: suite.name.clone(),
                         id: problem.id.clone(),
@@ -281,7 +298,9 @@ pub fn run(
     if let Some(e) = write_error {
         return Err(e.into());
     }
-    manifest.complete = outcome.failures.is_empty();
+    outcome.not_started = queue.into_inner().unwrap_or_else(|e| e.into_inner()).iter().map(|j| j.count).sum();
+    outcome.missing += outcome.not_started;
+    manifest.complete = outcome.failures.is_empty() && outcome.not_started == 0;
     manifest.write(dir).map_err(RunError::Io)?;
     Ok(outcome)
 }

@@ -80,12 +80,21 @@ pub struct RunArgs {
     #[arg(long, default_value = "boxed", help_heading = "Prompt")]
     pub prompt: String,
 
-    /// OpenAI-compatible server, e.g. http://localhost:8000 (vLLM, SGLang).
-    #[arg(long, help_heading = "Backend", conflicts_with = "model")]
-    pub endpoint: Option<String>,
-    /// Model name the server serves (required with --endpoint).
-    #[arg(long, help_heading = "Backend", requires = "endpoint")]
+    /// OpenAI-compatible server, e.g. http://localhost:8000 or https://host/v1 (vLLM, SGLang,
+    /// llama.cpp, a router). Repeat it (or give a comma-separated list) for data-parallel servers:
+    /// each request goes to the least loaded one, a failing one is taken out until it answers again.
+    #[arg(long, value_delimiter = ',', help_heading = "Backend", conflicts_with = "model")]
+    pub endpoint: Vec<String>,
+    /// File of server URLs, one per line (`#` comments), added to --endpoint.
+    #[arg(long, value_name = "FILE", help_heading = "Backend", conflicts_with = "model")]
+    pub endpoints_file: Option<PathBuf>,
+    /// Model name the servers serve (required with --endpoint; checked against GET /v1/models).
+    #[arg(long, help_heading = "Backend")]
     pub served_model: Option<String>,
+    /// PEM file of the certificate authority (or the self-signed certificate) to trust for https
+    /// endpoints, instead of the built-in Mozilla roots.
+    #[arg(long, value_name = "FILE", help_heading = "Backend")]
+    pub ca_cert: Option<PathBuf>,
     /// Server API to call.
     #[arg(long, value_enum, default_value = "chat", help_heading = "Backend")]
     pub api: ApiArg,
@@ -122,9 +131,18 @@ pub struct RunArgs {
     /// Retries of a failed request (timeouts, dropped connections, HTTP 429/5xx).
     #[arg(long, default_value_t = 6, help_heading = "Backend")]
     pub retries: u32,
-    /// First retry delay in seconds (doubles each retry, with jitter, up to 60 s).
+    /// First retry delay in seconds (doubles each retry, with jitter, up to 60 s; a longer
+    /// Retry-After of the server, up to 300 s, is honoured).
     #[arg(long, default_value_t = 1.0, help_heading = "Backend")]
     pub retry_delay: f64,
+    /// Seconds every server may stay unreachable (failing its health checks) before the requests
+    /// waiting for one fail and the run stops.
+    #[arg(long, default_value_t = 20.0, help_heading = "Backend")]
+    pub down_timeout: f64,
+    /// Stop the run once this many requests have failed for good on the server side (0: never);
+    /// re-running the same command continues it.
+    #[arg(long, default_value_t = 16, help_heading = "Backend")]
+    pub max_failures: usize,
 
     /// Samples per problem (K).
     #[arg(short = 'k', long = "samples", default_value_t = 1, help_heading = "Sampling")]

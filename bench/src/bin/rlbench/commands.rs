@@ -3,7 +3,8 @@
 use crate::args::{ApiArg, Cli, Command, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use rlbench::backend::{Api, Backend, OpenAiBackend, RetryPolicy};
+use rlbench::backend::client::{CaCerts, ClientOptions};
+use rlbench::backend::{fleet, Api, Backend, Fleet, FleetOptions, OpenAiBackend, RetryPolicy};
 use rlbench::prompt::PromptTemplate;
 use rlbench::report::{self, load_baseline, Report};
 use rlbench::run::{self, RunSpec, SamplingSettings};
@@ -98,18 +99,26 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         ApiArg::Chat => Api::Chat,
         ApiArg::Completions => Api::Completions,
     };
-    // A server gains from many requests in flight.
-    let mut default_concurrency = 32;
-    let backend: Box<dyn Backend> = match &a.endpoint {
-        Some(url) => {
-            let model = a.served_model.clone().ok_or_else(|| anyhow!("--endpoint needs --served-model NAME"))?;
-            Box::new(OpenAiBackend::new(url, &model, api, timeout, a.api_key.clone())?)
-        }
+    let urls = endpoint_urls(&a)?;
+    // Servers gain from many requests in flight.
+    let mut default_concurrency = 32 * urls.len().max(1);
+    let fleet = if urls.is_empty() {
+        None
+    } else {
+        Some(server_fleet(&a, &urls, api, timeout, a.concurrency.unwrap_or(default_concurrency))?)
+    };
+    let embedded = match &fleet {
+        Some(_) => None,
         None => {
             let (backend, concurrency) = embedded_backend(&a, api)?;
             default_concurrency = concurrency;
-            backend
+            Some(backend)
         }
+    };
+    let backend: &dyn Backend = match (&fleet, &embedded) {
+        (Some(f), _) => f,
+        (None, Some(b)) => b.as_ref(),
+        (None, None) => bail!("no backend"),
     };
     let concurrency = a.concurrency.unwrap_or(default_concurrency);
 
@@ -130,7 +139,8 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         sampling,
         concurrency: concurrency.max(1),
         retry: RetryPolicy { max_retries: a.retries, base_delay: retry_delay, max_delay: Duration::from_secs(60) },
-        endpoint: a.endpoint.as_ref().and_then(|u| rlbench::backend::http::Endpoint::parse(u).ok()).map(|e| e.url()),
+        max_failures: a.max_failures,
+        endpoint: fleet.as_ref().map(|f| f.urls().join(",")),
         limit: a.limit,
     };
     spec.out = match &a.out {
@@ -140,7 +150,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             let model = backend.model();
             let suite_names: Vec<String> = spec.suites.iter().map(|s| s.name.clone()).collect();
             let prefix = run::run_name_prefix(&model, &suite_names);
-            let wanted = run::manifest_for(&spec, backend.as_ref());
+            let wanted = run::manifest_for(&spec, backend);
             run::find_resumable(root, &prefix, &wanted)
                 .unwrap_or_else(|| root.join(run::default_run_name(&model, &suite_names, &run::utc_now())))
         }
@@ -148,11 +158,14 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     eprintln!("run directory: {}", spec.out.display());
 
     let bar = progress_bar(0, "completions");
-    let outcome = run::run(&spec, backend.as_ref(), &mut |done, total| {
+    let outcome = run::run(&spec, backend, &mut |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     })?;
     bar.finish_and_clear();
+    if let Some(f) = &fleet {
+        fleet::save_stats(&spec.out, &f.stats()).map_err(|e| anyhow!(e))?;
+    }
     if outcome.cut_bytes > 0 {
         eprintln!("resume: cut an unterminated last line ({} bytes) left by an interrupted run", outcome.cut_bytes);
     }
@@ -160,28 +173,91 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         eprintln!("warning: {} duplicate (problem, sample) records ignored", outcome.duplicates);
     }
     eprintln!("{} completions generated, {} already present", outcome.generated, outcome.already_present);
-    for f in outcome.failures.iter().take(5) {
-        eprintln!("failed: {} {} samples {}..{}: {}", f.suite, f.id, f.first_sample, f.first_sample + f.count, f.error);
+    if outcome.generated + outcome.already_present == 0 && outcome.missing > 0 {
+        // Nothing to score: say what failed, not that a metric is missing.
+        print_failures(&outcome);
+        return Ok(ExitCode::from(1));
     }
 
     let cfg = Config::default();
     let (manifest_now, scored) = report::score_run_dir(&spec.out, &cfg).map_err(|e| anyhow!(e))?;
     let mut rep = build_report(scored, &a.report)?;
     rep.manifest = manifest_now;
+    rep.endpoints = fleet::load_stats(&spec.out);
     let files = report::write_files(&spec.out, &rep).map_err(|e| anyhow!(e))?;
     print!("{}", report::markdown(&rep));
     for f in files {
         eprintln!("wrote {}", f.display());
     }
-    if !outcome.failures.is_empty() {
-        eprintln!(
-            "{} requests ({} completions) failed; the report covers what was generated. Re-run the same command to retry them.",
-            outcome.failures.len(),
-            outcome.missing
-        );
+    if outcome.missing > 0 {
+        print_failures(&outcome);
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The failed requests (the first few, then a count), and how to continue.
+fn print_failures(outcome: &run::RunOutcome) {
+    const SHOWN: usize = 5;
+    for f in outcome.failures.iter().take(SHOWN) {
+        eprintln!("failed: {} {} samples {}..{}: {}", f.suite, f.id, f.first_sample, f.first_sample + f.count, f.error);
+    }
+    if outcome.failures.len() > SHOWN {
+        eprintln!("failed: ... and {} more", outcome.failures.len() - SHOWN);
+    }
+    if outcome.stopped {
+        eprintln!(
+            "stopped after {} failed requests (--max-failures); {} completions were not requested",
+            outcome.failures.len(),
+            outcome.not_started
+        );
+    }
+    eprintln!("{} completions are missing", outcome.missing);
+    eprintln!("{} requests failed; re-run the same command to continue", outcome.failures.len());
+}
+
+/// The server URLs of `--endpoint` and `--endpoints-file`, in order.
+fn endpoint_urls(a: &RunArgs) -> Result<Vec<String>> {
+    let mut urls: Vec<String> = a.endpoint.iter().map(|u| u.trim().to_string()).filter(|u| !u.is_empty()).collect();
+    if let Some(path) = &a.endpoints_file {
+        let text = std::fs::read_to_string(path).with_context(|| format!("--endpoints-file {}", path.display()))?;
+        let before = urls.len();
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if !line.is_empty() {
+                urls.push(line.to_string());
+            }
+        }
+        if urls.len() == before {
+            bail!("--endpoints-file {}: no server URL in the file", path.display());
+        }
+    }
+    if urls.is_empty() && (a.served_model.is_some() || a.ca_cert.is_some()) {
+        bail!("--served-model and --ca-cert need --endpoint URL (or --endpoints-file FILE)");
+    }
+    Ok(urls)
+}
+
+/// The servers as one backend, after a start-up check of each.
+fn server_fleet(a: &RunArgs, urls: &[String], api: Api, timeout: Duration, concurrency: usize) -> Result<Fleet> {
+    let model = a.served_model.clone().ok_or_else(|| anyhow!("--endpoint needs --served-model NAME"))?;
+    let down_timeout = Duration::try_from_secs_f64(a.down_timeout)
+        .map_err(|_| anyhow!("--down-timeout must be a non-negative number of seconds"))?;
+    let mut opts = ClientOptions::new(timeout);
+    opts.api_key = a.api_key.clone();
+    opts.max_idle_connections = concurrency.max(1);
+    if let Some(path) = &a.ca_cert {
+        opts.ca_certs = Some(CaCerts::load(path).map_err(|e| anyhow!("--ca-cert {e}"))?);
+    }
+    let backends = urls
+        .iter()
+        .map(|u| OpenAiBackend::with_options(u, &model, api, &opts).map_err(|e| anyhow!("--endpoint {e}")))
+        .collect::<Result<Vec<_>>>()?;
+    let fleet = Fleet::new(backends, FleetOptions { down_timeout, ..FleetOptions::default() })?;
+    for url in fleet.check()? {
+        eprintln!("warning: {url} does not list its models (GET /v1/models: 404); --served-model is not checked");
+    }
+    Ok(fleet)
 }
 
 fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
@@ -251,6 +327,7 @@ fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     let (manifest, scored) = report::score_run_dir(&a.run_dir, &Config::default()).map_err(|e| anyhow!(e))?;
     let mut rep = build_report(scored, &a.report)?;
     rep.manifest = manifest;
+    rep.endpoints = fleet::load_stats(&a.run_dir);
     let files = report::write_files(&a.run_dir, &rep).map_err(|e| anyhow!(e))?;
     print!("{}", report::markdown(&rep));
     for f in files {
