@@ -52,6 +52,8 @@ fn relations_and_intervals() {
             (r"b \le -1 \text{ or } b = 3", r"(-\infty,-1] \cup \{4\}", false, Both),
             (r"\{t \mid -2<t<2\}", r"(-2,2)", true, Both),
             (r"\{x : x > 3\}", r"(3, \infty)", true, Both),
+            (r"\{x \in \mathbb{R} \mid x > 3\}", r"(3, \infty)", true, Both),
+            (r"\{x \in \mathbb{Z} \mid x > 3\}", r"(3, \infty)", false, Both),
             (r"\left\{ x \mid x \ge 1 \right\}", r"[1, \infty)", true, Both),
             (r"\{t \mid -2<t<2\}", r"(-2,2]", false, Both),
             (r"\{t \mid -2<t<2\}", r"[-2,2]", false, Both),

@@ -1134,9 +1134,16 @@ pub(crate) fn set_builder(input: &str) -> Option<&str> {
         .or_else(|| t.strip_prefix("\\{").and_then(|r| r.strip_suffix("\\}")))?
         .trim();
     let var = inner.chars().next().filter(|c| c.is_ascii_alphabetic())?;
-    let after_var = inner[1..].trim_start();
+    let mut after_var = inner[1..].trim_start();
     if after_var.starts_with(|c: char| c.is_ascii_alphanumeric()) {
         return None;
+    }
+    // `\{x \in \mathbb{R} \mid ...\}`: the reals are the universe anyway.
+    for reals in ["\\in \\mathbb{R}", "\\in\\mathbb{R}", "\\in \\mathbb R", "\\in \\mathbf{R}", "\\in \\R"] {
+        if let Some(r) = after_var.strip_prefix(reals) {
+            after_var = r.trim_start();
+            break;
+        }
     }
     let cond = ["\\mid", "\\colon", "|", ":"].iter().find_map(|m| after_var.strip_prefix(m))?.trim();
     let lower = cond.to_ascii_lowercase();
