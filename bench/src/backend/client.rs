@@ -116,11 +116,18 @@ pub enum ProxyConfig {
 
 /// The proxy URL for `ep` given environment lookups `var` (curl's rules): `NO_PROXY` (a
 /// comma-separated list of hosts, `.suffix`es or `*`) wins, then `HTTPS_PROXY`/`HTTP_PROXY` by
-/// scheme, then `ALL_PROXY`; lower-case names are read too, and empty values are unset.
+/// scheme, then `ALL_PROXY`; lower-case names are read too, and empty values are unset. Loopback
+/// hosts (`localhost`, `127.x.x.x`, `::1`) are always reached directly, as Go's and Python's
+/// clients do: a proxy cannot reach this machine's local servers.
 pub fn proxy_from_env(ep: &Endpoint, var: impl Fn(&str) -> Option<String>) -> Option<String> {
     let get = |name: &str| {
         var(name).or_else(|| var(&name.to_ascii_lowercase())).map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
     };
+    let loopback = ep.host.eq_ignore_ascii_case("localhost")
+        || ep.host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    if loopback {
+        return None;
+    }
     if let Some(no) = get("NO_PROXY") {
         let host = ep.host.to_ascii_lowercase();
         for entry in no.split(',').map(str::trim).filter(|e| !e.is_empty()) {
@@ -409,6 +416,10 @@ mod tests {
         assert_eq!(proxy_from_env(&http, &e).as_deref(), Some("http://p:1"), "not a label boundary");
         let e = env(&[("HTTP_PROXY", "")]);
         assert_eq!(proxy_from_env(&http, &e), None);
+        let e = env(&[("HTTP_PROXY", "http://p:1"), ("HTTPS_PROXY", "http://p:1")]);
+        for local in ["http://localhost:8000", "http://127.0.0.1:8000", "https://[::1]:8000"] {
+            assert_eq!(proxy_from_env(&ep(local), &e), None, "{local}");
+        }
     }
 
     #[test]

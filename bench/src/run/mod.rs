@@ -23,7 +23,7 @@ use crate::prompt::{Fnv, PromptTemplate};
 use crate::suite::LoadedSuite;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
 /// What to generate and where.
@@ -213,12 +213,14 @@ pub fn run(
     let stop = AtomicBool::new(false);
     // A failure carries its message and whether it counts against the failure budget.
     let (tx, rx) = mpsc::channel::<(Job, Result<Vec<Completion>, (String, bool)>)>();
-    let mut budget_used = 0;
+    // Failures counted against `max_failures`, by the workers themselves: a server that is gone
+    // fails requests at once, faster than this thread reads their results.
+    let budget_used = AtomicUsize::new(0);
     let mut write_error = None;
     std::thread::scope(|s| {
         for _ in 0..spec.concurrency.max(1) {
             let tx = tx.clone();
-            let (queue, stop) = (&queue, &stop);
+            let (queue, stop, budget_used) = (&queue, &stop, &budget_used);
             s.spawn(move || loop {
                 if stop.load(Ordering::Relaxed) {
                     return;
@@ -242,6 +244,12 @@ pub fn run(
                     let server_side = e.last.is_retryable() || matches!(e.last, BackendError::Fatal(_));
                     (e.to_string(), server_side)
                 });
+                if let Err((_, true)) = &result {
+                    let used = budget_used.fetch_add(1, Ordering::SeqCst) + 1;
+                    if spec.max_failures > 0 && used >= spec.max_failures {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                }
                 if tx.send((job, result)).is_err() {
                     return;
                 }
@@ -275,13 +283,8 @@ pub fn run(
                         outcome.generated += 1;
                     }
                 }
-                Err((error, server_side)) => {
+                Err((error, _)) => {
                     outcome.missing += job.count;
-                    budget_used += usize::from(server_side);
-                    if spec.max_failures > 0 && budget_used >= spec.max_failures && !outcome.stopped {
-                        outcome.stopped = true;
-                        stop.store(true, Ordering::Relaxed);
-                    }
                     outcome.failures.push(Failure {
                         suite: suite.name.clone(),
                         id: problem.id.clone(),
@@ -298,6 +301,7 @@ pub fn run(
     if let Some(e) = write_error {
         return Err(e.into());
     }
+    outcome.stopped = spec.max_failures > 0 && budget_used.load(Ordering::SeqCst) >= spec.max_failures;
     outcome.not_started = queue.into_inner().unwrap_or_else(|e| e.into_inner()).iter().map(|j| j.count).sum();
     outcome.missing += outcome.not_started;
     manifest.complete = outcome.failures.is_empty() && outcome.not_started == 0;

@@ -244,12 +244,7 @@ pub fn completion_text(seed: u64, prompt: &str, index: usize) -> String {
 
 /// Read into `buf` until `done(buf)`; polls so that a stopped or dead server lets go within
 /// 50 ms, and gives up on a connection idle for 5 s. `None`: closed, dead, or idle.
-fn read_until(
-    stream: &mut dyn Conn,
-    buf: &mut Vec<u8>,
-    server: &Shared,
-    done: &dyn Fn(&[u8]) -> bool,
-) -> Option<()> {
+fn read_until(stream: &mut dyn Conn, buf: &mut Vec<u8>, server: &Shared, done: &dyn Fn(&[u8]) -> bool) -> Option<()> {
     let mut chunk = [0u8; 8192];
     let idle_limit = Instant::now() + Duration::from_secs(5);
     while !done(buf) {
