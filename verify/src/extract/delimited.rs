@@ -109,10 +109,11 @@ const MAX_JOINED: usize = 16;
 /// otherwise. Linear in the text before each joined block, at most [`MAX_JOINED`] blocks.
 pub(crate) fn joined_values(text: &str, last: Block) -> Vec<Block> {
     let mut out = vec![last];
-    let is_value = |b: &Block| !has_relation(&text[b.start..b.end]);
-    if !is_value(&last) {
-        return out;
-    }
+    // Blocks join when they are alike: values, or equations of the same name (`$x = 2$ or
+    // $x = 3$` is the list `x = 2, x = 3`; `$x = 2$ and $y = 3$` stays `y = 3`).
+    let shape = |b: &Block| block_shape(&text[b.start..b.end]);
+    let Some(want) = shape(&last) else { return out };
+    let is_value = |b: &Block| shape(b).as_deref() == Some(want.as_str());
     let b = text.as_bytes();
     let mut cur = last;
     while out.len() < MAX_JOINED {
@@ -151,6 +152,26 @@ pub(crate) fn joined_values(text: &str, last: Block) -> Vec<Block> {
     }
     out.reverse();
     out
+}
+
+/// What a block holds, for [`joined_values`]: `""` for a value (no relation), the name for an
+/// equation `name = value` with one `=` and a one-letter name (optionally subscripted), `None`
+/// otherwise.
+fn block_shape(s: &str) -> Option<String> {
+    if !has_relation(s) {
+        return Some(String::new());
+    }
+    let (name, value) = s.split_once('=')?;
+    let name = name.trim();
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let rest = chars.as_str();
+    let simple = first.is_ascii_alphabetic()
+        && (rest.is_empty()
+            || rest
+                .strip_prefix('_')
+                .is_some_and(|r| r.chars().all(|c| c.is_ascii_alphanumeric() || c == '{' || c == '}')));
+    (simple && !has_relation(value)).then(|| name.to_string())
 }
 
 /// Whether a relation (`=`, `<`, `>`, `\le`, `\ge`, `\ne`, `\in`) stands outside braces (a

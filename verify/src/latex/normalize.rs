@@ -610,12 +610,13 @@ impl<'a> Normalizer<'a> {
             let label_end = self.rest().find(|c: char| !(c.is_ascii_alphabetic() || c == ' ')).map(|k| self.pos + k);
             if let Some(end) = label_end {
                 let next = &self.src[end..];
-                if next.starts_with('=') && !next.starts_with("==") {
+                let colon = next.starts_with(':') && !next.starts_with("::");
+                if (next.starts_with('=') && !next.starts_with("==")) || colon {
                     let label = self.src[start..end].trim_end();
-                    self.pos = start + label.len();
+                    self.pos = if colon { end + 1 } else { start + label.len() };
                     self.out.push_str("\\text{");
                     self.out.push_str(label);
-                    self.out.push_str("} ");
+                    self.out.push_str(if colon { "} = " } else { "} " });
                     return;
                 }
             }
@@ -902,6 +903,7 @@ impl<'a> Normalizer<'a> {
             "ast" | "cdotp" => self.out.push('*'),
             "fbox" | "boxed" => self.emit_cmd("boxed"),
             "colon" => self.out.push(':'),
+            "lor" => self.out.push_str(" , "),
             "not" => {
                 let r = self.rest();
                 let after = r.trim_start();
@@ -1147,13 +1149,17 @@ pub(crate) fn set_builder(input: &str) -> Option<&str> {
     }
     let cond = ["\\mid", "\\colon", "|", ":"].iter().find_map(|m| after_var.strip_prefix(m))?.trim();
     let lower = cond.to_ascii_lowercase();
+    // "or" joins relations into a union, which the checker reads; "and" and commas would make
+    // an intersection, which it does not.
+    let or_free = lower.replace("\\text{ or }", " ").replace("\\text{or}", " ").replace(" or ", " ");
     let one_relation = !cond.contains([',', ';', '|'])
         && !cond.contains("\\{")
         && !cond.contains("\\}")
-        && !lower.contains("and")
-        && !lower.contains(" or ")
-        && !lower.contains("\\text")
-        && !lower.contains("\\in");
+        && !or_free.contains("and")
+        && !or_free.contains("\\text")
+        && !or_free.contains("\\land")
+        && !or_free.contains("\\wedge")
+        && !or_free.contains("\\in");
     (one_relation && cond.contains(var)).then_some(cond)
 }
 
