@@ -237,7 +237,7 @@ fn the_start_up_check_names_the_endpoint() {
     let out = dir.join("run");
 
     let dead = refused_url();
-    let o = run(&file, 1, &out, &[dead.clone()], &[]);
+    let o = run(&file, 1, &out, std::slice::from_ref(&dead), &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains(&dead) && stderr(&o).contains("cannot reach"), "{}", stderr(&o));
 

@@ -401,24 +401,24 @@ mod tests {
         let http = ep("http://gpu1.cluster:8000");
         let https = ep("https://api.example.com");
         let e = env(&[("HTTP_PROXY", "http://p:3128"), ("https_proxy", "http://s:3128")]);
-        assert_eq!(proxy_from_env(&http, &e).as_deref(), Some("http://p:3128"));
-        assert_eq!(proxy_from_env(&https, &e).as_deref(), Some("http://s:3128"));
+        assert_eq!(proxy_from_env(&http, e).as_deref(), Some("http://p:3128"));
+        assert_eq!(proxy_from_env(&https, e).as_deref(), Some("http://s:3128"));
         let e = env(&[("ALL_PROXY", "http://a:1"), ("NO_PROXY", "localhost, .cluster")]);
-        assert_eq!(proxy_from_env(&http, &e), None);
-        assert_eq!(proxy_from_env(&https, &e).as_deref(), Some("http://a:1"));
+        assert_eq!(proxy_from_env(&http, e), None);
+        assert_eq!(proxy_from_env(&https, e).as_deref(), Some("http://a:1"));
         let e = env(&[("HTTP_PROXY", "http://p:1"), ("no_proxy", "gpu1.cluster:9999,example.com")]);
-        assert_eq!(proxy_from_env(&http, &e).as_deref(), Some("http://p:1"), "other port");
+        assert_eq!(proxy_from_env(&http, e).as_deref(), Some("http://p:1"), "other port");
         let e = env(&[("HTTP_PROXY", "http://p:1"), ("NO_PROXY", "cluster")]);
-        assert_eq!(proxy_from_env(&http, &e), None, "domain suffix");
+        assert_eq!(proxy_from_env(&http, e), None, "domain suffix");
         let e = env(&[("HTTP_PROXY", "http://p:1"), ("NO_PROXY", "*")]);
-        assert_eq!(proxy_from_env(&http, &e), None);
+        assert_eq!(proxy_from_env(&http, e), None);
         let e = env(&[("HTTP_PROXY", "http://p:1"), ("NO_PROXY", "uster")]);
-        assert_eq!(proxy_from_env(&http, &e).as_deref(), Some("http://p:1"), "not a label boundary");
+        assert_eq!(proxy_from_env(&http, e).as_deref(), Some("http://p:1"), "not a label boundary");
         let e = env(&[("HTTP_PROXY", "")]);
-        assert_eq!(proxy_from_env(&http, &e), None);
+        assert_eq!(proxy_from_env(&http, e), None);
         let e = env(&[("HTTP_PROXY", "http://p:1"), ("HTTPS_PROXY", "http://p:1")]);
         for local in ["http://localhost:8000", "http://127.0.0.1:8000", "https://[::1]:8000"] {
-            assert_eq!(proxy_from_env(&ep(local), &e), None, "{local}");
+            assert_eq!(proxy_from_env(&ep(local), e), None, "{local}");
         }
     }
 

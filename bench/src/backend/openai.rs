@@ -81,7 +81,7 @@ impl OpenAiBackend {
     pub fn check(&self, timeout: Duration) -> Result<ModelCheck, BackendError> {
         let url = self.url();
         match self.list_models(timeout) {
-            Ok(models) if models.iter().any(|m| *m == self.model) => Ok(ModelCheck::Listed),
+            Ok(models) if models.contains(&self.model) => Ok(ModelCheck::Listed),
             Ok(models) => Err(BackendError::Fatal(format!(
                 "{url} does not serve `{}` (--served-model); it serves: {}",
                 self.model,
