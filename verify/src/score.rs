@@ -131,17 +131,16 @@ impl Gold {
     }
 
     /// Parse one extracted answer and compare it with the gold.
-    fn judge(&self, answer: &Answer, cfg: &Config) -> Judged {
+    /// `budget` is shared by every answer tried for one response, so the alternatives never
+    /// multiply the cost bound of a call.
+    fn judge(&self, answer: &Answer, cfg: &Config, budget: &mut Budget) -> Judged {
         let parsed = if answer.text == self.answer && cfg.limits == self.parse_limits {
             self.parsed.clone()
         } else {
             parse(&answer.text, &cfg.limits)
         };
         let decision = match (&self.parsed, &parsed) {
-            (Ok(g), Ok(p)) => {
-                let mut budget = Budget::new(&cfg.limits);
-                Some(equivalent(g, p, &cfg.equiv, &mut budget))
-            }
+            (Ok(g), Ok(p)) => Some(equivalent(g, p, &cfg.equiv, budget)),
             _ => None,
         };
         let (status, rule, limit) = match (&decision, &parsed, &self.parsed) {
@@ -153,7 +152,7 @@ impl Gold {
                 let texty = matches!(p, Expr::Text(_)) || matches!(g, Expr::Text(_));
                 if texty && same_text(&self.answer, &answer.text) {
                     (Status::Correct, "text", None)
-                } else if let Some(rule) = text_with_one_number(g, p, cfg) {
+                } else if let Some(rule) = text_with_one_number(g, p, cfg, budget) {
                     (Status::Correct, rule, None)
                 } else {
                     (Status::Wrong, *rule, None)
@@ -211,14 +210,15 @@ impl Gold {
         let Some(answer) = extract(response, &opts) else {
             return out;
         };
-        let mut judged = self.judge(&answer, cfg);
+        let mut budget = Budget::new(&cfg.limits);
+        let mut judged = self.judge(&answer, cfg, &mut budget);
         if judged.status != Status::Correct {
             // A multiple-choice gold (`C`) against a labelled answer (`(C) y = 2x + 1`): the
             // label; another gold against it: the option text (`y = 2x + 1`).
             if let Some((letter, option)) = crate::extract::choice::split_choice_label(&answer.text) {
                 if self.choice.is_none() {
                     let alt = Answer { text: option.trim().to_string(), parts: Vec::new(), source: answer.source };
-                    let j = self.judge(&alt, cfg);
+                    let j = self.judge(&alt, cfg, &mut budget);
                     if j.status == Status::Correct {
                         judged = j;
                     }
@@ -242,7 +242,7 @@ impl Gold {
                 answer.only_parts(|p| parse(p, &cfg.limits).is_ok() || same_text(&self.answer, p)),
             ];
             for alt in alternatives.into_iter().flatten() {
-                let j = self.judge(&alt, cfg);
+                let j = self.judge(&alt, cfg, &mut budget);
                 if j.status == Status::Correct {
                     judged = j;
                     break;
@@ -277,7 +277,7 @@ struct Judged {
 /// A whole-text prediction that states one number against a numeric gold: `\text{Bo earns
 /// \$12.}` against `12`. The text must hold exactly one number and no word that qualifies it
 /// (`not`, `than`, `least`, `about`, `or`, ...); the number is then compared like any answer.
-fn text_with_one_number(g: &Expr, p: &Expr, cfg: &Config) -> Option<&'static str> {
+fn text_with_one_number(g: &Expr, p: &Expr, cfg: &Config, budget: &mut Budget) -> Option<&'static str> {
     const QUALIFIERS: &[&str] = &[
         "not",
         "no",
@@ -324,8 +324,7 @@ fn text_with_one_number(g: &Expr, p: &Expr, cfg: &Config) -> Option<&'static str
         }
     }
     let n = parse(number?, &cfg.limits).ok()?;
-    let mut budget = Budget::new(&cfg.limits);
-    (equivalent(g, &n, &cfg.equiv, &mut budget).verdict == Verdict::Equal).then_some("text_number")
+    (equivalent(g, &n, &cfg.equiv, budget).verdict == Verdict::Equal).then_some("text_number")
 }
 
 /// A score with the steps that led to it.
