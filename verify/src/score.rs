@@ -411,6 +411,22 @@ mod tests {
     }
 
     #[test]
+    fn truncated_responses_follow_the_config() {
+        let steps: String = (1..=30).map(|k| format!("## Step {k}: we simplify the expression and go on.\n")).collect();
+        let cut = format!("{steps}## Step 31: so $m = 3$.\n## Step 32: Then we divide both sides by");
+        let finished = format!("{steps}## Step 31: so $m = 3$.");
+        let strict = Config::default();
+        let lenient = Config { truncated: Truncated::Lenient, ..Config::default() };
+        assert_eq!(strict.truncated, Truncated::NoAnswer);
+        let s = score(&cut, "3", &strict);
+        assert_eq!((s.correct, s.status), (false, Status::NoAnswer));
+        assert!(score(&cut, "3", &lenient).correct);
+        assert!(score(&finished, "3", &strict).correct);
+        // A marked answer counts whatever comes after it.
+        assert!(score(&format!("{steps}so \\boxed{{3}}. Then we check that"), "3", &strict).correct);
+    }
+
+    #[test]
     fn signed_reward() {
         assert_eq!(reward_of(false, RewardKind::Signed), -1.0);
         assert_eq!(reward_of(true, RewardKind::Signed), 1.0);
