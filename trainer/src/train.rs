@@ -189,13 +189,26 @@ pub fn train_until(
         let mut batch = rollout::collect(&engine, cfg, &data, &mut state.data, &rewarder, step)?;
         let rollout_s = started.elapsed().as_secs_f64();
         let recompute_started = Instant::now();
-        let sampler_logp = if quantized && !batch.samples.is_empty() {
+        // With one update per step (one pass, one mini-batch) that update's own forward is at
+        // θ_old, so its detached log-probs are π_old and no separate forward is needed (as verl
+        // does on-policy); otherwise one no-grad forward of the trainable model recomputes π_old.
+        let old_from_update = quantized
+            && cfg.iterations == 1
+            && cfg.mini_batches == 1
+            && !estimator_needs_kl(&loss_cfg.advantage)
+            && !batch.samples.is_empty();
+        let sampler_logp: Option<Vec<Vec<f32>>> = if old_from_update {
+            Some(batch.samples.iter().map(|s| s.old_logp.clone()).collect())
+        } else if quantized && !batch.samples.is_empty() {
             let trainer = detached_logprobs(&model, &batch.samples, cfg, engine.tokenizer().pad_id())?;
             Some(batch.samples.iter_mut().zip(trainer).map(|(s, t)| std::mem::replace(&mut s.old_logp, t)).collect())
         } else {
             None
         };
-        let mismatch = sampler_logp.as_ref().map(|s: &Vec<Vec<f32>>| Mismatch::of(&batch.samples, s));
+        let mut acc = UpdateStats::default();
+        if let (Some(sampler), false) = (&sampler_logp, old_from_update) {
+            acc.mismatch = Some(Mismatch::of(&batch.samples, sampler));
+        }
         let recompute_s = recompute_started.elapsed().as_secs_f64();
 
         // 2. Advantages with the objective's estimator (per token, on the host).
@@ -207,14 +220,15 @@ pub fn train_until(
             _ => None,
         };
         let mut advantages = compute_advantages(&loss_cfg.advantage, &batch.samples, ref_logp.as_deref())?;
-        let mut tis_mean = None;
-        if let (Some(cap), Some(sampler)) = (cfg.tis_cap, &sampler_logp) {
+        if let (Some(cap), Some(sampler), false) = (cfg.tis_cap, &sampler_logp, old_from_update) {
             let old: Vec<&[f32]> = batch.samples.iter().map(|s| s.old_logp.as_slice()).collect();
-            tis_mean = Some(advantage::truncated_is(&mut advantages, &old, sampler, cap));
+            let w = advantage::truncated_is(&mut advantages, &old, sampler, cap);
+            if let Some(m) = &mut acc.mismatch {
+                m.tis_weight = Some(w);
+            }
         }
 
         // 3. Updates: iterations x mini-batches, each one optimizer step.
-        let mut acc = UpdateStats::default();
         if !batch.samples.is_empty() {
             for iteration in 0..cfg.iterations {
                 // CPGD §6.1 (arXiv:2505.12504): from the second pass on, A ← clip(sg π_{m-1}/π_old) · A.
@@ -240,6 +254,7 @@ pub fn train_until(
                         advantages: corrected.as_deref().unwrap_or(&advantages),
                         ref_logp: ref_logp.as_deref(),
                         inject_nan: inject,
+                        sampler_logp: if old_from_update { sampler_logp.as_deref() } else { None },
                         pad: engine.tokenizer().pad_id(),
                     };
                     match compute_gradients(&ctx, &rows, &mut acc)? {
@@ -272,11 +287,11 @@ pub fn train_until(
         // 4. Metrics, rollout samples, evaluation, checkpoint.
         let step_s = started.elapsed().as_secs_f64();
         let mut line = metrics_line(step, &batch, &acc, lr, rollout_s, train_s, step_s);
-        if let (Some(m), Value::Object(map)) = (mismatch, &mut line) {
+        if let (Some(m), Value::Object(map)) = (&acc.mismatch, &mut line) {
             map.insert("rollout/logp_abs_diff".into(), m.abs_diff.into());
             map.insert("rollout/kl_k3".into(), m.k3.into());
             map.insert("time/recompute_s".into(), recompute_s.into());
-            if let Some(w) = tis_mean {
+            if let Some(w) = m.tis_weight {
                 map.insert("rollout/tis_weight_mean".into(), w.into());
             }
         }
@@ -328,12 +343,14 @@ fn sync_decoder(engine: &mut Engine, quantized: bool) -> Result<()> {
 }
 
 /// How far the sampler's log-probs are from the trainer's on the sampled tokens.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Mismatch {
     /// Mean `|log π_old - log π_sampler|`.
     abs_diff: f64,
     /// Mean k3 estimate of KL(π_sampler ‖ π_old): `r - 1 - ln r`, `r = π_old/π_sampler`.
     k3: f64,
+    /// Mean truncated importance weight, when the correction is on.
+    tis_weight: Option<f64>,
 }
 
 impl Mismatch {
@@ -348,7 +365,7 @@ impl Mismatch {
             }
         }
         let n = n.max(1) as f64;
-        Self { abs_diff: abs / n, k3: k3 / n }
+        Self { abs_diff: abs / n, k3: k3 / n, tis_weight: None }
     }
 }
 
@@ -443,6 +460,9 @@ struct UpdateCtx<'a> {
     advantages: &'a [Vec<f64>],
     ref_logp: Option<&'a [Vec<f32>]>,
     inject_nan: bool,
+    /// Set when π_old is this update's own detached forward (quantized rollouts, one update per
+    /// step): the sampler's log-probs, for the mismatch metrics and the truncated IS weight.
+    sampler_logp: Option<&'a [Vec<f32>]>,
     pad: u32,
 }
 
@@ -473,6 +493,8 @@ struct UpdateStats {
     entropy: f64,
     /// Mean CPGD epoch weight of each corrected pass.
     cpgd_weights: Vec<f64>,
+    /// Sampler/trainer mismatch of quantized rollouts.
+    mismatch: Option<Mismatch>,
 }
 
 impl UpdateStats {
@@ -516,6 +538,8 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
     let mut grads: Vec<Option<Tensor>> = vec![None; vars.len()];
     let (mut loss, mut kl) = (0.0, None::<f64>);
     let mut micro_metrics = Vec::new();
+    // Sums of |d|, k3, tokens and TIS weights over the micro-batches (π_old from this forward).
+    let mut mismatch: Option<(f64, f64, f64, f64)> = None;
     for chunk in rows.chunks(micro.max(1)) {
         let pairs: Vec<(&[u32], &[u32])> =
             chunk.iter().map(|&i| (samples[i].prompt.as_slice(), samples[i].response.as_slice())).collect();
@@ -531,13 +555,38 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
             return Ok(Gradients::Bad("non-finite log-probs (the logits hold NaN or inf)".into()));
         }
         let rows_of = |f: &dyn Fn(usize) -> Vec<f64>| -> Vec<Vec<f64>> { chunk.iter().map(|&i| f(i)).collect() };
-        let old = advantage::to_tensor(
-            &rows_of(&|i| samples[i].old_logp.iter().map(|&x| f64::from(x)).collect()),
-            width,
-            dtype,
-            &device,
-        )?;
-        let adv = advantage::to_tensor(&rows_of(&|i| ctx.advantages[i].clone()), width, dtype, &device)?;
+        let mut adv = advantage::to_tensor(&rows_of(&|i| ctx.advantages[i].clone()), width, dtype, &device)?;
+        let old = match ctx.sampler_logp {
+            Some(sampler) => {
+                // π_old = this forward, detached; the sampler's log-probs give the mismatch.
+                let old = lp.logp.detach();
+                let q = advantage::to_tensor(
+                    &rows_of(&|i| sampler[i].iter().map(|&x| f64::from(x)).collect()),
+                    width,
+                    dtype,
+                    &device,
+                )?;
+                let d = ((&old - &q)? * &mask)?;
+                let n = scalar(&mask.sum_all()?)?;
+                let k3 = ((d.exp()? - 1.0)? - &d)?;
+                let m = mismatch.get_or_insert((0.0, 0.0, 0.0, 0.0));
+                m.0 += scalar(&d.abs()?.sum_all()?)?;
+                m.1 += scalar(&k3.sum_all()?)?;
+                m.2 += n;
+                if let Some(cap) = ctx.cfg.tis_cap {
+                    let w = (d.exp()?.clamp(0.0, cap)? * &mask)?;
+                    m.3 += scalar(&w.sum_all()?)?;
+                    adv = (adv * w)?;
+                }
+                old
+            }
+            None => advantage::to_tensor(
+                &rows_of(&|i| samples[i].old_logp.iter().map(|&x| f64::from(x)).collect()),
+                width,
+                dtype,
+                &device,
+            )?,
+        };
         let mut inp = LossInputs::new(lp.logp, old, adv, mask)?;
         if let Some(r) = ctx.ref_logp {
             let rt = advantage::to_tensor(
@@ -585,6 +634,10 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
                 });
             }
         }
+    }
+    if let Some((abs, k3, n, w)) = mismatch {
+        let n = n.max(1.0);
+        acc.mismatch = Some(Mismatch { abs_diff: abs / n, k3: k3 / n, tis_weight: ctx.cfg.tis_cap.map(|_| w / n) });
     }
     acc.updates += 1;
     acc.loss += loss;

@@ -371,26 +371,33 @@ fn checkpoints_are_pruned_shared_like_the_run_and_stop_and_resume_say_what_happe
 
 #[test]
 fn quantized_rollouts_recompute_pi_old_and_log_the_mismatch() {
-    let out = tmp("quantized");
-    let cfg = TrainConfig {
-        steps: 2,
-        rollout_decode: rltrain::config::RolloutDecode::Quantized,
-        tis_cap: Some(2.0),
-        ..tiny(&out)
-    };
-    assert!(cfg.quantized_rollouts());
-    train(&cfg, false, &mut quiet).unwrap();
-    for m in metrics(&out) {
-        let get = |k: &str| m.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
-        // Q8_0 weights move log-probs a little, never much, and never to exactly the trainer's.
-        let diff = get("rollout/logp_abs_diff");
-        assert!(diff > 0.0 && diff < 0.05, "{m}");
-        assert!(get("rollout/kl_k3") >= 0.0 && get("rollout/kl_k3") < 0.01, "{m}");
-        assert!((get("rollout/tis_weight_mean") - 1.0).abs() < 0.05, "{m}");
-        // π_old is the trainer's own forward: the first update of a step is on-policy.
-        assert!(get("kl/old_k3").abs() < 1e-6, "{m}");
+    // One update per step takes π_old from that update's own forward; two mini-batches need a
+    // separate no-grad forward first. Both log the mismatch and apply the TIS weight.
+    for mini_batches in [1, 2] {
+        let out = tmp(&format!("quantized-{mini_batches}"));
+        let cfg = TrainConfig {
+            steps: 2,
+            mini_batches,
+            rollout_decode: rltrain::config::RolloutDecode::Quantized,
+            tis_cap: Some(2.0),
+            ..tiny(&out)
+        };
+        assert!(cfg.quantized_rollouts());
+        train(&cfg, false, &mut quiet).unwrap();
+        for m in metrics(&out) {
+            let get = |k: &str| m.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+            // Q8_0 weights move log-probs a little, never much, and never to exactly the trainer's.
+            let diff = get("rollout/logp_abs_diff");
+            assert!(diff > 0.0 && diff < 0.05, "{m}");
+            assert!(get("rollout/kl_k3") >= 0.0 && get("rollout/kl_k3") < 0.01, "{m}");
+            assert!((get("rollout/tis_weight_mean") - 1.0).abs() < 0.05, "{m}");
+            if mini_batches == 1 {
+                // π_old is the trainer's own forward: the update is on-policy.
+                assert!(get("kl/old_k3").abs() < 1e-6, "{m}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&out);
     }
-    let dense = TrainConfig { rollout_decode: rltrain::config::RolloutDecode::Auto, ..cfg };
+    let dense = TrainConfig { rollout_decode: rltrain::config::RolloutDecode::Auto, ..tiny(&tmp("auto")) };
     assert!(!dense.quantized_rollouts(), "auto keeps the tiny model on the dense path");
-    let _ = std::fs::remove_dir_all(&out);
 }
