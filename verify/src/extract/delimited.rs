@@ -69,6 +69,16 @@ pub(crate) fn last_block(text: &str) -> Option<Block> {
     last_delimited(text).map(|(_, block, _)| block)
 }
 
+/// Whether the text's last `$` closes a math block (`... is $5$`), not opens one that never closes
+/// (`... gives the equation $`).
+pub(crate) fn ends_with_closed_block(text: &str) -> bool {
+    let t = text.trim_end();
+    match last_delimited(t) {
+        Some((_, _, after)) => after == t.len(),
+        None => false,
+    }
+}
+
 /// The last complete, non-blank math block of `text` as (offset of its opening delimiter, block,
 /// offset just past its closing delimiter).
 fn last_delimited(text: &str) -> Option<(usize, Block, usize)> {

@@ -159,7 +159,11 @@ pub fn looks_truncated(text: &str) -> bool {
         return false;
     }
     let Some(last) = t.chars().last() else { return false };
-    if matches!(last, '.' | '!' | '?' | ')' | ']' | '}' | '$' | '*' | '`' | '\'' | '"' | '>' | '|' | '%') {
+    if last == '$' {
+        // `... is $5$` is finished; `... gives the equation $` opened a formula it never wrote.
+        return !delimited::ends_with_closed_block(t);
+    }
+    if matches!(last, '.' | '!' | '?' | ')' | ']' | '}' | '*' | '`' | '\'' | '"' | '>' | '|' | '%') {
         return false;
     }
     if !last.is_ascii() && !last.is_alphabetic() {

@@ -506,6 +506,7 @@ fn truncated_responses_have_no_unmarked_answer() {
         format!("{}The total is 12 + 30 = 42 and then we add", derivation(30)),
         format!("{}## Step 52: we need at least 2013 lines", derivation(30)),
         format!("{}(C) is wrong because", derivation(30)),
+        format!("{}## Step 40: substituting, $a = 7$ gives the equation $", derivation(30)),
     ];
     for r in &cut {
         assert!(looks_truncated(r), "{r:?}");
