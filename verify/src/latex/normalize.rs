@@ -600,6 +600,11 @@ impl<'a> Normalizer<'a> {
             // `9th`, `21st`: an ordinal suffix glued to its number.
             return;
         }
+        if matches!(w, "gamma" | "Gamma") && self.rest().trim_start().starts_with('(') {
+            // `gamma(3/2)` (sympy's spelling): the gamma function, as `\Gamma(3/2)`.
+            self.out.push_str("\\operatorname{gamma}");
+            return;
+        }
         if w == "EulerGamma" {
             // The Euler-Mascheroni constant as sympy prints it.
             self.emit_cmd("gamma");
@@ -953,6 +958,8 @@ impl<'a> Normalizer<'a> {
                 let arg = self.read_arg();
                 self.text_like(arg, true);
             }
+            // `\Gamma(x)`: the gamma function, not the symbol Gamma times x.
+            "Gamma" if self.rest().trim_start().starts_with('(') => self.out.push_str("\\operatorname{gamma}"),
             other => match split_glued_letter(other) {
                 // `\pit` (a hand-written gold for `\pi t`): the letter and a product.
                 Some((letter, rest)) => {
