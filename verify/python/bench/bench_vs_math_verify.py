@@ -7,8 +7,8 @@ Each row is one `(gold, response)` pair (`gold`/`response` fields, or `--gold-fi
 `--response-field`). math-verify runs the usual way: `verify(parse(gold), parse(response))` in a
 plain loop in the main thread, where its `signal.alarm` timeouts work; it has no thread-parallel
 mode (its timeouts do nothing off the main thread), so its "all cores" figure is not measured.
-Prints a Markdown table for BENCHMARKS.md: items/s (median of --repeat passes for rlverify, one
-pass for math-verify, which is slow), and how often the two verdicts agree.
+Prints a Markdown table for BENCHMARKS.md: items/s and CPU seconds (the median pass of --repeat
+for rlverify, one pass for math-verify, which is slow), and how often the two verdicts agree.
 """
 
 import argparse
@@ -56,16 +56,20 @@ def main():
     results = []
     verdicts = {}
     for threads in (1, args.threads):
-        times = []
+        passes = []
         for _ in range(args.repeat):
-            t = time.perf_counter()
+            c, t = time.process_time(), time.perf_counter()
             scores = rlverify.score_batch(golds, responses, threads)
-            times.append(time.perf_counter() - t)
+            passes.append((time.perf_counter() - t, time.process_time() - c))
         verdicts["rlverify"] = [s.correct for s in scores]
-        results.append((f"rlverify.score_batch, {threads} thread{'s' if threads > 1 else ''}", statistics.median(times)))
-    t = time.perf_counter()
-    loop = [rlverify.verify(g, r) for g, r in rows]
-    results.append(("rlverify.verify in a Python loop, 1 thread", time.perf_counter() - t))
+        wall, cpu = sorted(passes)[len(passes) // 2]
+        results.append((f"rlverify.score_batch, {threads} thread{'s' if threads > 1 else ''}", wall, cpu))
+    passes = []
+    for _ in range(args.repeat):
+        c, t = time.process_time(), time.perf_counter()
+        loop = [rlverify.verify(g, r) for g, r in rows]
+        passes.append((time.perf_counter() - t, time.process_time() - c))
+    results.append(("rlverify.verify in a Python loop, 1 thread", *sorted(passes)[len(passes) // 2]))
     assert loop == verdicts["rlverify"]
 
     if not args.skip_math_verify:
@@ -75,24 +79,24 @@ def main():
 
         logging.disable(logging.CRITICAL)  # math-verify logs every timeout and parse failure
         out = []
-        t = time.perf_counter()
+        c, t = time.process_time(), time.perf_counter()
         for g, r in rows:
             try:
                 out.append(bool(verify(parse(g), parse(r))))
             except Exception:  # noqa: BLE001 - count a crash as a wrong verdict, as trainers do
                 out.append(False)
-        results.append(("math-verify parse/verify loop, 1 thread (main)", time.perf_counter() - t))
+        results.append(("math-verify parse/verify loop, 1 thread (main)", time.perf_counter() - t, time.process_time() - c))
         verdicts["math-verify"] = out
 
-    base = dict(results).get("math-verify parse/verify loop, 1 thread (main)")
+    base = {name: wall for name, wall, _ in results}.get("math-verify parse/verify loop, 1 thread (main)")
     print(f"{n} rows of `{os.path.basename(args.input)}`, one process; Python {platform.python_version()}, "
           f"rlverify {rlverify.__version__}, {os.cpu_count()} cores")
     print()
-    print("| scorer | items/s | seconds | vs math-verify |")
-    print("| --- | ---: | ---: | ---: |")
-    for name, secs in results:
-        speedup = f"{base / secs:.0f}x" if base else "-"
-        print(f"| {name} | {rate(n, secs):,.0f} | {secs:.3f} | {speedup} |")
+    print("| scorer | items/s | wall s | CPU s | vs math-verify |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, secs, cpu in results:
+        speedup = f"{base / secs:,.0f}x" if base else "-"
+        print(f"| {name} | {rate(n, secs):,.0f} | {secs:.3f} | {cpu:.3f} | {speedup} |")
     if "math-verify" in verdicts:
         a, b = verdicts["rlverify"], verdicts["math-verify"]
         same = sum(x == y for x, y in zip(a, b))
