@@ -46,6 +46,20 @@ pub enum Command {
     /// thread and on all threads, and prints a Markdown table for BENCHMARKS.md.
     #[command(after_help = "Example:\n  rlverify bench ../shared/corpora/real_generations_dev.jsonl --repeat 3")]
     Bench(BenchArgs),
+    /// Serve rewards over HTTP (OpenRLHF's and slime's remote reward protocols, and `score` rows).
+    ///
+    /// `POST /get_reward` takes OpenRLHF's `{"query": [...], "prompts": [...], "labels": [...]}`
+    /// (each response is its query after the prompt) and answers `{"rewards", "scores",
+    /// "extra_logs"}`; `POST /slime` takes slime's `{"prompt", "response", "label"}` and answers the
+    /// reward as a bare number; `POST /score` takes the rows `score` reads (JSONL, or a JSON list)
+    /// and answers `score`'s output rows in order. `GET /health`, `GET /metrics` (Prometheus).
+    ///
+    /// The first line on standard output is `listening on http://ADDR`; the access log goes to
+    /// standard error. SIGINT/SIGTERM stop accepting, finish the requests in flight, and exit 0.
+    #[command(after_help = "Examples:\n  rlverify serve --port 5000\n  \
+        rlverify serve --host 0.0.0.0 --port 5000 --reward signed --format-reward=0.2\n  \
+        rlverify serve --port 0 --gold-field reward_model.ground_truth")]
+    Serve(ServeArgs),
 }
 
 /// Flags that change verdicts and rewards.
@@ -185,6 +199,69 @@ pub struct BenchArgs {
     pub scoring: ScoringArgs,
     #[command(flatten)]
     pub fields: FieldArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (loopback by default; `0.0.0.0` or `::` to accept other machines).
+    #[arg(long, default_value = "127.0.0.1", help_heading = "Server")]
+    pub host: String,
+    /// Port to listen on (0: any free port; the address is printed on standard output).
+    #[arg(long, short, default_value_t = 5000, help_heading = "Server")]
+    pub port: u16,
+    /// Largest request body accepted (bytes, or with a K/M/G suffix); larger ones get 413.
+    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size, help_heading = "Server")]
+    pub max_body: usize,
+    /// Scoring requests handled at once; more get 503 with `Retry-After`.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..),
+          help_heading = "Server")]
+    pub max_in_flight: u32,
+    /// Seconds a request may take, reading its body included; a late one gets 408 or 503.
+    ///
+    /// Each item is also bounded by the verifier's own cost limits, so this only bites on huge
+    /// batches or clients that send their body too slowly.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = parse_seconds, help_heading = "Server")]
+    pub request_timeout: f64,
+    /// No access log on standard error.
+    #[arg(long, short, help_heading = "Server")]
+    pub quiet: bool,
+    /// Add the CPGD format reward: `reward = accuracy + W * format_ok` (`--format-reward` alone: W = 0.5).
+    #[arg(long, value_name = "W", num_args = 0..=1, require_equals = true, default_missing_value = "0.5",
+          help_heading = "Scoring", value_parser = parse_weight)]
+    pub format_reward: Option<f64>,
+    #[command(flatten)]
+    pub scoring: ScoringArgs,
+    /// Where the fields are: in `score` rows (`POST /score`); in a slime body instead of `response`
+    /// and `label`; in an OpenRLHF body, lists instead of `query` (minus `prompts`) and `labels`.
+    #[command(flatten)]
+    pub fields: FieldArgs,
+    /// Worker threads for verification (default: all cores).
+    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance")]
+    pub threads: Option<usize>,
+}
+
+fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((k, _)) => t.split_at(k),
+        None => (t, ""),
+    };
+    let shift = match unit.to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => return Err(format!("`{s}` is not a size (a number of bytes, e.g. 1048576, 512K, 64M)")),
+    };
+    let n: usize = digits.parse().map_err(|_| format!("`{s}` is not a size (e.g. 1048576, 512K, 64M)"))?;
+    n.checked_mul(1 << shift).filter(|&b| b > 0).ok_or_else(|| format!("`{s}` is not a usable size"))
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x < 1e9 => Ok(x),
+        _ => Err(format!("`{s}` is not a positive number of seconds")),
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ mod bench;
 mod check;
 mod extract;
 mod score;
+mod serve;
 
 use crate::args::{Cli, Command};
 use anyhow::Context;
@@ -19,6 +20,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => check::run(args),
         Command::Extract(args) => extract::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
 

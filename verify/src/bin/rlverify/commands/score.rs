@@ -23,11 +23,11 @@ const CHUNK_BYTES: usize = 64 << 20;
 /// Per-line errors printed on standard error before the rest are only counted.
 const MAX_PRINTED_ERRORS: u64 = 20;
 
-/// Everything a worker needs to score one line.
-struct Ctx {
-    cfg: Config,
-    fields: FieldSpec,
-    format_weight: Option<f64>,
+/// Everything a worker needs to score one line (`serve`'s batch route scores lines the same way).
+pub(super) struct Ctx {
+    pub(super) cfg: Config,
+    pub(super) fields: FieldSpec,
+    pub(super) format_weight: Option<f64>,
 }
 
 /// The statuses in summary order.
@@ -37,17 +37,17 @@ const STATUSES: [Status; 5] = [Status::Correct, Status::Wrong, Status::NoAnswer,
 type Graded = (Score, Option<bool>);
 
 /// One scored response, for the summary.
-struct Item {
+pub(super) struct Item {
     status: Status,
     format_ok: Option<bool>,
 }
 
 /// One output line.
-struct Scored {
-    json: String,
-    items: Vec<Item>,
+pub(super) struct Scored {
+    pub(super) json: String,
+    pub(super) items: Vec<Item>,
     /// The error of a malformed line, and whether it is a missing field.
-    error: Option<(String, bool)>,
+    pub(super) error: Option<(String, bool)>,
     number: u64,
 }
 
@@ -129,7 +129,7 @@ fn progress_bar(len: Option<u64>, disabled: bool) -> ProgressBar {
 }
 
 /// Score one input line into its output line.
-fn score_line(line: &Line, ctx: &Ctx) -> Scored {
+pub(super) fn score_line(line: &Line, ctx: &Ctx) -> Scored {
     let value: Value = match serde_json::from_slice(&line.bytes) {
         Ok(v) => v,
         Err(e) => return error_line(line.number, None, &InputError::Json(e.to_string())),
