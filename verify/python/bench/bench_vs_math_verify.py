@@ -22,14 +22,16 @@ import time
 import rlverify
 
 
-def load(path, gold_field, response_field):
-    rows = []
+def load(path, gold_field, response_field, label_field):
+    rows, labels = [], []
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.strip():
                 obj = json.loads(line)
                 rows.append((str(obj[gold_field]), str(obj[response_field])))
-    return rows
+                label = obj.get(label_field)
+                labels.append(label if isinstance(label, bool) else None)
+    return rows, labels
 
 
 def rate(n, secs):
@@ -41,14 +43,15 @@ def main():
     ap.add_argument("input")
     ap.add_argument("--gold-field", default="gold")
     ap.add_argument("--response-field", default="response")
+    ap.add_argument("--label-field", default="label", help="a true/false verdict to compare with, where present")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="the all-cores run (default: all)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N rows (0: all)")
     ap.add_argument("--skip-math-verify", action="store_true")
     args = ap.parse_args()
-    rows = load(args.input, args.gold_field, args.response_field)
+    rows, labels = load(args.input, args.gold_field, args.response_field, args.label_field)
     if args.limit:
-        rows = rows[: args.limit]
+        rows, labels = rows[: args.limit], labels[: args.limit]
     golds = [g for g, _ in rows]
     responses = [r for _, r in rows]
     n = len(rows)
@@ -103,6 +106,12 @@ def main():
         print()
         print(f"verdicts agree on {same}/{n} rows ({100 * same / n:.1f}%); correct: rlverify {sum(a)}, "
               f"math-verify {sum(b)}")
+    labelled = [k for k, label in enumerate(labels) if label is not None]
+    if labelled:
+        agree = ", ".join(
+            f"{name} {sum(verdicts[name][k] == labels[k] for k in labelled)}" for name in verdicts
+        )
+        print(f"agreement with the `{args.label_field}` field on its {len(labelled)} labelled rows: {agree}")
 
 
 if __name__ == "__main__":
