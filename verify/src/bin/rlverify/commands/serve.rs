@@ -187,6 +187,19 @@ fn error(status: StatusCode, reason: impl Into<String>) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// Why a request failed (kept small: it travels back from the verifier threads in `Result`s).
+struct Fail(StatusCode, String);
+
+fn fail(status: StatusCode, reason: impl Into<String>) -> Fail {
+    Fail(status, reason.into())
+}
+
+impl IntoResponse for Fail {
+    fn into_response(self) -> Response {
+        error(self.0, self.1)
+    }
+}
+
 fn json_response(body: String, items: usize) -> Response {
     let mut resp = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
     resp.extensions_mut().insert(Items(items));
@@ -303,7 +316,7 @@ impl Drop for CancelOnDrop {
 /// Runs `work` on the verifier's rayon pool and waits for it without blocking the async threads.
 async fn on_pool<T: Send + 'static>(
     app: &Arc<App>,
-    work: impl FnOnce(&App, &AtomicBool) -> Result<T, Response> + Send + 'static,
+    work: impl FnOnce(&App, &AtomicBool) -> Result<T, Fail> + Send + 'static,
 ) -> Result<T, Response> {
     let cancel = Arc::new(AtomicBool::new(false));
     let _guard = CancelOnDrop(cancel.clone());
@@ -314,7 +327,7 @@ async fn on_pool<T: Send + 'static>(
         let _ = tx.send(result);
     });
     match rx.await {
-        Ok(Ok(result)) => result,
+        Ok(Ok(result)) => result.map_err(IntoResponse::into_response),
         Ok(Err(_)) => Err(error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal error: the verifier panicked on this request (please report it)",
@@ -326,26 +339,26 @@ async fn on_pool<T: Send + 'static>(
 }
 
 /// Reads the body (its size and time bounded), then marks the request as scoring.
-fn body_bytes(body: Result<Bytes, BytesRejection>, phase: Option<&Phase>, app: &App) -> Result<Bytes, Response> {
+fn body_bytes(body: Result<Bytes, BytesRejection>, phase: Option<&Phase>, app: &App) -> Result<Bytes, Fail> {
     let bytes = body.map_err(|rejection| {
         let status = rejection.status();
         if status == StatusCode::PAYLOAD_TOO_LARGE {
-            error(status, format!("the request body is larger than {} bytes (--max-body)", app.max_body))
+            fail(status, format!("the request body is larger than {} bytes (--max-body)", app.max_body))
         } else {
-            error(status, format!("could not read the request body: {}", rejection.body_text()))
+            fail(status, format!("could not read the request body: {}", rejection.body_text()))
         }
     })?;
     if let Some(p) = phase {
         p.0.store(SCORING, Ordering::Relaxed);
     }
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(error(StatusCode::BAD_REQUEST, "the request body is empty"));
+        return Err(fail(StatusCode::BAD_REQUEST, "the request body is empty"));
     }
     Ok(bytes)
 }
 
-fn parse_json(bytes: &[u8]) -> Result<Value, Response> {
-    serde_json::from_slice(bytes).map_err(|e| error(StatusCode::BAD_REQUEST, format!("invalid JSON: {e}")))
+fn parse_json(bytes: &[u8]) -> Result<Value, Fail> {
+    serde_json::from_slice(bytes).map_err(|e| fail(StatusCode::BAD_REQUEST, format!("invalid JSON: {e}")))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,18 +383,18 @@ fn grade(gold: &str, response: &str, cfg: &Config, format_weight: Option<f64>) -
 }
 
 /// Grades pairs in parallel, in order; `None` for the ones skipped after a cancel.
-fn grade_all(pairs: &[(String, String)], app: &App, cancel: &AtomicBool) -> Result<Vec<Graded>, Response> {
+fn grade_all(pairs: &[(String, String)], app: &App, cancel: &AtomicBool) -> Result<Vec<Graded>, Fail> {
     let graded: Vec<Option<Graded>> = pairs
         .par_iter()
         .map(|(gold, response)| {
             (!cancel.load(Ordering::Relaxed)).then(|| grade(gold, response, &app.lines.cfg, app.lines.format_weight))
         })
         .collect();
-    graded.into_iter().collect::<Option<Vec<_>>>().ok_or_else(|| error(StatusCode::SERVICE_UNAVAILABLE, "cancelled"))
+    graded.into_iter().collect::<Option<Vec<_>>>().ok_or_else(|| fail(StatusCode::SERVICE_UNAVAILABLE, "cancelled"))
 }
 
 /// A gold answer: a string or a number (as its decimal text).
-fn gold_text(field: &str, v: &Value) -> Result<String, Response> {
+fn gold_text(field: &str, v: &Value) -> Result<String, Fail> {
     match v {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
@@ -389,29 +402,29 @@ fn gold_text(field: &str, v: &Value) -> Result<String, Response> {
     }
 }
 
-fn wrong_type(field: &str, expected: &str, found: &Value) -> Response {
-    error(StatusCode::BAD_REQUEST, format!("field `{field}` must be {expected}, found {}", type_name(found)))
+fn wrong_type(field: &str, expected: &str, found: &Value) -> Fail {
+    fail(StatusCode::BAD_REQUEST, format!("field `{field}` must be {expected}, found {}", type_name(found)))
 }
 
-fn as_object<'a>(v: &'a Value, expected: &str) -> Result<&'a Map<String, Value>, Response> {
+fn as_object<'a>(v: &'a Value, expected: &str) -> Result<&'a Map<String, Value>, Fail> {
     v.as_object().ok_or_else(|| {
-        error(StatusCode::BAD_REQUEST, format!("the body is {}, expected an object with {expected}", type_name(v)))
+        fail(StatusCode::BAD_REQUEST, format!("the body is {}, expected an object with {expected}", type_name(v)))
     })
 }
 
 /// The field at `path` (or the default name), or a 400 naming it.
-fn field<'a>(body: &'a Value, path: Option<&FieldPath>, default: &str) -> Result<(String, &'a Value), Response> {
+fn field<'a>(body: &'a Value, path: Option<&FieldPath>, default: &str) -> Result<(String, &'a Value), Fail> {
     let (name, found) = match path {
         Some(p) => (p.to_string(), p.get(body)),
         None => (default.to_string(), body.get(default)),
     };
     match found {
         Some(v) => Ok((name, v)),
-        None => Err(error(StatusCode::BAD_REQUEST, format!("missing field `{name}`"))),
+        None => Err(fail(StatusCode::BAD_REQUEST, format!("missing field `{name}`"))),
     }
 }
 
-fn string_list(name: &str, v: &Value) -> Result<Vec<String>, Response> {
+fn string_list(name: &str, v: &Value) -> Result<Vec<String>, Fail> {
     let Value::Array(items) = v else {
         return Err(wrong_type(name, "a list of strings", v));
     };
@@ -437,7 +450,7 @@ async fn get_reward(
 ) -> Response {
     let bytes = match body_bytes(body, phase.as_ref().map(|p| &p.0), &app) {
         Ok(b) => b,
-        Err(resp) => return resp,
+        Err(f) => return f.into_response(),
     };
     let result = on_pool(&app, move |app, cancel| {
         let body = parse_json(&bytes)?;
@@ -468,7 +481,7 @@ async fn get_reward(
 
 /// The (gold, response) pairs of an OpenRLHF body: each response is its query after its prompt
 /// (the whole query when the prompt is not a prefix of it).
-fn openrlhf_pairs(body: &Value, fields: &FieldSpec) -> Result<Vec<(String, String)>, Response> {
+fn openrlhf_pairs(body: &Value, fields: &FieldSpec) -> Result<Vec<(String, String)>, Fail> {
     as_object(body, "`query`, `prompts` and `labels` (OpenRLHF)")?;
     let (gold_name, gold_value) = field(body, fields.gold.as_ref(), "labels")?;
     let Value::Array(labels) = gold_value else {
@@ -490,7 +503,7 @@ fn openrlhf_pairs(body: &Value, fields: &FieldSpec) -> Result<Vec<(String, Strin
                 Some(p) => {
                     let prompts = string_list("prompts", p)?;
                     if prompts.len() != queries.len() {
-                        return Err(error(
+                        return Err(fail(
                             StatusCode::BAD_REQUEST,
                             format!("`prompts` has {} items but `query` has {}", prompts.len(), queries.len()),
                         ));
@@ -509,7 +522,7 @@ fn openrlhf_pairs(body: &Value, fields: &FieldSpec) -> Result<Vec<(String, Strin
         }
     };
     if golds.len() != responses.len() {
-        return Err(error(
+        return Err(fail(
             StatusCode::BAD_REQUEST,
             format!("`{gold_name}` has {} items but `{resp_name}` has {}", golds.len(), responses.len()),
         ));
@@ -525,7 +538,7 @@ async fn slime(
 ) -> Response {
     let bytes = match body_bytes(body, phase.as_ref().map(|p| &p.0), &app) {
         Ok(b) => b,
-        Err(resp) => return resp,
+        Err(f) => return f.into_response(),
     };
     let result = on_pool(&app, move |app, _cancel| {
         let body = parse_json(&bytes)?;
@@ -555,13 +568,13 @@ async fn batch(
 ) -> Response {
     let bytes = match body_bytes(body, phase.as_ref().map(|p| &p.0), &app) {
         Ok(b) => b,
-        Err(resp) => return resp,
+        Err(f) => return f.into_response(),
     };
     let as_list = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
     let result = on_pool(&app, move |app, cancel| {
         let lines: Vec<Line> = if as_list {
             let Value::Array(rows) = parse_json(&bytes)? else {
-                return Err(error(StatusCode::BAD_REQUEST, "the body is not a JSON list of rows"));
+                return Err(fail(StatusCode::BAD_REQUEST, "the body is not a JSON list of rows"));
             };
             rows.iter()
                 .enumerate()
@@ -571,7 +584,7 @@ async fn batch(
             let mut chunks = LineChunks::new(Box::new(std::io::Cursor::new(bytes)));
             chunks
                 .next_chunk(usize::MAX, usize::MAX)
-                .map_err(|e| error(StatusCode::BAD_REQUEST, format!("could not read the rows: {e}")))?
+                .map_err(|e| fail(StatusCode::BAD_REQUEST, format!("could not read the rows: {e}")))?
         };
         let scored: Vec<Option<(String, usize)>> = lines
             .par_iter()
@@ -585,7 +598,7 @@ async fn batch(
         let scored: Vec<(String, usize)> = scored
             .into_iter()
             .collect::<Option<_>>()
-            .ok_or_else(|| error(StatusCode::SERVICE_UNAVAILABLE, "cancelled"))?;
+            .ok_or_else(|| fail(StatusCode::SERVICE_UNAVAILABLE, "cancelled"))?;
         let items = scored.iter().map(|(_, n)| n).sum::<usize>();
         let rows: Vec<&str> = scored.iter().map(|(j, _)| j.as_str()).collect();
         let text = if as_list { format!("[{}]", rows.join(",")) } else { rows.join("\n") + "\n" };

@@ -1,0 +1,455 @@
+//! `rlverify serve` end to end: the real binary on a free port, real HTTP clients (ureq, and raw
+//! sockets for clients that misbehave). No assertion depends on how fast the machine is: waits
+//! poll the server's own state (`/health`, the log) with a generous ceiling.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rlverify");
+/// Ceiling for every wait on the server; reaching it is a failure, not a timing measurement.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// A running `rlverify serve --port 0`, killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+    log: PathBuf,
+}
+
+impl Server {
+    fn start(name: &str, args: &[&str]) -> Server {
+        let log = std::env::temp_dir().join(format!("rlverify-serve-{}-{name}.log", std::process::id()));
+        let stderr = std::fs::File::create(&log).expect("create the log file");
+        let mut child = Command::new(BIN)
+            .args(["serve", "--port", "0", "-j", "2"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("start rlverify serve");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut first).expect("read the first line");
+        let addr = first
+            .trim()
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
+            .to_string();
+        Server { child, addr, log }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Scoring requests in flight, as `/health` reports them.
+    fn in_flight(&self) -> u64 {
+        let (status, _, body) = get(&self.url("/health"));
+        assert_eq!(status, 200, "{body}");
+        parse(&body)["in_flight"].as_u64().expect("in_flight")
+    }
+
+    fn wait_until(&self, what: &str, mut done: impl FnMut(&Server) -> bool) {
+        let start = Instant::now();
+        while !done(self) {
+            assert!(start.elapsed() < PATIENCE, "gave up waiting for {what}; log:\n{}", self.log_text());
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder().http_status_as_error(false).timeout_global(Some(PATIENCE)).build().into()
+}
+
+/// POST a body; returns the status, the `Retry-After` header and the body.
+fn post(url: &str, body: &str) -> (u16, Option<String>, String) {
+    let mut resp = agent()
+        .post(url)
+        .header("Content-Type", "application/json")
+        .send(body)
+        .unwrap_or_else(|e| panic!("POST {url}: {e}"));
+    let retry = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let text = resp.body_mut().read_to_string().expect("read the body");
+    (resp.status().as_u16(), retry, text)
+}
+
+fn get(url: &str) -> (u16, Option<String>, String) {
+    let mut resp = agent().get(url).call().unwrap_or_else(|e| panic!("GET {url}: {e}"));
+    let text = resp.body_mut().read_to_string().expect("read the body");
+    (resp.status().as_u16(), None, text)
+}
+
+fn parse(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+}
+
+/// A 400 whose JSON `error` mentions `needle`.
+fn assert_bad_request(server: &Server, path: &str, body: &str, needle: &str) {
+    let (status, _, text) = post(&server.url(path), body);
+    assert_eq!(status, 400, "{body} -> {text}");
+    let reason = parse(&text)["error"].as_str().expect("an error reason").to_string();
+    assert!(reason.contains(needle), "{body}: reason {reason:?} should mention {needle:?}");
+}
+
+/// `rlverify score` on these rows, with these flags: its stdout.
+fn cli_score(rows: &str, flags: &[&str]) -> String {
+    let mut child = Command::new(BIN)
+        .args(["score", "-", "--quiet", "--no-progress"])
+        .args(flags)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run rlverify score");
+    child.stdin.take().expect("stdin").write_all(rows.as_bytes()).expect("write rows");
+    let out = child.wait_with_output().expect("wait for rlverify score");
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// A raw connection that sends a request's head and part of its body, and the rest later.
+struct SlowRequest {
+    stream: TcpStream,
+    rest: Vec<u8>,
+}
+
+impl SlowRequest {
+    fn start(server: &Server, path: &str, body: &str, sent: usize) -> SlowRequest {
+        let mut stream = TcpStream::connect(&server.addr).expect("connect");
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            server.addr,
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).expect("send the head");
+        stream.write_all(&body.as_bytes()[..sent]).expect("send part of the body");
+        stream.flush().expect("flush");
+        SlowRequest { stream, rest: body.as_bytes()[sent..].to_vec() }
+    }
+
+    /// Send the rest of the body and read the whole response: (status, body).
+    fn finish(mut self) -> (u16, String) {
+        self.stream.write_all(&self.rest).expect("send the rest");
+        self.stream.set_read_timeout(Some(PATIENCE)).expect("timeout");
+        let mut raw = String::new();
+        self.stream.read_to_string(&mut raw).expect("read the response");
+        let status = raw.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let body = raw.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+        (status, body)
+    }
+}
+
+fn openrlhf_body(prompts: &[&str], responses: &[&str], labels: &[Value]) -> String {
+    let query: Vec<String> = prompts.iter().zip(responses).map(|(p, r)| format!("{p}{r}")).collect();
+    json!({ "query": query, "prompts": prompts, "labels": labels }).to_string()
+}
+
+#[test]
+fn openrlhf_request_shape() {
+    let server = Server::start("openrlhf", &[]);
+    // The prompt shows a boxed example: only the response (the query after the prompt) counts.
+    let prompt = "Answer in \\boxed{}, e.g. \\boxed{7}. What is 1/2 + 1/4?\n";
+    let body = openrlhf_body(
+        &[prompt, prompt, prompt, "Q: 2+2?\n"],
+        &["It is \\boxed{\\frac{3}{4}}.", "So \\boxed{0.75}", "I think it is 7", "The answer is $4$."],
+        &[json!("\\frac34"), json!("3/4"), json!("0.75"), json!(4)],
+    );
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!(status, 200, "{text}");
+    let out = parse(&text);
+    assert_eq!(out["rewards"], json!([1.0, 1.0, 0.0, 1.0]), "{text}");
+    assert_eq!(out["scores"], json!([1.0, 1.0, 0.0, 1.0]), "{text}");
+    assert_eq!(out["extra_logs"]["correct"], json!([1.0, 1.0, 0.0, 1.0]), "{text}");
+    // Every extra log is one number per sample (OpenRLHF turns them into tensors).
+    for (name, values) in out["extra_logs"].as_object().expect("extra_logs") {
+        assert_eq!(values.as_array().map(Vec::len), Some(4), "extra_logs.{name}");
+    }
+
+    // Without `prompts` the whole query is the response; a prompt that is not a prefix is ignored.
+    let body = json!({ "query": ["so \\boxed{5}", "x \\boxed{6}"], "labels": ["5", "5"] }).to_string();
+    assert_eq!(parse(&post(&server.url("/get_reward"), &body).2)["rewards"], json!([1.0, 0.0]));
+    let body = json!({ "query": ["so \\boxed{5}"], "prompts": ["other"], "labels": ["5"] }).to_string();
+    assert_eq!(parse(&post(&server.url("/get_reward"), &body).2)["rewards"], json!([1.0]));
+    // An empty batch is an empty answer.
+    let body = json!({ "query": [], "prompts": [], "labels": [] }).to_string();
+    assert_eq!(parse(&post(&server.url("/get_reward"), &body).2)["rewards"], json!([]));
+}
+
+/// The scoring flags are `rlverify score`'s and give its rewards.
+#[test]
+fn scoring_flags_match_the_cli() {
+    let flags = ["--reward", "signed", "--format-reward=0.25"];
+    let server = Server::start("flags", &flags);
+    let responses = [
+        "<think>easy</think>\n<answer>\\boxed{12}</answer>",
+        "<think>hmm</think><answer>\\boxed{13}</answer>",
+        "no tags, but \\boxed{12}",
+        "nothing at all",
+    ];
+    let rows: String = responses.iter().map(|r| json!({ "response": r, "gold": "12" }).to_string() + "\n").collect();
+    let cli: Vec<f64> =
+        cli_score(&rows, &flags).lines().map(|l| parse(l)["reward"].as_f64().expect("a reward")).collect();
+    assert_eq!(cli.len(), 4);
+    let body = openrlhf_body(&["", "", "", ""], &responses, &[json!("12"), json!("12"), json!("12"), json!("12")]);
+    let out = parse(&post(&server.url("/get_reward"), &body).2);
+    let served: Vec<f64> = out["rewards"].as_array().expect("rewards").iter().filter_map(Value::as_f64).collect();
+    assert_eq!(served, cli);
+    assert_eq!(out["extra_logs"]["format_ok"], json!([1.0, 1.0, 0.0, 0.0]));
+    // Signed: a wrong answer is below zero, unlike the binary default.
+    assert!(served[1] < 0.0 && served[3] < 0.0, "{served:?}");
+    for (response, want) in responses.iter().zip(&cli) {
+        let body = json!({ "prompt": "p", "response": response, "label": "12" }).to_string();
+        let (status, _, text) = post(&server.url("/slime"), &body);
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(parse(&text).as_f64(), Some(*want), "{response}");
+    }
+}
+
+#[test]
+fn slime_request_shape() {
+    let server = Server::start("slime", &[]);
+    // slime sends the prompt as text or as chat messages; the reward is the whole JSON answer.
+    for (prompt, response, label, want) in [
+        (json!("What is 3*4?"), "... so the answer is \\boxed{12}", json!("12"), 1.0),
+        (json!([{ "role": "user", "content": "half?" }]), "$\\boxed{\\tfrac{1}{2}}$", json!(0.5), 1.0),
+        (json!("q"), "\\boxed{13}", json!("12"), 0.0),
+    ] {
+        let body = json!({ "prompt": prompt, "response": response, "label": label }).to_string();
+        let (status, _, text) = post(&server.url("/slime"), &body);
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(parse(&text), json!(want), "{response}");
+    }
+    assert_bad_request(&server, "/slime", r#"{"prompt": "p", "response": "\\boxed{1}"}"#, "`label`");
+    assert_bad_request(&server, "/slime", r#"{"response": ["a"], "label": "1"}"#, "field `response` must be a string");
+}
+
+/// `--gold-field` / `--response-field` for trainers that send their own field names.
+#[test]
+fn field_mapping() {
+    let server = Server::start("fields", &["--gold-field", "metadata.answer", "--response-field", "output.text"]);
+    let body = json!({ "prompt": "p", "output": { "text": "\\boxed{9}" }, "metadata": { "answer": 9 }, "label": "1" });
+    let (status, _, text) = post(&server.url("/slime"), &body.to_string());
+    assert_eq!((status, parse(&text)), (200, json!(1.0)), "{text}");
+    // In an OpenRLHF body the fields are lists.
+    let body = json!({ "output": { "text": ["\\boxed{9}", "\\boxed{8}"] }, "metadata": { "answer": ["9", "9"] } });
+    let (status, _, text) = post(&server.url("/get_reward"), &body.to_string());
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0, 0.0])), "{text}");
+    assert_bad_request(&server, "/slime", r#"{"response": "1", "label": "1"}"#, "`metadata.answer`");
+    // The batch route maps the same way as `rlverify score --gold-field ... --response-field ...`.
+    let rows = "{\"id\": 3, \"output\": {\"text\": \"\\\\boxed{9}\"}, \"metadata\": {\"answer\": \"9\"}}\n";
+    let (status, _, text) = post(&server.url("/score"), rows);
+    assert_eq!(status, 200);
+    assert_eq!(text, cli_score(rows, &["--gold-field", "metadata.answer", "--response-field", "output.text"]));
+    assert!(text.contains("\"correct\":true"), "{text}");
+}
+
+/// `POST /score` answers exactly what `rlverify score` prints, malformed rows included.
+#[test]
+fn batch_route_matches_the_cli() {
+    let server = Server::start("batch", &[]);
+    let rows = [
+        json!({ "id": 1, "response": "so \\boxed{2}", "gold": "2" }),
+        json!({ "idx": "b", "responses": ["\\boxed{x^2}", "\\boxed{x*x}", "no"], "answer": "x^2" }),
+        json!({ "problem_id": 3, "completion": [{ "role": "assistant", "content": "\\boxed{(1,2]}" }], "gt": "(1,2]" }),
+        json!({ "id": 4, "response": "\\boxed{1}" }),
+        json!({ "id": 5, "response": 7, "gold": "7" }),
+        json!([1, 2]),
+    ];
+    let mut jsonl: String = rows.iter().map(|r| r.to_string() + "\n").collect();
+    jsonl.push_str("{not json\n\n");
+    let (status, _, text) = post(&server.url("/score"), &jsonl);
+    assert_eq!(status, 200, "{text}");
+    let cli = cli_score(&jsonl, &[]);
+    assert_eq!(text, cli);
+    assert_eq!(text.lines().count(), 7);
+    assert!(text.lines().nth(3).is_some_and(|l| l.contains("no gold field")), "{text}");
+
+    // A JSON list of rows gets a JSON list of the same rows.
+    let list = Value::Array(rows[..3].to_vec()).to_string();
+    let (status, _, text) = post(&server.url("/score"), &list);
+    assert_eq!(status, 200, "{text}");
+    let want: Vec<Value> = cli.lines().take(3).map(parse).collect();
+    assert_eq!(parse(&text), Value::Array(want));
+    assert_bad_request(&server, "/score", "[1, 2", "invalid JSON");
+}
+
+#[test]
+fn malformed_requests_get_400_with_a_reason() {
+    let server = Server::start("malformed", &[]);
+    let url = |p: &str| server.url(p);
+    assert_bad_request(&server, "/get_reward", "{\"query\": [", "invalid JSON");
+    assert_bad_request(&server, "/get_reward", "not json at all", "invalid JSON");
+    assert_bad_request(&server, "/get_reward", "", "empty");
+    assert_bad_request(&server, "/get_reward", "[1, 2]", "expected an object");
+    assert_bad_request(&server, "/get_reward", r#"{"query": "a", "labels": ["1"]}"#, "field `query` must be a list");
+    assert_bad_request(&server, "/get_reward", r#"{"query": ["a", 3], "labels": ["1", "2"]}"#, "`query[1]`");
+    assert_bad_request(&server, "/get_reward", r#"{"query": ["a"], "labels": [null]}"#, "`labels[0]`");
+    assert_bad_request(&server, "/get_reward", r#"{"query": ["a"]}"#, "missing field `labels`");
+    assert_bad_request(&server, "/get_reward", r#"{"query": ["a"], "labels": ["1", "2"]}"#, "`labels` has 2 items");
+    assert_bad_request(&server, "/get_reward", r#"{"query": ["a"], "prompts": [], "labels": ["1"]}"#, "`prompts`");
+    assert_bad_request(&server, "/slime", "{\"response\": \"\\u12\"}", "invalid JSON");
+    assert_bad_request(&server, "/slime", r#"{"response": "x", "label": {"a": 1}}"#, "field `label` must be");
+    // Unknown routes and methods are JSON errors too.
+    let (status, _, text) = get(&url("/nope"));
+    assert_eq!(status, 404);
+    assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("/get_reward")), "{text}");
+    let (status, _, text) = get(&url("/get_reward"));
+    assert_eq!(status, 405);
+    assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("POST")), "{text}");
+    // Invalid UTF-8 is a reason, not a dropped connection.
+    let mut resp = agent().post(&url("/get_reward")).send(&b"{\"query\": [\"\xff\"]}"[..]).expect("answered");
+    assert_eq!(resp.status().as_u16(), 400);
+    assert!(parse(&resp.body_mut().read_to_string().expect("body"))["error"].is_string());
+    // The server is still there and counted the errors.
+    assert_eq!(server.in_flight(), 0);
+    let (_, _, metrics) = get(&url("/metrics"));
+    assert!(metrics.contains("rlverify_requests_total{route=\"/get_reward\",code=\"400\"}"), "{metrics}");
+}
+
+#[test]
+fn oversized_bodies_get_413() {
+    let server = Server::start("oversized", &["--max-body", "1K"]);
+    let big = openrlhf_body(&[""], &[&"x".repeat(4096)], &[json!("1")]);
+    let (status, _, text) = post(&server.url("/get_reward"), &big);
+    assert_eq!(status, 413, "{text}");
+    assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("--max-body")), "{text}");
+    // A body under the limit is still served.
+    let small = openrlhf_body(&[""], &["\\boxed{1}"], &[json!("1")]);
+    let (status, _, text) = post(&server.url("/get_reward"), &small);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])));
+}
+
+/// Clients that trickle their request (head or body) hold only their own connection.
+#[test]
+fn slow_clients_do_not_block_others() {
+    let server = Server::start("slow", &[]);
+    let body = openrlhf_body(&[""], &["\\boxed{5}"], &[json!("5")]);
+    let slow_body = SlowRequest::start(&server, "/get_reward", &body, 3);
+    let mut slow_head = TcpStream::connect(&server.addr).expect("connect");
+    slow_head.write_all(b"POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Le").expect("send part of a head");
+    server.wait_until("the slow body to be accepted", |s| s.in_flight() == 1);
+    let workers: Vec<_> = (0..4)
+        .map(|t| {
+            let url = server.url("/get_reward");
+            thread::spawn(move || {
+                for k in 0..10 {
+                    let n = t * 100 + k;
+                    let body = openrlhf_body(&[""], &[&format!("\\boxed{{{n}}}")], &[json!(n)]);
+                    let (status, _, text) = post(&url, &body);
+                    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().expect("a fast client failed");
+    }
+    // The slow ones were waiting all along and are still served once they finish.
+    assert_eq!(server.in_flight(), 1);
+    let (status, text) = slow_body.finish();
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+    drop(slow_head);
+}
+
+/// Many clients at once: every answer is right and in the order of its request.
+#[test]
+fn concurrent_load() {
+    let server = Server::start("load", &[]);
+    let threads: Vec<_> = (0..16)
+        .map(|t| {
+            let url = server.url("/get_reward");
+            thread::spawn(move || {
+                for round in 0..15 {
+                    // Item k is right when k is even: the rewards must come back in that pattern.
+                    let n = 8 + (t + round) % 9;
+                    let prompts: Vec<String> = (0..n).map(|k| format!("Problem {t}.{round}.{k}: ")).collect();
+                    let responses: Vec<String> = (0..n)
+                        .map(|k| {
+                            format!("so \\boxed{{\\frac{{{}}}{{{}}}}}", 2 * (k + t), if k % 2 == 0 { 2 } else { 3 })
+                        })
+                        .collect();
+                    let labels: Vec<Value> = (0..n).map(|k| json!(k + t)).collect();
+                    let p: Vec<&str> = prompts.iter().map(String::as_str).collect();
+                    let r: Vec<&str> = responses.iter().map(String::as_str).collect();
+                    let (status, _, text) = post(&url, &openrlhf_body(&p, &r, &labels));
+                    assert_eq!(status, 200, "{text}");
+                    let want: Vec<f64> = (0..n).map(|k| if k % 2 == 0 { 1.0 } else { 0.0 }).collect();
+                    assert_eq!(parse(&text)["rewards"], json!(want), "client {t} round {round}");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("a client failed");
+    }
+    let (_, _, metrics) = get(&server.url("/metrics"));
+    assert!(metrics.contains("rlverify_requests_total{route=\"/get_reward\",code=\"200\"} 240"), "{metrics}");
+    let items: u64 = (0..16u64).flat_map(|t| (0..15u64).map(move |r| 8 + (t + r) % 9)).sum();
+    assert!(metrics.contains(&format!("rlverify_items_total {items}\n")), "{metrics}");
+    assert!(metrics.contains("rlverify_request_duration_seconds{quantile=\"0.99\"}"), "{metrics}");
+    // One access-log line per request.
+    let log = server.log_text();
+    assert_eq!(log.lines().filter(|l| l.contains("\"POST /get_reward\" 200")).count(), 240, "{log}");
+}
+
+#[test]
+fn busy_server_answers_503_with_retry_after() {
+    let server = Server::start("busy", &["--max-in-flight", "1"]);
+    let body = openrlhf_body(&[""], &["\\boxed{2}"], &[json!("2")]);
+    let holder = SlowRequest::start(&server, "/get_reward", &body, 5);
+    server.wait_until("the first request to take the only slot", |s| s.in_flight() == 1);
+    let (status, retry, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!(status, 503, "{text}");
+    assert_eq!(retry.as_deref(), Some("1"));
+    assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("--max-in-flight")), "{text}");
+    // Health and metrics are not scoring requests: they still answer.
+    let (_, _, metrics) = get(&server.url("/metrics"));
+    assert!(metrics.contains("rlverify_rejected_total 1\n"), "{metrics}");
+    let (status, text) = holder.finish();
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+    server.wait_until("the slot to be free", |s| s.in_flight() == 0);
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_finishes_accepted_requests_then_exits_0() {
+    let mut server = Server::start("shutdown", &[]);
+    let body = openrlhf_body(&["Q: "], &["\\boxed{42}"], &[json!("42")]);
+    let busy = SlowRequest::start(&server, "/get_reward", &body, 10);
+    server.wait_until("the request to be accepted", |s| s.in_flight() == 1);
+    let pid = server.child.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().expect("run kill");
+    assert!(killed.success());
+    server.wait_until("the server to see SIGTERM", |s| s.log_text().contains("SIGTERM"));
+    // Still running: it waits for the accepted request.
+    assert!(server.child.try_wait().expect("try_wait").is_none(), "exited before finishing the request");
+    let (status, text) = busy.finish();
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+    let start = Instant::now();
+    let exit = loop {
+        if let Some(s) = server.child.try_wait().expect("try_wait") {
+            break s;
+        }
+        assert!(start.elapsed() < PATIENCE, "still running after its last request");
+        thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(exit.code(), Some(0), "log:\n{}", server.log_text());
+}
