@@ -309,11 +309,12 @@ impl Fleet {
             if out.failed_checks == 0 || now.saturating_duration_since(out.since) < self.opts.down_timeout {
                 return None;
             }
-            reasons.push(format!("{}: {}", m.backend.url(), out.reason));
+            // The last health check's error; the client's messages name the endpoint.
+            reasons.push(out.reason.clone());
         }
         let what = if reasons.len() == 1 { "the server".to_string() } else { format!("all {} servers", reasons.len()) };
         Some(format!(
-            "{what} stopped answering for {:.0}s ({})",
+            "{what} stopped answering for {:.0}s (last health check: {})",
             self.opts.down_timeout.as_secs_f64(),
             reasons.join("; ")
         ))
@@ -338,8 +339,8 @@ impl Fleet {
                         .min(self.opts.max_check_interval)
                         .max(Duration::from_millis(10));
                     out.next_check = now + wait;
-                    out.reason =
-                        format!("{} (health check: {e})", out.reason.split(" (health check:").next().unwrap_or(""));
+                    let (msg, url) = (e.to_string(), self.members[i].backend.url());
+                    out.reason = if msg.contains(&url) { msg } else { format!("{url}: {msg}") };
                 }
             }
         }
