@@ -40,25 +40,41 @@ for port in "${PORTS[@]}"; do
   done
 done
 
+# CPU seconds (user + system) the servers have used so far.
+server_cpu() {
+  python3 - "${pids[@]}" <<'PY'
+import os, sys
+tck = os.sysconf("SC_CLK_TCK")
+total = 0
+for pid in sys.argv[1:]:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    total += (int(fields[11]) + int(fields[12])) / tck
+print(total)
+PY
+}
+
 run() { # NAME CONCURRENCY ENDPOINT...
   local name="$1" conc="$2"
   shift 2
   local args=()
   for e in "$@"; do args+=(--endpoint "$e"); done
-  local start end
+  local start end cpu0 cpu1
+  cpu0=$(server_cpu)
   start=$(date +%s.%N)
   "$RLBENCH" run --suite gsm8k --limit "$LIMIT" -k 1 --max-tokens "$MAX_TOKENS" --served-model "$MODEL_NAME" \
     "${args[@]}" --concurrency "$conc" --out "$work/$name" >"$work/$name.out" 2>"$work/$name.err"
   end=$(date +%s.%N)
-  python3 - "$work/$name" "$name" "$conc" "$start" "$end" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
+  cpu1=$(server_cpu)
+  python3 - "$work/$name" "$name" "$conc" "$start" "$end" "$(cut -d' ' -f1 /proc/loadavg)" "$cpu0" "$cpu1" <<'PY'
 import json, sys
-d, name, conc, start, end, load = sys.argv[1:]
+d, name, conc, start, end, load, cpu0, cpu1 = sys.argv[1:]
+cpu = float(cpu1) - float(cpu0)
 eps = json.load(open(f"{d}/endpoints.json"))
 tokens = sum(e["tokens"] for e in eps)
 wall = float(end) - float(start)
 per = ", ".join(f'{e["endpoint"]}: {e["completions"]} completions, {e["tokens"]} tokens' for e in eps)
-print(f"{name}: concurrency {conc}, {tokens} tokens in {wall:.1f} s = {tokens / wall:.1f} tokens/s "
-      f"(load {load}; {per})")
+print(f"{name}: concurrency {conc}, {tokens} tokens in {wall:.1f} s = {tokens / wall:.1f} tokens/s; "
+      f"servers' CPU {cpu:.1f} s = {tokens / max(cpu, 1e-9):.1f} tokens per CPU-second (load {load}; {per})")
 PY
 }
 
