@@ -146,6 +146,11 @@ impl SlowRequest {
     /// Send the rest of the body and read the whole response: (status, body).
     fn finish(mut self) -> (u16, String) {
         self.stream.write_all(&self.rest).expect("send the rest");
+        self.read_response()
+    }
+
+    /// Read the whole response without sending the rest: (status, body).
+    fn read_response(mut self) -> (u16, String) {
         self.stream.set_read_timeout(Some(PATIENCE)).expect("timeout");
         let mut raw = String::new();
         self.stream.read_to_string(&mut raw).expect("read the response");
@@ -452,4 +457,18 @@ fn sigterm_finishes_accepted_requests_then_exits_0() {
         thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(exit.code(), Some(0), "log:\n{}", server.log_text());
+}
+
+/// A body that never arrives is answered 408 once `--request-timeout` passes, and frees its slot.
+#[test]
+fn request_deadline_covers_the_body() {
+    let server = Server::start("deadline", &["--request-timeout", "0.5", "--max-in-flight", "1"]);
+    let body = openrlhf_body(&[""], &["\\boxed{2}"], &[json!("2")]);
+    let stuck = SlowRequest::start(&server, "/get_reward", &body, 4);
+    let (status, text) = stuck.read_response();
+    assert_eq!(status, 408, "{text}");
+    assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("--request-timeout")), "{text}");
+    server.wait_until("the slot to be free", |s| s.in_flight() == 0);
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
 }
