@@ -186,6 +186,7 @@ pub fn train_until(
         // 1. Rollout: P prompts x G responses, sampler log-probs as π_old, rewards from rlverify.
         //    On the quantized decoder, π_old is the trainable model's own no-grad forward instead.
         sync_decoder(&mut engine, quantized)?;
+        let quantize_s = started.elapsed().as_secs_f64();
         let mut batch = rollout::collect(&engine, cfg, &data, &mut state.data, &rewarder, step)?;
         let rollout_s = started.elapsed().as_secs_f64();
         let recompute_started = Instant::now();
@@ -291,6 +292,7 @@ pub fn train_until(
             map.insert("rollout/logp_abs_diff".into(), m.abs_diff.into());
             map.insert("rollout/kl_k3".into(), m.k3.into());
             map.insert("time/recompute_s".into(), recompute_s.into());
+            map.insert("time/quantize_s".into(), quantize_s.into());
             if let Some(w) = m.tis_weight {
                 map.insert("rollout/tis_weight_mean".into(), w.into());
             }
