@@ -124,7 +124,16 @@ struct Score {
 
 impl std::hash::Hash for Score {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        (self.correct, self.reward.to_bits(), &self.status, &self.extracted, &self.rule, &self.limit, self.format_ok)
+        // `+ 0.0` makes -0.0 hash as 0.0, which it equals.
+        (
+            self.correct,
+            (self.reward + 0.0).to_bits(),
+            &self.status,
+            &self.extracted,
+            &self.rule,
+            &self.limit,
+            self.format_ok,
+        )
             .hash(h)
     }
 }

@@ -140,3 +140,8 @@ def test_score_objects_compare_hash_print_and_pickle():
 
 def test_version():
     assert isinstance(rlverify.__version__, str) and rlverify.__version__.count(".") == 2
+
+
+def test_equal_scores_hash_equal():
+    assert Score(False, 0.0, "wrong") == Score(False, -0.0, "wrong")
+    assert hash(Score(False, 0.0, "wrong")) == hash(Score(False, -0.0, "wrong"))
