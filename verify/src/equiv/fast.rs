@@ -12,7 +12,7 @@
 //! The screen only ever answers "certainly different" or "don't know". Whenever the 256-bit
 //! evaluation could take another branch (a ball containing zero in a denominator or a logarithm,
 //! a value near a branch cut or a domain edge, a node the screen does not model such as `n!`,
-//! `\lfloor x \rfloor`, user functions), it answers "don't know" and the caller falls back to the
+//! a floor or ceiling of a value near an integer, user functions), it answers "don't know" and the caller falls back to the
 //! exact/high-precision path, whose verdict is then unchanged. Equality is never decided here.
 
 use crate::ast::{Constant, Expr, Func};
@@ -387,6 +387,14 @@ impl<'a> Screen<'a> {
     }
 
     fn func(&mut self, f: &Func, args: &[Expr]) -> Option<Ball> {
+        if matches!(f, Func::Max | Func::Min) && args.len() == 2 {
+            // The larger or smaller of two certainly ordered real values.
+            let (a, b) = (self.eval(&args[0])?, self.eval(&args[1])?);
+            if !a.real || !b.real || (a.re - b.re).abs() <= 4.0 * (a.err + b.err) {
+                return None;
+            }
+            return Some(if (a.re > b.re) == matches!(f, Func::Max) { a } else { b });
+        }
         let [a] = args else { return None };
         let v = self.eval(a)?;
         match f {
@@ -443,6 +451,15 @@ impl<'a> Screen<'a> {
             }
             Func::Tanh => plain(x.tanh(), 1.0),
             Func::Coth => div(one, plain(x.tanh(), 1.0)?),
+            Func::Floor | Func::Ceil => {
+                // Certain only when no integer lies within the ball (with a margin).
+                let r = if matches!(f, Func::Floor) { x.floor() } else { x.ceil() };
+                let margin = 4.0 * e + 4.0 * U * (x.abs() + 1.0);
+                if (x - x.floor()) <= margin || (x.ceil() - x) <= margin || r.abs() > 1e15 {
+                    return None;
+                }
+                Ball::real(r, 0.0)
+            }
             _ => None,
         }
     }
@@ -475,10 +492,13 @@ pub fn clearly_different(a: &Ball, b: &Ball, tol: f64) -> bool {
 
 /// Evaluate both sides at `env` and tell whether they certainly differ, with the number of nodes
 /// evaluated (the cost, for the caller's budget: about 50 ns each).
-pub fn differ_at(g: &Expr, p: &Expr, env: &[(String, BigRational)], tol: f64) -> (bool, u64) {
+///
+/// With `real_only`, only values computed by real operations count (the caller skips points where
+/// a side is non-real, so a difference there must not decide).
+pub fn differ_at(g: &Expr, p: &Expr, env: &[(String, BigRational)], tol: f64, real_only: bool) -> (bool, u64) {
     let mut s = Screen::new(env);
     let differ = match (s.eval(g), s.eval(p)) {
-        (Some(gv), Some(pv)) => clearly_different(&gv, &pv, tol),
+        (Some(gv), Some(pv)) => (!real_only || (gv.real && pv.real)) && clearly_different(&gv, &pv, tol),
         _ => false,
     };
     (differ, s.nodes)
@@ -529,7 +549,7 @@ mod tests {
             ("x^{2}", "x^{3}"),
         ];
         for (a, b) in cases {
-            assert!(differ_at(&e(a), &e(b), &env(), 1e-30).0, "{a} vs {b}");
+            assert!(differ_at(&e(a), &e(b), &env(), 1e-30, false).0, "{a} vs {b}");
         }
     }
 
@@ -554,7 +574,7 @@ mod tests {
         ];
         for (a, b) in cases {
             let tol = if b.contains("10^{-9}") { 1e-6 } else { 1e-30 };
-            assert!(!differ_at(&e(a), &e(b), &env(), tol).0, "{a} vs {b}");
+            assert!(!differ_at(&e(a), &e(b), &env(), tol, false).0, "{a} vs {b}");
         }
     }
 

@@ -13,10 +13,16 @@ use num_rational::BigRational;
 use num_traits::{Signed, ToPrimitive};
 
 const RM: RoundingMode = RoundingMode::ToEven;
-/// Agreeing random points required for `Equal`.
-const POINTS: usize = 5;
-/// Random points tried at most (points where a side is undefined are skipped).
-const MAX_TRIES: usize = 16;
+/// Agreeing random points required for `Equal` when every value at them was exact.
+const POINTS_EXACT: usize = 6;
+/// Agreeing random points required for `Equal` (approximate values).
+const POINTS: usize = 8;
+/// Agreeing points required with a step function, a kink, or a symbol only the prediction has.
+const POINTS_STEP: usize = 16;
+/// Extra points evaluated in double precision only, with a step, a kink or an extra symbol.
+const SCREEN_POINTS: usize = 512;
+/// Random points tried at most (points outside the domain of a side are skipped).
+const MAX_TRIES: usize = 48;
 /// Point indices from this one on are positive integers (see [`point_value`]).
 pub const INTEGER_POINTS: usize = 1 << 20;
 /// Precision of the re-evaluation that tells a cancelled zero from a tiny number.
@@ -25,12 +31,22 @@ const HIGH_PREC: usize = 4 * PREC;
 /// How a side was written, for the decimal rules.
 struct Info {
     has_dec: bool,
+    /// The relative precision of the most precise decimal literal (see [`written_rel_tol`]).
+    written_tol: f64,
     /// A lone decimal literal (possibly negated): its value and decimals.
     single_dec: Option<(BigRational, u32)>,
 }
 
 fn info(e: &Expr, s: Summary) -> Info {
-    Info { has_dec: s.decimal, single_dec: if s.decimal { single_decimal(e) } else { None } }
+    Info {
+        has_dec: s.decimal,
+        written_tol: if s.decimal { written_rel_tol(e).unwrap_or(f64::INFINITY) } else { f64::INFINITY },
+        single_dec: if s.decimal { single_decimal(e) } else { None },
+    }
+}
+
+fn decimal_written_tol(gi: &Info, pi: &Info) -> f64 {
+    gi.written_tol.min(pi.written_tol)
 }
 
 /// Whether any literal in `e` was written with a decimal point.
@@ -188,6 +204,14 @@ pub struct Summary {
     pub plus_minus: bool,
     /// A factorial or binomial coefficient (symbols then take integer values).
     pub integer_function: bool,
+    /// A step or kink: floor, ceiling, absolute value, max, min, gcd, lcm (more points are
+    /// sampled, over a wider range of magnitudes).
+    pub step: bool,
+    /// A function whose real domain is restricted: roots, logarithms, powers with a non-integer
+    /// exponent, inverse sine/cosine/secant/cosecant.
+    pub restricted: bool,
+    /// The imaginary unit `i`.
+    pub imaginary: bool,
 }
 
 impl Summary {
@@ -200,6 +224,16 @@ impl Summary {
             Expr::Func(Func::Other(_), _) => s.user_function = true,
             Expr::PlusMinus(..) => s.plus_minus = true,
             Expr::Factorial(_) | Expr::Binom(..) => s.integer_function = true,
+            Expr::Func(Func::Floor | Func::Ceil | Func::Abs | Func::Max | Func::Min | Func::Gcd | Func::Lcm, _) => {
+                s.step = true
+            }
+            Expr::Func(Func::Ln | Func::Log10 | Func::Arcsin | Func::Arccos | Func::Arcsec | Func::Arccsc, _)
+            | Expr::Root { .. }
+            | Expr::Log { .. } => s.restricted = true,
+            Expr::Pow(_, x) if !matches!(&**x, Expr::Num(Number { value, .. }) if value.is_integer()) => {
+                s.restricted = true
+            }
+            Expr::Const(Constant::I) => s.imaginary = true,
             _ => {}
         });
         s
@@ -257,6 +291,16 @@ fn closed(g: &Expr, p: &Expr, (gs, ps): (Summary, Summary), cx: &mut Cx) -> Res 
     };
     let (gi, pi) = (info(g, gs), info(p, ps));
     let mut c = decide(&gi, &pi, &gv, &pv, cx)?;
+    if c.eq && c.rule == "numeric" && !same_value(&gv, &pv) {
+        // Equal within the rounding of a 256-bit evaluation: a true zero difference shrinks at a
+        // higher precision, a tiny real one (`\pi + 10^{-35}`) does not.
+        match eval_pair(g, p, cx, &[], HIGH_PREC) {
+            Ok((gh, ph, _)) if cancelled(&gv, &pv, &gh, &ph) => {}
+            Ok(_) => return Ok(Cmp::new(false, "numeric")),
+            Err(EvalErr::Limit(k)) => return Err(k),
+            Err(_) => return Ok(Cmp::new(false, "undefined")),
+        }
+    }
     if !c.eq && !gi.has_dec && !pi.has_dec && near_zero_difference(&gv, &pv) {
         if let Ok((gh, ph, _)) = eval_pair(g, p, cx, &[], HIGH_PREC) {
             if cancelled(&gv, &pv, &gh, &ph) {
@@ -280,7 +324,7 @@ fn decide(gi: &Info, pi: &Info, gv: &Value, pv: &Value, cx: &mut Cx) -> Res {
         let eq = values_close(gv, pv, cx.opts.eval_rel_tol);
         return Ok(Cmp::new(eq, if exact { "exact" } else { "numeric" }));
     }
-    if values_close(gv, pv, cx.opts.decimal_rel_tol) {
+    if values_close(gv, pv, cx.opts.eval_rel_tol) {
         return Ok(Cmp::new(true, "decimal_tolerance"));
     }
     // (3) rounded gold: the gold is a lone decimal with d >= 1 and the prediction is more precise.
@@ -293,13 +337,28 @@ fn decide(gi: &Info, pi: &Info, gv: &Value, pv: &Value, cx: &mut Cx) -> Res {
             return Ok(Cmp::new(true, "rounded_gold"));
         }
     }
-    // (4) rounded prediction: exact gold, prediction a lone decimal with >= 3 significant digits.
-    if !gi.has_dec {
-        if let Some((pval, d)) = &pi.single_dec {
+    if let Some((pval, d)) = &pi.single_dec {
+        // A lone decimal prediction is compared at the precision it writes: the gold, rounded at
+        // its last digit, must give exactly that literal (no tolerance may contradict a digit).
+        // (4) rounded prediction: exact gold, prediction with >= 3 significant digits.
+        if !gi.has_dec {
             if significant_digits(pval, *d, cx.budget)? >= 3 && rounds_value_to(gv, *d, pval, cx)? {
                 return Ok(Cmp::new(true, "rounded_pred"));
             }
+            return Ok(Cmp::new(false, "decimal_tolerance"));
         }
+        // A decimal gold: within the decimal tolerance and consistent with every written digit.
+        let ok = values_close(gv, pv, cx.opts.decimal_rel_tol) && rounds_value_to(gv, *d, pval, cx)?;
+        return Ok(Cmp::new(ok, "decimal_tolerance"));
+    }
+    if gi.single_dec.is_some() && !pi.has_dec {
+        // An exact prediction against a lone decimal gold: only the rounded-gold rule above.
+        return Ok(Cmp::new(false, "decimal_tolerance"));
+    }
+    // Decimals inside expressions: the tolerance, but no looser than a written literal states.
+    let tol = cx.opts.decimal_rel_tol.min(decimal_written_tol(gi, pi)).max(cx.opts.eval_rel_tol);
+    if values_close(gv, pv, tol) {
+        return Ok(Cmp::new(true, "decimal_tolerance"));
     }
     Ok(Cmp::new(false, "decimal_tolerance"))
 }
@@ -447,48 +506,198 @@ pub fn point_value(name: &str, k: usize) -> BigRational {
     BigRational::new(BigInt::from(num), BigInt::from(den))
 }
 
-/// Equal when both sides agree at several seeded random points (undefined points skipped).
+/// A point of the sound free-variable test (see "Free symbols" in EQUIVALENCE.md): a seeded
+/// pseudo-random non-integer rational for symbol `name` at point `k`. Point 0 is a small positive
+/// value (most wrong answers differ there, where the double-precision screen is cheapest); the
+/// others take either sign and magnitudes below 1, between 1 and 8, and between 8 and 100, and,
+/// when `wide` (a step function or kink is present), also between 10^3 and 10^16: a step term
+/// whose threshold lies beyond the usual range, `\lfloor x^2/10^6 \rfloor`, is then crossed too.
+/// The denominator 997 is prime and never divides the numerator: no point is an integer.
+pub fn sample_point(name: &str, k: usize, wide: bool) -> BigRational {
+    let h = splitmix64(fnv1a(name.as_bytes()) ^ splitmix64(k as u64 ^ 0x9e37_79b9_7f4a_7c15));
+    if k == 0 {
+        return point_value(name, 0);
+    }
+    const D: u64 = 997;
+    if wide && k % 4 == 1 {
+        // At a step or kink the value may change at integers only: integers from -8 to 8, zero
+        // among them at the first such point.
+        let v = if k == 1 { 0 } else { (h % 17) as i64 - 8 };
+        return BigRational::from_integer(BigInt::from(v));
+    }
+    let classes = if wide { 5 } else { 3 };
+    let (lo, span) = match (h >> 40) % classes {
+        0 => (1, D - 2),
+        1 => (D + 1, 7 * D - 2),
+        2 => (8 * D + 1, 92 * D - 2),
+        _ => (D + 1, 9 * D - 2),
+    };
+    let mut num = lo + (h % span);
+    if num % D == 0 {
+        num += 1;
+    }
+    let mut q = BigRational::new(BigInt::from(num), BigInt::from(D));
+    if (h >> 40) % classes >= 3 {
+        let e = 3 + ((h >> 48) % 14) as u32;
+        q *= BigRational::from_integer(BigInt::from(10).pow(e));
+    }
+    if (h >> 63) & 1 == 1 {
+        q = -q;
+    }
+    q
+}
+
+/// An integer point for factorials and binomials: 2 to 61, or 2 to 200 with a step function.
+fn integer_point(name: &str, k: usize, wide: bool) -> BigRational {
+    let h = splitmix64(fnv1a(name.as_bytes()) ^ splitmix64(k as u64 + 1));
+    let range = if wide { 199 } else { 60 };
+    BigRational::from_integer(BigInt::from(2 + (h % range) as i64))
+}
+
+/// The same number, bit for bit.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Exact(x), Value::Exact(y)) => x == y,
+        _ => {
+            let (x, y) = (a.to_cf(PREC), b.to_cf(PREC));
+            x.sub(&y, PREC).norm_sqr(PREC).is_zero()
+        }
+    }
+}
+
+/// Whether a value has an imaginary part.
+fn non_real(v: &Value) -> bool {
+    match v {
+        Value::Exact(q) => !q.is_real(),
+        Value::Approx(c) => !c.is_real(),
+    }
+}
+
+/// The written precision of the decimal literals of `e` as a relative tolerance: half a unit of
+/// the last written digit over the literal's magnitude, for the most precise literal (`3.000002`
+/// gives about 1.7e-7). `None` without decimal literals.
+fn written_rel_tol(e: &Expr) -> Option<f64> {
+    let mut tol: Option<f64> = None;
+    visit(e, &mut |x| {
+        if let Expr::Num(Number { value, decimals: Some(d) }) = x {
+            let v = value.to_f64().unwrap_or(0.0).abs();
+            let t = if v > 0.0 { 0.5 * 10f64.powi(-(*d as i32)) / v } else { f64::INFINITY };
+            tol = Some(tol.map_or(t, |o| o.min(t)));
+        }
+    });
+    tol
+}
+
+/// Equal when both sides agree at enough seeded points of both signs and many magnitudes (see
+/// [`sample_point`]); points outside the real domain of a side are skipped, but a prediction that
+/// is undefined or non-real where an everywhere-defined gold is real is not equal.
 fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summary), cx: &mut Cx) -> Res {
     let (gi, pi) = (info(g, gs), info(p, ps));
-    let tol = if gi.has_dec || pi.has_dec { cx.opts.decimal_rel_tol } else { cx.opts.eval_rel_tol };
+    let mut gold_syms = Vec::new();
+    free_symbols(g, &mut gold_syms);
+    // A symbol of the prediction that the gold does not have must cancel exactly: no decimal
+    // tolerance, and the step-function point count.
+    let extra = syms.iter().any(|s| gold_syms.binary_search(s).is_err());
+    let tol = if extra {
+        cx.opts.eval_rel_tol
+    } else if gi.has_dec || pi.has_dec {
+        cx.opts.decimal_rel_tol.min(decimal_written_tol(&gi, &pi)).max(cx.opts.eval_rel_tol)
+    } else {
+        cx.opts.eval_rel_tol
+    };
     let integer = gs.integer_function || ps.integer_function;
+    let wide = gs.step || ps.step;
+    // Values are real unless `i` is written: a non-real value then means a point outside the real
+    // domain of that side.
+    let real_mode = !gs.imaginary && !ps.imaginary;
+    let needed = if wide || extra {
+        POINTS_STEP
+    } else if integer {
+        POINTS + 1
+    } else {
+        POINTS
+    };
     let mut agree = 0;
     let mut all_exact = true;
     let mut capped = None;
+    // After a point outside a side's real domain, the next points are positive (where roots and
+    // logarithms of the symbols are defined), so that a domain of one sign still gets its points.
+    let mut positive_only = false;
+    let mut confirmed = false;
     for k in 0..MAX_TRIES {
-        // Exact agreement at 3 random rationals already makes a coincidence negligible (a nonzero
-        // rational function of small degree vanishes at few points); approximate agreement and
-        // the small integer range need more points.
-        let needed = if integer {
-            POINTS + 1
-        } else if all_exact {
-            3
-        } else {
-            POINTS
-        };
-        if agree >= needed {
+        // Exact agreement needs fewer points: a nonzero rational function of small degree vanishes
+        // at few points.
+        let target = if all_exact && !wide && !extra { POINTS_EXACT } else { needed };
+        if agree >= target {
             break;
         }
         // Setting up a point (its rationals, the symbol table) costs about a microsecond a symbol.
         cx.budget.charge(4 + 20 * syms.len() as u64)?;
-        let index = if integer { INTEGER_POINTS + k } else { k };
-        let env: Vec<(String, BigRational)> = syms.iter().map(|s| (s.clone(), point_value(s, index))).collect();
+        let env: Vec<(String, BigRational)> = syms
+            .iter()
+            .map(|s| {
+                let v = if integer { integer_point(s, k, wide) } else { sample_point(s, k, wide) };
+                (s.clone(), if positive_only { v.abs() } else { v })
+            })
+            .collect();
         // A clear disagreement in double precision is a disagreement at 256 bits too (the screen
         // says "don't know" wherever the high-precision evaluation could branch differently).
-        let (differ, nodes) = fast::differ_at(g, p, &env, tol);
+        // Outside the real domain the high-precision path may skip the point instead, so the
+        // screen is only trusted there at the first point (all positive).
+        let (differ, nodes) = fast::differ_at(g, p, &env, tol, real_mode && k > 0);
         cx.budget.charge(nodes)?;
         if differ {
             return Ok(Cmp::new(false, "random_points"));
         }
-        let (gv, pv, cap) = match eval_pair(g, p, cx, &env, PREC) {
-            Ok(v) => v,
-            Err(EvalErr::Limit(k)) => return Err(k),
-            Err(EvalErr::Undefined) => continue,
-            Err(EvalErr::NotNumeric) => return Ok(Cmp::new(false, "not_numeric")),
+        let (gv, pv, cap) = {
+            let mut ev = Evaluator::new(PREC, cx.budget, &mut cx.cc, &env);
+            let gv = ev.eval(g);
+            let pv = ev.eval(p);
+            let cap = ev.capped;
+            match (gv, pv) {
+                (Err(EvalErr::Limit(LimitKind::StepBudget)), _) | (_, Err(EvalErr::Limit(LimitKind::StepBudget))) => {
+                    return Err(LimitKind::StepBudget)
+                }
+                // A huge point may leave the evaluator's range: skip it.
+                (Err(EvalErr::Limit(_)), _) | (_, Err(EvalErr::Limit(_))) if k > 0 => continue,
+                (Err(EvalErr::Limit(l)), _) | (_, Err(EvalErr::Limit(l))) => return Err(l),
+                (Err(EvalErr::NotNumeric), _) | (_, Err(EvalErr::NotNumeric)) => {
+                    return Ok(Cmp::new(false, "not_numeric"))
+                }
+                (Ok(gv), Err(EvalErr::Undefined)) => {
+                    // The prediction is undefined where a gold defined on all reals is defined.
+                    if real_mode && !gs.restricted && !non_real(&gv) {
+                        return Ok(Cmp::new(false, "domain"));
+                    }
+                    continue;
+                }
+                (Err(EvalErr::Undefined), _) => continue,
+                (Ok(gv), Ok(pv)) => (gv, pv, cap),
+            }
         };
+        if real_mode && (non_real(&gv) || non_real(&pv)) {
+            // Outside the real domain of one side only: the domains differ (`\ln x` against
+            // `\ln|x|`, `\sqrt{x}` against `\sqrt{|x|}`).
+            if non_real(&gv) != non_real(&pv) {
+                return Ok(Cmp::new(false, "domain"));
+            }
+            positive_only = true;
+            continue;
+        }
         capped = capped.or(cap);
         all_exact &= gv.exact().is_some() && pv.exact().is_some();
         if values_close(&gv, &pv, tol) {
+            // Agreement within the rounding of the evaluation, once per comparison, must be a true
+            // zero difference: `x^2 + 10^{-40} x` is not `x^2`.
+            if !confirmed && tol < 1e-20 && !same_value(&gv, &pv) {
+                confirmed = true;
+                match eval_pair(g, p, cx, &env, HIGH_PREC) {
+                    Ok((gh, ph, _)) if cancelled(&gv, &pv, &gh, &ph) => {}
+                    Ok(_) => return Ok(Cmp::new(false, "random_points")),
+                    Err(EvalErr::Limit(k)) => return Err(k),
+                    Err(_) => return Ok(Cmp::new(false, "undefined")),
+                }
+            }
             agree += 1;
             continue;
         }
@@ -502,8 +711,29 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
         }
         return Ok(Cmp::new(false, "random_points"));
     }
-    if agree < 3 {
+    let target = if all_exact && !wide && !extra { POINTS_EXACT } else { needed };
+    if agree < target {
+        // Too few points inside both domains: in doubt, not equal.
         return Ok(Cmp::new(false, "undefined"));
+    }
+    if wide || extra {
+        // Steps, kinks and extra symbols: many more points in double precision, where the screen
+        // is cheap (a few microseconds for all), so that a difference on a narrow band of values
+        // (`\lfloor \frac{n^2}{4} \rfloor` against `\lfloor \frac{n^2+1}{4} \rfloor`) is found.
+        for k in MAX_TRIES..MAX_TRIES + SCREEN_POINTS {
+            let env: Vec<(String, BigRational)> = syms
+                .iter()
+                .map(|s| {
+                    let v = if integer { integer_point(s, k, true) } else { sample_point(s, k, true) };
+                    (s.clone(), if positive_only { v.abs() } else { v })
+                })
+                .collect();
+            let (differ, nodes) = fast::differ_at(g, p, &env, tol, real_mode);
+            cx.budget.charge(2 + nodes)?;
+            if differ {
+                return Ok(Cmp::new(false, "random_points"));
+            }
+        }
     }
     if let Some(k) = capped {
         return Err(k);

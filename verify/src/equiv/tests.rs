@@ -350,7 +350,8 @@ fn free_variables() {
             (frac(sub(pow(x(), n(2)), n(1)), sub(x(), n(1))), add(vec![x(), n(1)]), E),
             (mul(vec![n(2), pi(), sym("r")]), mul(vec![sym("r"), pi(), n(2)]), E),
             (sub(pow(x(), n(2)), pow(y(), n(2))), mul(vec![add(vec![x(), y()]), sub(x(), y())]), E),
-            (pow(pow(x(), n(2)), q(1, 2)), x(), E),
+            // `\sqrt{x^2}` is `|x|`, not `x` (points of both signs).
+            (pow(pow(x(), n(2)), q(1, 2)), x(), N),
             (pow(x(), q(1, 2)), sqrt(x()), E),
             (sub(add(vec![pow(cos(x()), n(2)), pow(sin(x()), n(2))]), n(1)), n(0), E),
             (fact(add(vec![sym("n"), n(1)])), mul(vec![add(vec![sym("n"), n(1)]), fact(sym("n"))]), E),
@@ -382,7 +383,8 @@ fn decimal_rules() {
             (q(2, 3), dec("0.667"), E),
             (q(2, 3), dec("0.666"), N),
             (dec("1.5"), dec("1.50"), E),
-            (n(1000), dec("999.9995"), E),
+            // The prediction's last digits contradict the exact gold (no blanket tolerance).
+            (n(1000), dec("999.9995"), N),
             (dec("3.14"), dec("3.15"), N),
             (dec("3.14159"), pi(), E),
             (dec("3.1416"), pi(), E),

@@ -1,0 +1,264 @@
+//! Answers that must never count as right (issue 14): the gaming corpus `tests/data/gaming.jsonl`
+//! and a seeded property test of wrong variants of right answers. Zero tolerance: a single
+//! accepted pair fails the test.
+//!
+//! Corpus rows are `{"kind", "gold", "pred"}`; the kinds are step functions, absolute values,
+//! signs, max and min, extra variables, right answers plus a step term, floors of two different
+//! functions, near-equal huge and tiny numbers, decimals that contradict a written digit, partial
+//! lists, swapped tuples and matrices, and wrong intervals. Each pair is checked with the
+//! prediction boxed in a response and as a bare answer.
+
+use rlverify::{score, Config};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn data_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/gaming.jsonl")
+}
+
+fn accepted(gold: &str, pred: &str, cfg: &Config) -> Option<String> {
+    let boxed = score(&format!("The answer is $\\boxed{{{pred}}}$."), gold, cfg);
+    if boxed.correct {
+        return Some(format!("boxed: {boxed:?}"));
+    }
+    let bare = score(pred, gold, cfg);
+    bare.correct.then(|| format!("bare: {bare:?}"))
+}
+
+#[test]
+fn gaming_corpus_is_never_accepted() {
+    let text = std::fs::read_to_string(data_path()).expect("tests/data/gaming.jsonl is part of the repository");
+    let cfg = Config::default();
+    let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for (k, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let row: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("gaming.jsonl:{}: {e}", k + 1));
+        let field = |f: &str| row[f].as_str().unwrap_or_else(|| panic!("gaming.jsonl:{}: no `{f}`", k + 1)).to_string();
+        let (kind, gold, pred) = (field("kind"), field("gold"), field("pred"));
+        *by_kind.entry(kind.clone()).or_default() += 1;
+        if let Some(how) = accepted(&gold, &pred, &cfg) {
+            failures.push(format!("gaming.jsonl:{} [{kind}] gold {gold:?} pred {pred:?}: accepted ({how})", k + 1));
+        }
+    }
+    let total: usize = by_kind.values().sum();
+    assert!(total >= 300, "the gaming corpus shrank to {total} pairs");
+    eprintln!("gaming corpus: {total} pairs {by_kind:?}");
+    assert!(failures.is_empty(), "{} of {total} gaming pairs accepted:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// SplitMix64: a small deterministic generator (the test must not depend on a crate's stream).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
+        v[self.below(v.len())]
+    }
+}
+
+/// Right answers with free variables (the variable is named first). None is a constant function
+/// of its variable, none is 0 or 1 raised to a power, so each mutation below changes the value.
+const SCALAR_ANSWERS: &[(&str, &str)] = &[
+    ("x", "x^2+3x-4"),
+    ("x", "\\frac{x+1}{x-2}"),
+    ("x", "2\\sin x\\cos x"),
+    ("x", "e^{2x}-1"),
+    ("t", "\\frac{t^3}{3}+t"),
+    ("t", "5t-7"),
+    ("n", "\\frac{n(n+1)}{2}"),
+    ("n", "2^n+n"),
+    ("x", "\\sqrt{x^2+1}"),
+    ("x", "\\ln(x^2+1)"),
+    ("a", "\\frac{3a}{4}"),
+    ("x", "(x-1)^3"),
+    ("x", "\\frac{1}{x^2+x+1}"),
+    ("y", "4y^2-9"),
+    ("x", "x e^{-x}"),
+    ("r", "\\pi r^2"),
+    ("x", "\\cos(3x)+2"),
+    ("k", "k^2+k+41"),
+];
+
+/// Right answers without variables.
+const NUMERIC_ANSWERS: &[&str] = &[
+    "42",
+    "-17",
+    "\\frac{7}{3}",
+    "2\\sqrt{3}",
+    "\\pi",
+    "3\\pi-1",
+    "\\frac{\\sqrt{5}-1}{2}",
+    "1000000",
+    "e^{2}",
+    "\\ln 3",
+    "2^{40}",
+    "0.25",
+    "12.5",
+    "\\frac{1}{9}",
+    "\\sqrt[3]{2}",
+];
+
+/// Lists and tuples of distinct numbers.
+const LISTS: &[&[&str]] = &[
+    &["1", "2", "3"],
+    &["-2", "5"],
+    &["\\frac{1}{2}", "3", "7"],
+    &["0", "4", "9", "16"],
+    &["\\sqrt{2}", "-\\sqrt{2}"],
+];
+
+/// Step terms in a variable `v` (placeholder `V`): each is nonzero somewhere on both sides of
+/// its jumps, and vanishes nowhere identically.
+const STEP_TERMS: &[&str] = &[
+    "\\lfloor V\\rfloor",
+    "\\lceil V\\rceil",
+    "\\lfloor \\frac{V}{1000}\\rfloor",
+    "\\lfloor \\frac{V^2}{10^{6}}\\rfloor",
+    "(V-|V|)",
+    "\\max(V,0)",
+    "\\min(V,0)",
+    "\\lceil V\\rceil-\\lfloor V\\rfloor-1",
+    "(|V|-V)^{3}",
+    "\\lfloor \\frac{1}{V^2+1}\\rfloor",
+];
+
+/// Small tiny perturbations (relative sizes far below any rounding a user writes).
+const TINY: &[&str] = &["10^{-12}", "10^{-25}", "10^{-40}", "2^{-100}", "10^{-9}"];
+
+/// A wrong variant of a scalar answer `a` in variable `v` (or `y` for numeric answers).
+fn scalar_variant(rng: &mut Rng, a: &str, v: &str) -> (String, &'static str) {
+    match rng.below(7) {
+        0 => (format!("{a}+{}", rng.pick(STEP_TERMS).replace('V', v)), "step_term"),
+        1 => (format!("-({a})"), "sign"),
+        2 => (format!("({a})+{}", rng.pick(TINY)), "tiny_shift"),
+        3 => (format!("({a})\\cdot(1+{})", rng.pick(TINY)), "tiny_scale"),
+        4 => (format!("({a})^{{{}}}", 2 + rng.below(3)), "exponent"),
+        5 => (format!("({a})+{}", 1 + rng.below(9)), "constant"),
+        _ => (format!("|{a}|+{}", rng.pick(&["-1", "1", "2"])), "abs_shift"),
+    }
+}
+
+/// A wrong variant of a list of distinct numbers.
+fn list_variant(rng: &mut Rng, items: &[&str]) -> (String, &'static str) {
+    let mut v: Vec<String> = items.iter().map(|s| s.to_string()).collect();
+    let kind = match rng.below(4) {
+        0 => {
+            v.remove(rng.below(v.len()));
+            "dropped_item"
+        }
+        1 => {
+            v.insert(rng.below(v.len() + 1), format!("{}", 100 + rng.below(50)));
+            "added_item"
+        }
+        2 => {
+            let i = rng.below(v.len());
+            v[i] = format!("{}+1", v[i]);
+            "perturbed_item"
+        }
+        _ => {
+            let i = rng.below(v.len());
+            v[i] = format!("{}+\\lfloor y\\rfloor", v[i]);
+            "step_item"
+        }
+    };
+    (v.join(", "), kind)
+}
+
+#[test]
+fn wrong_variants_of_right_answers_are_never_accepted() {
+    let cfg = Config::default();
+    let mut rng = Rng(0x5eed_1414);
+    let mut failures = Vec::new();
+    let mut by_kind: BTreeMap<&str, usize> = BTreeMap::new();
+    for _ in 0..1200 {
+        let (v, a) = SCALAR_ANSWERS[rng.below(SCALAR_ANSWERS.len())];
+        let (pred, kind) = scalar_variant(&mut rng, a, v);
+        *by_kind.entry(kind).or_default() += 1;
+        if let Some(how) = accepted(a, &pred, &cfg) {
+            failures.push(format!("[{kind}] gold {a:?} pred {pred:?}: {how}"));
+        }
+    }
+    for _ in 0..800 {
+        let a = NUMERIC_ANSWERS[rng.below(NUMERIC_ANSWERS.len())];
+        let (mut pred, mut kind) = scalar_variant(&mut rng, a, "y");
+        // A decimal gold may be a rounding (the rounded-gold rule): a tiny change of it is a more
+        // precise value, not a wrong one.
+        while a.contains('.') && kind.starts_with("tiny") {
+            (pred, kind) = scalar_variant(&mut rng, a, "y");
+        }
+        *by_kind.entry(kind).or_default() += 1;
+        if let Some(how) = accepted(a, &pred, &cfg) {
+            failures.push(format!("[{kind}] gold {a:?} pred {pred:?}: {how}"));
+        }
+    }
+    for _ in 0..600 {
+        let items = LISTS[rng.below(LISTS.len())];
+        let tuple = rng.below(2) == 0;
+        let wrap = |s: String| if tuple { format!("({s})") } else { s };
+        let gold = wrap(items.join(", "));
+        let (pred, kind) = if tuple && rng.below(3) == 0 {
+            // Two different elements of a tuple swapped.
+            let mut v = items.to_vec();
+            let i = rng.below(v.len());
+            let j = (i + 1 + rng.below(v.len() - 1)) % v.len();
+            v.swap(i, j);
+            (v.join(", "), "swapped_tuple")
+        } else {
+            list_variant(&mut rng, items)
+        };
+        let pred = wrap(pred);
+        *by_kind.entry(kind).or_default() += 1;
+        if let Some(how) = accepted(&gold, &pred, &cfg) {
+            failures.push(format!("[{kind}] gold {gold:?} pred {pred:?}: {how}"));
+        }
+    }
+    for _ in 0..400 {
+        // Decimals that contradict a written digit of an exact gold.
+        let n = 1 + rng.below(2_000_000) as u64;
+        let d = 1 + rng.below(7);
+        let digit = 1 + rng.below(9);
+        let pred = format!("{n}.{}{digit}", "0".repeat(d - 1));
+        *by_kind.entry("decimal_digit").or_default() += 1;
+        if let Some(how) = accepted(&n.to_string(), &pred, &cfg) {
+            failures.push(format!("[decimal_digit] gold {n} pred {pred:?}: {how}"));
+        }
+    }
+    let total: usize = by_kind.values().sum();
+    eprintln!("wrong variants: {total} {by_kind:?}");
+    assert!(failures.is_empty(), "{} of {total} wrong variants accepted:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The right answers the variants are built from are themselves accepted (otherwise the property
+/// test above could pass by rejecting everything).
+#[test]
+fn right_answers_behind_the_variants_are_accepted() {
+    let cfg = Config::default();
+    for (_, a) in SCALAR_ANSWERS {
+        assert!(accepted(a, a, &cfg).is_some(), "{a} is not equal to itself");
+    }
+    let rewritten = [
+        ("x^2+3x-4", "(x+4)(x-1)"),
+        ("2\\sin x\\cos x", "\\sin(2x)"),
+        ("\\frac{n(n+1)}{2}", "\\frac{n^2+n}{2}"),
+        ("\\ln(x^2+1)", "\\ln(1+x^2)"),
+        ("(x-1)^3", "x^3-3x^2+3x-1"),
+        ("x e^{-x}", "\\frac{x}{e^{x}}"),
+        ("\\sqrt{x^2+1}", "(x^2+1)^{1/2}"),
+        ("\\frac{1}{9}", "0.111"),
+        ("1000000", "10^6"),
+        ("(1, 2, 3)", "(1,2,3)"),
+    ];
+    for (g, p) in rewritten {
+        assert!(accepted(g, p, &cfg).is_some(), "{g} vs {p} must stay equal");
+    }
+}
