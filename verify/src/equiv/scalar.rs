@@ -533,7 +533,7 @@ pub fn sample_point(name: &str, k: usize, wide: bool) -> BigRational {
         _ => (D + 1, 9 * D - 2),
     };
     let mut num = lo + (h % span);
-    if num % D == 0 {
+    if num.is_multiple_of(D) {
         num += 1;
     }
     let mut q = BigRational::new(BigInt::from(num), BigInt::from(D));
