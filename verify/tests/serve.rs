@@ -440,6 +440,10 @@ fn sigterm_finishes_accepted_requests_then_exits_0() {
     let body = openrlhf_body(&["Q: "], &["\\boxed{42}"], &[json!("42")]);
     let busy = SlowRequest::start(&server, "/get_reward", &body, 10);
     server.wait_until("the request to be accepted", |s| s.in_flight() == 1);
+    // Connections with no request under way do not keep it alive: one idle, one half a head.
+    let idle = TcpStream::connect(&server.addr).expect("connect");
+    let mut half_head = TcpStream::connect(&server.addr).expect("connect");
+    half_head.write_all(b"POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Le").expect("send part of a head");
     let pid = server.child.id().to_string();
     let killed = Command::new("kill").args(["-TERM", &pid]).status().expect("run kill");
     assert!(killed.success());
@@ -457,6 +461,7 @@ fn sigterm_finishes_accepted_requests_then_exits_0() {
         thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(exit.code(), Some(0), "log:\n{}", server.log_text());
+    drop((idle, half_head));
 }
 
 /// A body that never arrives is answered 408 once `--request-timeout` passes, and frees its slot.

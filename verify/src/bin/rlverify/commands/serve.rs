@@ -44,6 +44,8 @@ const LATENCY_WINDOW: usize = 10_000;
 const RETRY_AFTER_SECS: u64 = 1;
 /// Extra seconds given to accepted requests after a signal, beyond `--request-timeout`.
 const SHUTDOWN_SLACK: Duration = Duration::from_secs(5);
+/// Time given to the last answers to be written after the last request in flight ended.
+const DRAIN_SLACK: Duration = Duration::from_secs(2);
 
 /// The routes with their own metrics label (anything else is `other`).
 const ROUTES: [&str; 5] = ["/get_reward", "/slime", "/score", "/health", "/metrics"];
@@ -115,12 +117,19 @@ async fn serve(app: Arc<App>, host: &str, port: u16) -> anyhow::Result<ExitCode>
     let server = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(signalled)
         .into_future();
-    // Accepted requests end within their deadline; a connection that sends nothing keeps the
-    // server no longer than that either.
+    // After a signal the server stops once every connection is closed. A connection with no
+    // request under way (idle keep-alive, a head still arriving) may never close by itself: once
+    // no scoring request is in flight (a request holds its slot from its head to its answer) and
+    // answers had time to go out, the rest are cut. Nothing waits longer than a request's deadline.
     let grace = app.timeout + SHUTDOWN_SLACK;
-    let give_up = async {
+    let drained = async {
         stop.notified().await;
-        tokio::time::sleep(grace).await;
+        let start = Instant::now();
+        while app.slots.available_permits() < app.max_in_flight && start.elapsed() < grace {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(DRAIN_SLACK).await;
+        app.slots.available_permits() == app.max_in_flight
     };
     tokio::select! {
         result = server => {
@@ -128,9 +137,14 @@ async fn serve(app: Arc<App>, host: &str, port: u16) -> anyhow::Result<ExitCode>
             eprintln!("rlverify serve: stopped");
             Ok(ExitCode::SUCCESS)
         }
-        () = give_up => {
-            eprintln!("rlverify serve: connections still open {}s after the signal; closing them", grace.as_secs());
-            Ok(ExitCode::from(1))
+        finished = drained => {
+            if finished {
+                eprintln!("rlverify serve: stopped (closed the connections with no request under way)");
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!("rlverify serve: requests still running {}s after the signal; stopping anyway", grace.as_secs());
+                Ok(ExitCode::from(1))
+            }
         }
     }
 }
