@@ -314,4 +314,21 @@ mod tests {
         assert!(parse(&["rlverify", "score", "f", "--reward", "ternary"]).is_err());
         assert!(parse(&["rlverify", "score", "f", "--gold-field", "a..b"]).is_err());
     }
+
+    #[test]
+    fn serve_defaults_and_sizes() {
+        let serve = match Cli::try_parse_from(["rlverify", "serve"]).map(|c| c.command) {
+            Ok(Command::Serve(s)) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((serve.host.as_str(), serve.port, serve.max_body), ("127.0.0.1", 5000, 64 << 20));
+        assert_eq!(parse_size("1K"), Ok(1024));
+        assert_eq!(parse_size("3mib"), Ok(3 << 20));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        for bad in ["", "0", "1X", "-1", "K", "99999999999999G"] {
+            assert!(parse_size(bad).is_err(), "{bad:?}");
+        }
+        assert!(Cli::try_parse_from(["rlverify", "serve", "--max-in-flight", "0"]).is_err());
+        assert!(Cli::try_parse_from(["rlverify", "serve", "--request-timeout", "-1"]).is_err());
+    }
 }
