@@ -51,6 +51,10 @@ impl Ball {
     fn finite(self) -> Option<Ball> {
         (self.re.is_finite() && self.im.is_finite() && self.err.is_finite()).then_some(self)
     }
+    /// The centre of a real value certain to a relative `1e-12`, for root finding.
+    pub fn real_value(&self) -> Option<f64> {
+        (self.real && self.err <= 1e-12 * self.re.abs().max(1.0)).then_some(self.re)
+    }
     /// An upper bound of the modulus of the centre.
     fn mag(&self) -> f64 {
         self.re.abs() + self.im.abs()

@@ -24,6 +24,8 @@ pub mod number;
 mod relation;
 mod roots;
 mod scalar;
+#[cfg(test)]
+mod soundness_tests;
 mod structure;
 
 #[cfg(test)]

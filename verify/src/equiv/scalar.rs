@@ -21,6 +21,10 @@ const POINTS: usize = 8;
 const POINTS_STEP: usize = 16;
 /// Extra points evaluated in double precision only, with a step, a kink or an extra symbol.
 const SCREEN_POINTS: usize = 512;
+/// Step arguments whose jumps are searched (see [`step_crossings_differ`]).
+const MAX_STEP_ARGS: usize = 8;
+/// Newton iterations per jump.
+const NEWTON_STEPS: usize = 24;
 /// Random points tried at most (points outside the domain of a side are skipped).
 const MAX_TRIES: usize = 48;
 /// Point indices from this one on are positive integers (see [`point_value`]).
@@ -735,8 +739,108 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
             }
         }
     }
+    if wide && !integer && step_crossings_differ(g, p, syms, tol, real_mode, cx)? {
+        return Ok(Cmp::new(false, "random_points"));
+    }
     if let Some(k) = capped {
         return Err(k);
     }
     Ok(Cmp::new(true, "random_points"))
+}
+
+/// The arguments at which a step or kink of `e` jumps, with the values they jump at: a floor or
+/// ceiling at integers (`None`: the integers next to the argument's value), an absolute value,
+/// max or min where its argument (or the difference of its two arguments) is zero.
+fn step_arguments(e: &Expr, out: &mut Vec<(Expr, bool)>) {
+    visit(e, &mut |x| match x {
+        Expr::Func(Func::Floor | Func::Ceil, args) if args.len() == 1 => out.push((args[0].clone(), true)),
+        Expr::Func(Func::Abs, args) if args.len() == 1 => out.push((args[0].clone(), false)),
+        Expr::Func(Func::Max | Func::Min, args) => {
+            for i in 0..args.len() {
+                for j in i + 1..args.len() {
+                    out.push((Expr::Add(vec![args[i].clone(), Expr::Neg(Box::new(args[j].clone()))]), false));
+                }
+            }
+        }
+        _ => {}
+    });
+}
+
+/// Points on both sides of every jump: for each step argument `u` and each symbol, Newton's
+/// method in double precision finds where `u` reaches the value it jumps at (the integers next to
+/// its value at a seeded point, or zero), and both sides are screened just below and just above.
+/// A difference confined to a narrow band (`\lfloor x + \frac{1}{1000} \rfloor` against
+/// `\lfloor x \rfloor`) is found there. Only "certainly different" decides.
+fn step_crossings_differ(
+    g: &Expr,
+    p: &Expr,
+    syms: &[String],
+    tol: f64,
+    real_mode: bool,
+    cx: &mut Cx,
+) -> Result<bool, LimitKind> {
+    let mut args = Vec::new();
+    step_arguments(g, &mut args);
+    step_arguments(p, &mut args);
+    args.truncate(MAX_STEP_ARGS);
+    for (u, integer_jumps) in &args {
+        for si in 0..syms.len().min(3) {
+            for base in 1..=2usize {
+                let mut env: Vec<(String, BigRational)> =
+                    syms.iter().map(|n| (n.clone(), sample_point(n, base, false))).collect();
+                let eval_u = |env: &[(String, BigRational)], cx: &mut Cx| -> Result<Option<f64>, LimitKind> {
+                    let mut sc = fast::Screen::new(env);
+                    let v = sc.eval(u).and_then(|b| b.real_value());
+                    cx.budget.charge(1 + sc.nodes)?;
+                    Ok(v)
+                };
+                let Some(u0) = eval_u(&env, cx)? else { continue };
+                let targets: Vec<f64> = if *integer_jumps { vec![u0.floor(), u0.floor() + 1.0] } else { vec![0.0] };
+                for t in targets {
+                    let Some(mut x) = env[si].1.to_f64() else { continue };
+                    let mut found = false;
+                    let mut slope = 0.0f64;
+                    for _ in 0..NEWTON_STEPS {
+                        let h = 1e-7 * x.abs().max(1.0);
+                        let Some(q0) = BigRational::from_float(x) else { break };
+                        let Some(q1) = BigRational::from_float(x + h) else { break };
+                        env[si].1 = q0;
+                        let Some(f0) = eval_u(&env, cx)? else { break };
+                        env[si].1 = q1;
+                        let Some(f1) = eval_u(&env, cx)? else { break };
+                        let r = f0 - t;
+                        if r.abs() <= 1e-11 * t.abs().max(1.0) {
+                            found = true;
+                            break;
+                        }
+                        let d = (f1 - f0) / h;
+                        if d == 0.0 || !d.is_finite() {
+                            break;
+                        }
+                        slope = d;
+                        x -= r / d;
+                        if !x.is_finite() || x.abs() > 1e15 {
+                            break;
+                        }
+                    }
+                    if !found || slope == 0.0 {
+                        continue;
+                    }
+                    // Step so that the argument moves by about 1e-9 (relative): far beyond the
+                    // screen's error bound, well inside any band a gamed answer could use.
+                    let eps = (1e-9 * t.abs().max(1.0) / slope.abs()).max(1e-13 * x.abs().max(1e-3));
+                    for side in [-1.0, 1.0] {
+                        let Some(q) = BigRational::from_float(x + side * eps) else { continue };
+                        env[si].1 = q;
+                        let (differ, nodes) = fast::differ_at(g, p, &env, tol, real_mode);
+                        cx.budget.charge(2 + nodes)?;
+                        if differ {
+                            return Ok(true);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(false)
 }
