@@ -6,7 +6,9 @@
 //! signs, max and min, extra variables, right answers plus a step term, floors of two different
 //! functions, near-equal huge and tiny numbers, decimals that contradict a written digit, partial
 //! lists, swapped tuples and matrices, and wrong intervals. Each pair is checked with the
-//! prediction boxed in a response and as a bare answer.
+//! prediction boxed in a response and as a bare answer. The property tests build wrong variants
+//! of right answers: from lists in this file (3,000 seeded cases), and from the gold answers of
+//! the real-generations dev corpus when the read-only `shared/` folder is present.
 
 use rlverify::{score, Config};
 use serde_json::Value;
@@ -261,4 +263,67 @@ fn right_answers_behind_the_variants_are_accepted() {
     for (g, p) in rewritten {
         assert!(accepted(g, p, &cfg).is_some(), "{g} vs {p} must stay equal");
     }
+}
+
+/// The gold answers of the real-generations dev corpus (read-only `shared/` folder beside the
+/// workspace), or `None` with a notice when it is missing (a failure under CI).
+fn corpus_golds() -> Option<Vec<String>> {
+    let dir = match std::env::var_os("RLVERIFY_CORPORA_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"),
+    };
+    let path = dir.join("real_generations_dev.jsonl");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            if std::env::var_os("CI").is_some() {
+                panic!("{} is missing ({e}): CI runs beside the read-only `shared/` folder", path.display());
+            }
+            eprintln!("skipped: {} not found ({e})", path.display());
+            return None;
+        }
+    };
+    let mut golds: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|r| r.get("gold").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    golds.sort();
+    golds.dedup();
+    Some(golds)
+}
+
+/// Wrong variants of the corpus's gold answers: a step term in a symbol the gold lacks, a shift by
+/// one, a shift far below rounding. Golds where such a variant may be right by policy are left
+/// out: lists and relations (the shift applies to one element), decimals (a rounded gold accepts
+/// a more precise value), arbitrary constants (`C + 1` is another constant), infinities, words
+/// and choice letters.
+#[test]
+fn wrong_variants_of_corpus_golds_are_never_accepted() {
+    let Some(golds) = corpus_golds() else { return };
+    let usable: Vec<&String> = golds
+        .iter()
+        .filter(|g| {
+            g.len() <= 80
+                && g.chars().any(|c| c.is_ascii_digit())
+                && !g.contains(['q', ',', '=', '.', '$', 'C', '<', '>', ';', ':'])
+                && !["\\text", "\\infty", "\\cup", "\\in", "\\le", "\\ge", "\\pm", "\\%", "^\\circ", "\\mathrm", "\\,"]
+                    .iter()
+                    .any(|w| g.contains(w))
+        })
+        .collect();
+    assert!(usable.len() >= 200, "only {} corpus golds usable", usable.len());
+    let cfg = Config::default();
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for g in &usable {
+        for pred in [format!("({g})+\\lfloor q\\rfloor"), format!("({g})+1"), format!("({g})+10^{{-30}}")] {
+            n += 1;
+            if let Some(how) = accepted(g, &pred, &cfg) {
+                failures.push(format!("gold {g:?} pred {pred:?}: {how}"));
+            }
+        }
+    }
+    eprintln!("corpus gold variants: {n} from {} golds", usable.len());
+    assert!(failures.is_empty(), "{} of {n} variants accepted:\n{}", failures.len(), failures.join("\n"));
 }
