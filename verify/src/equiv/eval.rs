@@ -899,6 +899,16 @@ impl<'a> Evaluator<'a> {
             vals.push(self.eval(a)?);
         }
         if let Func::Other(name) = f {
+            if is_sign_name(name) && vals.len() == 1 {
+                // The sign function of a real value: -1, 0 or 1.
+                let zero = Value::Exact(Q::int(0));
+                let s = match self.cmp_real(&vals[0], &zero)? {
+                    std::cmp::Ordering::Less => -1,
+                    std::cmp::Ordering::Equal => 0,
+                    std::cmp::Ordering::Greater => 1,
+                };
+                return Ok(Value::Exact(Q::int(s)));
+            }
             return self.uninterpreted(name, vals);
         }
         match f {
@@ -1119,6 +1129,11 @@ impl<'a> Evaluator<'a> {
         }
         self.div(num, den)
     }
+}
+
+/// Whether a function name denotes the sign function (`\operatorname{sgn}`, `\operatorname{sign}`).
+pub fn is_sign_name(name: &str) -> bool {
+    matches!(name, "sgn" | "sign" | "signum")
 }
 
 /// FNV-1a hash of bytes (deterministic across runs and platforms).

@@ -225,7 +225,10 @@ impl Summary {
         visit(e, &mut |x| match x {
             Expr::Num(Number { decimals: Some(_), .. }) => s.decimal = true,
             Expr::Sym(_) => s.symbols = true,
-            Expr::Func(Func::Other(_), _) => s.user_function = true,
+            Expr::Func(Func::Other(name), _) => {
+                s.user_function = true;
+                s.step |= super::eval::is_sign_name(name);
+            }
             Expr::PlusMinus(..) => s.plus_minus = true,
             Expr::Factorial(_) | Expr::Binom(..) => s.integer_function = true,
             Expr::Func(Func::Floor | Func::Ceil | Func::Abs | Func::Max | Func::Min | Func::Gcd | Func::Lcm, _) => {
@@ -669,8 +672,11 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
                     return Ok(Cmp::new(false, "not_numeric"))
                 }
                 (Ok(gv), Err(EvalErr::Undefined)) => {
-                    // The prediction is undefined where a gold defined on all reals is defined.
-                    if real_mode && !gs.restricted && !non_real(&gv) {
+                    // The prediction is undefined where a gold defined on all reals is defined
+                    // (not at an integer point: a removable singularity such as `x/|x|` at 0
+                    // does not decide).
+                    let integer_point = integer || (wide && k % 4 == 1);
+                    if real_mode && !gs.restricted && !non_real(&gv) && !integer_point {
                         return Ok(Cmp::new(false, "domain"));
                     }
                     continue;
@@ -755,6 +761,9 @@ fn step_arguments(e: &Expr, out: &mut Vec<(Expr, bool)>) {
     visit(e, &mut |x| match x {
         Expr::Func(Func::Floor | Func::Ceil, args) if args.len() == 1 => out.push((args[0].clone(), true)),
         Expr::Func(Func::Abs, args) if args.len() == 1 => out.push((args[0].clone(), false)),
+        Expr::Func(Func::Other(name), args) if args.len() == 1 && super::eval::is_sign_name(name) => {
+            out.push((args[0].clone(), false))
+        }
         Expr::Func(Func::Max | Func::Min, args) => {
             for i in 0..args.len() {
                 for j in i + 1..args.len() {

@@ -41,6 +41,11 @@ fn steps_and_kinks_against_their_smooth_neighbours() {
             (r"\max(a,b)", r"\frac{a+b+|a-b|}{2}", true),
             (r"\lfloor x \rfloor", r"-\lceil -x\rceil", true),
             (r"|x y|", r"|x| |y|", true),
+            // The sign function is evaluated, and is a step.
+            (r"|x|", r"x\operatorname{sgn}(x)", true),
+            (r"1", r"\operatorname{sgn}(x)", false),
+            (r"\operatorname{sgn}(x)", r"\frac{x}{|x|}", true),
+            (r"\operatorname{sgn}(x)", r"\operatorname{sgn}(x+10^{-4})", false),
         ],
     );
 }
