@@ -102,6 +102,18 @@ pub struct Evaluator<'a> {
     /// Results of the costly float functions already computed by this evaluator (one point, both
     /// sides: `e^{-t}` written four times is computed once).
     memo: Vec<MemoEntry>,
+    /// Real domains: an even root or a logarithm of a negative real (so also a non-integer power
+    /// of one) is undefined instead of complex. Set for the points of free-symbol comparisons
+    /// without `i`, so that points outside a side's real domain are skipped.
+    pub real_domain: bool,
+}
+
+/// A real value below zero.
+fn negative_real(v: &Value) -> bool {
+    match v {
+        Value::Exact(q) => q.is_real() && q.re.is_negative(),
+        Value::Approx(c) => c.is_real() && c.re.is_negative(),
+    }
 }
 
 /// A memoised float function.
@@ -332,7 +344,7 @@ impl Value {
 impl<'a> Evaluator<'a> {
     /// A new evaluator. `cc` is the lazily created astro-float constants cache.
     pub fn new(prec: usize, budget: &'a mut Budget, cc: &'a mut Option<Consts>, env: &'a Env) -> Self {
-        Evaluator { prec, budget, cc, env, capped: None, depth: 0, memo: Vec::new() }
+        Evaluator { prec, budget, cc, env, capped: None, depth: 0, memo: Vec::new(), real_domain: false }
     }
 
     fn memo_get(&mut self, op: &Op, arg: &Value, arg2: Option<&Value>) -> Option<Value> {
@@ -695,6 +707,9 @@ impl<'a> Evaluator<'a> {
             return Ok(v);
         }
         let n32 = u32::try_from(n).map_err(|_| EvalErr::Undefined)?;
+        if self.real_domain && n % 2 == 0 && negative_real(&v) {
+            return Err(EvalErr::Undefined);
+        }
         if let Value::Exact(q) = &v {
             if q.is_real() {
                 self.budget.charge(1 + number::bits(&q.re) / 64)?;
@@ -818,6 +833,9 @@ impl<'a> Evaluator<'a> {
 
     /// Principal natural logarithm.
     fn ln(&mut self, v: Value) -> R<Value> {
+        if self.real_domain && negative_real(&v) {
+            return Err(EvalErr::Undefined);
+        }
         if let Value::Exact(q) = &v {
             if q.is_zero() {
                 return Err(EvalErr::Undefined);

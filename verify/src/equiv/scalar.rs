@@ -282,15 +282,17 @@ fn eval_pair(
     cx: &mut Cx,
     env: &[(String, BigRational)],
     prec: usize,
+    real_domain: bool,
 ) -> Result<(Value, Value, Option<LimitKind>), EvalErr> {
     let mut ev = Evaluator::new(prec, cx.budget, &mut cx.cc, env);
+    ev.real_domain = real_domain;
     let gv = ev.eval(g)?;
     let pv = ev.eval(p)?;
     Ok((gv, pv, ev.capped))
 }
 
 fn closed(g: &Expr, p: &Expr, (gs, ps): (Summary, Summary), cx: &mut Cx) -> Res {
-    let (gv, pv, capped) = match eval_pair(g, p, cx, &[], PREC) {
+    let (gv, pv, capped) = match eval_pair(g, p, cx, &[], PREC, false) {
         Ok(v) => v,
         Err(EvalErr::Limit(k)) => return Err(k),
         Err(EvalErr::Undefined) => return Ok(Cmp::new(false, "undefined")),
@@ -301,7 +303,7 @@ fn closed(g: &Expr, p: &Expr, (gs, ps): (Summary, Summary), cx: &mut Cx) -> Res 
     if c.eq && c.rule == "numeric" && !same_value(&gv, &pv) {
         // Equal within the rounding of a 256-bit evaluation: a true zero difference shrinks at a
         // higher precision, a tiny real one (`\pi + 10^{-35}`) does not.
-        match eval_pair(g, p, cx, &[], HIGH_PREC) {
+        match eval_pair(g, p, cx, &[], HIGH_PREC, false) {
             Ok((gh, ph, _)) if cancelled(&gv, &pv, &gh, &ph) => {}
             Ok(_) => return Ok(Cmp::new(false, "numeric")),
             Err(EvalErr::Limit(k)) => return Err(k),
@@ -309,7 +311,7 @@ fn closed(g: &Expr, p: &Expr, (gs, ps): (Summary, Summary), cx: &mut Cx) -> Res 
         }
     }
     if !c.eq && !gi.has_dec && !pi.has_dec && near_zero_difference(&gv, &pv) {
-        if let Ok((gh, ph, _)) = eval_pair(g, p, cx, &[], HIGH_PREC) {
+        if let Ok((gh, ph, _)) = eval_pair(g, p, cx, &[], HIGH_PREC, false) {
             if cancelled(&gv, &pv, &gh, &ph) {
                 c = Cmp::new(true, "numeric_zero");
             }
@@ -658,6 +660,7 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
         }
         let (gv, pv, cap) = {
             let mut ev = Evaluator::new(PREC, cx.budget, &mut cx.cc, &env);
+            ev.real_domain = real_mode;
             let gv = ev.eval(g);
             let pv = ev.eval(p);
             let cap = ev.capped;
@@ -679,9 +682,13 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
                     if real_mode && !gs.restricted && !non_real(&gv) && !integer_point {
                         return Ok(Cmp::new(false, "domain"));
                     }
+                    positive_only |= (gs.restricted || ps.restricted) && !integer_point;
                     continue;
                 }
-                (Err(EvalErr::Undefined), _) => continue,
+                (Err(EvalErr::Undefined), _) => {
+                    positive_only |= (gs.restricted || ps.restricted) && !(integer || (wide && k % 4 == 1));
+                    continue;
+                }
                 (Ok(gv), Ok(pv)) => (gv, pv, cap),
             }
         };
@@ -701,7 +708,7 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
             // zero difference: `x^2 + 10^{-40} x` is not `x^2`.
             if !confirmed && tol < 1e-20 && !same_value(&gv, &pv) {
                 confirmed = true;
-                match eval_pair(g, p, cx, &env, HIGH_PREC) {
+                match eval_pair(g, p, cx, &env, HIGH_PREC, real_mode) {
                     Ok((gh, ph, _)) if cancelled(&gv, &pv, &gh, &ph) => {}
                     Ok(_) => return Ok(Cmp::new(false, "random_points")),
                     Err(EvalErr::Limit(k)) => return Err(k),
@@ -712,7 +719,7 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
             continue;
         }
         if tol < 1e-20 && near_zero_difference(&gv, &pv) {
-            if let Ok((gh, ph, _)) = eval_pair(g, p, cx, &env, HIGH_PREC) {
+            if let Ok((gh, ph, _)) = eval_pair(g, p, cx, &env, HIGH_PREC, real_mode) {
                 if cancelled(&gv, &pv, &gh, &ph) {
                     agree += 1;
                     continue;
