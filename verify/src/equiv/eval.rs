@@ -707,7 +707,7 @@ impl<'a> Evaluator<'a> {
             return Ok(v);
         }
         let n32 = u32::try_from(n).map_err(|_| EvalErr::Undefined)?;
-        if self.real_domain && n % 2 == 0 && negative_real(&v) {
+        if self.real_domain && n.is_multiple_of(2) && negative_real(&v) {
             return Err(EvalErr::Undefined);
         }
         if let Value::Exact(q) = &v {
