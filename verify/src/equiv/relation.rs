@@ -4,14 +4,20 @@
 
 use super::eval::{EvalErr, Evaluator, Value, PREC};
 use super::fast;
-use super::scalar::{free_symbols, has_decimal, point_value, values_close};
+use super::scalar::{free_symbols, has_decimal, sample_point, values_close, Summary};
 use super::{compare as compare_any, Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, Func, RelOp};
 use num_rational::BigRational;
 use num_traits::Signed;
 
-const MAX_TRIES: usize = 16;
-const POINTS: usize = 5;
+/// Points tried at most (points outside a side's domain are skipped).
+const MAX_TRIES: usize = 48;
+/// Agreeing points required for proportional sides.
+const POINTS: usize = 8;
+/// Agreeing points required when either side has a step or a kink (floor, |.|, max, ...), over the
+/// wider range of magnitudes the scalar test samples (`scalar::sample_point`): both signs, values
+/// below 1 and up to 10^16, integers, so that `x + |y| = 1` is not `x + y = 1`.
+const POINTS_STEP: usize = 16;
 
 fn is_eq(op: RelOp) -> bool {
     matches!(op, RelOp::Eq | RelOp::Approx)
@@ -294,10 +300,13 @@ fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
         return Ok(Cmp::new(false, rule));
     }
     let tol = if has_decimal(a) || has_decimal(b) { cx.opts.decimal_rel_tol } else { cx.opts.eval_rel_tol };
+    let wide = Summary::of(a).step || Summary::of(b).step;
+    let needed = if wide { POINTS_STEP } else { POINTS };
     // Double-precision screen: when the ratios at the first two points are defined there and
     // certainly differ, the high-precision loop below would stop at the second point anyway.
-    let env_at =
-        |k: usize| -> Vec<(String, BigRational)> { syms.iter().map(|s| (s.clone(), point_value(s, k))).collect() };
+    let env_at = |k: usize| -> Vec<(String, BigRational)> {
+        syms.iter().map(|s| (s.clone(), sample_point(s, k, wide))).collect()
+    };
     let (r0, n0) = fast::ratio_at(a, b, &env_at(0));
     cx.budget.charge(n0)?;
     if let Some(r0) = r0 {
@@ -313,7 +322,7 @@ fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
     let mut agree = 0;
     let mut capped = None;
     for k in 0..MAX_TRIES {
-        if agree >= POINTS {
+        if agree >= needed {
             break;
         }
         cx.budget.charge(1)?;
@@ -361,7 +370,8 @@ fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
         }
         agree += 1;
     }
-    if agree < 3 {
+    // Too few points inside both sides' domains: in doubt, not equal.
+    if agree < needed {
         return Ok(Cmp::new(false, rule));
     }
     if let Some(k) = capped {
