@@ -248,6 +248,23 @@ fn check_exit_codes() {
     assert_eq!(usage.status.code(), Some(2));
 }
 
+/// A response cut off mid-derivation has no answer by default, as in `score`; `--truncated lenient`
+/// reads its last formula, as `score --truncated lenient` does.
+#[test]
+fn extract_follows_the_truncation_policy() {
+    let steps: String =
+        (1..=40).map(|k| format!("Step {k}: we now have $m = {k}$ and we continue with the next case, so\n")).collect();
+    let cut = format!("{steps}Step 41: then the sum of the first");
+    let default = run(&["extract", "-"], &cut);
+    assert_eq!(default.status.code(), Some(1), "{}", String::from_utf8_lossy(&default.stdout));
+    let lenient = run(&["extract", "-", "--truncated", "lenient"], &cut);
+    assert_eq!(lenient.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&lenient.stdout).trim(), "m = 40");
+    let scored = run(&["check", "40", "-", "--truncated", "lenient"], &cut);
+    assert_eq!(scored.status.code(), Some(0), "{}", String::from_utf8_lossy(&scored.stdout));
+    assert_eq!(run(&["check", "40", "-"], &cut).status.code(), Some(1));
+}
+
 #[test]
 fn extract_reads_stdin() {
     let out = run(&["extract", "-"], "42\n");

@@ -179,6 +179,9 @@ pub struct ExtractArgs {
     /// Fall back to the last number in the text when no explicit answer is found.
     #[arg(long)]
     pub last_number: bool,
+    /// What a response cut off mid-derivation (no final-answer marker) answers, as for `score`.
+    #[arg(long, value_enum, default_value_t = Config::default().truncated)]
+    pub truncated: Truncated,
 }
 
 #[derive(Debug, Args)]

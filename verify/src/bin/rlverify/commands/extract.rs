@@ -2,13 +2,17 @@
 
 use super::text_arg;
 use crate::args::ExtractArgs;
-use rlverify::{extract, ExtractOptions};
+use rlverify::{extract, ExtractOptions, Truncated};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     let text = text_arg(&args.text)?;
-    let opts = ExtractOptions { last_number_fallback: args.last_number, ..ExtractOptions::default() };
+    let opts = ExtractOptions {
+        last_number_fallback: args.last_number,
+        truncated_fallback: args.truncated == Truncated::Lenient,
+        ..ExtractOptions::default()
+    };
     let Some(answer) = extract(&text, &opts) else {
         eprintln!("no answer found");
         return Ok(ExitCode::from(1));
