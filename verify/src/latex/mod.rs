@@ -131,16 +131,8 @@ fn words_only(s: &str) -> Option<Expr> {
     Some(Expr::Text(normalize::normalize_text(s)))
 }
 
-/// Commands after which a sign is infix (they end a value).
-const VALUE_COMMANDS: &[&str] = &[
-    "pi",
-    "infty",
-    "rvert",
-    "rangle",
-    "rfloor",
-    "rceil",
-    "degree",
-    "emptyset",
+/// Greek letters as LaTeX commands: each stands for a value.
+pub(crate) const GREEK_LETTERS: &[&str] = &[
     "alpha",
     "beta",
     "gamma",
@@ -180,15 +172,17 @@ const VALUE_COMMANDS: &[&str] = &[
     "Phi",
     "Psi",
     "Omega",
-    "ell",
-    "hbar",
-    "odot",
-    "mho",
-    "nabla",
-    "aleph",
-    "angle",
-    "ldots",
 ];
+
+/// Commands other than Greek letters that end a value or an operand (a sign after them is
+/// infix, a `|` after them closes a bar, a unit may follow them).
+pub(crate) const VALUE_SYMBOLS: &[&str] =
+    &["pi", "infty", "rvert", "rangle", "rfloor", "rceil", "degree", "emptyset", "ell", "hbar", "angle", "ldots"];
+
+/// Whether command `name` (without its backslash) ends a value: a sign after it is infix.
+fn ends_value(name: &str) -> bool {
+    GREEK_LETTERS.contains(&name) || VALUE_SYMBOLS.contains(&name) || ["odot", "mho", "nabla", "aleph"].contains(&name)
+}
 
 /// The bracket levels of [`check_depth`]: how deep the brackets are and how many nesting
 /// operators each enclosing level had counted when the next level opened.
@@ -271,7 +265,7 @@ pub(crate) fn check_depth(s: &str, max_depth: usize) -> Result<(), ParseError> {
                             j += 1;
                         }
                     }
-                    n => value = VALUE_COMMANDS.contains(&n),
+                    n => value = ends_value(n),
                 }
                 i = j.max(i + 1);
                 if levels.step(open, close, cur) > max_depth {

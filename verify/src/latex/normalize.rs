@@ -177,58 +177,6 @@ pub(crate) const FUNC_WORDS: &[&str] = &[
     "sqrt", "gcd", "lcm",
 ];
 
-/// Commands whose text ends an operand (used to pair `|` bars and to decide whether a unit
-/// follows a value).
-const OPERAND_COMMANDS: &[&str] = &[
-    "pi",
-    "infty",
-    "rvert",
-    "rangle",
-    "rfloor",
-    "rceil",
-    "degree",
-    "emptyset",
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "epsilon",
-    "varepsilon",
-    "zeta",
-    "eta",
-    "theta",
-    "vartheta",
-    "iota",
-    "kappa",
-    "lambda",
-    "mu",
-    "nu",
-    "xi",
-    "rho",
-    "sigma",
-    "tau",
-    "upsilon",
-    "phi",
-    "varphi",
-    "chi",
-    "psi",
-    "omega",
-    "Gamma",
-    "Delta",
-    "Theta",
-    "Lambda",
-    "Xi",
-    "Pi",
-    "Sigma",
-    "Phi",
-    "Psi",
-    "Omega",
-    "ell",
-    "hbar",
-    "angle",
-    "ldots",
-];
-
 /// Text-style commands: their argument is text.
 const TEXT_COMMANDS: &[&str] =
     &["text", "textbf", "textit", "textrm", "textsf", "texttt", "textnormal", "mbox", "hbox", "textup", "emph"];
@@ -414,7 +362,8 @@ impl<'a> Normalizer<'a> {
             let letters = t.len() - t.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
             let start = t.len() - letters;
             if start > 0 && t.as_bytes()[start - 1] == b'\\' {
-                return OPERAND_COMMANDS.contains(&&t[start..]);
+                let name = &t[start..];
+                return super::GREEK_LETTERS.contains(&name) || super::VALUE_SYMBOLS.contains(&name);
             }
             return true;
         }
