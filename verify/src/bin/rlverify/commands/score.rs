@@ -102,7 +102,9 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if summary.missing_field > 0 {
-        rlverify::cli::print_hint("name the fields with `--response-field PATH` and `--gold-field PATH` (dotted paths)");
+        rlverify::cli::print_hint(
+            "name the fields with `--response-field PATH` and `--gold-field PATH` (dotted paths)",
+        );
     }
     if !args.quiet {
         summary.print(start.elapsed().as_secs_f64(), pool.current_num_threads(), ctx.format_weight.is_some());
