@@ -25,7 +25,7 @@ fn run(suite: &Path, out: &Path) -> Output {
         .env_remove("RLVR_DATA_DIR")
         .args(["run", "--suite"])
         .arg(suite)
-        .args(["--limit", "2", "-k", &K.to_string(), "--max-tokens", &MAX_TOKENS.to_string()])
+        .args(["--limit", "2", "--k", &K.to_string(), "--max-tokens", &MAX_TOKENS.to_string()])
         // Four requests in flight share one engine (the backend merges them into engine calls).
         .args(["--concurrency", "4"])
         .arg("--out")

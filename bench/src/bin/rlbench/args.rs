@@ -144,8 +144,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 16, help_heading = "Backend")]
     pub max_failures: usize,
 
-    /// Samples per problem (K).
-    #[arg(short = 'k', long = "samples", default_value_t = 1, help_heading = "Sampling")]
+    /// Samples per problem (K): `--k 32`, `-k 32` or `--samples 32`.
+    #[arg(short = 'k', long = "k", visible_alias = "samples", default_value_t = 1, help_heading = "Sampling")]
     pub k: usize,
     /// Sampling temperature.
     #[arg(long, default_value_t = 0.6, help_heading = "Sampling")]
@@ -214,4 +214,31 @@ pub struct ReportArgs {
     pub run_dir: PathBuf,
     #[command(flatten)]
     pub report: ReportOptions,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    #[test]
+    fn cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    /// The user's own spelling, `rlbench run --k 32 --suite aime24,aime25`, and the short and
+    /// long ones all set K.
+    #[test]
+    fn k_is_accepted_as_written() {
+        for args in [
+            ["rlbench", "run", "--k", "32", "--suite", "aime24,aime25"],
+            ["rlbench", "run", "-k", "32", "--suite", "aime24,aime25"],
+            ["rlbench", "run", "--samples", "32", "--suite", "aime24,aime25"],
+        ] {
+            match Cli::try_parse_from(args).map(|c| c.command) {
+                Ok(Command::Run(r)) => assert_eq!(r.k, 32, "{args:?}"),
+                other => panic!("{args:?}: {other:?}"),
+            }
+        }
+    }
 }
