@@ -145,19 +145,20 @@ pub struct RunArgs {
     pub max_failures: usize,
 
     /// Samples per problem (K): `--k 32`, `-k 32` or `--samples 32`.
-    #[arg(short = 'k', long = "k", visible_alias = "samples", default_value_t = 1, help_heading = "Sampling")]
+    #[arg(short = 'k', long = "k", visible_alias = "samples", default_value_t = 1, help_heading = "Sampling",
+          value_parser = parse_positive)]
     pub k: usize,
-    /// Sampling temperature.
-    #[arg(long, default_value_t = 0.6, help_heading = "Sampling")]
+    /// Sampling temperature (0 or more, finite; 0 is greedy).
+    #[arg(long, default_value_t = 0.6, help_heading = "Sampling", value_parser = parse_temperature)]
     pub temperature: f32,
-    /// Nucleus sampling threshold.
-    #[arg(long, default_value_t = 0.95, help_heading = "Sampling")]
+    /// Nucleus sampling threshold (above 0, at most 1).
+    #[arg(long, default_value_t = 0.95, help_heading = "Sampling", value_parser = parse_top_p)]
     pub top_p: f32,
     /// Top-k cut-off (vLLM/SGLang extension; unset = server default).
     #[arg(long, help_heading = "Sampling")]
     pub top_k: Option<usize>,
-    /// Maximum new tokens per completion.
-    #[arg(long, default_value_t = 4096, help_heading = "Sampling")]
+    /// Maximum new tokens per completion (1 or more).
+    #[arg(long, default_value_t = 4096, help_heading = "Sampling", value_parser = parse_positive)]
     pub max_tokens: usize,
     /// Stop string (repeatable).
     #[arg(long, help_heading = "Sampling")]
@@ -216,6 +217,32 @@ pub struct ReportArgs {
     pub report: ReportOptions,
 }
 
+/// A number, refused at parse time (never sent to a server or written to the run manifest) when
+/// `ok` says it is out of range.
+fn parse_f32_in(s: &str, ok: impl Fn(f32) -> bool, range: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(v) if v.is_finite() && ok(v) => Ok(v),
+        Ok(_) => Err(format!("`{s}` is out of range: {range}")),
+        Err(e) => Err(format!("`{s}` is not a number: {e}")),
+    }
+}
+
+fn parse_positive(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be 1 or more".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{s}` is not a whole number: {e}")),
+    }
+}
+
+fn parse_temperature(s: &str) -> Result<f32, String> {
+    parse_f32_in(s, |v| v >= 0.0, "the temperature is a finite number, 0 or more")
+}
+
+fn parse_top_p(s: &str) -> Result<f32, String> {
+    parse_f32_in(s, |v| v > 0.0 && v <= 1.0, "top-p is above 0 and at most 1")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,6 +266,34 @@ mod tests {
                 Ok(Command::Run(r)) => assert_eq!(r.k, 32, "{args:?}"),
                 other => panic!("{args:?}: {other:?}"),
             }
+        }
+    }
+
+    /// Sampling values a server cannot take, or a manifest could not read back, are refused at
+    /// parse time with the flag named.
+    #[test]
+    fn out_of_range_sampling_values_are_refused() {
+        let run = |extra: &[&str]| {
+            let mut args = vec!["rlbench", "run", "--suite", "aime24"];
+            args.extend_from_slice(extra);
+            Cli::try_parse_from(args)
+        };
+        for bad in [
+            &["--temperature", "inf"][..],
+            &["--temperature", "nan"],
+            &["--temperature=-1"],
+            &["--top-p", "7"],
+            &["--top-p", "0"],
+            &["--max-tokens", "0"],
+            &["--k", "0"],
+        ] {
+            let err = run(bad).expect_err(&format!("{bad:?} accepted"));
+            let flag = bad[0].split('=').next().unwrap_or_default();
+            assert!(err.to_string().contains(flag), "{bad:?}: {err}");
+        }
+        for good in [&["--temperature", "0"][..], &["--temperature", "1.5"], &["--top-p", "1"], &["--max-tokens", "1"]]
+        {
+            assert!(run(good).is_ok(), "{good:?} refused");
         }
     }
 }
