@@ -157,3 +157,51 @@ fn run_on_the_embedded_default_model_reports_and_resumes() {
 
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The project's own command, exactly as a user types it (`--k`, two manifest suites separated by
+/// a comma), on the embedded default model: one problem of each suite, few tokens. The suites come
+/// from the read-only `shared/` folder beside the workspace.
+#[test]
+fn the_command_as_written_runs_two_suites() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/benchmarks");
+    if !shared.join("aime25.jsonl").is_file() {
+        assert!(std::env::var_os("CI").is_none(), "{} is missing: CI runs beside `shared/`", shared.display());
+        eprintln!("skipped: {} not found (the read-only `shared/` folder beside the workspace)", shared.display());
+        return;
+    }
+    let dir = temp_dir("as-written");
+    let out_dir = dir.join("run");
+    let out = Command::new(env!("CARGO_BIN_EXE_rlbench"))
+        .env("RLVR_DATA_DIR", &shared)
+        .args(["run", "--k", "2", "--suite", "aime24,aime25", "--limit", "1"])
+        // Only what keeps it fast and in a temporary folder is added to the literal command.
+        .args(["--max-tokens", "8"])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .expect("run rlbench");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let manifest = json_file(&out_dir.join("run.json"));
+    assert_eq!(manifest["sampling"]["k"], 2);
+    assert_eq!(manifest["suites"], serde_json::json!(["aime24", "aime25"]));
+    assert_eq!(manifest["complete"], true);
+    for suite in ["aime24", "aime25"] {
+        let recs = records(&out_dir.join(format!("{suite}.jsonl")));
+        let mut samples: Vec<u64> = recs.iter().filter_map(|r| r["sample"].as_u64()).collect();
+        samples.sort_unstable();
+        assert_eq!(samples, [0, 1], "{suite}: one problem, samples 0 and 1");
+        assert!(recs.windows(2).all(|w| w[0]["id"] == w[1]["id"]), "{suite}: one problem");
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for suite in ["aime24", "aime25"] {
+        assert!(stdout.contains(&format!("| {suite} | 1 | 2 |")), "{stdout}");
+    }
+    let metrics = json_file(&out_dir.join("metrics.json"));
+    for suite in ["aime24", "aime25"] {
+        let m = &metrics["suites"][suite];
+        for key in ["pass@1", "pass@2", "avg@2", "maj@2"] {
+            assert!(m[key].is_number(), "{suite}: {key} missing: {m}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
