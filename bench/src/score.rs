@@ -1,11 +1,15 @@
 //! Scoring generations with the verifier, in parallel (rayon) and streaming: responses are scored
 //! batch by batch and folded into per-problem tallies, so memory grows with the number of problems
 //! (and distinct answers), not with the number of responses.
+//!
+//! Rows are read by the verifier's reader ([`rlverify::input`]), the one `rlverify score` uses:
+//! the same field names in the same order, the same shapes, the same per-line error messages.
 
 use crate::metrics::{ProblemTally, SampleResult, SuiteMetrics};
+use crate::prompt::Fnv;
 use rayon::prelude::*;
+use rlverify::input::{parse_line, FieldSpec, GroupKey, InputError, JsonLines, Record, Responses};
 use rlverify::{Config, Gold};
-use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -29,72 +33,46 @@ pub struct GenRow {
     pub samples: Vec<GenSample>,
 }
 
-const ID_FIELDS: &[&str] = &["id", "problem_id", "idx", "index", "unique_id", "question_id"];
-const GOLD_FIELDS: &[&str] = &["answer", "gold", "ground_truth", "gt", "target"];
-/// Lists of K responses; `code` is what Qwen2.5-Math's evaluation writes its generations to.
-const LIST_FIELDS: &[&str] = &["responses", "completions", "outputs", "generations", "samples", "code"];
-const ONE_FIELDS: &[&str] = &["response", "pred", "completion", "output", "generation", "model_output", "text"];
-const SUITE_FIELDS: &[&str] = &["suite", "data_source"];
-
-/// Read one generations row. Accepted shapes (the ones `rlverify score` reads):
-/// - one response per row: `{"id", "answer"|"gold"|"ground_truth", "response"|"pred"|"completion"|...}`,
-///   optionally `sample`, `finish_reason`, `tokens`/`completion_tokens`, `suite`;
-/// - K responses per row: `{"id", "answer", "responses": [..]}` (strings, or objects with `text`),
-///   optionally `finish_reasons: [..]`;
-/// - the gold may also sit in `reward_model.ground_truth` (verl).
-///
-/// A row without an id gets `line-N`.
-pub fn parse_row(v: &Value, lineno: usize) -> Result<GenRow, String> {
-    if !v.is_object() {
-        return Err("expected a JSON object".into());
-    }
-    let id = first_text(v, ID_FIELDS).unwrap_or_else(|| format!("line-{lineno}"));
-    let gold = first_text(v, GOLD_FIELDS)
-        .or_else(|| v.get("reward_model").and_then(|r| text(r.get("ground_truth")?)))
-        .ok_or_else(|| format!("no gold answer (fields tried: {})", GOLD_FIELDS.join(", ")))?;
-    let suite = first_text(v, SUITE_FIELDS);
-    let mut samples = Vec::new();
-    if let Some(list) = LIST_FIELDS.iter().find_map(|f| v.get(*f).and_then(Value::as_array)) {
-        let reasons = v.get("finish_reasons").and_then(Value::as_array);
-        for (i, item) in list.iter().enumerate() {
-            let response = match item {
-                Value::String(s) => s.clone(),
-                Value::Object(_) => first_text(item, &["text", "response", "content"])
-                    .ok_or_else(|| format!("response {i} has no `text`"))?,
-                _ => return Err(format!("response {i} is not a string")),
-            };
-            let finish_reason = item
-                .get("finish_reason")
-                .and_then(Value::as_str)
-                .or_else(|| reasons.and_then(|r| r.get(i)).and_then(Value::as_str))
-                .map(str::to_string);
-            let tokens = item.get("tokens").and_then(Value::as_u64);
-            samples.push(GenSample { sample: Some(i), response, finish_reason, tokens });
+/// The problem id a group key stands for: the id itself, or `prompt-<hash>` of the prompt text
+/// for rows grouped by their prompt.
+pub fn problem_id(key: &GroupKey) -> String {
+    match key {
+        GroupKey::Id(id) => id.clone(),
+        GroupKey::Prompt(p) => {
+            let mut h = Fnv::new();
+            h.write(p.as_bytes());
+            format!("prompt-{:016x}", h.finish())
         }
-    } else if let Some(response) = ONE_FIELDS.iter().find_map(|f| v.get(*f).and_then(Value::as_str)) {
-        let sample = ["sample", "sample_idx", "sample_index"]
-            .iter()
-            .find_map(|f| v.get(*f).and_then(Value::as_u64))
-            .map(|s| s as usize);
-        let tokens = ["tokens", "completion_tokens"].iter().find_map(|f| v.get(*f).and_then(Value::as_u64));
-        let finish_reason = v.get("finish_reason").and_then(Value::as_str).map(str::to_string);
-        samples.push(GenSample { sample, response: response.to_string(), finish_reason, tokens });
-    } else {
-        return Err(format!("no response (fields tried: {}, {})", LIST_FIELDS.join(", "), ONE_FIELDS.join(", ")));
-    }
-    Ok(GenRow { id, gold, suite, samples })
-}
-
-fn text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
     }
 }
 
-fn first_text(v: &Value, fields: &[&str]) -> Option<String> {
-    fields.iter().find_map(|f| v.get(*f).and_then(text))
+/// A row read by the shared reader ([`rlverify::input`]) as a [`GenRow`]. Rows are grouped into
+/// problems by their id, else by their prompt ([`Record::group_key`]); a row of K responses with
+/// neither is one problem of its own (`line-N`), and a one-response row with neither is an error:
+/// counting each such row as a problem would turn K samples of one problem into K problems.
+pub fn gen_row(rec: Record, line: u64, fields: &FieldSpec) -> Result<GenRow, InputError> {
+    let id = match rec.group_key() {
+        Some(key) => problem_id(&key),
+        None if matches!(rec.responses, Responses::Many(_)) => format!("line-{line}"),
+        None => return Err(InputError::no_group(fields)),
+    };
+    let one = matches!(rec.responses, Responses::One(_));
+    let texts = match rec.responses {
+        Responses::One(r) => vec![r],
+        Responses::Many(rs) => rs,
+    };
+    let samples = texts
+        .into_iter()
+        .zip(rec.info)
+        .enumerate()
+        .map(|(k, (response, info))| GenSample {
+            sample: if one { rec.sample.map(|s| s as usize) } else { Some(k) },
+            response,
+            finish_reason: info.finish_reason,
+            tokens: info.tokens,
+        })
+        .collect();
+    Ok(GenRow { id, gold: rec.gold, suite: rec.suite, samples })
 }
 
 /// Score one response against a parsed gold.
@@ -207,54 +185,111 @@ impl Scorer {
     }
 }
 
-/// Read a generations JSONL stream and score it in batches of `batch` responses. Bad rows are
-/// collected as `line N: message` and skipped; I/O errors stop the read.
+/// A line that could not be read, as `rlverify score` reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineError {
+    /// 1-based line number.
+    pub line: u64,
+    /// The shared reader's message ([`InputError`]'s `Display`).
+    pub message: String,
+    /// A missing field (the fix is `--response-field`, `--gold-field` or `--id-field`).
+    pub missing_field: bool,
+}
+
+/// What a read of a generations stream found.
+#[derive(Clone, Debug)]
+pub struct ScoredInput {
+    pub summary: ScoreSummary,
+    /// Lines skipped, in order.
+    pub errors: Vec<LineError>,
+    /// Non-blank lines read.
+    pub lines: u64,
+    /// Rows without an id, grouped by their prompt, and the problems they make.
+    pub grouped_by_prompt: usize,
+    pub prompt_problems: usize,
+}
+
+/// Read a generations JSONL stream with the shared reader and score it in batches of `batch`
+/// responses. Bad lines (invalid UTF-8 or JSON, missing fields) are collected and skipped, never
+/// stopping the read; I/O errors stop it.
 pub fn score_reader(
     reader: impl std::io::BufRead,
     cfg: Config,
+    fields: &FieldSpec,
+    batch: usize,
+    on_batch: impl FnMut(usize),
+) -> std::io::Result<ScoredInput> {
+    score_reader_observed(reader, cfg, fields, batch, on_batch, &mut |_, _| {})
+}
+
+/// [`score_reader`], also showing each scored sample to `observe(problem id, result)`, in input
+/// order.
+pub fn score_reader_observed(
+    reader: impl std::io::BufRead,
+    cfg: Config,
+    fields: &FieldSpec,
     batch: usize,
     mut on_batch: impl FnMut(usize),
-) -> std::io::Result<(ScoreSummary, Vec<String>)> {
+    observe: &mut dyn FnMut(&str, &SampleResult),
+) -> std::io::Result<ScoredInput> {
     let mut scorer = Scorer::new(cfg);
     let mut rows = Vec::new();
     let mut pending = 0usize;
     let mut errors = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed = serde_json::from_str::<Value>(&line)
-            .map_err(|e| format!("invalid JSON: {e}"))
-            .and_then(|v| parse_row(&v, i + 1));
-        match parsed {
-            Ok(row) => {
+    let mut lines = JsonLines::new(reader);
+    let (mut n_lines, mut by_prompt) = (0u64, 0usize);
+    let mut prompt_ids = std::collections::HashSet::new();
+    while let Some(line) = lines.next_line()? {
+        n_lines += 1;
+        match parse_line(&line.bytes, fields).and_then(|rec| {
+            let grouped_by_prompt = rec.id.is_none() && rec.prompt.is_some();
+            gen_row(rec, line.number, fields).map(|row| (row, grouped_by_prompt))
+        }) {
+            Ok((row, grouped_by_prompt)) => {
+                if grouped_by_prompt {
+                    by_prompt += 1;
+                    prompt_ids.insert(row.id.clone());
+                }
                 pending += row.samples.len();
                 rows.push(row);
             }
-            Err(e) => errors.push(format!("line {}: {e}", i + 1)),
+            Err(e) => errors.push(LineError {
+                line: line.number,
+                message: e.to_string(),
+                missing_field: e.is_missing_field(),
+            }),
         }
         if pending >= batch.max(1) {
-            scorer.push(std::mem::take(&mut rows));
+            scorer.push_observed(std::mem::take(&mut rows), observe);
             on_batch(pending);
             pending = 0;
         }
     }
     if !rows.is_empty() {
-        scorer.push(rows);
+        scorer.push_observed(rows, observe);
         on_batch(pending);
     }
-    Ok((scorer.finish(), errors))
+    Ok(ScoredInput {
+        summary: scorer.finish(),
+        errors,
+        lines: n_lines,
+        grouped_by_prompt: by_prompt,
+        prompt_problems: prompt_ids.len(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn row(line: &str) -> Result<GenRow, InputError> {
+        let fields = FieldSpec::default();
+        parse_line(line.as_bytes(), &fields).and_then(|r| gen_row(r, 7, &fields))
+    }
 
     #[test]
     fn row_shapes() {
-        let flat = parse_row(&json!({"problem_id": "p1", "gold": "4", "response": "4", "suite": "s"}), 1);
+        let flat = row(r#"{"problem_id": "p1", "gold": "4", "response": "4", "suite": "s"}"#);
         assert_eq!(
             flat,
             Ok(GenRow {
@@ -264,20 +299,28 @@ mod tests {
                 samples: vec![GenSample { sample: None, response: "4".into(), finish_reason: None, tokens: None }]
             })
         );
-        let list =
-            parse_row(&json!({"id": 3, "answer": 2, "responses": ["2", {"text": "3", "finish_reason": "length"}]}), 1)
-                .map_err(|e| e.to_string());
-        let Ok(list) = list else { panic!("{list:?}") };
+        let Ok(list) = row(r#"{"id": 3, "answer": 2, "responses": ["2", {"text": "3", "finish_reason": "length"}]}"#)
+        else {
+            panic!("list row")
+        };
         assert_eq!((list.id.as_str(), list.gold.as_str(), list.samples.len()), ("3", "2", 2));
         assert_eq!(list.samples[1].finish_reason.as_deref(), Some("length"));
         assert_eq!(list.samples[1].sample, Some(1));
-        let qwen = parse_row(&json!({"idx": 0, "gt": "5", "code": ["a", "b"], "pred": ["a", "b"]}), 1);
+        let qwen = row(r#"{"idx": 0, "gt": "5", "code": ["a", "b"], "pred": ["a", "b"]}"#);
         assert_eq!(qwen.map(|r| (r.id, r.gold, r.samples.len())), Ok(("0".to_string(), "5".to_string(), 2)));
-        let verl = parse_row(&json!({"reward_model": {"ground_truth": "x"}, "responses": ["x"]}), 7);
+        // A list row without an id is one problem; a one-response row is grouped by its prompt.
+        let verl = row(r#"{"reward_model": {"ground_truth": "x"}, "responses": ["x"]}"#);
         assert_eq!(verl.map(|r| (r.id, r.gold)), Ok(("line-7".to_string(), "x".to_string())));
-        assert!(parse_row(&json!({"id": "a", "response": "1"}), 1).is_err());
-        assert!(parse_row(&json!({"id": "a", "answer": "1"}), 1).is_err());
-        assert!(parse_row(&json!([1]), 1).is_err());
+        let a = row(r#"{"prompt": "What is 2+2?", "answer": "4", "response": "4", "sample": 3}"#);
+        let b = row(r#"{"prompt": "What is 2+2?", "answer": "4", "response": "5"}"#);
+        let (Ok(a), Ok(b)) = (a, b) else { panic!("prompt rows") };
+        assert!(a.id.starts_with("prompt-") && a.id == b.id);
+        assert_eq!((a.samples[0].sample, b.samples[0].sample), (Some(3), None));
+        let lone = row(r#"{"answer": "4", "response": "5"}"#).map_err(|e| e.to_string());
+        assert!(matches!(&lone, Err(m) if m.starts_with("no id or prompt field")), "{lone:?}");
+        assert!(row(r#"{"id": "a", "response": "1"}"#).is_err());
+        assert!(row(r#"{"id": "a", "answer": "1"}"#).is_err());
+        assert!(row("[1]").is_err());
     }
 
     #[test]
@@ -294,14 +337,17 @@ mod tests {
             r#"{"id":"a","answer":"1","response":"3"}"#,
         ]
         .join("\n");
-        let run = |batch| score_reader(std::io::Cursor::new(text.clone()), Config::default(), batch, |_| {});
-        let Ok((one, errors)) = run(1000) else { panic!("read") };
-        let Ok((many, _)) = run(1) else { panic!("read") };
-        assert_eq!(one.all, many.all);
-        assert_eq!(errors.len(), 1);
-        assert!(errors[0].starts_with("line 7:"));
-        let m = one.all;
-        assert_eq!((m.n_problems, m.n_samples, m.k_min, one.n_responses), (2, 8, 4, 8));
+        let fields = FieldSpec::default();
+        let run = |batch| score_reader(std::io::Cursor::new(text.clone()), Config::default(), &fields, batch, |_| {});
+        let Ok(one) = run(1000) else { panic!("read") };
+        let Ok(many) = run(1) else { panic!("read") };
+        assert_eq!(one.summary.all, many.summary.all);
+        assert_eq!(one.errors.len(), 1);
+        assert_eq!(one.errors[0].line, 7);
+        assert!(one.errors[0].message.starts_with("invalid JSON"));
+        assert_eq!(one.lines, 7);
+        let m = one.summary.all;
+        assert_eq!((m.n_problems, m.n_samples, m.k_min, one.summary.n_responses), (2, 8, 4, 8));
         assert!((m.avg - 0.25).abs() < 1e-12);
         assert_eq!(m.get("pass@1"), Some(0.25));
         // a: 1 - C(2,2)/C(4,2) = 5/6; b: 0.
@@ -310,5 +356,21 @@ mod tests {
         // a: "1" twice wins; b: "6" twice wins (wrong).
         assert_eq!(m.maj, 0.5);
         assert_eq!(m.truncation_rate, Some(0.5));
+    }
+
+    /// Four samples of one prompt without an id are one problem of K = 4, not four problems of
+    /// K = 1.
+    #[test]
+    fn rows_without_ids_are_grouped_by_prompt() {
+        let text: String = ["4", "4", "5", "6"]
+            .iter()
+            .map(|r| format!("{{\"prompt\": \"2+2?\", \"answer\": \"4\", \"response\": \"{r}\"}}\n"))
+            .collect();
+        let read = score_reader(std::io::Cursor::new(text), Config::default(), &FieldSpec::default(), 2, |_| {});
+        let Ok(read) = read else { panic!("read") };
+        let m = &read.summary.all;
+        assert_eq!((m.n_problems, m.k_min, read.grouped_by_prompt, read.prompt_problems), (1, 4, 4, 1));
+        assert_eq!(m.maj, 1.0);
+        assert_eq!(m.avg, 0.5);
     }
 }

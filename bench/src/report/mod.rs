@@ -37,6 +37,9 @@ pub struct Report {
     pub verifier_version: String,
     /// Per-endpoint requests, failures and tokens of a run against servers (`endpoints.json`).
     pub endpoints: Vec<crate::backend::EndpointStats>,
+    /// Sentences printed under the table: what the numbers leave out (skipped lines, missing
+    /// samples).
+    pub notes: Vec<String>,
 }
 
 impl Report {
@@ -58,6 +61,7 @@ impl Report {
             metric: metric.to_string(),
             verifier_version: rlverify::VERSION.to_string(),
             endpoints: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }

@@ -55,6 +55,9 @@ pub fn markdown(r: &Report) -> String {
         let _ = writeln!(s, "| {} |", row.join(" | "));
     }
     let _ = writeln!(s);
+    for note in &r.notes {
+        let _ = writeln!(s, "**{note}**\n");
+    }
     if let Some(v) = r.macro_avg {
         let _ = writeln!(s, "Macro average of {} over {} suite(s): **{}**", r.metric, r.suites.len(), pct(v));
     }
@@ -142,6 +145,7 @@ pub fn to_json(r: &Report) -> Value {
             "skipped": o.skipped,
         })),
         "verifier_version": r.verifier_version,
+        "notes": r.notes,
         "run": r.manifest,
         "endpoints": r.endpoints.iter().map(|e| {
             let mut v = json!(e);

@@ -261,6 +261,8 @@ fn server_fleet(a: &RunArgs, urls: &[String], api: Api, timeout: Duration, concu
 }
 
 fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
+    /// Line errors printed before the rest are only counted (as `rlverify score`).
+    const MAX_PRINTED_ERRORS: usize = 20;
     init_threads(a.report.threads);
     let threads = rayon::current_num_threads();
     let start = Instant::now();
@@ -270,23 +272,37 @@ fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
         seen += n as u64;
         bar.set_position(seen);
     };
-    let (summary, errors) = if a.file.as_os_str() == "-" {
-        score_reader(std::io::stdin().lock(), Config::default(), a.batch, on_batch)
+    let fields = a.fields.spec();
+    let (name, read) = if a.file.as_os_str() == "-" {
+        ("<stdin>".to_string(), score_reader(std::io::stdin().lock(), Config::default(), &fields, a.batch, on_batch))
     } else {
-        let f = std::fs::File::open(&a.file).with_context(|| format!("{}", a.file.display()))?;
-        score_reader(std::io::BufReader::with_capacity(1 << 20, f), Config::default(), a.batch, on_batch)
-    }
-    .with_context(|| format!("reading {}", a.file.display()))?;
+        let f = std::fs::File::open(&a.file).with_context(|| format!("failed to open `{}`", a.file.display()))?;
+        let reader = std::io::BufReader::with_capacity(1 << 20, f);
+        (a.file.display().to_string(), score_reader(reader, Config::default(), &fields, a.batch, on_batch))
+    };
+    let read = read.with_context(|| format!("failed to read `{name}`"))?;
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
-    for e in errors.iter().take(10) {
-        eprintln!("{}: skipped {e}", a.file.display());
+    for e in read.errors.iter().take(MAX_PRINTED_ERRORS) {
+        rlverify::cli::print_line_error(&name, e.line, &e.message);
     }
-    if errors.len() > 10 {
-        eprintln!("{}: {} more rows skipped", a.file.display(), errors.len() - 10);
+    if read.errors.len() > MAX_PRINTED_ERRORS {
+        eprintln!("... and {} more malformed lines", read.errors.len() - MAX_PRINTED_ERRORS);
     }
+    if read.errors.iter().any(|e| e.missing_field) {
+        rlverify::cli::print_hint(
+            "name the fields with `--response-field PATH`, `--gold-field PATH` and `--id-field PATH` (dotted paths)",
+        );
+    }
+    if read.grouped_by_prompt > 0 {
+        rlverify::cli::print_warning(&format!(
+            "{} rows have no id field; they are grouped into {} problems by their prompt (name the id with `--id-field PATH`)",
+            read.grouped_by_prompt, read.prompt_problems
+        ));
+    }
+    let summary = &read.summary;
     if summary.n_responses == 0 {
-        bail!("{}: no response could be read", a.file.display());
+        bail!("{name}: no response could be read ({} of {} lines skipped)", read.errors.len(), read.lines);
     }
     eprintln!(
         "scored {} responses of {} problems in {:.2}s ({:.0} responses/s, {} threads)",
@@ -301,11 +317,19 @@ fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
     } else {
         summary.suites.clone().into_iter().collect()
     };
-    let rep = build_report(suites, &a.report)?;
+    let mut rep = build_report(suites, &a.report)?;
+    if !read.errors.is_empty() {
+        rep.notes.push(format!(
+            "Skipped {} of {} lines of `{name}` (malformed; each is listed on standard error): they are not in these numbers.",
+            read.errors.len(),
+            read.lines
+        ));
+    }
     if a.json {
         let mut obj = summary.all.to_json();
         obj.insert("n_responses".into(), summary.n_responses.into());
-        obj.insert("skipped_rows".into(), errors.len().into());
+        obj.insert("lines".into(), read.lines.into());
+        obj.insert("skipped_rows".into(), read.errors.len().into());
         if !summary.suites.is_empty() {
             let per: serde_json::Map<String, serde_json::Value> =
                 summary.suites.iter().map(|(k, m)| (k.clone(), serde_json::Value::Object(m.to_json()))).collect();
@@ -319,7 +343,7 @@ fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
     } else {
         print!("{}", report::markdown(&rep));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if read.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn cmd_report(a: ReportArgs) -> Result<ExitCode> {

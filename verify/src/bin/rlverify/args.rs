@@ -97,19 +97,30 @@ pub struct FieldArgs {
     /// Read the response(s) from this field (a dotted path, e.g. `outputs.0.text`).
     ///
     /// Default: the first of response, responses, completion, completions, generation,
-    /// generations, output, outputs, code, prediction, predictions, pred, preds.
+    /// generations, output, outputs, choices, samples, model_output, code, text, prediction,
+    /// predictions, pred, preds.
     #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
     pub response_field: Option<FieldPath>,
     /// Read the gold answer from this field (a dotted path, e.g. `reward_model.ground_truth`).
     ///
-    /// Default: the first of gold, answer, ground_truth, gt, reward_model.ground_truth, solution.
+    /// Default: the first of gold, answer, ground_truth, gt, target, reward_model.ground_truth,
+    /// solution.
     #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
     pub gold_field: Option<FieldPath>,
+    /// Read the id from this field (a dotted path, e.g. `extra_info.index`).
+    ///
+    /// Default: the first of id, idx, problem_id, unique_id, question_id, index, uid.
+    #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
+    pub id_field: Option<FieldPath>,
 }
 
 impl FieldArgs {
     pub fn spec(&self) -> FieldSpec {
-        FieldSpec { response: self.response_field.clone(), gold: self.gold_field.clone() }
+        FieldSpec {
+            response: self.response_field.clone(),
+            gold: self.gold_field.clone(),
+            id: self.id_field.clone(),
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use rlverify::format::{is_well_formed, total_reward};
-use rlverify::input::{find_id, resolve, FieldSpec, InputError, Responses};
+use rlverify::input::{parse_json, resolve, FieldSpec, InputError, Responses};
 use rlverify::{Config, Gold, Score, Status};
 use serde::Serialize;
 use serde_json::Value;
@@ -132,11 +132,11 @@ fn progress_bar(len: Option<u64>, disabled: bool) -> ProgressBar {
 
 /// Score one input line into its output line.
 pub(super) fn score_line(line: &Line, ctx: &Ctx) -> Scored {
-    let value: Value = match serde_json::from_slice(&line.bytes) {
+    let value: Value = match parse_json(&line.bytes) {
         Ok(v) => v,
-        Err(e) => return error_line(line.number, None, &InputError::Json(e.to_string())),
+        Err(e) => return error_line(line.number, None, &e),
     };
-    let id = value.as_object().and_then(find_id);
+    let id = ctx.fields.find_id(&value);
     let record = match resolve(&value, &ctx.fields) {
         Ok(r) => r,
         Err(e) => return error_line(line.number, id, &e),
