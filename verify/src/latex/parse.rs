@@ -44,11 +44,27 @@ fn pratt() -> &'static PrattParser<Rule> {
     })
 }
 
+/// Most grammar rule calls one parse may make. The grammar is linear (latex.pest's design rules), so
+/// an answer of `max_answer_bytes` needs far fewer (see `tests.rs`); the limit is a backstop that
+/// keeps a parse bounded should a rule ever backtrack exponentially.
+pub(crate) const MAX_RULE_CALLS: usize = 2_000_000;
+
+/// pest's call limit is one process-wide setting; it is set once, before the first parse.
+fn set_call_limit() {
+    static SET: std::sync::Once = std::sync::Once::new();
+    SET.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(MAX_RULE_CALLS)));
+}
+
 /// Run the grammar on a normalised answer and build the tree.
 pub(crate) fn parse_normalized(s: &str, limits: &Limits) -> Result<Expr, ParseError> {
+    set_call_limit();
     let mut pairs = AnswerParser::parse(Rule::answer, s).map_err(|e| {
-        // pest's own guard (less than 64 KiB of stack left): a depth limit, not bad syntax.
         if let pest::error::ErrorVariant::CustomError { message } = &e.variant {
+            // pest's call limit: the answer costs too much to parse (a step budget, not syntax).
+            if message.contains("call limit") {
+                return ParseError::Limit(crate::limits::LimitKind::StepBudget);
+            }
+            // pest's own guard (less than 64 KiB of stack left): a depth limit, not bad syntax.
             if message.contains("limit reached") {
                 return ParseError::Limit(crate::limits::LimitKind::TooDeep);
             }

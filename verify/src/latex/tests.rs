@@ -871,3 +871,38 @@ fn random_token_soup_never_panics() {
     let parsed = handle.join().expect("the parser panicked or overflowed the stack");
     assert!(parsed > 0);
 }
+
+/// The grammar is linear: a failure deep inside nested groups is not retried level by level (pest
+/// unrolls `e{0, 4}` into four optionals, which once made `2^{2^{...^{\bad}}}` cost 4^depth). Such
+/// inputs end in a syntax error well inside the rule-call limit, and so do all adversarial inputs
+/// of the maximal length; a grammar that backtracks exponentially would hit the limit instead.
+#[test]
+fn failing_nested_groups_are_not_retried() {
+    let handle = std::thread::Builder::new()
+        .stack_size(8 * 1024 * 1024)
+        .spawn(|| {
+            let limits = Limits::default();
+            let d = limits.max_depth / 2 - 2;
+            let mut over_budget = Vec::new();
+            let openers =
+                ["2^{", "x^{", "\\sin^{", "\\sin{", "\\frac{1}{", "\\sqrt{", "\\log_{", "{", "\\boxed{", "e^{x^{"];
+            for open in openers {
+                for bad in ["\\emptyse0t", "1+", "\\frac{", "x^"] {
+                    let s = format!("{}{bad}{}", open.repeat(d), "}".repeat(d * open.matches('{').count()));
+                    let r = parse(&s, &limits);
+                    if r == Err(ParseError::Limit(LimitKind::StepBudget)) {
+                        over_budget.push(s);
+                    }
+                }
+            }
+            for s in adversarial() {
+                if parse(&s, &limits) == Err(ParseError::Limit(LimitKind::StepBudget)) {
+                    over_budget.push(s.chars().take(60).collect());
+                }
+            }
+            over_budget
+        })
+        .expect("spawn test thread");
+    let over_budget = handle.join().expect("parser overflowed the stack or panicked");
+    assert!(over_budget.is_empty(), "inputs over the rule-call limit: {over_budget:#?}");
+}
