@@ -823,4 +823,12 @@ mod tests {
         assert_eq!(lines.next_line().unwrap(), None);
         assert_eq!(lines.bytes_read, data.len() as u64);
     }
+
+    #[test]
+    fn chunks_respect_the_byte_bound() {
+        let mut lines = JsonLines::new(io::Cursor::new(b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n".to_vec()));
+        assert_eq!(lines.next_chunk(100, 1).unwrap().len(), 1);
+        assert_eq!(lines.next_chunk(100, 1000).unwrap().len(), 2);
+        assert!(lines.next_chunk(100, 1000).unwrap().is_empty());
+    }
 }
