@@ -132,14 +132,8 @@ pub struct ScoreArgs {
     /// Write the scored JSONL here instead of standard output.
     #[arg(short, long, value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
-    /// Add the CPGD format reward: `reward = accuracy + W * format_ok` (`--format-reward` alone: W = 0.5).
-    ///
-    /// A response is well formed when it is exactly `<think>...</think>` followed by
-    /// `<answer>...</answer>` (whitespace aside, each tag once, neither part blank). Adds
-    /// `format_ok` to the output. Give a weight with `=`: `--format-reward=0.2`.
-    #[arg(long, value_name = "W", num_args = 0..=1, require_equals = true, default_missing_value = "0.5",
-          help_heading = "Scoring", value_parser = parse_weight)]
-    pub format_reward: Option<f64>,
+    #[command(flatten)]
+    pub format: FormatRewardArgs,
     #[command(flatten)]
     pub scoring: ScoringArgs,
     #[command(flatten)]
@@ -153,6 +147,19 @@ pub struct ScoreArgs {
     /// Do not print the summary on standard error.
     #[arg(long, short, help_heading = "Output")]
     pub quiet: bool,
+}
+
+/// The CPGD format reward, shared by `score` and `serve`.
+#[derive(Debug, Args)]
+pub struct FormatRewardArgs {
+    /// Add the CPGD format reward: `reward = accuracy + W * format_ok` (`--format-reward` alone: W = 0.5).
+    ///
+    /// A response is well formed when it is exactly `<think>...</think>` followed by
+    /// `<answer>...</answer>` (whitespace aside, each tag once, neither part blank). Adds
+    /// `format_ok` to the output. Give a weight with `=`: `--format-reward=0.2`.
+    #[arg(long, value_name = "W", num_args = 0..=1, require_equals = true, default_missing_value = "0.5",
+          help_heading = "Scoring", value_parser = parse_weight)]
+    pub format_reward: Option<f64>,
 }
 
 fn parse_weight(s: &str) -> Result<f64, String> {
@@ -235,10 +242,8 @@ pub struct ServeArgs {
     /// No access log on standard error.
     #[arg(long, short, help_heading = "Server")]
     pub quiet: bool,
-    /// Add the CPGD format reward: `reward = accuracy + W * format_ok` (`--format-reward` alone: W = 0.5).
-    #[arg(long, value_name = "W", num_args = 0..=1, require_equals = true, default_missing_value = "0.5",
-          help_heading = "Scoring", value_parser = parse_weight)]
-    pub format_reward: Option<f64>,
+    #[command(flatten)]
+    pub format: FormatRewardArgs,
     #[command(flatten)]
     pub scoring: ScoringArgs,
     /// Where the fields are: in `score` rows (`POST /score`); in a slime body instead of `response`
@@ -312,7 +317,7 @@ mod tests {
     fn format_reward_spellings() {
         let parse = |args: &[&str]| Cli::try_parse_from(args.iter().copied());
         let get = |args: &[&str]| match parse(args).map(|c| c.command) {
-            Ok(Command::Score(s)) => s.format_reward,
+            Ok(Command::Score(s)) => s.format.format_reward,
             other => panic!("{args:?}: {other:?}"),
         };
         assert_eq!(get(&["rlverify", "score", "f"]), None);

@@ -52,7 +52,7 @@ pub(super) struct Scored {
 }
 
 pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
-    let ctx = Ctx { cfg: args.scoring.config(), fields: args.fields.spec(), format_weight: args.format_reward };
+    let ctx = Ctx { cfg: args.scoring.config(), fields: args.fields.spec(), format_weight: args.format.format_reward };
     let pool = thread_pool(args.threads)?;
     let input = open_input(&args.input)?;
     if let Some(path) = &args.output {
