@@ -82,12 +82,14 @@ impl RunManifest {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
         match serde_json::from_str::<RunManifest>(&text) {
             Ok(back) if back == *self => {}
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "{}: not written: the run settings do not survive a round trip through JSON (temperature {}, top-p {})",
                 path.display(),
                 self.sampling.temperature,
                 self.sampling.top_p
-            )),
+            ))
+            }
         }
         std::fs::write(&tmp, text + "\n").map_err(|e| format!("{}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))
