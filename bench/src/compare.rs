@@ -4,7 +4,7 @@
 //! Problems found in only one run are listed and left out.
 
 use crate::metrics::{ks_up_to, paired_bootstrap, pass_at_k, Bootstrap, PairedDiff};
-use crate::report::ScoredRun;
+use crate::report::{RunCurves, ScoredRun};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -36,6 +36,12 @@ pub struct Comparison {
     pub bootstrap: Bootstrap,
 }
 
+/// (samples, correct samples) of one problem in one run.
+type Counts = (usize, usize);
+
+/// A per-problem score from its counts.
+type MetricFn = Box<dyn Fn(Counts) -> f64>;
+
 /// The name of the overall rows.
 pub const OVERALL: &str = "overall";
 
@@ -48,7 +54,7 @@ pub fn compare(a: &ScoredRun, b: &ScoredRun, opts: &Bootstrap) -> Result<Compari
         }
     }
     // Per suite: the (n, c) pairs of problems in both runs.
-    let mut paired: Vec<(&str, Vec<((usize, usize), (usize, usize))>)> = Vec::new();
+    let mut paired: Vec<(&str, Vec<(Counts, Counts)>)> = Vec::new();
     let mut unpaired = Vec::new();
     for name in names {
         let empty = Default::default();
@@ -69,8 +75,7 @@ pub fn compare(a: &ScoredRun, b: &ScoredRun, opts: &Bootstrap) -> Result<Compari
     }
     let k_common = paired.iter().flat_map(|(_, ps)| ps.iter().map(|(x, y)| x.0.min(y.0))).min().unwrap_or(0);
     let ks = ks_up_to(k_common);
-    let mut metrics: Vec<(String, Box<dyn Fn((usize, usize)) -> f64>)> =
-        vec![("avg@K".into(), Box::new(|(n, c): (usize, usize)| c as f64 / n as f64))];
+    let mut metrics: Vec<(String, MetricFn)> = vec![("avg@K".into(), Box::new(|(n, c): Counts| c as f64 / n as f64))];
     for &k in &ks {
         metrics.push((format!("pass@{k}"), Box::new(move |(n, c)| pass_at_k(n, c, k).unwrap_or(0.0))));
     }
@@ -197,8 +202,7 @@ pub fn to_json(c: &Comparison, a_name: &str, b_name: &str) -> Value {
 /// Pass@k against k over the paired problems, both runs overlaid: `A suite` and `B suite` per
 /// suite.
 pub fn passk_overlay_svg(c: &Comparison, a_name: &str, b_name: &str) -> String {
-    let mut runs: Vec<(String, Vec<(String, Vec<(usize, f64)>)>)> =
-        vec![(format!("A {a_name}"), Vec::new()), (format!("B {b_name}"), Vec::new())];
+    let mut runs: Vec<RunCurves> = vec![(format!("A {a_name}"), Vec::new()), (format!("B {b_name}"), Vec::new())];
     for r in &c.rows {
         let Some(k) = r.metric.strip_prefix("pass@").and_then(|k| k.parse::<usize>().ok()) else { continue };
         for (run, value) in [(0, r.diff.a), (1, r.diff.b)] {
@@ -218,7 +222,10 @@ mod tests {
     use crate::metrics::SuiteMetrics;
     use crate::report::{ProblemCounts, ScoredSuite};
 
-    fn run(suites: &[(&str, &[(&str, usize, usize)])]) -> ScoredRun {
+    /// (suite, [(id, samples, correct)]).
+    type SuiteSpec<'a> = (&'a str, &'a [(&'a str, usize, usize)]);
+
+    fn run(suites: &[SuiteSpec]) -> ScoredRun {
         ScoredRun {
             manifest: None,
             suites: suites

@@ -258,7 +258,8 @@ fn an_incomplete_run_is_reported_as_such() {
     let stderr = String::from_utf8_lossy(&report.stderr);
     assert_eq!(report.status.code(), Some(1), "{stderr}");
     assert!(
-        stdout.contains("Incomplete: mini is missing 2 of 12 samples (1 of 3 problems have fewer than K = 4)"),
+        stdout
+            .contains("Incomplete: mini is missing 2 of 12 samples (1 of 3 problems have fewer than K = 4: c2 has 2)"),
         "{stdout}"
     );
     assert!(stdout.contains("| mini | 3 | 4 (2-4 present) |"), "{stdout}");
@@ -267,6 +268,7 @@ fn an_incomplete_run_is_reported_as_such() {
     let m = &metrics["suites"]["mini"];
     assert_eq!(m["k"], 4, "{m}");
     assert_eq!(m["missing_samples"], 2);
+    assert_eq!(m["samples_present"], serde_json::json!({"c2": 2}));
     assert!(m["avg@4"].is_number() && m["maj@4"].is_number() && m["pass@2"].is_number(), "{m}");
     assert!(m["pass@4"].is_null(), "pass@4 is undefined with 2 samples, and says so: {m}");
     assert!(m.get("avg@2").is_none() && m.get("maj@2").is_none(), "{m}");

@@ -93,6 +93,8 @@ pub struct SuiteMetrics {
     pub incomplete_problems: usize,
     /// Problems asked for (`n_problems` unless a run said otherwise).
     pub expected_problems: usize,
+    /// (id, samples present) of each problem that has some but fewer than K, by id.
+    pub short_problems: Vec<(String, usize)>,
     /// Fewest samples of any problem: Pass@k is reported for k up to this.
     pub k_min: usize,
     /// Most samples of any problem (equal to `k_min` in a complete run).
@@ -142,6 +144,7 @@ impl SuiteMetrics {
             missing_samples: 0,
             incomplete_problems: 0,
             expected_problems: n_problems,
+            short_problems: Vec::new(),
             k_min,
             k_max,
             pass_at,
@@ -156,21 +159,29 @@ impl SuiteMetrics {
         }
     }
 
-    /// Name the metrics for the K a run asked for and count what is missing: `samples` holds the
-    /// sample count of each problem that has any, `expected_problems` how many were asked for.
-    pub fn set_requested(&mut self, k: usize, expected_problems: usize, samples: impl IntoIterator<Item = usize>) {
-        let (mut missing, mut incomplete, mut seen) = (0, 0, 0);
-        for n in samples {
+    /// Name the metrics for the K a run asked for and count what is missing: `samples` holds
+    /// (id, sample count) of each problem that has any, `expected_problems` how many were asked for.
+    pub fn set_requested<'a>(
+        &mut self,
+        k: usize,
+        expected_problems: usize,
+        samples: impl IntoIterator<Item = (&'a str, usize)>,
+    ) {
+        let (mut missing, mut seen) = (0, 0);
+        let mut short = Vec::new();
+        for (id, n) in samples {
             seen += 1;
             if n < k {
                 missing += k - n;
-                incomplete += 1;
+                short.push((id.to_string(), n));
             }
         }
+        short.sort();
         let absent = expected_problems.saturating_sub(seen);
         self.k = k;
         self.missing_samples = missing + absent * k;
-        self.incomplete_problems = incomplete + absent;
+        self.incomplete_problems = short.len() + absent;
+        self.short_problems = short;
         self.expected_problems = expected_problems.max(seen);
     }
 
@@ -202,7 +213,8 @@ impl SuiteMetrics {
     /// One flat JSON object with stable keys: `n_problems`, `n_samples`, `k`, `pass@1`, `pass@2`,
     /// ..., `pass@K` (`null` when some problem has fewer than k samples), `avg@K`, `avg@K_stderr`,
     /// `maj@K`, `no_answer_rate`, `truncation_rate`, `mean_chars`, `mean_tokens` (all rates as
-    /// fractions), `missing_samples`, `incomplete_problems`.
+    /// fractions), `missing_samples`, `incomplete_problems`, and for an incomplete run
+    /// `samples_present` (id -> samples, for each problem with some but fewer than K).
     pub fn to_json(&self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("n_problems".into(), json!(self.n_problems));
@@ -227,6 +239,10 @@ impl SuiteMetrics {
         m.insert("mean_tokens".into(), json!(self.mean_tokens));
         m.insert("missing_samples".into(), json!(self.missing_samples));
         m.insert("incomplete_problems".into(), json!(self.incomplete_problems));
+        if !self.short_problems.is_empty() {
+            let short: Map<String, Value> = self.short_problems.iter().map(|(id, n)| (id.clone(), json!(n))).collect();
+            m.insert("samples_present".into(), Value::Object(short));
+        }
         m
     }
 }
@@ -317,8 +333,10 @@ mod tests {
         tallies.extend([&short, &short]);
         let mut m = SuiteMetrics::from_tallies(tallies.iter().copied());
         assert_eq!((m.k, m.k_min, m.k_max), (1, 1, 4), "a scored file names metrics for its fewest samples");
-        m.set_requested(4, 20, tallies.iter().map(|t| t.n));
+        let ids: Vec<String> = (0..tallies.len()).map(|i| format!("p{i:02}")).collect();
+        m.set_requested(4, 20, ids.iter().map(String::as_str).zip(tallies.iter().map(|t| t.n)));
         assert_eq!((m.k, m.missing_samples, m.incomplete_problems, m.expected_problems), (4, 14, 4, 20));
+        assert_eq!(m.short_problems, vec![("p16".to_string(), 1), ("p17".to_string(), 1)]);
         assert!(!m.is_complete());
         let j = m.to_json();
         assert_eq!(j.get("k"), Some(&json!(4)));
@@ -330,6 +348,7 @@ mod tests {
         }
         assert!(!j.contains_key("avg@1") && !j.contains_key("maj@1"), "{j:?}");
         assert_eq!(j.get("missing_samples"), Some(&json!(14)));
+        assert_eq!(j.get("samples_present"), Some(&json!({"p16": 1, "p17": 1})));
         assert_eq!(m.get("avg@4"), Some(m.avg));
         assert_eq!(m.get("avg@1"), None);
         assert_eq!(m.get("pass@4"), None);

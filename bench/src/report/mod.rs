@@ -5,7 +5,7 @@ mod render;
 mod svg;
 
 pub use render::{csv, markdown, to_json};
-pub use svg::{line_chart_svg, passk_overlay_svg, passk_svg, Chart, Series, XAxis, YAxis};
+pub use svg::{line_chart_svg, passk_overlay_svg, passk_svg, Chart, RunCurves, Series, SuiteCurve, XAxis, YAxis};
 
 use crate::metrics::{macro_average, overall, Overall, SuiteMetrics};
 use crate::run::{read_records, suite_file, RunManifest};
@@ -50,13 +50,24 @@ pub fn incomplete_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
         .iter()
         .filter(|(_, m)| !m.is_complete())
         .map(|(name, m)| {
+            const SHOWN: usize = 5;
+            let mut which: Vec<String> =
+                m.short_problems.iter().take(SHOWN).map(|(id, n)| format!("{id} has {n}")).collect();
+            if m.short_problems.len() > SHOWN {
+                which.push(format!("{} more", m.short_problems.len() - SHOWN));
+            }
+            let absent = m.incomplete_problems - m.short_problems.len();
+            if absent > 0 {
+                which.push(format!("{absent} without any"));
+            }
             format!(
-                "Incomplete: {name} is missing {} of {} samples ({} of {} problems have fewer than K = {}); pass@k is blank where a problem has fewer than k samples. Re-run the same command to complete it.",
+                "Incomplete: {name} is missing {} of {} samples ({} of {} problems have fewer than K = {}: {}); pass@k is n/a where a problem has fewer than k samples. Re-run the same command to complete it.",
                 m.missing_samples,
                 m.expected_problems * m.k,
                 m.incomplete_problems,
                 m.expected_problems,
-                m.k
+                m.k,
+                which.join(", ")
             )
         })
         .collect()
@@ -190,7 +201,7 @@ pub fn score_run(dir: &Path, cfg: &Config) -> Result<ScoredRun, String> {
             Some(m) => (m.sampling.k, m.problems.get(&name).copied().unwrap_or(problems.len())),
             None => (metrics.k_max, problems.len()),
         };
-        metrics.set_requested(k, expected, problems.values().map(|c| c.0));
+        metrics.set_requested(k, expected, problems.iter().map(|(id, c)| (id.as_str(), c.0)));
         out.push(ScoredSuite { name, metrics, problems });
     }
     Ok(ScoredRun { manifest, suites: out })

@@ -228,9 +228,14 @@ pub fn passk_svg(suites: &[(String, SuiteMetrics)]) -> String {
     })
 }
 
-/// Pass@k against k of several runs overlaid: `runs` holds (run label, [(suite, [(k, value)])]);
-/// one line per run and suite, named `<run> <suite>`.
-pub fn passk_overlay_svg(runs: &[(String, Vec<(String, Vec<(usize, f64)>)>)]) -> String {
+/// One suite's Pass@k curve: (suite, [(k, value)]).
+pub type SuiteCurve = (String, Vec<(usize, f64)>);
+
+/// One run's curves: (run label, curve per suite).
+pub type RunCurves = (String, Vec<SuiteCurve>);
+
+/// Pass@k against k of several runs overlaid: one line per run and suite, named `<run> <suite>`.
+pub fn passk_overlay_svg(runs: &[RunCurves]) -> String {
     let mut series = Vec::new();
     for (run, per_suite) in runs {
         for (suite, points) in per_suite {

@@ -4,6 +4,7 @@
 //! Layout of a run directory:
 //! - `run.json`: the [`RunManifest`] (model, backend, sampling, prompt and its hash, versions, seed);
 //! - `<suite>.jsonl`: one [`Record`] per completion, appended as it arrives;
+//! - `run.lock`: held while a run writes ([`RunLock`]): one run per directory at a time;
 //! - report files written by [`crate::report`].
 //!
 //! Resume: running the same command again scans each suite file, cuts an unterminated last line,
