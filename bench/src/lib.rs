@@ -7,7 +7,8 @@
 //!   slot;
 //! - [`run`]: resumable generation into a run directory;
 //! - [`score`]: parallel, streaming scoring with `rlverify`;
-//! - [`metrics`]: the estimators; [`report`]: Markdown, CSV, JSON and SVG output.
+//! - [`metrics`]: the estimators; [`report`]: Markdown, CSV, JSON and SVG output;
+//! - [`compare`]: two runs side by side, with paired bootstrap intervals and p-values.
 //!
 //! ```
 //! use rlbench::metrics::pass_at_k;
@@ -17,6 +18,7 @@
 //! ```
 
 pub mod backend;
+pub mod compare;
 pub mod metrics;
 pub mod prompt;
 pub mod report;

@@ -210,3 +210,171 @@ fn rerunning_the_same_command_without_out_continues_the_unfinished_run() {
     assert!(run().status.success());
     assert_eq!(std::fs::read_dir(dir.join("runs")).map(|d| d.count()).ok(), Some(2));
 }
+
+/// A suite file of `n` problems `c0..` whose answers are their index, in `dir/data/<name>.jsonl`.
+fn write_suite(dir: &Path, name: &str, n: usize) -> PathBuf {
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).expect("mkdir");
+    let rows: String = (0..n)
+        .map(|i| format!("{{\"id\":\"c{i}\",\"problem\":\"Compute: the answer is {i}.\",\"answer\":\"{i}\"}}\n"))
+        .collect();
+    let path = data.join(format!("{name}.jsonl"));
+    std::fs::write(&path, rows).expect("write");
+    path
+}
+
+/// `rlbench run` of `suite` against `server` into `out` with K = `k`; extra flags appended.
+fn run_into(server: &FakeServer, suite: &Path, out: &Path, k: usize, extra: &[&str]) -> std::process::Output {
+    rlbench()
+        .args(["run", "--prompt", "plain", "--api", "completions", "--concurrency", "1", "--retries", "0"])
+        .args(["--endpoint", &server.url(), "--served-model", "fake", "--retry-delay", "0.01", "-k", &k.to_string()])
+        .arg("--suite")
+        .arg(suite)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("run rlbench")
+}
+
+/// The observed bug: an incomplete run kept K = 4 in its header but dropped pass@2 and pass@4,
+/// renamed avg@4 to avg@1 and `report` exited 0. Now the metrics keep K and their names, the
+/// report says how many samples are missing, and `report` fails unless `--allow-partial`.
+#[test]
+fn an_incomplete_run_is_reported_as_such() {
+    let dir = temp_dir("partial");
+    let suite = write_suite(&dir, "mini", 3);
+    // 10 answers, then 2 requests rejected (HTTP 400 is final): 2 of 12 samples missing (the last
+    // problem has 2 of 4).
+    let mut faults = vec![support::Fault::Slow(std::time::Duration::ZERO); 10];
+    faults.extend([support::Fault::Status(400); 2]);
+    let server = FakeServer::start(Behaviour { faults, ..Behaviour::default() });
+    let run_dir = dir.join("out");
+    let out = run_into(&server, &suite, &run_dir, 4, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let report = rlbench().arg("report").arg(&run_dir).output().expect("report");
+    let stdout = String::from_utf8_lossy(&report.stdout);
+    let stderr = String::from_utf8_lossy(&report.stderr);
+    assert_eq!(report.status.code(), Some(1), "{stderr}");
+    assert!(
+        stdout
+            .contains("Incomplete: mini is missing 2 of 12 samples (1 of 3 problems have fewer than K = 4: c2 has 2)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("| mini | 3 | 4 (2-4 present) |"), "{stdout}");
+    assert!(stderr.contains("2 samples are missing") && stderr.contains("--allow-partial"), "{stderr}");
+    let metrics = json_of(&std::fs::read(run_dir.join("metrics.json")).expect("metrics"));
+    let m = &metrics["suites"]["mini"];
+    assert_eq!(m["k"], 4, "{m}");
+    assert_eq!(m["missing_samples"], 2);
+    assert_eq!(m["samples_present"], serde_json::json!({"c2": 2}));
+    assert!(m["avg@4"].is_number() && m["maj@4"].is_number() && m["pass@2"].is_number(), "{m}");
+    assert!(m["pass@4"].is_null(), "pass@4 is undefined with 2 samples, and says so: {m}");
+    assert!(m.get("avg@2").is_none() && m.get("maj@2").is_none(), "{m}");
+
+    let allowed = rlbench().arg("report").arg(&run_dir).arg("--allow-partial").output().expect("report");
+    assert!(allowed.status.success(), "{}", String::from_utf8_lossy(&allowed.stderr));
+    assert!(String::from_utf8_lossy(&allowed.stdout).contains("Incomplete: mini is missing 2 of 12"));
+
+    // Completed by a re-run, the report is whole and exits 0.
+    let healthy = FakeServer::start(Behaviour::default());
+    let out = run_into(&healthy, &suite, &run_dir, 4, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = rlbench().arg("report").arg(&run_dir).output().expect("report");
+    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert!(!String::from_utf8_lossy(&report.stdout).contains("Incomplete"));
+}
+
+/// `--temperature 0.6` reaches the server and run.json as 0.6 (not 0.6000000238418579), and the
+/// manifest reads back: resuming with the same value is no conflict.
+#[test]
+fn sampling_values_reach_the_server_and_the_manifest_as_typed() {
+    let dir = temp_dir("f64");
+    let suite = write_suite(&dir, "mini", 1);
+    let server = FakeServer::start(Behaviour::default());
+    let run_dir = dir.join("out");
+    let flags = ["--temperature", "0.6", "--top-p", "0.9"];
+    let out = run_into(&server, &suite, &run_dir, 1, &flags);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(run_dir.join("run.json")).expect("manifest");
+    assert!(text.contains("\"temperature\": 0.6,") && text.contains("\"top_p\": 0.9,"), "{text}");
+    let sent = server.log.lock().map(|l| l.requests[0].1.clone()).expect("log");
+    assert_eq!(sent["temperature"].to_string(), "0.6");
+    assert_eq!(sent["top_p"].to_string(), "0.9");
+    let again = run_into(&server, &suite, &run_dir, 1, &flags);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+}
+
+/// `rlbench compare`: a run against itself differs by 0 with p = 1; against a run on a server
+/// that gets everything right, B is better with a small p; `--seed` fixes the numbers; problems
+/// of one run only are listed and left out; `--svg` overlays both runs.
+#[test]
+fn compare_two_runs() {
+    let dir = temp_dir("compare");
+    let suite = write_suite(&dir, "mini", 12);
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let server = FakeServer::start(Behaviour::default());
+    assert!(run_into(&server, &suite, &a, 4, &[]).status.success());
+    // B: a 13th problem A lacks, and answers that are always right (completions echo the gold).
+    let suite_b = write_suite(&dir.join("b-data"), "mini", 13);
+    for line in std::fs::read_to_string(&suite_b).expect("suite").lines() {
+        let v: Value = serde_json::from_str(line).expect("row");
+        let id = v["id"].as_str().unwrap_or_default().to_string();
+        std::fs::create_dir_all(&b).expect("mkdir");
+        let mut records = String::new();
+        for sample in 0..4 {
+            records.push_str(&format!(
+                "{{\"id\":\"{id}\",\"sample\":{sample},\"answer\":\"{}\",\"response\":\"\\\\boxed{{{}}}\"}}\n",
+                v["answer"].as_str().unwrap_or_default(),
+                v["answer"].as_str().unwrap_or_default()
+            ));
+        }
+        let path = b.join("mini.jsonl");
+        let mut all = std::fs::read_to_string(&path).unwrap_or_default();
+        all.push_str(&records);
+        std::fs::write(&path, all).expect("write");
+    }
+    let compare = |x: &Path, y: &Path, extra: &[&str]| {
+        let out = rlbench()
+            .arg("compare")
+            .arg(x)
+            .arg(y)
+            .args(["--json", "--resamples", "2000"])
+            .args(extra)
+            .output()
+            .expect("compare");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        json_of(&out.stdout)
+    };
+    let same = compare(&a, &a, &[]);
+    let rows = same["rows"].as_array().cloned().unwrap_or_default();
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert!(approx(&r["diff"], 0.0) && approx(&r["ci_low"], 0.0) && approx(&r["ci_high"], 0.0), "{r}");
+        assert!(approx(&r["p_value"], 1.0), "{r}");
+    }
+    let better = compare(&a, &b, &["--seed", "5"]);
+    let avg = better["rows"]
+        .as_array()
+        .and_then(|rs| rs.iter().find(|r| r["suite"] == "mini" && r["metric"] == "avg@K").cloned())
+        .expect("avg row");
+    assert_eq!(avg["problems"], 12);
+    assert!(approx(&avg["b"], 1.0), "{avg}");
+    let diff = avg["diff"].as_f64().unwrap_or(f64::NAN);
+    assert!(diff > 0.0 && approx(&avg["a"], 1.0 - diff), "{avg}");
+    let (lo, hi) = (avg["ci_low"].as_f64().unwrap_or(f64::NAN), avg["ci_high"].as_f64().unwrap_or(f64::NAN));
+    assert!(lo > 0.0 && lo <= diff && diff <= hi, "{avg}");
+    assert!(avg["p_value"].as_f64().is_some_and(|p| p < 0.01), "{avg}");
+    assert_eq!(better["unpaired"][0]["only_b"][0], "c12");
+    assert_eq!(compare(&a, &b, &["--seed", "5"]), better, "the seed fixes the numbers");
+
+    let svg = dir.join("overlay.svg");
+    let out = rlbench().arg("compare").arg(&a).arg(&b).arg("--svg").arg(&svg).output().expect("compare");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("| suite | problems | metric | A | B | B − A | 95% CI | p |"), "{table}");
+    assert!(table.contains("1 only in B (`c12`)"), "{table}");
+    let svg = std::fs::read_to_string(&svg).expect("svg");
+    assert!(svg.contains(&format!("A {} mini", a.display())) && svg.contains(&format!("B {} mini", b.display())));
+}

@@ -291,3 +291,51 @@ fn a_rejected_request_is_not_retried_and_is_reported() {
     assert_eq!(server.request_count(), 2);
     assert!(out.failures[0].error.contains("HTTP 400"), "{}", out.failures[0].error);
 }
+
+/// A server that returns fewer choices than `n`: what came back is kept and the rest is asked for
+/// in follow-up requests (seeded as a resume from that sample would be), so every problem still
+/// gets exactly K completions and nothing is thrown away.
+#[test]
+fn short_answers_are_kept_and_the_rest_is_requested() {
+    let dir = temp_dir("short-n");
+    let suites = vec![make_suite(&dir, "iota", 3)];
+    let k = 5;
+    let server = FakeServer::start(Behaviour { max_choices: Some(2), ..Behaviour::default() });
+    let mut s = spec(&dir.join("run"), suites.clone(), k, 5);
+    s.concurrency = 1;
+    let out = run::run(&s, &backend(&server, Api::Completions, Duration::from_secs(5)), &mut |_, _| {}).expect("run");
+    assert_eq!((out.generated, out.missing, out.failures.len()), (15, 0, 0), "{:?}", out.failures);
+    assert_exactly_k(&dir.join("run"), &suites[0], k);
+    // Per problem: n = 5 (2 come back), n = 3 (2), n = 1 (1).
+    let log = server.log.lock().expect("log");
+    let ns: Vec<u64> = log.requests.iter().map(|(_, r)| r["n"].as_u64().unwrap_or(0)).collect();
+    assert_eq!(ns, [5, 3, 1].repeat(3));
+    // Each follow-up carries the seed of its first sample, as a resume would send.
+    let seeds: Vec<u64> = log.requests.iter().take(3).map(|(_, r)| r["seed"].as_u64().unwrap_or(0)).collect();
+    let want: Vec<u64> = [0, 2, 4].iter().map(|&first| run::request_seed(1234, "iota", "iota-0", first)).collect();
+    assert_eq!(seeds, want);
+    let records = read_records(&suite_file(&dir.join("run"), "iota")).expect("records");
+    assert!(records.iter().filter(|r| r.id == "iota-0").all(|r| r.seed == Some(want[r.sample / 2])));
+}
+
+/// A second run on a directory in use is refused at once, naming the directory and the holder's
+/// pid, and nothing is requested; once the first lets go, the run proceeds.
+#[test]
+fn a_locked_run_directory_is_refused_with_its_owner() {
+    let dir = temp_dir("lock");
+    let suites = vec![make_suite(&dir, "kappa", 2)];
+    let run_dir = dir.join("run");
+    std::fs::create_dir_all(&run_dir).expect("mkdir");
+    let server = FakeServer::start(Behaviour::default());
+    let b = backend(&server, Api::Completions, Duration::from_secs(5));
+    let s = spec(&run_dir, suites, 2, 1);
+    let held = run::RunLock::acquire(&run_dir).expect("first lock");
+    let err = run::run(&s, &b, &mut |_, _| {}).map(|_| ()).map_err(|e| e.to_string());
+    let Err(message) = err else { panic!("a second run on a locked directory went ahead") };
+    assert!(message.contains(&run_dir.display().to_string()), "{message}");
+    assert!(message.contains(&format!("pid {}", std::process::id())), "{message}");
+    assert_eq!(server.request_count(), 0);
+    drop(held);
+    let out = run::run(&s, &b, &mut |_, _| {}).expect("run after release");
+    assert_eq!(out.generated, 4);
+}

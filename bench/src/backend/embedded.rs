@@ -187,8 +187,8 @@ impl EmbeddedBackend {
     pub fn engine_params(&self, params: &SamplingParams) -> engine::SamplingParams {
         engine::SamplingParams {
             n: params.n,
-            temperature: f64::from(params.temperature),
-            top_p: f64::from(params.top_p),
+            temperature: params.temperature,
+            top_p: params.top_p,
             top_k: params.top_k.unwrap_or(0),
             max_new_tokens: params.max_new_tokens,
             stop: params.stop.clone(),

@@ -26,8 +26,9 @@ use serde::{Deserialize, Serialize};
 pub struct SamplingParams {
     /// Completions to return for the prompt.
     pub n: usize,
-    pub temperature: f32,
-    pub top_p: f32,
+    /// Kept as f64 from the command line to the request body, so `0.6` is sent as `0.6`.
+    pub temperature: f64,
+    pub top_p: f64,
     /// Top-k cut-off; `None` leaves the server's default (vLLM/SGLang extension).
     pub top_k: Option<usize>,
     /// `max_tokens` of the OpenAI API.
@@ -107,6 +108,7 @@ pub trait Backend: Send + Sync {
     fn seeds_mix_prompt(&self) -> bool {
         false
     }
-    /// Generate `params.n` completions for one prompt, in order.
+    /// Generate up to `params.n` completions for one prompt, in order (a server may return fewer;
+    /// the runner asks for the rest).
     fn generate(&self, prompt: &RenderedPrompt, params: &SamplingParams) -> Result<Vec<Completion>, BackendError>;
 }

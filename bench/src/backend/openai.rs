@@ -191,7 +191,8 @@ fn http_error(status: u16, body: &[u8], retry_after: Option<Duration>) -> Backen
     BackendError::Http { status, body: snippet, retry_after }
 }
 
-/// Read `n` completions from a response body, ordered by their `index`.
+/// Read up to `n` completions from a response body, ordered by their `index`. Fewer than `n` is
+/// not an error (the runner asks for the rest); none is.
 pub fn parse_choices(body: &[u8], api: Api, n: usize) -> Result<Vec<Completion>, BackendError> {
     let v: Value =
         serde_json::from_slice(body).map_err(|e| BackendError::Protocol(format!("response is not JSON: {e}")))?;
@@ -212,13 +213,13 @@ pub fn parse_choices(body: &[u8], api: Api, n: usize) -> Result<Vec<Completion>,
         let finish_reason = c.get("finish_reason").and_then(Value::as_str).map(str::to_string);
         out.push((index, Completion { text: text.to_string(), finish_reason, tokens: None }));
     }
-    if out.len() < n {
-        return Err(BackendError::Protocol(format!("asked for {n} completions, got {}", out.len())));
+    if out.is_empty() && n > 0 {
+        return Err(BackendError::Protocol(format!("asked for {n} completions, got none")));
     }
     out.sort_by_key(|(i, _)| *i);
     out.truncate(n);
-    // Usage counts cover all choices together; they are per completion only when n = 1.
-    if n == 1 {
+    // Usage counts cover all choices together; they are per completion only for one choice.
+    if out.len() == 1 {
         let tokens = v.get("usage").and_then(|u| u.get("completion_tokens")).and_then(Value::as_u64);
         if let Some((_, c)) = out.first_mut() {
             c.tokens = tokens;
@@ -280,10 +281,17 @@ mod tests {
     }
 
     #[test]
-    fn short_or_malformed_answers_are_protocol_errors() {
+    fn empty_or_malformed_answers_are_protocol_errors_short_ones_are_kept() {
         assert!(matches!(parse_choices(b"{}", Api::Chat, 1), Err(BackendError::Protocol(_))));
         assert!(matches!(parse_choices(b"not json", Api::Chat, 1), Err(BackendError::Protocol(_))));
-        let one = br#"{"choices":[{"index":0,"text":"a"}]}"#;
-        assert!(matches!(parse_choices(one, Api::Completions, 2), Err(BackendError::Protocol(_))));
+        let none = br#"{"choices":[]}"#;
+        assert!(matches!(parse_choices(none, Api::Completions, 2), Err(BackendError::Protocol(_))));
+        // Fewer choices than asked for are kept (the runner requests the rest).
+        let one = br#"{"choices":[{"index":0,"text":"a"}],"usage":{"completion_tokens":4}}"#;
+        let c = parse_choices(one, Api::Completions, 2).map_err(|e| e.to_string());
+        assert_eq!(
+            c.map(|c| c.iter().map(|c| (c.text.clone(), c.tokens)).collect::<Vec<_>>()),
+            Ok(vec![("a".to_string(), Some(4))])
+        );
     }
 }

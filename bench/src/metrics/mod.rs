@@ -3,11 +3,13 @@
 
 pub mod majority;
 pub mod overall;
+pub mod paired;
 pub mod pass_at_k;
 pub mod stats;
 
 pub use majority::{Ballot, VoteGroup, Votes};
 pub use overall::{macro_average, overall, Overall};
+pub use paired::{paired_bootstrap, Bootstrap, PairedDiff};
 pub use pass_at_k::{ks_up_to, pass_at_k};
 pub use stats::mean_stderr;
 
@@ -82,6 +84,17 @@ impl ProblemTally {
 pub struct SuiteMetrics {
     pub n_problems: usize,
     pub n_samples: usize,
+    /// The K the metrics are named for: the K a run asked for ([`SuiteMetrics::set_requested`]),
+    /// else `k_min`. Keys stay `avg@K`, `maj@K`, `pass@1..K` even when samples are missing.
+    pub k: usize,
+    /// Samples short of K for every problem asked for (0 for a complete run).
+    pub missing_samples: usize,
+    /// Problems with fewer than K samples, those without any included.
+    pub incomplete_problems: usize,
+    /// Problems asked for (`n_problems` unless a run said otherwise).
+    pub expected_problems: usize,
+    /// (id, samples present) of each problem that has some but fewer than K, by id.
+    pub short_problems: Vec<(String, usize)>,
     /// Fewest samples of any problem: Pass@k is reported for k up to this.
     pub k_min: usize,
     /// Most samples of any problem (equal to `k_min` in a complete run).
@@ -127,6 +140,11 @@ impl SuiteMetrics {
         SuiteMetrics {
             n_problems,
             n_samples,
+            k: k_min,
+            missing_samples: 0,
+            incomplete_problems: 0,
+            expected_problems: n_problems,
+            short_problems: Vec::new(),
             k_min,
             k_max,
             pass_at,
@@ -141,6 +159,37 @@ impl SuiteMetrics {
         }
     }
 
+    /// Name the metrics for the K a run asked for and count what is missing: `samples` holds
+    /// (id, sample count) of each problem that has any, `expected_problems` how many were asked for.
+    pub fn set_requested<'a>(
+        &mut self,
+        k: usize,
+        expected_problems: usize,
+        samples: impl IntoIterator<Item = (&'a str, usize)>,
+    ) {
+        let (mut missing, mut seen) = (0, 0);
+        let mut short = Vec::new();
+        for (id, n) in samples {
+            seen += 1;
+            if n < k {
+                missing += k - n;
+                short.push((id.to_string(), n));
+            }
+        }
+        short.sort();
+        let absent = expected_problems.saturating_sub(seen);
+        self.k = k;
+        self.missing_samples = missing + absent * k;
+        self.incomplete_problems = short.len() + absent;
+        self.short_problems = short;
+        self.expected_problems = expected_problems.max(seen);
+    }
+
+    /// Whether every problem asked for has its K samples.
+    pub fn is_complete(&self) -> bool {
+        self.missing_samples == 0
+    }
+
     /// The value of a metric by name: `pass@k`, `avg@K` / `avg`, `maj@K` / `maj`.
     pub fn get(&self, metric: &str) -> Option<f64> {
         let m = metric.trim().to_ascii_lowercase();
@@ -150,7 +199,7 @@ impl SuiteMetrics {
         }
         let (name, k) = m.split_once('@').map_or((m.as_str(), None), |(a, b)| (a, Some(b)));
         if let Some(k) = k {
-            if k.parse::<usize>().ok() != Some(self.k_min) {
+            if k.parse::<usize>().ok() != Some(self.k) {
                 return None;
             }
         }
@@ -161,21 +210,26 @@ impl SuiteMetrics {
         }
     }
 
-    /// One flat JSON object with stable keys: `n_problems`, `n_samples`, `pass@1`, `pass@2`, ...,
-    /// `avg@K`, `avg@K_stderr`, `maj@K`, `no_answer_rate`, `truncation_rate`, `mean_chars`,
-    /// `mean_tokens` (all rates as fractions).
+    /// One flat JSON object with stable keys: `n_problems`, `n_samples`, `k`, `pass@1`, `pass@2`,
+    /// ..., `pass@K` (`null` when some problem has fewer than k samples), `avg@K`, `avg@K_stderr`,
+    /// `maj@K`, `no_answer_rate`, `truncation_rate`, `mean_chars`, `mean_tokens` (all rates as
+    /// fractions), `missing_samples`, `incomplete_problems`, and for an incomplete run
+    /// `samples_present` (id -> samples, for each problem with some but fewer than K).
     pub fn to_json(&self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("n_problems".into(), json!(self.n_problems));
         m.insert("n_samples".into(), json!(self.n_samples));
-        m.insert("k".into(), json!(self.k_min));
+        m.insert("k".into(), json!(self.k));
         if self.k_max != self.k_min {
+            m.insert("k_min".into(), json!(self.k_min));
             m.insert("k_max".into(), json!(self.k_max));
         }
-        for (k, v) in &self.pass_at {
-            m.insert(format!("pass@{k}"), json!(v));
+        let mut ks = ks_up_to(self.k);
+        ks.extend(self.pass_at.iter().map(|(k, _)| *k).filter(|k| *k > self.k));
+        for k in ks {
+            m.insert(format!("pass@{k}"), json!(self.pass_at.iter().find(|(kk, _)| *kk == k).map(|(_, v)| *v)));
         }
-        let k = self.k_min;
+        let k = self.k;
         m.insert(format!("avg@{k}"), json!(self.avg));
         m.insert(format!("avg@{k}_stderr"), json!(self.avg_stderr));
         m.insert(format!("maj@{k}"), json!(self.maj));
@@ -183,6 +237,12 @@ impl SuiteMetrics {
         m.insert("truncation_rate".into(), json!(self.truncation_rate));
         m.insert("mean_chars".into(), json!(self.mean_chars));
         m.insert("mean_tokens".into(), json!(self.mean_tokens));
+        m.insert("missing_samples".into(), json!(self.missing_samples));
+        m.insert("incomplete_problems".into(), json!(self.incomplete_problems));
+        if !self.short_problems.is_empty() {
+            let short: Map<String, Value> = self.short_problems.iter().map(|(id, n)| (id.clone(), json!(n))).collect();
+            m.insert("samples_present".into(), Value::Object(short));
+        }
         m
     }
 }
@@ -258,5 +318,39 @@ mod tests {
         for key in ["n_problems", "pass@1", "pass@2", "pass@4", "avg@4", "avg@4_stderr", "maj@4"] {
             assert!(j.contains_key(key), "missing {key}");
         }
+        assert!(m.is_complete());
+    }
+
+    /// The observed bug (an incomplete run, here 66 of 80 samples: 20 problems, K = 4). The metrics keep K = 4 and their
+    /// names (`avg@4`, `maj@4`, `pass@2`, `pass@4` with `null` where undefined) and count what is
+    /// missing, problems without any sample included.
+    #[test]
+    fn an_incomplete_run_keeps_its_k_and_its_metric_names() {
+        let full = tally(&[("1", true), ("1", true), ("2", false), ("2", false)]);
+        let short = tally(&[("1", true)]);
+        // 16 problems with 4 samples, 2 with 1 sample, 2 with none: 64 + 2 = 66 of 80.
+        let mut tallies: Vec<&ProblemTally> = vec![&full; 16];
+        tallies.extend([&short, &short]);
+        let mut m = SuiteMetrics::from_tallies(tallies.iter().copied());
+        assert_eq!((m.k, m.k_min, m.k_max), (1, 1, 4), "a scored file names metrics for its fewest samples");
+        let ids: Vec<String> = (0..tallies.len()).map(|i| format!("p{i:02}")).collect();
+        m.set_requested(4, 20, ids.iter().map(String::as_str).zip(tallies.iter().map(|t| t.n)));
+        assert_eq!((m.k, m.missing_samples, m.incomplete_problems, m.expected_problems), (4, 14, 4, 20));
+        assert_eq!(m.short_problems, vec![("p16".to_string(), 1), ("p17".to_string(), 1)]);
+        assert!(!m.is_complete());
+        let j = m.to_json();
+        assert_eq!(j.get("k"), Some(&json!(4)));
+        for key in ["avg@4", "avg@4_stderr", "maj@4", "pass@1"] {
+            assert!(j.get(key).is_some_and(Value::is_number), "{key}: {j:?}");
+        }
+        for key in ["pass@2", "pass@4"] {
+            assert_eq!(j.get(key), Some(&Value::Null), "{key} is reported as undefined, not dropped");
+        }
+        assert!(!j.contains_key("avg@1") && !j.contains_key("maj@1"), "{j:?}");
+        assert_eq!(j.get("missing_samples"), Some(&json!(14)));
+        assert_eq!(j.get("samples_present"), Some(&json!({"p16": 1, "p17": 1})));
+        assert_eq!(m.get("avg@4"), Some(m.avg));
+        assert_eq!(m.get("avg@1"), None);
+        assert_eq!(m.get("pass@4"), None);
     }
 }

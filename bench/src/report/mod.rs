@@ -5,7 +5,7 @@ mod render;
 mod svg;
 
 pub use render::{csv, markdown, to_json};
-pub use svg::{line_chart_svg, passk_svg, Chart, Series, XAxis, YAxis};
+pub use svg::{line_chart_svg, passk_overlay_svg, passk_svg, Chart, RunCurves, Series, SuiteCurve, XAxis, YAxis};
 
 use crate::metrics::{macro_average, overall, Overall, SuiteMetrics};
 use crate::run::{read_records, suite_file, RunManifest};
@@ -17,6 +17,61 @@ use std::path::{Path, PathBuf};
 
 /// Metrics per suite, in run order.
 pub type ScoredSuites = Vec<(String, SuiteMetrics)>;
+
+/// (samples, correct samples) per problem id.
+pub type ProblemCounts = BTreeMap<String, (usize, usize)>;
+
+/// One suite of a scored run directory.
+#[derive(Clone, Debug)]
+pub struct ScoredSuite {
+    pub name: String,
+    pub metrics: SuiteMetrics,
+    /// Per-problem counts (what `rlbench compare` pairs).
+    pub problems: ProblemCounts,
+}
+
+/// A scored run directory.
+#[derive(Clone, Debug)]
+pub struct ScoredRun {
+    pub manifest: Option<RunManifest>,
+    pub suites: Vec<ScoredSuite>,
+}
+
+impl ScoredRun {
+    /// The suites' metrics, in run order.
+    pub fn metrics(&self) -> ScoredSuites {
+        self.suites.iter().map(|s| (s.name.clone(), s.metrics.clone())).collect()
+    }
+}
+
+/// One sentence per suite that lacks samples: how many, and that the run is incomplete.
+pub fn incomplete_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
+    suites
+        .iter()
+        .filter(|(_, m)| !m.is_complete())
+        .map(|(name, m)| {
+            const SHOWN: usize = 5;
+            let mut which: Vec<String> =
+                m.short_problems.iter().take(SHOWN).map(|(id, n)| format!("{id} has {n}")).collect();
+            if m.short_problems.len() > SHOWN {
+                which.push(format!("{} more", m.short_problems.len() - SHOWN));
+            }
+            let absent = m.incomplete_problems - m.short_problems.len();
+            if absent > 0 {
+                which.push(format!("{absent} without any"));
+            }
+            format!(
+                "Incomplete: {name} is missing {} of {} samples ({} of {} problems have fewer than K = {}: {}); pass@k is n/a where a problem has fewer than k samples. Re-run the same command to complete it.",
+                m.missing_samples,
+                m.expected_problems * m.k,
+                m.incomplete_problems,
+                m.expected_problems,
+                m.k,
+                which.join(", ")
+            )
+        })
+        .collect()
+}
 
 /// Scored suites with their aggregates.
 #[derive(Clone, Debug)]
@@ -57,19 +112,33 @@ impl Report {
             macro_avg: macro_average(&scores),
             overall,
             baseline_path: baseline.map(|(p, _)| p),
+            notes: incomplete_notes(&suites),
             suites,
             metric: metric.to_string(),
             verifier_version: rlverify::VERSION.to_string(),
             endpoints: Vec::new(),
-            notes: Vec::new(),
         }
     }
+
+    /// Whether some suite lacks samples.
+    pub fn is_incomplete(&self) -> bool {
+        self.suites.iter().any(|(_, m)| !m.is_complete())
+    }
+}
+
+/// [`score_run`], as (manifest, metrics per suite).
+pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, ScoredSuites), String> {
+    let run = score_run(dir, cfg)?;
+    let metrics = run.metrics();
+    Ok((run.manifest, metrics))
 }
 
 /// Score every suite of a run directory (the suites of its manifest, or every `*.jsonl` in it when
 /// it has none), with the current verifier, and write each sample's verdict to
-/// `scores/<suite>.jsonl` (`{id, sample, correct, status, extracted}`) for inspection.
-pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, ScoredSuites), String> {
+/// `scores/<suite>.jsonl` (`{id, sample, correct, status, extracted}`) for inspection. Metrics are
+/// named for the K of the manifest (else the most samples of any problem), with the missing
+/// samples counted.
+pub fn score_run(dir: &Path, cfg: &Config) -> Result<ScoredRun, String> {
     let manifest = RunManifest::read(dir)?;
     let names: Vec<String> = match &manifest {
         Some(m) => m.suites.clone(),
@@ -108,7 +177,11 @@ pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, S
             })
             .collect();
         let mut verdicts = String::new();
+        let mut problems = ProblemCounts::new();
         scorer.push_observed(rows, &mut |id, r| {
+            let c = problems.entry(id.to_string()).or_default();
+            c.0 += 1;
+            c.1 += usize::from(r.correct);
             let line = serde_json::json!({
                 "id": id,
                 "sample": r.sample,
@@ -123,9 +196,15 @@ pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, S
         std::fs::create_dir_all(&scores_dir).map_err(|e| format!("{}: {e}", scores_dir.display()))?;
         let path = scores_dir.join(format!("{name}.jsonl"));
         std::fs::write(&path, verdicts).map_err(|e| format!("{}: {e}", path.display()))?;
-        out.push((name, scorer.finish().all));
+        let mut metrics = scorer.finish().all;
+        let (k, expected) = match &manifest {
+            Some(m) => (m.sampling.k, m.problems.get(&name).copied().unwrap_or(problems.len())),
+            None => (metrics.k_max, problems.len()),
+        };
+        metrics.set_requested(k, expected, problems.iter().map(|(id, c)| (id.as_str(), c.0)));
+        out.push(ScoredSuite { name, metrics, problems });
     }
-    Ok((manifest, out))
+    Ok(ScoredRun { manifest, suites: out })
 }
 
 /// Read baseline scores for `metric` from a JSON file: a previous report (`metrics.json`, with a

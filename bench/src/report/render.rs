@@ -5,9 +5,13 @@ use crate::metrics::SuiteMetrics;
 use serde_json::{json, Value};
 use std::fmt::Write;
 
-/// The union of the k values of Pass@k over suites, ascending.
+/// The union of the k values of Pass@k over suites (up to each suite's K, computed or not),
+/// ascending.
 fn all_ks(suites: &[(String, SuiteMetrics)]) -> Vec<usize> {
-    let mut ks: Vec<usize> = suites.iter().flat_map(|(_, m)| m.pass_at.iter().map(|(k, _)| *k)).collect();
+    let mut ks: Vec<usize> = suites
+        .iter()
+        .flat_map(|(_, m)| m.pass_at.iter().map(|(k, _)| *k).chain(crate::metrics::ks_up_to(m.k)))
+        .collect();
     ks.sort_unstable();
     ks.dedup();
     ks
@@ -45,7 +49,8 @@ pub fn markdown(r: &Report) -> String {
     for (name, m) in &r.suites {
         let mut row = vec![name.clone(), m.n_problems.to_string(), k_label(m)];
         for k in &ks {
-            row.push(m.pass_at.iter().find(|(kk, _)| kk == k).map_or("".into(), |(_, v)| pct(*v)));
+            let blank = if *k <= m.k { "n/a" } else { "" };
+            row.push(m.pass_at.iter().find(|(kk, _)| kk == k).map_or(blank.into(), |(_, v)| pct(*v)));
         }
         row.push(format!("{} ± {}", pct(m.avg), pct(m.avg_stderr)));
         row.push(pct(m.maj));
@@ -84,11 +89,14 @@ pub fn markdown(r: &Report) -> String {
     s
 }
 
+/// K, with the range of samples present when problems differ (`4 (1-4 present)`).
 fn k_label(m: &SuiteMetrics) -> String {
-    if m.k_min == m.k_max {
-        m.k_min.to_string()
+    if m.k_min == m.k_max && m.k_min == m.k {
+        m.k.to_string()
+    } else if m.k_min == m.k_max {
+        format!("{} ({} present)", m.k, m.k_min)
     } else {
-        format!("{}-{}", m.k_min, m.k_max)
+        format!("{} ({}-{} present)", m.k, m.k_min, m.k_max)
     }
 }
 
@@ -98,13 +106,22 @@ pub fn csv(r: &Report) -> String {
     let mut head = vec!["suite".to_string(), "n_problems".into(), "n_samples".into(), "k".into()];
     head.extend(ks.iter().map(|k| format!("pass@{k}")));
     head.extend(
-        ["avg", "avg_stderr", "maj", "no_answer_rate", "truncation_rate", "mean_chars", "mean_tokens"]
-            .map(String::from),
+        [
+            "avg",
+            "avg_stderr",
+            "maj",
+            "no_answer_rate",
+            "truncation_rate",
+            "mean_chars",
+            "mean_tokens",
+            "missing_samples",
+        ]
+        .map(String::from),
     );
     let mut s = head.join(",") + "\n";
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     for (name, m) in &r.suites {
-        let mut row = vec![csv_field(name), m.n_problems.to_string(), m.n_samples.to_string(), m.k_min.to_string()];
+        let mut row = vec![csv_field(name), m.n_problems.to_string(), m.n_samples.to_string(), m.k.to_string()];
         for k in &ks {
             row.push(opt(m.pass_at.iter().find(|(kk, _)| kk == k).map(|(_, v)| *v)));
         }
@@ -116,6 +133,7 @@ pub fn csv(r: &Report) -> String {
             opt(m.truncation_rate),
             m.mean_chars.to_string(),
             opt(m.mean_tokens),
+            m.missing_samples.to_string(),
         ]);
         s.push_str(&(row.join(",") + "\n"));
     }

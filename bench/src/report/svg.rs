@@ -1,6 +1,6 @@
 //! Hand-written SVG line charts: [`line_chart_svg`] draws any [`Chart`] (linear or log2 x axis,
 //! a 0-100 % or an automatic y axis, one polyline per series, a legend); [`passk_svg`] is
-//! Pass@k against k, one line per suite. rltrain's training curves use the same writer.
+//! Pass@k against k, one line per suite, and [`passk_overlay_svg`] the same for several runs. rltrain's training curves use the same writer.
 
 use crate::metrics::SuiteMetrics;
 use std::fmt::Write;
@@ -221,6 +221,35 @@ pub fn passk_svg(suites: &[(String, SuiteMetrics)]) -> String {
         .collect();
     line_chart_svg(&Chart {
         title: "Pass@k by suite".into(),
+        x_label: "k (samples)".into(),
+        x_axis: XAxis::Log2,
+        y_axis: YAxis::Percent,
+        series,
+    })
+}
+
+/// One suite's Pass@k curve: (suite, [(k, value)]).
+pub type SuiteCurve = (String, Vec<(usize, f64)>);
+
+/// One run's curves: (run label, curve per suite).
+pub type RunCurves = (String, Vec<SuiteCurve>);
+
+/// Pass@k against k of several runs overlaid: one line per run and suite, named `<run> <suite>`.
+pub fn passk_overlay_svg(runs: &[RunCurves]) -> String {
+    let mut series = Vec::new();
+    for (run, per_suite) in runs {
+        for (suite, points) in per_suite {
+            series.push(Series {
+                name: format!("{run} {suite}"),
+                points: points.iter().map(|(k, v)| (*k as f64, *v)).collect(),
+                point_titles: Some(
+                    points.iter().map(|(k, v)| format!("{run} {suite} pass@{k} = {:.1}%", 100.0 * v)).collect(),
+                ),
+            });
+        }
+    }
+    line_chart_svg(&Chart {
+        title: "Pass@k by suite, runs overlaid".into(),
         x_label: "k (samples)".into(),
         x_axis: XAxis::Log2,
         y_axis: YAxis::Percent,

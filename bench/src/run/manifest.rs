@@ -1,6 +1,7 @@
 //! The run manifest (`run.json`): what produced the completions of a run directory.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// File name of the manifest inside a run directory.
@@ -11,8 +12,9 @@ pub const MANIFEST_FILE: &str = "run.json";
 pub struct SamplingSettings {
     /// Samples per problem.
     pub k: usize,
-    pub temperature: f32,
-    pub top_p: f32,
+    /// f64 as typed, so run.json records `0.6`, not `0.6000000238418579`.
+    pub temperature: f64,
+    pub top_p: f64,
     pub top_k: Option<usize>,
     pub max_tokens: usize,
     pub stop: Vec<String>,
@@ -50,6 +52,10 @@ pub struct RunManifest {
     pub sampling: SamplingSettings,
     /// Suites generated so far (a resume may add suites).
     pub suites: Vec<String>,
+    /// Problems asked for per suite (after `--limit`), so a report can tell how many samples are
+    /// missing, problems without any completion included.
+    #[serde(default)]
+    pub problems: BTreeMap<String, usize>,
     /// `--limit` of the latest invocation.
     pub limit: Option<usize>,
     /// True once every requested completion of the latest invocation was written.
@@ -68,11 +74,23 @@ impl RunManifest {
         }
     }
 
-    /// Write `run.json` atomically (temp file + rename).
+    /// Write `run.json` atomically (temp file + rename). A manifest that would not read back as
+    /// itself (a non-finite sampling value becomes `null` in JSON) is refused and nothing is written.
     pub fn write(&self, dir: &Path) -> Result<(), String> {
         let path = dir.join(MANIFEST_FILE);
         let tmp = dir.join(format!("{MANIFEST_FILE}.tmp"));
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        match serde_json::from_str::<RunManifest>(&text) {
+            Ok(back) if back == *self => {}
+            _ => {
+                return Err(format!(
+                "{}: not written: the run settings do not survive a round trip through JSON (temperature {}, top-p {})",
+                path.display(),
+                self.sampling.temperature,
+                self.sampling.top_p
+            ))
+            }
+        }
         std::fs::write(&tmp, text + "\n").map_err(|e| format!("{}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))
     }
@@ -96,8 +114,9 @@ impl RunManifest {
         );
         let (a, b) = (&self.sampling, &new.sampling);
         cmp("samples per problem (k)", a.k.to_string(), b.k.to_string());
-        cmp("temperature", a.temperature.to_string(), b.temperature.to_string());
-        cmp("top_p", a.top_p.to_string(), b.top_p.to_string());
+        let value = |old: f64, new: f64| if same_value(old, new) { new.to_string() } else { old.to_string() };
+        cmp("temperature", value(a.temperature, b.temperature), b.temperature.to_string());
+        cmp("top_p", value(a.top_p, b.top_p), b.top_p.to_string());
         cmp("top_k", format!("{:?}", a.top_k), format!("{:?}", b.top_k));
         cmp("max_tokens", a.max_tokens.to_string(), b.max_tokens.to_string());
         cmp("stop", format!("{:?}", a.stop), format!("{:?}", b.stop));
@@ -105,6 +124,12 @@ impl RunManifest {
         cmp("samples_per_request", a.samples_per_request.to_string(), b.samples_per_request.to_string());
         out
     }
+}
+
+/// Whether two sampling values are the same setting: equal, or one is the other widened from f32
+/// (run.json files written before values were kept as f64 hold `0.6000000238418579` for `0.6`).
+fn same_value(a: f64, b: f64) -> bool {
+    a == b || a == f64::from(b as f32) || b == f64::from(a as f32)
 }
 
 /// Current UTC time as `YYYY-MM-DDTHH:MM:SSZ` (no time-zone database needed).
@@ -133,6 +158,63 @@ pub fn format_utc(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn manifest(temperature: f64) -> RunManifest {
+        RunManifest {
+            rlbench_version: "0".into(),
+            verifier_version: "0".into(),
+            created: format_utc(0),
+            backend: "openai-chat".into(),
+            model: "m".into(),
+            endpoint: None,
+            prompt: PromptInfo { name: "boxed".into(), hash: "h".into() },
+            sampling: SamplingSettings {
+                k: 4,
+                temperature,
+                top_p: 0.95,
+                top_k: None,
+                max_tokens: 16,
+                stop: vec![],
+                seed: Some(1),
+                samples_per_request: 1,
+            },
+            suites: vec!["aime24".into()],
+            problems: [("aime24".to_string(), 30)].into_iter().collect(),
+            limit: None,
+            complete: false,
+        }
+    }
+
+    /// `0.6` is written as `0.6` (not the f32 widening `0.6000000238418579`) and reads back equal;
+    /// a value JSON cannot hold is refused before anything is written.
+    #[test]
+    fn manifest_round_trips_and_refuses_what_it_cannot_read_back() {
+        let dir = std::env::temp_dir().join(format!("rlbench-manifest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(std::fs::create_dir_all(&dir).is_ok());
+        let m = manifest(0.6);
+        assert_eq!(m.write(&dir), Ok(()));
+        let text = std::fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap_or_default();
+        assert!(text.contains("\"temperature\": 0.6,"), "{text}");
+        assert!(text.contains("\"top_p\": 0.95,"), "{text}");
+        assert_eq!(RunManifest::read(&dir), Ok(Some(m.clone())));
+        for bad in [f64::NAN, f64::INFINITY] {
+            let err = manifest(bad).write(&dir);
+            assert!(matches!(&err, Err(e) if e.contains("round trip")), "{err:?}");
+            assert_eq!(RunManifest::read(&dir), Ok(Some(m.clone())), "the good manifest is left as it was");
+        }
+    }
+
+    /// A run.json of an older rlbench holds f32-widened values; resuming it with the same flags
+    /// is no conflict, another value still is.
+    #[test]
+    fn f32_widened_values_of_older_runs_are_the_same_setting() {
+        let old = manifest(f64::from(0.6f32));
+        assert_eq!(old.sampling.temperature, 0.6000000238418579);
+        assert!(old.conflicts(&manifest(0.6)).is_empty());
+        let c = old.conflicts(&manifest(0.7));
+        assert_eq!(c, vec!["temperature: run has 0.6000000238418579, this command has 0.7".to_string()]);
+    }
 
     #[test]
     fn utc_formatting() {

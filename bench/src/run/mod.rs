@@ -4,6 +4,7 @@
 //! Layout of a run directory:
 //! - `run.json`: the [`RunManifest`] (model, backend, sampling, prompt and its hash, versions, seed);
 //! - `<suite>.jsonl`: one [`Record`] per completion, appended as it arrives;
+//! - `run.lock`: held while a run writes ([`RunLock`]): one run per directory at a time;
 //! - report files written by [`crate::report`].
 //!
 //! Resume: running the same command again scans each suite file, cuts an unterminated last line,
@@ -11,9 +12,11 @@
 //! seeds, so no completion is lost or generated twice. A manifest whose generation settings differ
 //! from the command's is refused ([`RunManifest::conflicts`]).
 
+pub mod lock;
 pub mod manifest;
 pub mod store;
 
+pub use lock::{LockError, RunLock, LOCK_FILE};
 pub use manifest::{utc_now, PromptInfo, RunManifest, SamplingSettings, MANIFEST_FILE};
 pub use store::{read_records, scan_and_repair, Appender, Record, Scan, StoreError};
 
@@ -86,6 +89,8 @@ pub enum RunError {
     Io(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Lock(#[from] LockError),
 }
 
 /// One request: `count` samples of one problem starting at `first_sample`.
@@ -109,6 +114,17 @@ pub fn request_seed(base: u64, suite: &str, id: &str, first_sample: usize) -> u6
     splitmix64(h.finish() ^ splitmix64(base) ^ splitmix64(first_sample as u64 + 1)) & 0x7fff_ffff
 }
 
+/// The seed of a request of `spec` starting at `first_sample` (see [`request_seed`]).
+fn job_seed(spec: &RunSpec, backend: &dyn Backend, suite: &str, id: &str, first_sample: usize) -> Option<u64> {
+    spec.sampling.seed.map(|b| {
+        if backend.seeds_mix_prompt() {
+            request_seed(b, "", "", first_sample)
+        } else {
+            request_seed(b, suite, id, first_sample)
+        }
+    })
+}
+
 /// The manifest a spec would write for a backend.
 pub fn manifest_for(spec: &RunSpec, backend: &dyn Backend) -> RunManifest {
     RunManifest {
@@ -121,6 +137,7 @@ pub fn manifest_for(spec: &RunSpec, backend: &dyn Backend) -> RunManifest {
         prompt: PromptInfo { name: spec.prompt.name.clone(), hash: spec.prompt.hash() },
         sampling: spec.sampling.clone(),
         suites: spec.suites.iter().map(|s| s.name.clone()).collect(),
+        problems: spec.suites.iter().map(|s| (s.name.clone(), s.problems.len())).collect(),
         limit: spec.limit,
         complete: false,
     }
@@ -158,6 +175,8 @@ pub fn run(
 ) -> Result<RunOutcome, RunError> {
     let dir = &spec.out;
     std::fs::create_dir_all(dir).map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
+    // Two runs on one directory would request the same samples twice.
+    let _lock = RunLock::acquire(dir)?;
     let mut manifest = manifest_for(spec, backend);
     if let Some(old) = RunManifest::read(dir).map_err(RunError::Io)? {
         let conflicts = old.conflicts(&manifest);
@@ -171,6 +190,9 @@ pub fn run(
             }
         }
         manifest.suites = suites;
+        let mut problems = old.problems.clone();
+        problems.extend(manifest.problems.clone());
+        manifest.problems = problems;
         manifest.created = old.created;
         manifest.verifier_version = old.verifier_version;
     }
@@ -189,13 +211,7 @@ pub fn run(
             let present = scan.present.get(&p.id);
             outcome.already_present += present.map_or(0, |s| s.iter().filter(|&&i| i < k).count());
             for (first_sample, count) in missing_runs(k, present, spec.sampling.samples_per_request) {
-                let seed = spec.sampling.seed.map(|b| {
-                    if backend.seeds_mix_prompt() {
-                        request_seed(b, "", "", first_sample)
-                    } else {
-                        request_seed(b, &suite.name, &p.id, first_sample)
-                    }
-                });
+                let seed = job_seed(spec, backend, &suite.name, &p.id, first_sample);
                 jobs.push_back(Job { suite: si, problem: pi, first_sample, count, seed });
             }
         }
@@ -230,28 +246,55 @@ pub fn run(
                 let suite = &spec.suites[job.suite];
                 let problem = &suite.problems[job.problem];
                 let prompt = spec.prompt.render(&problem.problem);
-                let params = SamplingParams {
-                    n: job.count,
-                    temperature: spec.sampling.temperature,
-                    top_p: spec.sampling.top_p,
-                    top_k: spec.sampling.top_k,
-                    max_new_tokens: spec.sampling.max_tokens,
-                    stop: spec.sampling.stop.clone(),
-                    seed: job.seed,
-                };
-                let jitter = job.seed.unwrap_or(job.problem as u64) ^ job.first_sample as u64;
-                let result = with_retries(&spec.retry, jitter, |_| backend.generate(&prompt, &params)).map_err(|e| {
-                    let server_side = e.last.is_retryable() || matches!(e.last, BackendError::Fatal(_));
-                    (e.to_string(), server_side)
-                });
-                if let Err((_, true)) = &result {
-                    let used = budget_used.fetch_add(1, Ordering::SeqCst) + 1;
-                    if spec.max_failures > 0 && used >= spec.max_failures {
-                        stop.store(true, Ordering::SeqCst);
+                // A server may return fewer choices than asked for: keep them and ask for the
+                // rest, each follow-up seeded as a resume starting at that sample would be.
+                let (mut first_sample, mut remaining, mut seed) = (job.first_sample, job.count, job.seed);
+                while remaining > 0 {
+                    let part = Job { first_sample, count: remaining, seed, ..job.clone() };
+                    let params = SamplingParams {
+                        n: remaining,
+                        temperature: spec.sampling.temperature,
+                        top_p: spec.sampling.top_p,
+                        top_k: spec.sampling.top_k,
+                        max_new_tokens: spec.sampling.max_tokens,
+                        stop: spec.sampling.stop.clone(),
+                        seed,
+                    };
+                    let jitter = seed.unwrap_or(job.problem as u64) ^ first_sample as u64;
+                    let result = with_retries(&spec.retry, jitter, |_| match backend.generate(&prompt, &params) {
+                        Ok(c) if c.is_empty() => {
+                            Err(BackendError::Protocol(format!("asked for {remaining} completions, got none")))
+                        }
+                        other => other,
+                    })
+                    .map_err(|e| {
+                        let server_side = e.last.is_retryable() || matches!(e.last, BackendError::Fatal(_));
+                        (e.to_string(), server_side)
+                    });
+                    let got = match &result {
+                        Ok(c) => c.len().min(remaining),
+                        Err((_, server_side)) => {
+                            if *server_side {
+                                let used = budget_used.fetch_add(1, Ordering::SeqCst) + 1;
+                                if spec.max_failures > 0 && used >= spec.max_failures {
+                                    stop.store(true, Ordering::SeqCst);
+                                }
+                            }
+                            remaining
+                        }
+                    };
+                    let failed = result.is_err();
+                    if tx.send((Job { count: got, ..part }, result)).is_err() {
+                        return;
                     }
-                }
-                if tx.send((job, result)).is_err() {
-                    return;
+                    if failed {
+                        break;
+                    }
+                    first_sample += got;
+                    remaining -= got;
+                    if remaining > 0 {
+                        seed = job_seed(spec, backend, &suite.name, &problem.id, first_sample);
+                    }
                 }
             });
         }

@@ -2,6 +2,7 @@
 
 use super::SuiteError;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -84,12 +85,14 @@ pub fn find_suite_file(file: &str, explicit: Option<&Path>) -> Result<PathBuf, V
     dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()).ok_or(dirs)
 }
 
-/// Read a JSONL problem file. Blank lines are skipped; a malformed row is an error naming its line.
-/// Ids default to `line-N`; numeric answers are accepted and written as text.
+/// Read a JSONL problem file. Blank lines are skipped; a malformed row is an error naming its line,
+/// and so is a repeated id (naming both lines: two problems under one id would mix their golds and
+/// completions). Ids default to `line-N`; numeric answers are accepted and written as text.
 pub fn load_jsonl(path: &Path, fields: &Fields) -> Result<Vec<Problem>, SuiteError> {
     let io = |source| SuiteError::Io { path: path.to_path_buf(), source };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut out = Vec::new();
+    let mut first_line: HashMap<String, usize> = HashMap::new();
     for (idx, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(io)?;
         let lineno = idx + 1;
@@ -101,6 +104,16 @@ pub fn load_jsonl(path: &Path, fields: &Fields) -> Result<Vec<Problem>, SuiteErr
             line: lineno,
             message,
         })?;
+        if let Some(first) = first_line.insert(problem.id.clone(), lineno) {
+            return Err(SuiteError::Row {
+                path: path.to_path_buf(),
+                line: lineno,
+                message: format!(
+                    "duplicate id `{}` (field `{}`): lines {first} and {lineno} both use it; give every problem its own id",
+                    problem.id, fields.id
+                ),
+            });
+        }
         out.push(problem);
     }
     Ok(out)
@@ -169,5 +182,21 @@ mod tests {
         assert!(matches!(&err, Err(m) if m.ends_with(":1: field `gt` is missing or empty")), "{err:?}");
         assert!(std::fs::write(&p, "{\"q\":\"P\",\"gt\":\"1\"}\nnot json\n").is_ok());
         assert!(matches!(load_jsonl(&p, &f), Err(SuiteError::Row { line: 2, .. })));
+    }
+
+    /// Two problems under one id would merge (golds mixed, the second counted as done on resume):
+    /// an error naming both lines, also when one id is the `line-N` default.
+    #[test]
+    fn duplicate_ids_are_an_error_naming_both_lines() {
+        let d = tmp("dups");
+        let p = d.join("s.jsonl");
+        let rows = "{\"id\":\"a\",\"problem\":\"P\",\"answer\":\"1\"}\n\n{\"id\":\"b\",\"problem\":\"Q\",\"answer\":\"2\"}\n{\"id\":\"a\",\"problem\":\"R\",\"answer\":\"3\"}\n";
+        assert!(std::fs::write(&p, rows).is_ok());
+        let err = load_jsonl(&p, &Fields::default()).map_err(|e| e.to_string());
+        let want = format!("{}:4: duplicate id `a` (field `id`): lines 1 and 4 both use it", p.display());
+        assert!(matches!(&err, Err(m) if m.starts_with(&want)), "{err:?}");
+        let rows = "{\"problem\":\"P\",\"answer\":\"1\"}\n{\"id\":\"line-1\",\"problem\":\"Q\",\"answer\":\"2\"}\n";
+        assert!(std::fs::write(&p, rows).is_ok());
+        assert!(matches!(load_jsonl(&p, &Fields::default()), Err(SuiteError::Row { line: 2, .. })));
     }
 }

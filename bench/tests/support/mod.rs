@@ -55,6 +55,8 @@ pub struct Behaviour {
     pub die_after: Option<usize>,
     /// Answer with `Connection: close` and one request per connection (no keep-alive).
     pub close: bool,
+    /// Return at most this many choices, whatever `n` asks for.
+    pub max_choices: Option<usize>,
 }
 
 /// What the server saw.
@@ -350,6 +352,7 @@ fn handle_request(stream: &mut dyn Conn, server: &Shared, method: &str, path: &s
         return false;
     }
     let n = req.get("n").and_then(Value::as_u64).unwrap_or(1) as usize;
+    let n = b.max_choices.map_or(n, |m| n.min(m));
     let seed = req.get("seed").and_then(Value::as_u64).unwrap_or(0);
     let chat = path.ends_with("/chat/completions");
     let prompt = if chat {

@@ -21,6 +21,9 @@ pub enum Command {
     Score(ScoreArgs),
     /// Score a run directory and write report.md, metrics.csv, metrics.json and passk.svg.
     Report(ReportArgs),
+    /// Compare two run directories: B - A in avg@K and pass@k per suite and overall, with paired
+    /// bootstrap intervals and p-values over the problems both have.
+    Compare(CompareArgs),
     /// List the known suites and where their files are found.
     Suites(DataArgs),
     /// List the built-in prompt templates.
@@ -73,8 +76,8 @@ pub struct RunArgs {
     /// Id field of JSONL files that are not in the manifest (rows without it get `line-N`).
     #[arg(long, default_value = "id", help_heading = "Data")]
     pub id_field: String,
-    /// Keep only the first N problems of each suite.
-    #[arg(long, help_heading = "Data")]
+    /// Keep only the first N problems of each suite (1 or more).
+    #[arg(long, help_heading = "Data", value_parser = parse_positive)]
     pub limit: Option<usize>,
 
     /// Prompt template: boxed, think, plain, or a template file.
@@ -151,10 +154,10 @@ pub struct RunArgs {
     pub k: usize,
     /// Sampling temperature (0 or more, finite; 0 is greedy).
     #[arg(long, default_value_t = 0.6, help_heading = "Sampling", value_parser = parse_temperature)]
-    pub temperature: f32,
+    pub temperature: f64,
     /// Nucleus sampling threshold (above 0, at most 1).
     #[arg(long, default_value_t = 0.95, help_heading = "Sampling", value_parser = parse_top_p)]
-    pub top_p: f32,
+    pub top_p: f64,
     /// Top-k cut-off (vLLM/SGLang extension; unset = server default).
     #[arg(long, help_heading = "Sampling")]
     pub top_k: Option<usize>,
@@ -247,14 +250,47 @@ fn parse_field_path(s: &str) -> Result<FieldPath, String> {
 pub struct ReportArgs {
     /// The run directory.
     pub run_dir: PathBuf,
+    /// Exit 0 even when samples are missing (the report still says how many).
+    #[arg(long)]
+    pub allow_partial: bool,
     #[command(flatten)]
     pub report: ReportOptions,
 }
 
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Run directory A (the reference).
+    pub run_a: PathBuf,
+    /// Run directory B (B - A is reported).
+    pub run_b: PathBuf,
+    /// Bootstrap resamples (1 or more).
+    #[arg(long, default_value_t = 10_000, value_parser = parse_positive)]
+    pub resamples: usize,
+    /// Seed of the bootstrap: the same seed prints the same intervals and p-values.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Coverage of the intervals (above 0, below 1).
+    #[arg(long, default_value_t = 0.95, value_parser = parse_level)]
+    pub level: f64,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write Pass@k against k of both runs, overlaid, to this SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Scoring threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+fn parse_level(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v > 0.0 && v < 1.0, "the level is above 0 and below 1, e.g. 0.95")
+}
+
 /// A number, refused at parse time (never sent to a server or written to the run manifest) when
 /// `ok` says it is out of range.
-fn parse_f32_in(s: &str, ok: impl Fn(f32) -> bool, range: &str) -> Result<f32, String> {
-    match s.trim().parse::<f32>() {
+fn parse_f64_in(s: &str, ok: impl Fn(f64) -> bool, range: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && ok(v) => Ok(v),
         Ok(_) => Err(format!("`{s}` is out of range: {range}")),
         Err(e) => Err(format!("`{s}` is not a number: {e}")),
@@ -269,12 +305,12 @@ fn parse_positive(s: &str) -> Result<usize, String> {
     }
 }
 
-fn parse_temperature(s: &str) -> Result<f32, String> {
-    parse_f32_in(s, |v| v >= 0.0, "the temperature is a finite number, 0 or more")
+fn parse_temperature(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v >= 0.0, "the temperature is a finite number, 0 or more")
 }
 
-fn parse_top_p(s: &str) -> Result<f32, String> {
-    parse_f32_in(s, |v| v > 0.0 && v <= 1.0, "top-p is above 0 and at most 1")
+fn parse_top_p(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v > 0.0 && v <= 1.0, "top-p is above 0 and at most 1")
 }
 
 #[cfg(test)]
@@ -328,6 +364,47 @@ mod tests {
         for good in [&["--temperature", "0"][..], &["--temperature", "1.5"], &["--top-p", "1"], &["--max-tokens", "1"]]
         {
             assert!(run(good).is_ok(), "{good:?} refused");
+        }
+    }
+
+    /// `--limit 0` is refused where it is typed, not later as a missing metric.
+    #[test]
+    fn limit_zero_is_refused_at_parse_time() {
+        let err = Cli::try_parse_from(["rlbench", "run", "--suite", "aime24", "--limit", "0"]).map(|_| ());
+        let err = err.map_err(|e| e.to_string());
+        assert!(matches!(&err, Err(m) if m.contains("--limit") && m.contains("must be 1 or more")), "{err:?}");
+        match Cli::try_parse_from(["rlbench", "run", "--suite", "aime24", "--limit", "3"]).map(|c| c.command) {
+            Ok(Command::Run(r)) => assert_eq!(r.limit, Some(3)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Sampling values stay f64 from the command line on: `0.6` is 0.6, not 0.6000000238418579.
+    #[test]
+    fn sampling_values_are_kept_as_typed() {
+        match Cli::try_parse_from(["rlbench", "run", "--suite", "a", "--temperature", "0.6", "--top-p", "0.9"])
+            .map(|c| c.command)
+        {
+            Ok(Command::Run(r)) => {
+                assert_eq!((r.temperature, r.top_p), (0.6, 0.9));
+                assert_eq!(serde_json::json!(r.temperature).to_string(), "0.6");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn compare_flags() {
+        match Cli::try_parse_from(["rlbench", "compare", "a", "b", "--seed", "3", "--resamples", "50", "--json"])
+            .map(|c| c.command)
+        {
+            Ok(Command::Compare(c)) => assert_eq!((c.seed, c.resamples, c.level, c.json), (3, 50, 0.95, true)),
+            other => panic!("{other:?}"),
+        }
+        for bad in [&["--resamples", "0"][..], &["--level", "1"], &["--level", "nan"]] {
+            let mut args = vec!["rlbench", "compare", "a", "b"];
+            args.extend_from_slice(bad);
+            assert!(Cli::try_parse_from(args).is_err(), "{bad:?} accepted");
         }
     }
 }

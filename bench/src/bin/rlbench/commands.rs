@@ -1,6 +1,6 @@
 //! What each command does, once the arguments are parsed.
 
-use crate::args::{ApiArg, Cli, Command, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
+use crate::args::{ApiArg, Cli, Command, CompareArgs, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rlbench::backend::client::{CaCerts, ClientOptions};
@@ -21,6 +21,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run(a) => cmd_run(a),
         Command::Score(a) => cmd_score(a),
         Command::Report(a) => cmd_report(a),
+        Command::Compare(a) => cmd_compare(a),
         Command::Suites(a) => cmd_suites(a),
         Command::Prompts => cmd_prompts(),
     }
@@ -356,6 +357,48 @@ fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     print!("{}", report::markdown(&rep));
     for f in files {
         eprintln!("wrote {}", f.display());
+    }
+    if rep.is_incomplete() && !a.allow_partial {
+        let missing: usize = rep.suites.iter().map(|(_, m)| m.missing_samples).sum();
+        eprintln!(
+            "error: {} is incomplete: {missing} samples are missing (see the notes above); re-run the same `rlbench run` command to complete it, or pass --allow-partial to accept a partial report",
+            a.run_dir.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
+    use rlbench::compare;
+    init_threads(a.threads);
+    let cfg = Config::default();
+    let runs = [&a.run_a, &a.run_b].map(|dir| {
+        report::score_run(dir, &cfg).map_err(|e| anyhow!(e)).with_context(|| format!("scoring {}", dir.display()))
+    });
+    let [run_a, run_b] = runs;
+    let (run_a, run_b) = (run_a?, run_b?);
+    let opts = rlbench::metrics::Bootstrap { resamples: a.resamples, seed: a.seed, level: a.level };
+    let c = compare::compare(&run_a, &run_b, &opts)
+        .map_err(|e| anyhow!("{} vs {}: {e}", a.run_a.display(), a.run_b.display()))?;
+    let (name_a, name_b) = (a.run_a.display().to_string(), a.run_b.display().to_string());
+    for (name, run) in [(&name_a, &run_a), (&name_b, &run_b)] {
+        let missing: usize = run.suites.iter().map(|s| s.metrics.missing_samples).sum();
+        if missing > 0 {
+            rlverify::cli::print_warning(&format!(
+                "{name} is incomplete ({missing} samples missing); its problems are compared on the samples they have"
+            ));
+        }
+    }
+    if let Some(path) = &a.svg {
+        std::fs::write(path, compare::passk_overlay_svg(&c, &name_a, &name_b))
+            .with_context(|| format!("--svg {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if a.json {
+        println!("{}", compare::to_json(&c, &name_a, &name_b));
+    } else {
+        print!("{}", compare::markdown(&c, &name_a, &name_b));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,4 +1,4 @@
-//! `rlbench` command line: `run`, `score`, `report`, `suites`, `prompts`.
+//! `rlbench` command line: `run`, `score`, `report`, `compare`, `suites`, `prompts`.
 //!
 //! Exit status: 0 success, 2 usage or I/O errors; errors print as `rlverify`'s do, and a closed
 //! output pipe (`rlbench score f | head`) exits 0 quietly.

@@ -1,0 +1,291 @@
+//! `rlbench compare RUN_A RUN_B`: is B really better than A? Per suite and overall (the mean over
+//! suites), the difference B - A in Avg@K and Pass@k over the problems both runs have (paired by
+//! suite and id), with a paired bootstrap interval and p-value ([`crate::metrics::paired`]).
+//! Problems found in only one run are listed and left out.
+
+use crate::metrics::{ks_up_to, paired_bootstrap, pass_at_k, Bootstrap, PairedDiff};
+use crate::report::{RunCurves, ScoredRun};
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+/// Problems of a suite that only one run has (left out of the comparison).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unpaired {
+    pub suite: String,
+    pub only_a: Vec<String>,
+    pub only_b: Vec<String>,
+}
+
+/// One metric on one suite, or on `overall`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub suite: String,
+    /// `avg@K` or `pass@k`.
+    pub metric: String,
+    pub diff: PairedDiff,
+}
+
+/// The comparison of two runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Per suite (in A's order, then B's), each metric; then `overall` for each metric.
+    pub rows: Vec<Row>,
+    pub unpaired: Vec<Unpaired>,
+    /// The k of Pass@k compared: up to the fewest samples of any paired problem in either run.
+    pub ks: Vec<usize>,
+    pub bootstrap: Bootstrap,
+}
+
+/// (samples, correct samples) of one problem in one run.
+type Counts = (usize, usize);
+
+/// A per-problem score from its counts.
+type MetricFn = Box<dyn Fn(Counts) -> f64>;
+
+/// The name of the overall rows.
+pub const OVERALL: &str = "overall";
+
+/// Pair the problems of two scored runs and compare them. An error when no problem is in both.
+pub fn compare(a: &ScoredRun, b: &ScoredRun, opts: &Bootstrap) -> Result<Comparison, String> {
+    let mut names: Vec<&str> = a.suites.iter().map(|s| s.name.as_str()).collect();
+    for s in &b.suites {
+        if !names.contains(&s.name.as_str()) {
+            names.push(&s.name);
+        }
+    }
+    // Per suite: the (n, c) pairs of problems in both runs.
+    let mut paired: Vec<(&str, Vec<(Counts, Counts)>)> = Vec::new();
+    let mut unpaired = Vec::new();
+    for name in names {
+        let empty = Default::default();
+        let pa = a.suites.iter().find(|s| s.name == name).map_or(&empty, |s| &s.problems);
+        let pb = b.suites.iter().find(|s| s.name == name).map_or(&empty, |s| &s.problems);
+        let pairs: Vec<_> = pa.iter().filter_map(|(id, ca)| pb.get(id).map(|cb| (*ca, *cb))).collect();
+        let only_a: Vec<String> = pa.keys().filter(|id| !pb.contains_key(*id)).cloned().collect();
+        let only_b: Vec<String> = pb.keys().filter(|id| !pa.contains_key(*id)).cloned().collect();
+        if !only_a.is_empty() || !only_b.is_empty() {
+            unpaired.push(Unpaired { suite: name.to_string(), only_a, only_b });
+        }
+        if !pairs.is_empty() {
+            paired.push((name, pairs));
+        }
+    }
+    if paired.is_empty() {
+        return Err("the two runs have no problem in common (problems are paired by suite and id)".into());
+    }
+    let k_common = paired.iter().flat_map(|(_, ps)| ps.iter().map(|(x, y)| x.0.min(y.0))).min().unwrap_or(0);
+    let ks = ks_up_to(k_common);
+    let mut metrics: Vec<(String, MetricFn)> = vec![("avg@K".into(), Box::new(|(n, c): Counts| c as f64 / n as f64))];
+    for &k in &ks {
+        metrics.push((format!("pass@{k}"), Box::new(move |(n, c)| pass_at_k(n, c, k).unwrap_or(0.0))));
+    }
+    let mut per_suite: Vec<Vec<Row>> = vec![Vec::new(); paired.len()];
+    let mut overall = Vec::new();
+    for (metric, value) in &metrics {
+        let groups: Vec<Vec<(f64, f64)>> =
+            paired.iter().map(|(_, ps)| ps.iter().map(|(x, y)| (value(*x), value(*y))).collect()).collect();
+        let (diffs, all) = paired_bootstrap(&groups, opts);
+        for (i, d) in diffs.into_iter().enumerate() {
+            if let Some(diff) = d {
+                per_suite[i].push(Row { suite: paired[i].0.to_string(), metric: metric.clone(), diff });
+            }
+        }
+        if let Some(diff) = all {
+            overall.push(Row { suite: OVERALL.into(), metric: metric.clone(), diff });
+        }
+    }
+    let mut rows: Vec<Row> = per_suite.into_iter().flatten().collect();
+    rows.extend(overall);
+    Ok(Comparison { rows, unpaired, ks, bootstrap: *opts })
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}", 100.0 * x)
+}
+
+fn signed_pct(x: f64) -> String {
+    let s = format!("{:+.1}", 100.0 * x);
+    if s == "-0.0" {
+        "+0.0".into()
+    } else {
+        s
+    }
+}
+
+fn p_label(p: f64) -> String {
+    if p < 0.001 {
+        "<0.001".into()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+/// A Markdown table (values in percent): per suite and overall, A, B, B - A, its interval and p.
+pub fn markdown(c: &Comparison, a_name: &str, b_name: &str) -> String {
+    let mut s = String::new();
+    let level = 100.0 * c.bootstrap.level;
+    let _ = writeln!(
+        s,
+        "A = `{a_name}`, B = `{b_name}`: B − A over the problems in both runs (paired by suite and id), in percent; {level:.0}% paired bootstrap interval over problems and two-sided p-value ({} resamples, seed {}); overall is the mean over suites.\n",
+        c.bootstrap.resamples, c.bootstrap.seed
+    );
+    let _ = writeln!(s, "| suite | problems | metric | A | B | B − A | {level:.0}% CI | p |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    for r in &c.rows {
+        let d = &r.diff;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | [{}, {}] | {} |",
+            r.suite,
+            d.n,
+            r.metric,
+            pct(d.a),
+            pct(d.b),
+            signed_pct(d.diff),
+            signed_pct(d.ci.0),
+            signed_pct(d.ci.1),
+            p_label(d.p_value)
+        );
+    }
+    for u in &c.unpaired {
+        let list = |ids: &[String]| {
+            const SHOWN: usize = 5;
+            let mut l = ids.iter().take(SHOWN).map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ");
+            if ids.len() > SHOWN {
+                let _ = write!(l, ", ... {} more", ids.len() - SHOWN);
+            }
+            l
+        };
+        let mut parts = Vec::new();
+        if !u.only_a.is_empty() {
+            parts.push(format!("{} only in A ({})", u.only_a.len(), list(&u.only_a)));
+        }
+        if !u.only_b.is_empty() {
+            parts.push(format!("{} only in B ({})", u.only_b.len(), list(&u.only_b)));
+        }
+        let _ = writeln!(
+            s,
+            "\n- {}: {} problem(s) left out: {}",
+            u.suite,
+            u.only_a.len() + u.only_b.len(),
+            parts.join("; ")
+        );
+    }
+    s
+}
+
+/// The comparison as JSON: `rows` (suite, metric, problems, a, b, diff, ci_low, ci_high,
+/// p_value; fractions), `unpaired`, `ks`, `resamples`, `seed`, `level`.
+pub fn to_json(c: &Comparison, a_name: &str, b_name: &str) -> Value {
+    json!({
+        "a": a_name,
+        "b": b_name,
+        "resamples": c.bootstrap.resamples,
+        "seed": c.bootstrap.seed,
+        "level": c.bootstrap.level,
+        "ks": c.ks,
+        "rows": c.rows.iter().map(|r| json!({
+            "suite": r.suite,
+            "metric": r.metric,
+            "problems": r.diff.n,
+            "a": r.diff.a,
+            "b": r.diff.b,
+            "diff": r.diff.diff,
+            "ci_low": r.diff.ci.0,
+            "ci_high": r.diff.ci.1,
+            "p_value": r.diff.p_value,
+        })).collect::<Vec<_>>(),
+        "unpaired": c.unpaired.iter().map(|u| json!({"suite": u.suite, "only_a": u.only_a, "only_b": u.only_b})).collect::<Vec<_>>(),
+    })
+}
+
+/// Pass@k against k over the paired problems, both runs overlaid: `A suite` and `B suite` per
+/// suite.
+pub fn passk_overlay_svg(c: &Comparison, a_name: &str, b_name: &str) -> String {
+    let mut runs: Vec<RunCurves> = vec![(format!("A {a_name}"), Vec::new()), (format!("B {b_name}"), Vec::new())];
+    for r in &c.rows {
+        let Some(k) = r.metric.strip_prefix("pass@").and_then(|k| k.parse::<usize>().ok()) else { continue };
+        for (run, value) in [(0, r.diff.a), (1, r.diff.b)] {
+            let suites = &mut runs[run].1;
+            match suites.iter_mut().find(|(s, _)| *s == r.suite) {
+                Some((_, pts)) => pts.push((k, value)),
+                None => suites.push((r.suite.clone(), vec![(k, value)])),
+            }
+        }
+    }
+    crate::report::passk_overlay_svg(&runs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::SuiteMetrics;
+    use crate::report::{ProblemCounts, ScoredSuite};
+
+    /// (suite, [(id, samples, correct)]).
+    type SuiteSpec<'a> = (&'a str, &'a [(&'a str, usize, usize)]);
+
+    fn run(suites: &[SuiteSpec]) -> ScoredRun {
+        ScoredRun {
+            manifest: None,
+            suites: suites
+                .iter()
+                .map(|(name, ps)| ScoredSuite {
+                    name: name.to_string(),
+                    metrics: SuiteMetrics::from_tallies([]),
+                    problems: ps.iter().map(|(id, n, c)| (id.to_string(), (*n, *c))).collect::<ProblemCounts>(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_run_against_itself_differs_by_nothing() {
+        let a = run(&[("s", &[("p1", 4, 1), ("p2", 4, 4), ("p3", 4, 0)]), ("t", &[("q", 4, 2)])]);
+        let c = compare(&a, &a, &Bootstrap { resamples: 200, ..Bootstrap::default() });
+        let Ok(c) = c else { panic!("{c:?}") };
+        assert_eq!(c.ks, vec![1, 2, 4]);
+        // 2 suites x (avg + 3 pass@k) + 4 overall rows.
+        assert_eq!(c.rows.len(), 12);
+        for r in &c.rows {
+            assert_eq!((r.diff.diff, r.diff.ci, r.diff.p_value), (0.0, (0.0, 0.0), 1.0), "{r:?}");
+        }
+        assert!(c.unpaired.is_empty());
+        let md = markdown(&c, "a", "a");
+        assert!(md.contains("| overall | 4 | avg@K | "), "{md}");
+    }
+
+    /// Problems are paired by suite and id; those of one run only are listed and left out, and
+    /// Pass@k goes up to the fewest samples of a paired problem.
+    #[test]
+    fn pairing_by_suite_and_id() {
+        let a = run(&[("s", &[("p1", 4, 0), ("p2", 4, 0), ("only-a", 4, 4)]), ("gone", &[("x", 4, 4)])]);
+        let b = run(&[("s", &[("p1", 2, 2), ("p2", 2, 1), ("only-b", 2, 0)])]);
+        let c = compare(&a, &b, &Bootstrap { resamples: 500, ..Bootstrap::default() });
+        let Ok(c) = c else { panic!("{c:?}") };
+        assert_eq!(c.ks, vec![1, 2]);
+        let row = |suite: &str, metric: &str| c.rows.iter().find(|r| r.suite == suite && r.metric == metric);
+        let avg = row("s", "avg@K").map(|r| r.diff.clone());
+        // A: 0, 0; B: 1, 1/2: diff 3/4 over 2 problems.
+        assert_eq!(avg.as_ref().map(|d| (d.n, d.a, d.b, d.diff)), Some((2, 0.0, 0.75, 0.75)));
+        // pass@2 of B: p1 1, p2 1 (2 samples, 1 right).
+        assert_eq!(row("s", "pass@2").map(|r| r.diff.b), Some(1.0));
+        assert!(row("gone", "avg@K").is_none());
+        assert_eq!(
+            c.unpaired,
+            vec![
+                Unpaired { suite: "s".into(), only_a: vec!["only-a".into()], only_b: vec!["only-b".into()] },
+                Unpaired { suite: "gone".into(), only_a: vec!["x".into()], only_b: vec![] },
+            ]
+        );
+        let md = markdown(&c, "a", "b");
+        assert!(md.contains("- s: 2 problem(s) left out: 1 only in A (`only-a`); 1 only in B (`only-b`)"), "{md}");
+        let j = to_json(&c, "a", "b");
+        assert_eq!(j["rows"][0]["metric"], "avg@K");
+        assert_eq!(j["unpaired"][1]["suite"], "gone");
+        let svg = passk_overlay_svg(&c, "a", "b");
+        assert_eq!(svg.matches("<polyline").count(), 4, "A and B for suite s and overall");
+        let disjoint = run(&[("other", &[("p1", 1, 1)])]);
+        assert!(compare(&a, &disjoint, &Bootstrap::default()).is_err());
+    }
+}

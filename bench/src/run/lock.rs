@@ -1,0 +1,74 @@
+//! One writer per run directory: `run.lock`, held with an OS file lock (released by the OS when
+//! the process ends, even on a kill, so a stale file never blocks), holding the owner's pid.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// File name of the lock inside a run directory.
+pub const LOCK_FILE: &str = "run.lock";
+
+/// An exclusive lock on a run directory, held until dropped.
+#[derive(Debug)]
+pub struct RunLock {
+    _file: File,
+}
+
+/// Why a run directory could not be locked.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// Another process (or another run in this one) holds the lock.
+    #[error("{dir} is in use by another rlbench run ({owner}; lock file {lock}); wait for it to finish or pass another --out")]
+    Busy { dir: PathBuf, lock: PathBuf, owner: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+impl RunLock {
+    /// Take the lock of `dir` without waiting. The error names the directory and the pid written
+    /// by the holder.
+    pub fn acquire(dir: &Path) -> Result<RunLock, LockError> {
+        let path = dir.join(LOCK_FILE);
+        let io = |source| LockError::Io { path: path.clone(), source };
+        // Not truncated on open: the holder's pid must stay readable for the error.
+        let mut file =
+            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let mut text = String::new();
+                let _ = file.read_to_string(&mut text);
+                let owner = match text.trim() {
+                    "" => "pid unknown".to_string(),
+                    pid => format!("pid {pid}"),
+                };
+                return Err(LockError::Busy { dir: dir.to_path_buf(), lock: path.clone(), owner });
+            }
+            Err(TryLockError::Error(e)) => return Err(io(e)),
+        }
+        file.set_len(0).map_err(io)?;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        file.write_all(format!("{}\n", std::process::id()).as_bytes()).map_err(io)?;
+        file.flush().map_err(io)?;
+        Ok(RunLock { _file: file })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_is_refused_with_the_holders_pid_until_the_first_is_dropped() {
+        let dir = std::env::temp_dir().join(format!("rlbench-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(std::fs::create_dir_all(&dir).is_ok());
+        let first = RunLock::acquire(&dir);
+        assert!(first.is_ok(), "{first:?}");
+        let err = RunLock::acquire(&dir).map(|_| ()).map_err(|e| e.to_string());
+        let pid = format!("pid {}", std::process::id());
+        assert!(matches!(&err, Err(m) if m.contains(&pid) && m.contains(&dir.display().to_string())), "{err:?}");
+        drop(first);
+        assert!(RunLock::acquire(&dir).is_ok(), "released on drop");
+    }
+}
