@@ -53,6 +53,9 @@ const RM: RoundingMode = RoundingMode::ToEven;
 const MAX_EVAL_DEPTH: usize = 128;
 /// Largest root index evaluated.
 const MAX_ROOT_INDEX: u64 = 1 << 12;
+/// Largest argument of `sin`/`cos`/`tan`, in bits of its magnitude (about 10^4932): beyond it the
+/// argument reduction alone would exceed any step budget.
+const MAX_TRIG_ARG_BITS: u64 = 1 << 14;
 
 /// A complex high-precision float.
 #[derive(Clone, Debug)]
@@ -819,6 +822,15 @@ impl<'a> Evaluator<'a> {
 
     fn cos_sin_uncached(&mut self, x: &BigFloat) -> R<(BigFloat, BigFloat)> {
         let p = self.prec;
+        // astro-float reduces x modulo π at p + (bits of |x|) bits, which costs about the square
+        // of that size (`\sin(10^{100000})` took 12 s): charge it, and refuse arguments whose
+        // reduction alone would exceed any budget (the fuzzer found `\tan(10^{ys})`).
+        let bits = x.exponent().unwrap_or(0).max(0) as u64;
+        if bits > MAX_TRIG_ARG_BITS {
+            return Err(EvalErr::Limit(LimitKind::ExponentTooLarge));
+        }
+        let size = bits / p as u64;
+        self.charge_float(cost::TRIG * size * size / 4)?;
         let cc = self.consts()?;
         if p <= elementary::MAX_PREC {
             let pi = cc.pi(p + 64, RM);

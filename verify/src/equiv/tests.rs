@@ -655,6 +655,11 @@ fn limits_are_reported() {
             (tuple(vec![fact(n(100_000)), n(1)]), tuple(vec![n(5), n(1)]), Lim(LimitKind::FactorialTooLarge)),
             // Factorials within the cap are exact.
             (frac(fact(n(3000)), fact(n(2999))), n(3000), E),
+            // sin of a huge argument: reducing it modulo π costs the square of its size (this
+            // took 12 s), so it is charged and refused beyond 2^16384; moderate ones still decide.
+            (sin(pow(n(10), n(100_000))), n(1), Lim(LimitKind::ExponentTooLarge)),
+            (sin(pow(n(10), n(100_000))), sin(pow(n(10), n(100_000))), E),
+            (sin(pow(n(10), n(1000))), n(1), N),
         ],
     );
 }
