@@ -16,7 +16,7 @@ pub mod retry;
 
 pub use fleet::{EndpointStats, Fleet, FleetOptions};
 pub use openai::{Api, OpenAiBackend};
-pub use retry::{with_retries, RetryPolicy};
+pub use retry::{with_retries, with_retries_until, RetryPolicy};
 
 use crate::prompt::RenderedPrompt;
 use serde::{Deserialize, Serialize};
