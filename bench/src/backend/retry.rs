@@ -17,7 +17,7 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy { max_retries: 5, base_delay: Duration::from_secs(1), max_delay: Duration::from_secs(60) }
+        RetryPolicy { max_retries: 6, base_delay: Duration::from_secs(1), max_delay: Duration::from_secs(60) }
     }
 }
 
