@@ -3,6 +3,9 @@
 use serde::Deserialize;
 use std::path::Path;
 
+/// The template `rlbench run` uses unless told otherwise.
+pub const DEFAULT_PROMPT: &str = "boxed";
+
 /// The placeholder replaced by the problem text.
 pub const PLACEHOLDER: &str = "{problem}";
 

@@ -139,10 +139,12 @@ fn missing_suites_and_models_fail_clearly() {
     assert_eq!(out.status.code(), Some(2));
     // No such model file: a clear error before any work, not a panic.
     assert!(String::from_utf8_lossy(&out.stderr).contains("--model: model `smol.gguf` is neither"));
-    // Unknown devices and dtypes are refused before the model loads.
-    for (flag, value, message) in
-        [("--device", "tpu", "unknown device `tpu`"), ("--dtype", "f64", "unknown dtype `f64`")]
-    {
+    // Unknown devices and dtypes are refused at parse time, before the model loads.
+    for (flag, value, message) in [
+        ("--device", "tpu", "unknown device `tpu`"),
+        ("--device", "cuda:x", "unknown device `cuda:x`"),
+        ("--dtype", "f64", "[possible values: auto, f32, bf16, f16]"),
+    ] {
         let out = rlbench()
             .args(["run", "--model", "random:smollm2-135m", flag, value, "--suite"])
             .arg(&file)

@@ -1,7 +1,8 @@
 //! `rlbench run` against several servers and against servers that fail: least-loaded routing over
 //! a fleet, a server killed mid-run (nothing lost or duplicated), a failing server taken out and
 //! back in, `Retry-After` honoured, the start-up check of `/v1/models`, a dead server stopping
-//! the run with "re-run the same command to continue", and proxies from the environment.
+//! the run with "re-run the same command to continue", a server that passes its health checks
+//! but fails completions ending the run with bounded attempts, and proxies from the environment.
 
 mod support;
 
@@ -10,8 +11,8 @@ use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Output, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 use support::{refused_url, Behaviour, FakeServer, Fault};
 
@@ -46,6 +47,52 @@ fn suite(dir: &Path, n: usize) -> PathBuf {
 
 /// `rlbench run` on `suite` with K samples against `endpoints`, into `out`.
 fn run(suite: &Path, k: usize, out: &Path, endpoints: &[String], extra: &[&str]) -> Output {
+    run_command(suite, k, out, endpoints, extra).output().expect("run rlbench")
+}
+
+/// [`run`], killed and failed after [`HANG_GUARD`] instead of hanging the test suite.
+fn run_guarded(suite: &Path, k: usize, out: &Path, endpoints: &[String], extra: &[&str]) -> Output {
+    let mut child = run_command(suite, k, out, endpoints, extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rlbench");
+    let (tx, rx) = mpsc::channel();
+    for (name, pipe) in [
+        ("stdout", child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>)),
+        ("stderr", child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>)),
+    ] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            let _ = tx.send((name, bytes));
+        });
+    }
+    drop(tx);
+    // Both pipes close when rlbench exits.
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        match rx.recv_timeout(HANG_GUARD) {
+            Ok(("stdout", b)) => stdout = b,
+            Ok((_, b)) => stderr = b,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("rlbench run did not finish within {HANG_GUARD:?}");
+            }
+        }
+    }
+    let status = child.wait().expect("wait for rlbench");
+    Output { status, stdout, stderr }
+}
+
+/// Far longer than any of these runs takes: a run still going by then hangs.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+fn run_command(suite: &Path, k: usize, out: &Path, endpoints: &[String], extra: &[&str]) -> Command {
     let mut c = rlbench();
     c.args(["run", "--prompt", "plain", "--api", "completions", "--served-model", "fake", "--retry-delay", "0.05"])
         .args(["-k", &k.to_string(), "--suite"])
@@ -55,7 +102,8 @@ fn run(suite: &Path, k: usize, out: &Path, endpoints: &[String], extra: &[&str])
     for e in endpoints {
         c.args(["--endpoint", e]);
     }
-    c.args(extra).output().expect("run rlbench")
+    c.args(extra);
+    c
 }
 
 fn stderr(o: &Output) -> String {
@@ -214,6 +262,96 @@ fn a_dead_server_stops_the_run_with_what_to_do() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(records(&out.join("mini.jsonl")).len(), 64);
     assert_eq!(back.request_count(), 61);
+}
+
+/// The count in "N requests failed; re-run the same command to continue".
+fn failed_requests(err: &str) -> usize {
+    err.lines()
+        .find_map(|l| l.strip_suffix(" requests failed; re-run the same command to continue"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count of failed requests: {err}"))
+}
+
+/// A server that lists its models (so every health check passes) but answers 503 to every
+/// completion used to be taken out and put back forever, even with `--retries 0`. Each request
+/// now makes at most `--retries` + 1 attempts and the run stops at its failure budget.
+#[test]
+fn a_server_that_passes_health_checks_but_fails_every_completion_ends_the_run() {
+    let dir = temp_dir("503-always");
+    let file = suite(&dir, 16);
+    for retries in [0usize, 1] {
+        let server = FakeServer::start(Behaviour { always_status: Some(503), ..Behaviour::default() });
+        let out = dir.join(format!("run-{retries}"));
+        let args = ["--concurrency", "4", "--max-failures", "4", "--retries", &retries.to_string()];
+        let o = run_guarded(&file, 1, &out, &[server.url()], &args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("HTTP 503"), "{err}");
+        assert!(err.contains("stopped after"), "the failure budget stopped it: {err}");
+        let failed = failed_requests(&err);
+        assert!((4..16).contains(&failed), "{failed} failed: {err}");
+        let attempts = server.request_count();
+        assert!((failed..=failed * (retries + 1)).contains(&attempts), "{attempts} attempts: {err}");
+        if retries > 0 {
+            // Retries waited for health checks that passed and put the server back.
+            let checks = server.log.lock().map(|l| l.model_requests).unwrap_or(0);
+            assert!(checks >= 2, "{checks} model requests: {err}");
+        }
+        assert!(records(&out.join("mini.jsonl")).is_empty());
+    }
+}
+
+/// A server that answers 5 completions, then 503 to every other one while its health checks
+/// pass: the run ends at its failure budget with the 5 kept, and the same command against a
+/// working server completes exactly the rest.
+#[test]
+fn a_server_that_starts_failing_completions_ends_the_run_and_keeps_what_it_answered() {
+    let dir = temp_dir("503-after");
+    let file = suite(&dir, 16);
+    let server = FakeServer::start(Behaviour { fail_after: Some(5), ..Behaviour::default() });
+    let out = dir.join("run");
+    let args = ["--concurrency", "4", "--max-failures", "4", "--retries", "0"];
+    let o = run_guarded(&file, 1, &out, &[server.url()], &args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("5 completions generated") && err.contains("stopped after"), "{err}");
+    let failed = failed_requests(&err);
+    assert!((4..16 - 5).contains(&failed), "{failed} failed: {err}");
+    assert_eq!(server.request_count(), 5 + failed, "one attempt per request with --retries 0: {err}");
+    assert_eq!(records(&out.join("mini.jsonl")).len(), 5);
+
+    let back = FakeServer::start(Behaviour::default());
+    let o = run_guarded(&file, 1, &out, &[back.url()], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(back.request_count(), 11);
+    assert_eq!(records(&out.join("mini.jsonl")).len(), 16);
+}
+
+/// A server that fails every third completion: without retries those requests fail and the run
+/// ends with them missing (no failure budget to stop it early); the same command with a retry
+/// finishes the run, nothing generated twice.
+#[test]
+fn a_server_that_fails_some_completions_ends_the_run_and_resume_finishes_it() {
+    let dir = temp_dir("503-some");
+    let file = suite(&dir, 12);
+    let server = FakeServer::start(Behaviour { fail_every: Some(3), ..Behaviour::default() });
+    let out = dir.join("run");
+    // One request at a time, so the failing arrivals are the 3rd, 6th, 9th and 12th request.
+    let args = ["--concurrency", "1", "--retries", "0", "--max-failures", "0"];
+    let o = run_guarded(&file, 1, &out, &[server.url()], &args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(failed_requests(&err), 4, "{err}");
+    assert!(err.contains("8 completions generated") && !err.contains("stopped after"), "{err}");
+    assert_eq!(server.request_count(), 12);
+    assert_eq!(records(&out.join("mini.jsonl")).len(), 8);
+
+    // Arrivals 13.. : the 15th fails and its retry succeeds.
+    let o = run_guarded(&file, 1, &out, &[server.url()], &["--concurrency", "1", "--retries", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("4 completions generated, 8 already present"), "{}", stderr(&o));
+    assert_eq!(server.request_count(), 12 + 5);
+    assert_eq!(records(&out.join("mini.jsonl")).len(), 12);
 }
 
 #[test]

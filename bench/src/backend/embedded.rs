@@ -349,6 +349,11 @@ mod tests {
     use rlengine::{Arch, DType, Device, LoadedModel, Model, ModelConfig, Tokenizer};
 
     #[test]
+    fn the_default_batch_is_the_engines() {
+        assert_eq!(super::super::DEFAULT_ENGINE_BATCH, ModelSpec::new(ModelSource::Default).max_batch);
+    }
+
+    #[test]
     fn finish_reasons_and_token_counts() {
         let cases = [(FinishReason::Eos, "stop"), (FinishReason::Stop, "stop"), (FinishReason::Length, "length")];
         for (reason, expected) in cases {

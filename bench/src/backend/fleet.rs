@@ -7,10 +7,15 @@
 //!   endpoint out of rotation; the request is sent at once to another endpoint. An endpoint out of
 //!   rotation is checked with `GET /v1/models` after 1 s (or its `Retry-After`), then after
 //!   doubling waits up to 5 s, and comes back when it answers.
-//! - While every endpoint is out, requests wait for one to come back; once every endpoint has
-//!   been out for [`FleetOptions::down_timeout`] and has failed a health check, requests fail at
-//!   once ([`BackendError::Fatal`]) so the run stops within seconds instead of retrying for an
-//!   hour.
+//! - One call of [`Backend::generate`] sends its request at most once to each endpoint; once every
+//!   endpoint has failed it, the last error goes back to the caller, whose retries
+//!   ([`super::with_retries`]) decide whether to try again. So a request makes at most
+//!   (retries + 1) x endpoints attempts, even against a server that passes its health checks but
+//!   fails every completion.
+//! - While every endpoint it has not tried is out, a request waits for one to come back, at most
+//!   [`FleetOptions::down_timeout`] + [`FleetOptions::check_timeout`]; once every endpoint has
+//!   been out for `down_timeout` and has failed a health check, requests fail at once
+//!   ([`BackendError::Fatal`]) so the run stops within seconds instead of retrying for an hour.
 //! - Per endpoint: requests sent, failures, completions and tokens ([`EndpointStats`]), kept in the
 //!   run directory's `endpoints.json` across resumed invocations.
 
@@ -156,10 +161,10 @@ pub struct Fleet {
 
 enum Pick {
     Use(usize),
-    /// No endpoint to send to now: every untried endpoint is out (or tried).
-    None {
-        all_out: bool,
-    },
+    /// Every endpoint is out, and some of them this request has not tried: wait for one.
+    Wait,
+    /// Every endpoint in rotation has failed this request.
+    Exhausted,
     Gone(String),
 }
 
@@ -248,15 +253,17 @@ impl Fleet {
     }
 
     /// The endpoint for the next request among those not `tried`: the least loaded one in
-    /// rotation, after a health check of one endpoint whose check is due.
+    /// rotation, after a health check of one endpoint whose check is due. At most one health check
+    /// per endpoint and call, so the call ends however other requests move endpoints in and out.
     fn pick(&self, tried: &[bool]) -> Pick {
         let n = self.members.len();
+        let mut checks_left = n;
         loop {
             let now = Instant::now();
             let start = self.rotation.fetch_add(1, Ordering::Relaxed) % n;
             let mut best: Option<(usize, usize)> = None;
             let mut to_check = None;
-            let mut all_out = true;
+            let (mut all_out, mut untried_out) = (true, false);
             for off in 0..n {
                 let i = (start + off) % n;
                 let m = &self.members[i];
@@ -273,7 +280,8 @@ impl Fleet {
                         }
                     }
                     Some(out) => {
-                        if to_check.is_none() && !out.checking && now >= out.next_check {
+                        untried_out |= !tried[i];
+                        if checks_left > 0 && to_check.is_none() && !out.checking && now >= out.next_check {
                             out.checking = true;
                             to_check = Some(i);
                         }
@@ -281,6 +289,7 @@ impl Fleet {
                 }
             }
             if let Some(i) = to_check {
+                checks_left -= 1;
                 let result = self.members[i].backend.alive(self.opts.check_timeout);
                 let back = result.is_ok();
                 self.after_check(i, result);
@@ -291,12 +300,13 @@ impl Fleet {
             if let Some((_, i)) = best {
                 return Pick::Use(i);
             }
-            if all_out {
-                if let Some(why) = self.gone(now) {
-                    return Pick::Gone(why);
-                }
+            if !all_out {
+                return Pick::Exhausted;
             }
-            return Pick::None { all_out };
+            if let Some(why) = self.gone(now) {
+                return Pick::Gone(why);
+            }
+            return if untried_out { Pick::Wait } else { Pick::Exhausted };
         }
     }
 
@@ -397,8 +407,11 @@ impl Backend for Fleet {
 
     fn generate(&self, prompt: &RenderedPrompt, params: &SamplingParams) -> Result<Vec<Completion>, BackendError> {
         self.first_request.get_or_init(Instant::now);
+        // Each endpoint is tried at most once: the caller's retries bound the attempts.
         let mut tried = vec![false; self.members.len()];
         let mut last: Option<BackendError> = None;
+        let mut waiting_since: Option<Instant> = None;
+        let max_wait = self.opts.down_timeout.saturating_add(self.opts.check_timeout);
         loop {
             match self.pick(&tried) {
                 Pick::Use(i) => {
@@ -426,13 +439,22 @@ impl Backend for Fleet {
                     }
                 }
                 Pick::Gone(why) => return Err(BackendError::Fatal(why)),
-                Pick::None { all_out: true } => {
-                    // Wait for an endpoint to come back (or for the fleet to be given up).
+                Pick::Wait => {
+                    // Wait for an endpoint to come back, the fleet to be given up, or the wait
+                    // to run out (one total per call).
+                    let since = *waiting_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= max_wait {
+                        return Err(last.unwrap_or_else(|| {
+                            BackendError::Io(format!(
+                                "no server came back into rotation within {:.0}s",
+                                max_wait.as_secs_f64()
+                            ))
+                        }));
+                    }
                     std::thread::sleep(Duration::from_millis(50));
-                    tried.iter_mut().for_each(|t| *t = false);
                 }
-                Pick::None { all_out: false } => {
-                    // Every endpoint in rotation failed this request: back off and retry.
+                Pick::Exhausted => {
+                    // Every endpoint failed this request: the caller backs off and retries.
                     return Err(last.unwrap_or_else(|| BackendError::Io("no endpoint available".into())));
                 }
             }

@@ -16,9 +16,13 @@ pub mod retry;
 
 pub use fleet::{EndpointStats, Fleet, FleetOptions};
 pub use openai::{Api, OpenAiBackend};
-pub use retry::{with_retries, RetryPolicy};
+pub use retry::{with_retries, with_retries_until, RetryPolicy};
 
 use crate::prompt::RenderedPrompt;
+
+/// Rows (prompts x samples) the embedded engine decodes together unless told otherwise (the
+/// engine's own `ModelSpec` default).
+pub const DEFAULT_ENGINE_BATCH: usize = 16;
 use serde::{Deserialize, Serialize};
 
 /// Sampling settings of one request. Field names follow the embedded engine's `SamplingParams`.

@@ -17,7 +17,7 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy { max_retries: 5, base_delay: Duration::from_secs(1), max_delay: Duration::from_secs(60) }
+        RetryPolicy { max_retries: 6, base_delay: Duration::from_secs(1), max_delay: Duration::from_secs(60) }
     }
 }
 
@@ -46,21 +46,44 @@ pub struct RetryError {
 pub fn with_retries<T>(
     policy: &RetryPolicy,
     jitter_seed: u64,
+    f: impl FnMut(u32) -> Result<T, BackendError>,
+) -> Result<T, RetryError> {
+    with_retries_until(policy, jitter_seed, || false, f)
+}
+
+/// [`with_retries`] that also gives up, with the last error, once `give_up` says so: checked
+/// before each retry and during its delay (a run that stopped retries nothing).
+pub fn with_retries_until<T>(
+    policy: &RetryPolicy,
+    jitter_seed: u64,
+    give_up: impl Fn() -> bool,
     mut f: impl FnMut(u32) -> Result<T, BackendError>,
 ) -> Result<T, RetryError> {
+    /// How often a delay looks at `give_up`.
+    const SLICE: Duration = Duration::from_millis(50);
     let start = std::time::Instant::now();
     let mut attempt = 0u32;
     loop {
-        match f(attempt) {
+        let last = match f(attempt) {
             Ok(v) => return Ok(v),
-            Err(e) if e.is_retryable() && attempt < policy.max_retries => {
-                attempt += 1;
-                let backoff = policy.delay(attempt, jitter_seed);
-                std::thread::sleep(e.retry_after().map_or(backoff, |asked| asked.max(backoff)));
+            Err(e) => e,
+        };
+        if !last.is_retryable() || attempt >= policy.max_retries || give_up() {
+            return Err(RetryError { attempts: attempt + 1, elapsed: start.elapsed().as_secs_f64(), last });
+        }
+        attempt += 1;
+        let backoff = policy.delay(attempt, jitter_seed);
+        let delay = last.retry_after().map_or(backoff, |asked| asked.max(backoff));
+        let until = std::time::Instant::now() + delay;
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
             }
-            Err(last) => {
-                return Err(RetryError { attempts: attempt + 1, elapsed: start.elapsed().as_secs_f64(), last })
+            if give_up() {
+                return Err(RetryError { attempts: attempt, elapsed: start.elapsed().as_secs_f64(), last });
             }
+            std::thread::sleep(left.min(SLICE));
         }
     }
 }
@@ -131,6 +154,43 @@ mod tests {
         });
         assert_eq!(r, Ok(()));
         assert!(calls[1] - calls[0] >= Duration::from_millis(300), "{calls:?}");
+    }
+
+    /// Once `give_up` turns true no retry is made, whatever retries are left, and the error is
+    /// the last one the server gave.
+    #[test]
+    fn giving_up_stops_the_retries() {
+        let calls = std::cell::Cell::new(0u32);
+        let r: Result<(), _> = with_retries_until(
+            &quick(100),
+            1,
+            || calls.get() >= 2,
+            |_| {
+                calls.set(calls.get() + 1);
+                Err(BackendError::Http { status: 503, body: "down".into(), retry_after: None })
+            },
+        );
+        assert_eq!(calls.get(), 2);
+        let e = r.expect_err("gave up");
+        assert_eq!(e.attempts, 2);
+        assert_eq!(e.last, BackendError::Http { status: 503, body: "down".into(), retry_after: None });
+
+        // A delay under way is cut short too: `give_up` turns true at its first look during the
+        // delay (a Retry-After of 30 s; without the cut the retry would be made after it).
+        let looks = std::cell::Cell::new(0u32);
+        let r: Result<(), _> = with_retries_until(
+            &quick(1),
+            1,
+            || {
+                looks.set(looks.get() + 1);
+                looks.get() >= 2
+            },
+            |_| {
+                Err(BackendError::Http { status: 429, body: String::new(), retry_after: Some(Duration::from_secs(30)) })
+            },
+        );
+        assert_eq!(r.map_err(|e| e.attempts), Err(1));
+        assert_eq!(looks.get(), 2);
     }
 
     #[test]

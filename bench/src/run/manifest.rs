@@ -25,6 +25,23 @@ pub struct SamplingSettings {
     pub samples_per_request: usize,
 }
 
+impl Default for SamplingSettings {
+    /// `rlbench run`'s defaults: one sample at temperature 0.6, top-p 0.95, 4096 new tokens, base
+    /// seed 0, one completion per request.
+    fn default() -> Self {
+        SamplingSettings {
+            k: 1,
+            temperature: 0.6,
+            top_p: 0.95,
+            top_k: None,
+            max_tokens: 4096,
+            stop: Vec::new(),
+            seed: Some(0),
+            samples_per_request: 1,
+        }
+    }
+}
+
 /// The prompt template used.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PromptInfo {

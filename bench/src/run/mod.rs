@@ -21,7 +21,7 @@ pub use manifest::{utc_now, PromptInfo, RunManifest, SamplingSettings, MANIFEST_
 pub use store::{read_records, scan_and_repair, Appender, Record, Scan, StoreError};
 
 use crate::backend::retry::splitmix64;
-use crate::backend::{with_retries, Backend, BackendError, Completion, RetryPolicy, SamplingParams};
+use crate::backend::{with_retries_until, Backend, BackendError, Completion, RetryPolicy, SamplingParams};
 use crate::prompt::{Fnv, PromptTemplate};
 use crate::suite::LoadedSuite;
 use std::collections::VecDeque;
@@ -261,11 +261,16 @@ pub fn run(
                         seed,
                     };
                     let jitter = seed.unwrap_or(job.problem as u64) ^ first_sample as u64;
-                    let result = with_retries(&spec.retry, jitter, |_| match backend.generate(&prompt, &params) {
-                        Ok(c) if c.is_empty() => {
-                            Err(BackendError::Protocol(format!("asked for {remaining} completions, got none")))
+                    // Once the run stops (failure budget spent, a write failed), requests in
+                    // flight retry no more: a server that fails every request ends the run soon.
+                    let stopped = || stop.load(Ordering::SeqCst);
+                    let result = with_retries_until(&spec.retry, jitter, stopped, |_| {
+                        match backend.generate(&prompt, &params) {
+                            Ok(c) if c.is_empty() => {
+                                Err(BackendError::Protocol(format!("asked for {remaining} completions, got none")))
+                            }
+                            other => other,
                         }
-                        other => other,
                     })
                     .map_err(|e| {
                         let server_side = e.last.is_retryable() || matches!(e.last, BackendError::Fatal(_));

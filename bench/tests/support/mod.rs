@@ -42,6 +42,8 @@ pub struct Behaviour {
     pub fail_after: Option<usize>,
     /// Answer every request with this status (e.g. 400) instead.
     pub always_status: Option<u16>,
+    /// Answer 503 to every Nth completion request (by arrival: the Nth, the 2Nth, ...).
+    pub fail_every: Option<usize>,
     /// Use chunked transfer encoding for successful answers.
     pub chunked: bool,
     /// What `GET /v1/models` lists ([`DEFAULT_MODELS`] when `None`).
@@ -318,6 +320,9 @@ fn handle_request(stream: &mut dyn Conn, server: &Shared, method: &str, path: &s
     };
     if let Some(status) = b.always_status {
         return respond(stream, status, &json!({"error": {"message": "rejected"}}).to_string(), false, close, None);
+    }
+    if b.fail_every.is_some_and(|every| every > 0 && (nth + 1) % every == 0) {
+        return respond(stream, 503, r#"{"error":"overloaded"}"#, false, close, None);
     }
     match b.faults.get(nth) {
         Some(Fault::Status(s)) => return respond(stream, *s, r#"{"error":"injected"}"#, false, close, None),

@@ -1,6 +1,11 @@
 //! What the user typed.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use rlbench::backend::{FleetOptions, RetryPolicy, DEFAULT_ENGINE_BATCH};
+use rlbench::metrics::Bootstrap;
+use rlbench::prompt::DEFAULT_PROMPT;
+use rlbench::run::SamplingSettings;
+use rlbench::suite::Fields;
 use rlverify::input::{FieldPath, FieldSpec};
 use std::path::PathBuf;
 
@@ -59,6 +64,16 @@ pub enum CpuDecodeArg {
     Dense,
 }
 
+/// Weight dtype of the embedded engine.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum DtypeArg {
+    /// f32 on the CPU; on a GPU a Hugging Face checkpoint's own dtype, f32 for GGUF
+    Auto,
+    F32,
+    Bf16,
+    F16,
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Suites: manifest names (aime24, aime25, amc23, math500, minerva, olympiadbench, gsm8k, or
@@ -68,20 +83,20 @@ pub struct RunArgs {
     #[command(flatten)]
     pub data: DataArgs,
     /// Problem field of JSONL files that are not in the manifest.
-    #[arg(long, default_value = "problem", help_heading = "Data")]
+    #[arg(long, default_value_t = Fields::default().problem, help_heading = "Data")]
     pub problem_field: String,
     /// Answer field of JSONL files that are not in the manifest.
-    #[arg(long, default_value = "answer", help_heading = "Data")]
+    #[arg(long, default_value_t = Fields::default().answer, help_heading = "Data")]
     pub answer_field: String,
     /// Id field of JSONL files that are not in the manifest (rows without it get `line-N`).
-    #[arg(long, default_value = "id", help_heading = "Data")]
+    #[arg(long, default_value_t = Fields::default().id, help_heading = "Data")]
     pub id_field: String,
     /// Keep only the first N problems of each suite (1 or more).
     #[arg(long, help_heading = "Data", value_parser = parse_positive)]
     pub limit: Option<usize>,
 
     /// Prompt template: boxed, think, plain, or a template file.
-    #[arg(long, default_value = "boxed", help_heading = "Prompt")]
+    #[arg(long, default_value = DEFAULT_PROMPT, help_heading = "Prompt")]
     pub prompt: String,
 
     /// OpenAI-compatible server, e.g. http://localhost:8000 or https://host/v1 (vLLM, SGLang,
@@ -115,33 +130,33 @@ pub struct RunArgs {
     pub cpu_decode: CpuDecodeArg,
     /// Device of the embedded engine: auto (the first GPU of a `--features cuda` build, else the
     /// CPU), cpu, cuda or cuda:N.
-    #[arg(long, default_value = "auto", help_heading = "Backend")]
+    #[arg(long, default_value = "auto", value_parser = parse_device, help_heading = "Backend")]
     pub device: String,
-    /// Weight dtype of the embedded engine: auto (f32 on the CPU; on a GPU a Hugging Face
-    /// checkpoint's own dtype, f32 for GGUF), f32, bf16 or f16. Recorded in the backend kind
-    /// when not f32.
-    #[arg(long, default_value = "auto", help_heading = "Backend")]
-    pub dtype: String,
+    /// Weight dtype of the embedded engine. Recorded in the backend kind when not f32.
+    #[arg(long, value_enum, default_value_t = DtypeArg::Auto, help_heading = "Backend")]
+    pub dtype: DtypeArg,
     /// Most rows (prompts x samples) the embedded engine decodes together; larger batches pay
     /// off on a GPU. Samples do not depend on it.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Backend")]
+    #[arg(long, default_value_t = DEFAULT_ENGINE_BATCH as u64, value_parser = clap::value_parser!(u64).range(1..),
+          help_heading = "Backend")]
     pub engine_batch: u64,
-    /// Requests in flight at once [default: 32 with --endpoint; with the embedded engine, enough to fill its batch of 16 rows: 16 / --samples-per-request].
-    #[arg(long, help_heading = "Backend")]
+    /// Requests in flight at once [default: 32 per --endpoint; with the embedded engine, enough to
+    /// fill its batch: --engine-batch / --samples-per-request, rounded up].
+    #[arg(long, help_heading = "Backend", value_parser = parse_positive)]
     pub concurrency: Option<usize>,
     /// Per-request timeout in seconds.
     #[arg(long, default_value_t = 1800.0, help_heading = "Backend")]
     pub timeout: f64,
     /// Retries of a failed request (timeouts, dropped connections, HTTP 429/5xx).
-    #[arg(long, default_value_t = 6, help_heading = "Backend")]
+    #[arg(long, default_value_t = RetryPolicy::default().max_retries, help_heading = "Backend")]
     pub retries: u32,
     /// First retry delay in seconds (doubles each retry, with jitter, up to 60 s; a longer
     /// Retry-After of the server, up to 300 s, is honoured).
-    #[arg(long, default_value_t = 1.0, help_heading = "Backend")]
+    #[arg(long, default_value_t = RetryPolicy::default().base_delay.as_secs_f64(), help_heading = "Backend")]
     pub retry_delay: f64,
     /// Seconds every server may stay unreachable (failing its health checks) before the requests
     /// waiting for one fail and the run stops.
-    #[arg(long, default_value_t = 20.0, help_heading = "Backend")]
+    #[arg(long, default_value_t = FleetOptions::default().down_timeout.as_secs_f64(), help_heading = "Backend")]
     pub down_timeout: f64,
     /// Stop the run once this many requests have failed for good on the server side (0: never);
     /// re-running the same command continues it.
@@ -149,32 +164,36 @@ pub struct RunArgs {
     pub max_failures: usize,
 
     /// Samples per problem (K): `--k 32`, `-k 32` or `--samples 32`.
-    #[arg(short = 'k', long = "k", visible_alias = "samples", default_value_t = 1, help_heading = "Sampling",
-          value_parser = parse_positive)]
+    #[arg(short = 'k', long = "k", visible_alias = "samples", default_value_t = SamplingSettings::default().k,
+          help_heading = "Sampling", value_parser = parse_positive)]
     pub k: usize,
     /// Sampling temperature (0 or more, finite; 0 is greedy).
-    #[arg(long, default_value_t = 0.6, help_heading = "Sampling", value_parser = parse_temperature)]
+    #[arg(long, default_value_t = SamplingSettings::default().temperature, help_heading = "Sampling",
+          value_parser = parse_temperature)]
     pub temperature: f64,
     /// Nucleus sampling threshold (above 0, at most 1).
-    #[arg(long, default_value_t = 0.95, help_heading = "Sampling", value_parser = parse_top_p)]
+    #[arg(long, default_value_t = SamplingSettings::default().top_p, help_heading = "Sampling",
+          value_parser = parse_top_p)]
     pub top_p: f64,
     /// Top-k cut-off (vLLM/SGLang extension; unset = server default).
     #[arg(long, help_heading = "Sampling")]
     pub top_k: Option<usize>,
     /// Maximum new tokens per completion (1 or more).
-    #[arg(long, default_value_t = 4096, help_heading = "Sampling", value_parser = parse_positive)]
+    #[arg(long, default_value_t = SamplingSettings::default().max_tokens, help_heading = "Sampling",
+          value_parser = parse_positive)]
     pub max_tokens: usize,
     /// Stop string (repeatable).
     #[arg(long, help_heading = "Sampling")]
     pub stop: Vec<String>,
     /// Base seed; each request's seed derives from it, the suite, the problem and the sample index.
-    #[arg(long, default_value_t = 0, help_heading = "Sampling")]
+    #[arg(long, default_value_t = SamplingSettings::default().seed.unwrap_or_default(), help_heading = "Sampling")]
     pub seed: u64,
     /// Send no seed at all (non-reproducible sampling).
     #[arg(long, help_heading = "Sampling")]
     pub no_seed: bool,
     /// Completions per request (1 gives per-sample seeds and token counts; K is one request per problem).
-    #[arg(long, default_value_t = 1, help_heading = "Sampling")]
+    #[arg(long, default_value_t = SamplingSettings::default().samples_per_request, help_heading = "Sampling",
+          value_parser = parse_positive)]
     pub samples_per_request: usize,
 
     /// Run directory (default: runs/<model>_<suites>_<UTC time>, or the newest unfinished run of
@@ -192,7 +211,7 @@ pub struct ReportOptions {
     #[arg(long, help_heading = "Report")]
     pub baseline: Option<PathBuf>,
     /// Metric of the macro average and Overall: pass@k, avg, maj (or avg@K, maj@K).
-    #[arg(long, default_value = "pass@1", help_heading = "Report")]
+    #[arg(long, default_value = "pass@1", help_heading = "Report", value_parser = parse_metric)]
     pub metric: String,
     /// Scoring threads (default: all cores).
     #[arg(long, help_heading = "Report")]
@@ -264,13 +283,13 @@ pub struct CompareArgs {
     /// Run directory B (B - A is reported).
     pub run_b: PathBuf,
     /// Bootstrap resamples (1 or more).
-    #[arg(long, default_value_t = 10_000, value_parser = parse_positive)]
+    #[arg(long, default_value_t = Bootstrap::default().resamples, value_parser = parse_positive)]
     pub resamples: usize,
     /// Seed of the bootstrap: the same seed prints the same intervals and p-values.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = Bootstrap::default().seed)]
     pub seed: u64,
     /// Coverage of the intervals (above 0, below 1).
-    #[arg(long, default_value_t = 0.95, value_parser = parse_level)]
+    #[arg(long, default_value_t = Bootstrap::default().level, value_parser = parse_level)]
     pub level: f64,
     /// Print JSON instead of the table.
     #[arg(long)]
@@ -302,6 +321,29 @@ fn parse_positive(s: &str) -> Result<usize, String> {
         Ok(0) => Err("must be 1 or more".to_string()),
         Ok(n) => Ok(n),
         Err(e) => Err(format!("`{s}` is not a whole number: {e}")),
+    }
+}
+
+/// A metric name as `--metric` takes it (whether a suite has it is known only after scoring).
+fn parse_metric(s: &str) -> Result<String, String> {
+    let m = s.trim().to_ascii_lowercase();
+    let (name, k) = m.split_once('@').map_or((m.as_str(), None), |(a, b)| (a, Some(b)));
+    let k_ok = k.is_none_or(|k| k.parse::<usize>().is_ok_and(|k| k >= 1));
+    match name {
+        "pass" if k.is_some() && k_ok => Ok(m),
+        "avg" | "maj" if k_ok => Ok(m),
+        _ => Err(format!("`{s}` is not a metric: pass@k, avg, maj, avg@K or maj@K (k, K 1 or more)")),
+    }
+}
+
+/// A device as `--device` takes it; whether it can be opened is known when the engine loads.
+fn parse_device(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    let gpu_ok = s.strip_prefix("cuda:").is_some_and(|n| n.parse::<usize>().is_ok());
+    if matches!(s, "auto" | "cpu" | "cuda") || gpu_ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!("unknown device `{s}`: auto, cpu, cuda or cuda:N"))
     }
 }
 
@@ -390,6 +432,157 @@ mod tests {
                 assert_eq!(serde_json::json!(r.temperature).to_string(), "0.6");
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// The `[default: X]` that `help` (a long help) shows for `--long`, if any.
+    fn shown_default(help: &str, long: &str) -> Option<String> {
+        let flag = format!("--{long} ");
+        let mut lines =
+            help.lines().skip_while(|l| !l.trim_start().starts_with(&flag) && !l.contains(&format!(", {flag}")));
+        lines.next()?;
+        // The flag's block ends at the next flag (indented less than descriptions) or heading.
+        let is_next_arg = |l: &str| {
+            let indent = l.len() - l.trim_start().len();
+            (indent < 10 && l.trim_start().starts_with('-')) || (indent == 0 && !l.is_empty())
+        };
+        lines.take_while(|l| !is_next_arg(l)).find_map(|l| {
+            let start = l.find("[default: ")? + "[default: ".len();
+            let end = start + l[start..].find(']')?;
+            Some(l[start..end].to_string())
+        })
+    }
+
+    /// Asserts each `--flag` of `sub`'s long help shows `[default: value]`.
+    fn assert_defaults(sub: &str, expected: &[(&str, String)]) {
+        let mut cmd = Cli::command().find_subcommand(sub).expect(sub).clone();
+        let help = cmd.render_long_help().to_string();
+        for (flag, value) in expected {
+            assert_eq!(shown_default(&help, flag).as_ref(), Some(value), "{sub} --{flag}");
+        }
+    }
+
+    /// The defaults `--help` shows are the library's, written once: sampling
+    /// (`SamplingSettings::default()`), retries (`RetryPolicy`), the fleet (`FleetOptions`), the
+    /// engine's batch, the prompt, the fields of a suite file (`Fields`) and the bootstrap of
+    /// `compare` (`Bootstrap`); and a command without those flags gets them.
+    #[test]
+    fn help_shows_the_library_defaults() {
+        let (sampling, retry, fleet, fields, boot) = (
+            SamplingSettings::default(),
+            RetryPolicy::default(),
+            FleetOptions::default(),
+            Fields::default(),
+            Bootstrap::default(),
+        );
+        let Some(seed) = sampling.seed else { panic!("the default run is seeded") };
+        assert_defaults(
+            "run",
+            &[
+                ("problem-field", fields.problem.clone()),
+                ("answer-field", fields.answer.clone()),
+                ("id-field", fields.id.clone()),
+                ("prompt", DEFAULT_PROMPT.to_string()),
+                ("engine-batch", DEFAULT_ENGINE_BATCH.to_string()),
+                ("retries", retry.max_retries.to_string()),
+                ("retry-delay", retry.base_delay.as_secs_f64().to_string()),
+                ("down-timeout", fleet.down_timeout.as_secs_f64().to_string()),
+                ("k", sampling.k.to_string()),
+                ("temperature", sampling.temperature.to_string()),
+                ("top-p", sampling.top_p.to_string()),
+                ("max-tokens", sampling.max_tokens.to_string()),
+                ("seed", seed.to_string()),
+                ("samples-per-request", sampling.samples_per_request.to_string()),
+                ("dtype", "auto".to_string()),
+            ],
+        );
+        assert_defaults(
+            "compare",
+            &[
+                ("resamples", boot.resamples.to_string()),
+                ("seed", boot.seed.to_string()),
+                ("level", boot.level.to_string()),
+            ],
+        );
+        assert!(rlbench::prompt::PromptTemplate::load(DEFAULT_PROMPT).is_ok());
+
+        match Cli::try_parse_from(["rlbench", "run", "--suite", "a"]).map(|c| c.command) {
+            Ok(Command::Run(r)) => {
+                let got = (r.k, r.temperature, r.top_p, r.max_tokens, r.seed, r.samples_per_request, r.top_k);
+                let want = (
+                    sampling.k,
+                    sampling.temperature,
+                    sampling.top_p,
+                    sampling.max_tokens,
+                    seed,
+                    sampling.samples_per_request,
+                    sampling.top_k,
+                );
+                assert_eq!(got, want);
+                assert_eq!((r.retries, r.retry_delay), (retry.max_retries, retry.base_delay.as_secs_f64()));
+                assert_eq!(r.down_timeout, fleet.down_timeout.as_secs_f64());
+                assert_eq!((r.problem_field, r.answer_field, r.id_field), (fields.problem, fields.answer, fields.id));
+                assert_eq!((r.prompt.as_str(), r.engine_batch), (DEFAULT_PROMPT, DEFAULT_ENGINE_BATCH as u64));
+                assert_eq!((r.dtype, r.stop.is_empty()), (DtypeArg::Auto, sampling.stop.is_empty()));
+            }
+            other => panic!("{other:?}"),
+        }
+        match Cli::try_parse_from(["rlbench", "compare", "a", "b"]).map(|c| c.command) {
+            Ok(Command::Compare(c)) => {
+                assert_eq!((c.resamples, c.seed, c.level), (boot.resamples, boot.seed, boot.level))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The helper above reads the block of the flag asked for, not a neighbour's default.
+    #[test]
+    fn shown_default_reads_the_flags_own_block() {
+        let help = "Data:\n      --limit <LIMIT>\n          Keep the first N\n\n      --prompt <PROMPT>\n          \
+                    Template\n\n          [default: boxed]\n\n  -k, --k <K>\n          [default: 1]\n";
+        assert_eq!(shown_default(help, "limit"), None);
+        assert_eq!(shown_default(help, "prompt").as_deref(), Some("boxed"));
+        assert_eq!(shown_default(help, "k").as_deref(), Some("1"));
+        assert_eq!(shown_default(help, "top-k"), None);
+    }
+
+    /// Closed sets are enums (`--dtype`); open ones (`--metric`, `--device`) are checked for their
+    /// form at parse time, with the flag named.
+    #[test]
+    fn closed_and_open_sets_are_checked_at_parse_time() {
+        let run = |extra: &[&str]| {
+            let mut args = vec!["rlbench", "run", "--suite", "a"];
+            args.extend_from_slice(extra);
+            Cli::try_parse_from(args).map(|c| c.command)
+        };
+        for (value, want) in [("f32", DtypeArg::F32), ("bf16", DtypeArg::Bf16), ("f16", DtypeArg::F16)] {
+            match run(&["--dtype", value]) {
+                Ok(Command::Run(r)) => assert_eq!(r.dtype, want),
+                other => panic!("{value}: {other:?}"),
+            }
+        }
+        for (metric, kept) in [("pass@4", "pass@4"), ("avg", "avg"), ("Maj@8", "maj@8"), ("avg@16", "avg@16")] {
+            match run(&["--metric", metric]) {
+                Ok(Command::Run(r)) => assert_eq!(r.report.metric, kept),
+                other => panic!("{metric}: {other:?}"),
+            }
+        }
+        for device in ["auto", "cpu", "cuda", "cuda:1"] {
+            assert!(run(&["--device", device]).is_ok(), "{device}");
+        }
+        for bad in [
+            &["--dtype", "f64"][..],
+            &["--metric", "pass@0"],
+            &["--metric", "pass"],
+            &["--metric", "acc"],
+            &["--metric", "avg@x"],
+            &["--device", "tpu"],
+            &["--device", "cuda:"],
+            &["--concurrency", "0"],
+            &["--samples-per-request", "0"],
+        ] {
+            let err = run(bad).expect_err(&format!("{bad:?} accepted"));
+            assert!(err.to_string().contains(bad[0]), "{bad:?}: {err}");
         }
     }
 

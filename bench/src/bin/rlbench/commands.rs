@@ -139,7 +139,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         prompt,
         sampling,
         concurrency: concurrency.max(1),
-        retry: RetryPolicy { max_retries: a.retries, base_delay: retry_delay, max_delay: Duration::from_secs(60) },
+        retry: RetryPolicy { max_retries: a.retries, base_delay: retry_delay, ..RetryPolicy::default() },
         max_failures: a.max_failures,
         endpoint: fleet.as_ref().map(|f| f.urls().join(",")),
         limit: a.limit,
@@ -426,7 +426,7 @@ fn cmd_prompts() -> Result<ExitCode> {
 /// The embedded engine as a backend, and the requests in flight that fill its batch.
 #[cfg(feature = "embedded")]
 fn embedded_backend(a: &RunArgs, api: Api) -> Result<(Box<dyn Backend>, usize)> {
-    use crate::args::CpuDecodeArg;
+    use crate::args::{CpuDecodeArg, DtypeArg};
     use rlbench::backend::embedded::{self, EmbeddedBackend};
     use rlengine::{self as engine, ModelSource, ModelSpec};
     let mut spec = ModelSpec::parse(a.model.as_deref().unwrap_or("default")).map_err(|e| match e {
@@ -434,10 +434,12 @@ fn embedded_backend(a: &RunArgs, api: Api) -> Result<(Box<dyn Backend>, usize)> 
         other => anyhow!("--model: {other}"),
     })?;
     spec.device = engine::parse_device(&a.device).map_err(|e| anyhow!("--device: {e}"))?;
-    spec.dtype = match a.dtype.as_str() {
-        "auto" if spec.device.is_cpu() => Some(engine::DType::F32),
-        "auto" => None,
-        other => Some(engine::parse_dtype(other).map_err(|e| anyhow!("--dtype: {e}"))?),
+    spec.dtype = match a.dtype {
+        DtypeArg::Auto if spec.device.is_cpu() => Some(engine::DType::F32),
+        DtypeArg::Auto => None,
+        DtypeArg::F32 => Some(engine::DType::F32),
+        DtypeArg::Bf16 => Some(engine::DType::BF16),
+        DtypeArg::F16 => Some(engine::DType::F16),
     };
     spec.max_batch = a.engine_batch as usize;
     spec.cpu_decode = match (a.cpu_decode, &spec.source) {
