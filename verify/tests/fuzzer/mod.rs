@@ -653,7 +653,7 @@ fn mutate_once(s: &str, seeds: &Seeds, rng: &mut Rng, tail: bool) -> String {
             let mut out = s.to_string();
             for _ in 0..1 + rng.size(4) {
                 let p = position(&out, rng, tail);
-                out.insert_str(p, *rng.pick(TOKENS));
+                out.insert_str(p, rng.pick::<&str>(TOKENS));
             }
             out
         }
@@ -704,7 +704,7 @@ fn mutate_once(s: &str, seeds: &Seeds, rng: &mut Rng, tail: bool) -> String {
                 return mutate_once(s, seeds, rng, tail);
             }
             let p = *rng.pick(&ops);
-            replace_range(s, p, p + 1, *rng.pick(OPS))
+            replace_range(s, p, p + 1, rng.pick::<&str>(OPS))
         }
         // Delete a delimiter or a span; unbalance.
         14 => {

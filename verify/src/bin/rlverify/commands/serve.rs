@@ -76,7 +76,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let max_in_flight = args.max_in_flight as usize;
     let app = Arc::new(App {
         pool,
-        lines: LineCtx { cfg: args.scoring.config(), fields: args.fields.spec(), format_weight: args.format.format_reward },
+        lines: LineCtx {
+            cfg: args.scoring.config(),
+            fields: args.fields.spec(),
+            format_weight: args.format.format_reward,
+        },
         fields: args.fields.spec(),
         slots: Arc::new(Semaphore::new(max_in_flight)),
         max_in_flight,
