@@ -420,6 +420,12 @@ pub fn values_close(a: &Value, b: &Value, tol: f64) -> bool {
         if let Some(close) = f64_close(x, y, tol) {
             return close;
         }
+        // Exact squares of big rationals cost a gcd each, quadratic in their size (a 65k-bit
+        // integer took 100 ms, found by the fuzzer); at 256 bits the float test decides any
+        // tolerance this function is given (>= 1e-25) the same way.
+        if [&x.re, &x.im, &y.re, &y.im].into_iter().any(|q| super::number::bits(q) > 512) {
+            return cf_close(&a.to_cf(PREC), &b.to_cf(PREC), tol);
+        }
         let Some(t) = BigRational::from_float(tol) else { return false };
         let d2 = sq_mod(&(&x.re - &y.re), &(&x.im - &y.im));
         let m2 = std::cmp::max(sq_mod(&x.re, &x.im), sq_mod(&y.re, &y.im));
@@ -859,4 +865,22 @@ fn step_crossings_differ(
         }
     }
     Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Exact values too large for `f64` are compared at 256 bits instead of by exact squares (each a
+    /// gcd quadratic in the size); the verdicts are the exact ones.
+    #[test]
+    fn huge_exact_values_are_compared_in_floats() {
+        let big = BigInt::from(3).pow(40_000u32);
+        let v = |num: BigInt, den: i64| Value::Exact(Q::real(BigRational::new(num, BigInt::from(den))));
+        let x = v(big.clone() * 3, 2);
+        assert!(values_close(&x, &v(big.clone() * 3 + 1, 2), 1e-6));
+        assert!(values_close(&x, &v(big.clone() * 3000001, 2_000_000), 1e-6), "relative 3.3e-7");
+        assert!(!values_close(&x, &v(big.clone() * 3000007, 2_000_000), 1e-6), "relative 2.3e-6");
+        assert!(!values_close(&x, &v(-big * 3, 2), 1e-6));
+    }
 }
