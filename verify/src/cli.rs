@@ -13,6 +13,7 @@
 //! }
 //! ```
 
+use crate::input::{FieldPath, FieldSpec};
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -89,4 +90,59 @@ pub fn print_hint(message: &str) {
 /// True when the error comes from writing into a closed pipe.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().filter_map(|e| e.downcast_ref::<io::Error>()).any(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}
+
+/// Where the fields are in each JSON line: the same flags for `rlverify score`, `rlverify serve`,
+/// `rlverify bench` and `rlbench score` (the defaults are [`crate::input`]'s lists; a test keeps
+/// this help in step with them).
+#[derive(Debug, clap::Args, Clone, Default)]
+#[command(next_help_heading = "Input fields")]
+pub struct FieldArgs {
+    /// Read the response(s) from this field (a dotted path, e.g. `outputs.0.text`).
+    ///
+    /// Default: the first of response, responses, completion, completions, generation,
+    /// generations, output, outputs, choices, samples, model_output, code, text, prediction,
+    /// predictions, pred, preds.
+    #[arg(long, value_name = "PATH", value_parser = FieldPath::parse)]
+    pub response_field: Option<FieldPath>,
+    /// Read the gold answer from this field (a dotted path, e.g. `reward_model.ground_truth`).
+    ///
+    /// Default: the first of gold, answer, ground_truth, gt, target, reward_model.ground_truth,
+    /// solution.
+    #[arg(long, value_name = "PATH", value_parser = FieldPath::parse)]
+    pub gold_field: Option<FieldPath>,
+    /// Read the id from this field (a dotted path, e.g. `extra_info.index`); `rlbench score`
+    /// groups the samples of a problem by it.
+    ///
+    /// Default: the first of id, idx, problem_id, unique_id, question_id, index, uid; rows
+    /// without one are grouped by their prompt, problem, question, query or input.
+    #[arg(long, value_name = "PATH", value_parser = FieldPath::parse)]
+    pub id_field: Option<FieldPath>,
+}
+
+impl FieldArgs {
+    /// The shared reader's field spec.
+    pub fn spec(&self) -> FieldSpec {
+        FieldSpec { response: self.response_field.clone(), gold: self.gold_field.clone(), id: self.id_field.clone() }
+    }
+}
+
+#[cfg(test)]
+mod field_args_tests {
+    use super::FieldArgs;
+    use crate::input::{GOLD_FIELDS, ID_FIELDS, PROMPT_FIELDS, RESPONSE_FIELDS};
+    use clap::{Args, Command};
+
+    /// The help lists each lookup order exactly as the reader uses it.
+    #[test]
+    fn help_lists_the_readers_field_orders() {
+        let help = FieldArgs::augment_args(Command::new("t")).render_long_help().to_string();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for list in [RESPONSE_FIELDS, GOLD_FIELDS, ID_FIELDS, PROMPT_FIELDS] {
+            let (init, last) = list.split_at(list.len() - 1);
+            let sep = if list == PROMPT_FIELDS { " or " } else { ", " };
+            let written = format!("{}{sep}{}", init.join(", "), last[0]);
+            assert!(help.contains(&written), "--help does not list `{written}`:\n{help}");
+        }
+    }
 }

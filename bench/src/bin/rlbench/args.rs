@@ -6,7 +6,7 @@ use rlbench::metrics::Bootstrap;
 use rlbench::prompt::DEFAULT_PROMPT;
 use rlbench::run::SamplingSettings;
 use rlbench::suite::Fields;
-use rlverify::input::{FieldPath, FieldSpec};
+pub use rlverify::cli::FieldArgs;
 use std::path::PathBuf;
 
 /// Evaluate math reasoning models: unbiased Pass@k, Avg@K, Maj@K over standard suites.
@@ -232,37 +232,6 @@ pub struct ScoreArgs {
     pub fields: FieldArgs,
     #[command(flatten)]
     pub report: ReportOptions,
-}
-
-/// Where the fields are in each row: the same flags, names and order as `rlverify score`.
-#[derive(Debug, Args, Clone)]
-#[command(next_help_heading = "Input fields")]
-pub struct FieldArgs {
-    /// Read the response(s) from this field (a dotted path, e.g. `outputs.0.text`) [default: the
-    /// first of response, responses, completion, completions, generation, generations, output,
-    /// outputs, choices, samples, model_output, code, text, prediction, predictions, pred, preds].
-    #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
-    pub response_field: Option<FieldPath>,
-    /// Read the gold answer from this field (e.g. `reward_model.ground_truth`) [default: the first
-    /// of gold, answer, ground_truth, gt, target, reward_model.ground_truth, solution].
-    #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
-    pub gold_field: Option<FieldPath>,
-    /// Read the id that groups the samples of a problem from this field [default: the first of
-    /// id, idx, problem_id, unique_id, question_id, index, uid; rows without one are grouped by
-    /// their prompt, problem, question, query or input].
-    #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
-    pub id_field: Option<FieldPath>,
-}
-
-impl FieldArgs {
-    /// The shared reader's field spec.
-    pub fn spec(&self) -> FieldSpec {
-        FieldSpec { response: self.response_field.clone(), gold: self.gold_field.clone(), id: self.id_field.clone() }
-    }
-}
-
-fn parse_field_path(s: &str) -> Result<FieldPath, String> {
-    FieldPath::parse(s)
 }
 
 #[derive(Debug, Args)]

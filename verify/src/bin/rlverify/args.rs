@@ -1,7 +1,7 @@
 //! What the user typed: the clap definitions of every subcommand and flag.
 
 use clap::{Args, Parser, Subcommand};
-use rlverify::input::{FieldPath, FieldSpec};
+pub use rlverify::cli::FieldArgs;
 use rlverify::{Config, LastNumber, RewardKind, Truncated};
 use std::path::PathBuf;
 
@@ -88,40 +88,6 @@ impl ScoringArgs {
     pub fn config(&self) -> Config {
         Config { reward: self.reward, last_number: self.last_number, truncated: self.truncated, ..Config::default() }
     }
-}
-
-/// Flags that say where the fields are in each JSON line.
-#[derive(Debug, Args, Clone)]
-#[command(next_help_heading = "Input fields")]
-pub struct FieldArgs {
-    /// Read the response(s) from this field (a dotted path, e.g. `outputs.0.text`).
-    ///
-    /// Default: the first of response, responses, completion, completions, generation,
-    /// generations, output, outputs, choices, samples, model_output, code, text, prediction,
-    /// predictions, pred, preds.
-    #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
-    pub response_field: Option<FieldPath>,
-    /// Read the gold answer from this field (a dotted path, e.g. `reward_model.ground_truth`).
-    ///
-    /// Default: the first of gold, answer, ground_truth, gt, target, reward_model.ground_truth,
-    /// solution.
-    #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
-    pub gold_field: Option<FieldPath>,
-    /// Read the id from this field (a dotted path, e.g. `extra_info.index`).
-    ///
-    /// Default: the first of id, idx, problem_id, unique_id, question_id, index, uid.
-    #[arg(long, value_name = "PATH", value_parser = parse_field_path)]
-    pub id_field: Option<FieldPath>,
-}
-
-impl FieldArgs {
-    pub fn spec(&self) -> FieldSpec {
-        FieldSpec { response: self.response_field.clone(), gold: self.gold_field.clone(), id: self.id_field.clone() }
-    }
-}
-
-fn parse_field_path(s: &str) -> Result<FieldPath, String> {
-    FieldPath::parse(s)
 }
 
 #[derive(Debug, Args)]
