@@ -168,6 +168,14 @@ impl KvCache {
     }
 }
 
+/// The rotary tables and additive mask every decoder layer of one forward uses.
+#[derive(Debug, Clone)]
+pub struct LayerInputs {
+    cos: Tensor,
+    sin: Tensor,
+    mask: Tensor,
+}
+
 /// Inputs of one forward call: token ids `[B, T]`, their positions `[B, T]`, and which cached
 /// plus new keys are real tokens (`key_valid[b][j]` over `cache.len() + T` keys).
 pub struct StepInput<'a> {
@@ -295,25 +303,82 @@ impl Network {
         let offset = cache.as_ref().map(|c| c.len()).unwrap_or(0);
         let mask = self.mask(b, t, offset, input.key_valid)?;
         let (cos, sin) = self.rotary(input.positions)?;
-        let mut x = self.embed.embedding(&input.ids.flatten_all()?)?.reshape((b, t, self.config.hidden_size))?;
+        let mut x = self.embed(input.ids)?;
         if let Some(cache) = cache.as_mut() {
             if cache.layers.len() != self.layers.len() {
                 **cache = KvCache::with_capacity(self.layers.len(), cache.capacity);
             }
         }
-        for (i, layer) in self.layers.iter().enumerate() {
-            let h = candle_nn::ops::rms_norm_slow(&x, &layer.attn_norm, self.config.rms_norm_eps as f32)?;
-            let h = self.attention(layer, &h, &cos, &sin, &mask, cache.as_mut().map(|c| (&mut **c, i)))?;
-            x = (x + h)?;
-            let h = candle_nn::ops::rms_norm_slow(&x, &layer.mlp_norm, self.config.rms_norm_eps as f32)?;
-            let gate = linear(&h, &layer.w_gate, None)?.silu()?;
-            let up = linear(&h, &layer.w_up, None)?;
-            x = (x + linear(&(gate * up)?, &layer.w_down, None)?)?;
+        let shared = LayerInputs { cos, sin, mask };
+        for i in 0..self.layers.len() {
+            x = self.block(i, &x, &shared, cache.as_mut().map(|c| (&mut **c, i)))?;
         }
         if let Some(cache) = cache {
             cache.advance(t);
         }
-        Ok(candle_nn::ops::rms_norm_slow(&x, &self.norm, self.config.rms_norm_eps as f32)?)
+        self.final_norm(&x)
+    }
+
+    /// What every decoder layer of a forward without cache shares (rotary tables, mask): for
+    /// running the layers one at a time ([`Network::layer`]), e.g. to recompute activations.
+    pub fn layer_inputs(&self, input: &StepInput<'_>) -> Result<LayerInputs> {
+        let (b, t) = input.ids.dims2()?;
+        let mask = self.mask(b, t, 0, input.key_valid)?;
+        let (cos, sin) = self.rotary(input.positions)?;
+        Ok(LayerInputs { cos, sin, mask })
+    }
+
+    /// Token embeddings `[B, T, D]` of ids `[B, T]` (the first layer's input).
+    pub fn embed(&self, ids: &Tensor) -> Result<Tensor> {
+        let (b, t) = ids.dims2()?;
+        Ok(self.embed.embedding(&ids.flatten_all()?)?.reshape((b, t, self.config.hidden_size))?)
+    }
+
+    /// Decoder layer `index` on hidden states `[B, T, D]`, without cache.
+    pub fn layer(&self, index: usize, x: &Tensor, shared: &LayerInputs) -> Result<Tensor> {
+        self.block(index, x, shared, None)
+    }
+
+    /// The final norm (after the last layer): `hidden_states` = `final_norm` of the last layer's
+    /// output.
+    pub fn final_norm(&self, x: &Tensor) -> Result<Tensor> {
+        Ok(candle_nn::ops::rms_norm_slow(x, &self.norm, self.config.rms_norm_eps as f32)?)
+    }
+
+    /// Number of decoder layers.
+    pub fn num_layers(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// The weight tensors of layer `index` (the ones its gradients are taken for).
+    pub fn layer_weights(&self, index: usize) -> Vec<&Tensor> {
+        let l = &self.layers[index];
+        let mut w = vec![&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.mlp_norm, &l.w_gate, &l.w_up, &l.w_down];
+        w.extend([&l.bq, &l.bk, &l.bv].into_iter().flatten());
+        w
+    }
+
+    /// The embedding matrix (tied to the head when the config says so).
+    pub fn embedding_weight(&self) -> &Tensor {
+        &self.embed
+    }
+
+    fn block(
+        &self,
+        index: usize,
+        x: &Tensor,
+        shared: &LayerInputs,
+        cache: Option<(&mut KvCache, usize)>,
+    ) -> Result<Tensor> {
+        let layer = &self.layers[index];
+        let eps = self.config.rms_norm_eps as f32;
+        let h = candle_nn::ops::rms_norm_slow(x, &layer.attn_norm, eps)?;
+        let h = self.attention(layer, &h, &shared.cos, &shared.sin, &shared.mask, cache)?;
+        let x = (x + h)?;
+        let h = candle_nn::ops::rms_norm_slow(&x, &layer.mlp_norm, eps)?;
+        let gate = linear(&h, &layer.w_gate, None)?.silu()?;
+        let up = linear(&h, &layer.w_up, None)?;
+        Ok((x + linear(&(gate * up)?, &layer.w_down, None)?)?)
     }
 
     /// Logits `[.., vocab]` of hidden states `[.., D]`.
