@@ -222,6 +222,9 @@ fn forward(net: &Network, seqs: &SequenceBatch, temperature: f64) -> Result<Resp
 /// of the layers, the gain that at most one layer's activations are alive at a time.
 pub struct Recompute {
     net: Network,
+    /// Each layer's parameters (the `Var` tensors gradients are keyed by), and the embedding's.
+    layer_vars: Vec<Vec<Tensor>>,
+    embed_var: Option<Tensor>,
     shared: LayerInputs,
     ids: Tensor,
     inputs: Vec<Tensor>,
@@ -251,7 +254,14 @@ pub fn response_logprobs_recomputed(
     let hidden = net.final_norm(top.as_tensor())?;
     let logits = seqs.response_logits(&hidden, &net)?;
     let lp = logprobs_of(&logits, &seqs.targets(logits.device())?, temperature)?;
-    Ok((lp, Recompute { net, shared, ids: b.ids.clone(), inputs, top }))
+    let layer_vars = (0..net.num_layers())
+        .map(|i| {
+            let prefix = format!("model.layers.{i}.");
+            model.vars().iter().filter(|(n, _)| n.starts_with(&prefix)).map(|(_, v)| v.as_tensor().clone()).collect()
+        })
+        .collect();
+    let embed_var = model.var("model.embed_tokens.weight").map(|v| v.as_tensor().clone());
+    Ok((lp, Recompute { net, layer_vars, embed_var, shared, ids: b.ids.clone(), inputs, top }))
 }
 
 /// Adds `g` to `weight`'s gradient. Detached: candle leaves a `Var`'s gradient attached to the
@@ -273,13 +283,13 @@ impl Recompute {
         let Some(mut upstream) = grads.remove(self.top.as_tensor()) else {
             return Ok(()); // The loss does not depend on the layers.
         };
-        let Recompute { net, shared, ids, inputs, top } = self;
+        let Recompute { net, layer_vars, embed_var, shared, ids, inputs, top } = self;
         drop(top);
         for (i, x) in inputs.into_iter().enumerate().rev() {
             let x = Var::from_tensor(&x)?;
             let y = net.layer(i, x.as_tensor(), &shared)?;
             let g = (y * &upstream)?.sum_all()?.backward()?;
-            for w in net.layer_weights(i) {
+            for w in &layer_vars[i] {
                 if let Some(gw) = g.get(w) {
                     accumulate(grads, w, gw)?;
                 }
@@ -289,10 +299,12 @@ impl Recompute {
                 .cloned()
                 .ok_or_else(|| Error::InvalidInput(format!("layer {i}: no gradient reached its input")))?;
         }
-        let e = net.embed(&ids)?;
-        let g = (e * &upstream)?.sum_all()?.backward()?;
-        if let Some(gw) = g.get(net.embedding_weight()) {
-            accumulate(grads, net.embedding_weight(), gw)?;
+        if let Some(w) = embed_var {
+            let e = net.embed(&ids)?;
+            let g = (e * &upstream)?.sum_all()?.backward()?;
+            if let Some(gw) = g.get(&w) {
+                accumulate(grads, &w, gw)?;
+            }
         }
         Ok(())
     }

@@ -350,19 +350,6 @@ impl Network {
         self.layers.len()
     }
 
-    /// The weight tensors of layer `index` (the ones its gradients are taken for).
-    pub fn layer_weights(&self, index: usize) -> Vec<&Tensor> {
-        let l = &self.layers[index];
-        let mut w = vec![&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.mlp_norm, &l.w_gate, &l.w_up, &l.w_down];
-        w.extend([&l.bq, &l.bk, &l.bv].into_iter().flatten());
-        w
-    }
-
-    /// The embedding matrix (tied to the head when the config says so).
-    pub fn embedding_weight(&self) -> &Tensor {
-        &self.embed
-    }
-
     fn block(
         &self,
         index: usize,
