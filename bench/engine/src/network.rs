@@ -401,11 +401,117 @@ impl Network {
         // Group the query heads that share a key/value head: [B, KVH, rep * T, hd].
         let q = q.contiguous()?.reshape((b, kvh, rep * t, hd))?;
         let scale = 1.0 / (hd as f64).sqrt();
-        let scores = (q.matmul(&k.t()?)? * scale)?.to_dtype(cdt)?;
-        let scores = scores.reshape((b, kvh, rep, t, s))?.broadcast_add(mask)?;
-        let probs = candle_nn::ops::softmax(&scores, D::Minus1)?.to_dtype(self.dtype())?;
+        let raw = q.matmul(&k.t()?)?;
+        let probs = if raw.device().is_cpu() && raw.dtype() == DType::F32 && mask.dtype() == DType::F32 {
+            // One fused op that keeps only its input and output for the backward, instead of
+            // the seven [B, H, T, S] tensors of scale, mask, max, exp, sum and divide.
+            let fused = MaskedSoftmax { scale, mask: mask.flatten_all()?.to_vec1::<f32>()?, rows: t, keys: s };
+            raw.reshape((b, kvh, rep, t, s))?.apply_op1(fused)?
+        } else {
+            let scores = (raw * scale)?.to_dtype(cdt)?;
+            let scores = scores.reshape((b, kvh, rep, t, s))?.broadcast_add(mask)?;
+            candle_nn::ops::softmax(&scores, D::Minus1)?.to_dtype(self.dtype())?
+        };
         let out = probs.reshape((b, kvh, rep * t, s))?.matmul(&v)?;
         let out = out.reshape((b, h, t, hd))?.transpose(1, 2)?.reshape((b, t, h * hd))?;
         linear(&out, &layer.wo, None)
+    }
+}
+
+/// `softmax(scores * scale + mask)` over the last dim of f32 scores `[B, G, T, S]` (any number of
+/// head dims between batch and rows) with an additive mask `[B, T, S]`, in one pass and with a
+/// backward: `d scores = scale * p * (g - sum(g * p))`. CPU only.
+struct MaskedSoftmax {
+    scale: f64,
+    mask: Vec<f32>,
+    rows: usize,
+    keys: usize,
+}
+
+impl candle_core::CustomOp1 for MaskedSoftmax {
+    fn name(&self) -> &'static str {
+        "masked-softmax"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &candle_core::CpuStorage,
+        layout: &candle_core::Layout,
+    ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        use rayon::prelude::*;
+        let candle_core::CpuStorage::F32(data) = storage else {
+            candle_core::bail!("masked-softmax: f32 scores only")
+        };
+        let Some((lo, hi)) = layout.contiguous_offsets() else {
+            candle_core::bail!("masked-softmax: contiguous scores only")
+        };
+        let data = &data[lo..hi];
+        let (t, s) = (self.rows, self.keys);
+        let batch = self.mask.len() / (t * s).max(1);
+        if s == 0 || batch == 0 || data.len() % (batch * t * s) != 0 {
+            candle_core::bail!("masked-softmax: {} scores do not fit a [{batch}, {t}, {s}] mask", data.len());
+        }
+        let per_batch = data.len() / batch;
+        let scale = self.scale as f32;
+        let mut out = vec![0f32; data.len()];
+        out.par_chunks_mut(s).zip(data.par_chunks(s)).enumerate().for_each(|(r, (o, x))| {
+            let (bi, ti) = (r * s / per_batch, r % t);
+            let m = &self.mask[(bi * t + ti) * s..][..s];
+            let mut max = f32::NEG_INFINITY;
+            for ((o, &x), &m) in o.iter_mut().zip(x).zip(m) {
+                *o = x * scale + m;
+                max = max.max(*o);
+            }
+            let mut sum = 0f32;
+            for o in o.iter_mut() {
+                *o = (*o - max).exp();
+                sum += *o;
+            }
+            let inv = 1.0 / sum;
+            for o in o.iter_mut() {
+                *o *= inv;
+            }
+        });
+        Ok((candle_core::CpuStorage::F32(out), layout.shape().clone()))
+    }
+
+    fn bwd(&self, _arg: &Tensor, res: &Tensor, grad: &Tensor) -> candle_core::Result<Option<Tensor>> {
+        let (p, g) = (res.detach(), grad.detach());
+        let dot = (&g * &p)?.sum_keepdim(D::Minus1)?;
+        Ok(Some((g.broadcast_sub(&dot)? * &p)?.affine(self.scale, 0.0)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fused_masked_softmax_matches_the_composite_ops_and_their_gradient() {
+        let dev = Device::Cpu;
+        let (b, g, t, s) = (2, 3, 4, 6);
+        let scores = candle_core::Var::from_tensor(&Tensor::randn(0f32, 2.0, (b, g, t, s), &dev).unwrap()).unwrap();
+        let mut mask = vec![0f32; b * t * s];
+        for (i, m) in mask.iter_mut().enumerate() {
+            let (row, j) = (i / s, i % s);
+            if j > row % t + 2 || (row / t == 1 && j == 0) {
+                *m = MASKED;
+            }
+        }
+        let mask_t = Tensor::from_vec(mask.clone(), (b, 1, t, s), &dev).unwrap();
+        let w = Tensor::randn(0f32, 1.0, (b, g, t, s), &dev).unwrap();
+        let scale = 0.125;
+        let fused = scores.as_tensor().apply_op1(MaskedSoftmax { scale, mask, rows: t, keys: s }).unwrap();
+        let x = (scores.as_tensor() * scale).unwrap().broadcast_add(&mask_t).unwrap();
+        let plain = candle_nn::ops::softmax(&x, D::Minus1).unwrap();
+        let max_diff = |a: &Tensor, b: &Tensor| -> f32 {
+            (a - b).unwrap().abs().unwrap().flatten_all().unwrap().max(0).unwrap().to_scalar::<f32>().unwrap()
+        };
+        assert!(max_diff(&fused, &plain) < 1e-6);
+        let gf = (&fused * &w).unwrap().sum_all().unwrap().backward().unwrap();
+        let gp = (&plain * &w).unwrap().sum_all().unwrap().backward().unwrap();
+        let (gf, gp) = (gf.get(scores.as_tensor()).unwrap(), gp.get(scores.as_tensor()).unwrap());
+        assert!(max_diff(gf, gp) < 1e-6, "{}", max_diff(gf, gp));
+        assert!(gp.abs().unwrap().sum_all().unwrap().to_scalar::<f32>().unwrap() > 0.1);
     }
 }
