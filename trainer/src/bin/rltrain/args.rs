@@ -273,6 +273,7 @@ mod tests {
         match v {
             Value::Number(n) => note.parse::<f64>().ok() == n.as_f64(),
             Value::String(s) => note == s,
+            Value::Bool(b) => note.parse::<bool>().ok() == Some(*b),
             _ => false,
         }
     }
