@@ -132,8 +132,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         reset_peak_rss();
         let cpu0 = cpu_s();
         let train = Instant::now();
-        let pairs: Vec<(&[u32], &[u32])> =
-            responses.iter().map(|r| (prompt.as_slice(), r.as_slice())).collect();
+        let pairs: Vec<(&[u32], &[u32])> = responses.iter().map(|r| (prompt.as_slice(), r.as_slice())).collect();
         let seqs = SequenceBatch::new(&pairs, engine.tokenizer().pad_id(), &model.device())?;
         let (lp, rec) = if recompute {
             let (lp, rec) = response_logprobs_recomputed(model, &seqs, 1.0)?;
@@ -160,7 +159,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let old = if no_rollout {
             // The policy's own log-probs plus a small fixed offset, as torch_step.py does.
             let shift: Vec<f64> = (0..rows * width).map(|_| (rng.next() % 2001) as f64 * 1e-5 - 0.01).collect();
-            (lp.logp.detach() + candle_core::Tensor::from_vec(shift, (rows, width), &model.device())?.to_dtype(dtype)?)?
+            (lp.logp.detach()
+                + candle_core::Tensor::from_vec(shift, (rows, width), &model.device())?.to_dtype(dtype)?)?
         } else {
             let old_rows: Vec<Vec<f64>> =
                 sampler_logp.iter().map(|r| r.iter().map(|&x| f64::from(x)).collect()).collect();

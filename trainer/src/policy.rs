@@ -349,8 +349,9 @@ mod tests {
         let pairs: Vec<(&[u32], &[u32])> = prompts.into_iter().zip(responses).collect();
         let seqs = SequenceBatch::new(&pairs, 0, &Device::Cpu).unwrap();
         let mask = seqs.mask(DType::F32, &Device::Cpu).unwrap();
-        let weights = Tensor::new(&[[1.0f32, -0.5, 2.0, 0.3], [0.7, 1.1, -1.3, 0.2], [-0.4, 0.9, 1.5, -2.0]], &Device::Cpu)
-            .unwrap();
+        let weights =
+            Tensor::new(&[[1.0f32, -0.5, 2.0, 0.3], [0.7, 1.1, -1.3, 0.2], [-0.4, 0.9, 1.5, -2.0]], &Device::Cpu)
+                .unwrap();
         // A loss on log-probs and entropies, as the objectives use both.
         let loss = |lp: &ResponseLogProbs| -> Tensor {
             let l = ((&lp.logp * &weights).unwrap() + (&lp.entropy * 0.1).unwrap()).unwrap();

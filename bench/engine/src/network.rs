@@ -439,9 +439,7 @@ impl candle_core::CustomOp1 for MaskedSoftmax {
         layout: &candle_core::Layout,
     ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
         use rayon::prelude::*;
-        let candle_core::CpuStorage::F32(data) = storage else {
-            candle_core::bail!("masked-softmax: f32 scores only")
-        };
+        let candle_core::CpuStorage::F32(data) = storage else { candle_core::bail!("masked-softmax: f32 scores only") };
         let Some((lo, hi)) = layout.contiguous_offsets() else {
             candle_core::bail!("masked-softmax: contiguous scores only")
         };
