@@ -116,11 +116,7 @@ pub struct FieldArgs {
 
 impl FieldArgs {
     pub fn spec(&self) -> FieldSpec {
-        FieldSpec {
-            response: self.response_field.clone(),
-            gold: self.gold_field.clone(),
-            id: self.id_field.clone(),
-        }
+        FieldSpec { response: self.response_field.clone(), gold: self.gold_field.clone(), id: self.id_field.clone() }
     }
 }
 
