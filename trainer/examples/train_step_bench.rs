@@ -47,8 +47,9 @@ fn reset_peak_rss() {
 
 /// User + system CPU seconds of the whole process (all threads).
 fn cpu_s() -> f64 {
-    // SAFETY: getrusage writes into the zeroed struct we own.
+    // SAFETY: `rusage` is plain integers, for which all-zero bytes are a valid value.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct we own and pass by a valid pointer.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     tv(u.ru_utime) + tv(u.ru_stime)

@@ -446,7 +446,7 @@ impl candle_core::CustomOp1 for MaskedSoftmax {
         let data = &data[lo..hi];
         let (t, s) = (self.rows, self.keys);
         let batch = self.mask.len() / (t * s).max(1);
-        if s == 0 || batch == 0 || data.len() % (batch * t * s) != 0 {
+        if s == 0 || batch == 0 || !data.len().is_multiple_of(batch * t * s) {
             candle_core::bail!("masked-softmax: {} scores do not fit a [{batch}, {t}, {s}] mask", data.len());
         }
         let per_batch = data.len() / batch;
