@@ -9,8 +9,9 @@ values); f32 weights, activations and optimizer states, the threads rltrain uses
 
     python3 trainer/examples/torch_step.py --rows 4 --prompt-tokens 25 --tokens 128 --steps 3
 
-Prints one JSON object per step (train seconds, peak RSS) and a summary line; run one shape per
-process so the peak RSS is that shape's. `scripts/step_compare.sh` runs it beside rltrain.
+Prints one JSON object per step (train wall and process CPU seconds, the RSS before the step and
+the step's peak RSS: the high-water mark is reset just before it) and a summary line. Run it with
+OMP_WAIT_POLICY=PASSIVE so idle OpenMP threads sleep instead of spinning into the CPU time. `scripts/step_compare.sh` runs it beside rltrain.
 """
 import argparse
 import json
@@ -33,9 +34,30 @@ SHAPES = {
 }
 
 
+def status_mib(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
 def peak_rss_mib():
-    # ru_maxrss is in KiB on Linux.
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return status_mib("VmHWM:")
+
+
+def reset_peak_rss():
+    # Resets VmHWM to the current RSS (Linux >= 4.0).
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def cpu_s():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def main():
@@ -60,8 +82,13 @@ def main():
     # The sampler's log-probs: any values near the policy's; a fixed random offset.
     old_shift = torch.randn(a.rows, a.tokens) * 0.01
 
-    times = []
+    times, cpus, peaks = [], [], []
+    process_peak = 0.0
     for step in range(a.steps):
+        process_peak = max(process_peak, peak_rss_mib())
+        rss_before = status_mib("VmRSS:")
+        reset_peak_rss()
+        c = cpu_s()
         t = time.perf_counter()
         logits = model(input_ids=ids).logits[:, a.prompt_tokens - 1:-1, :]
         targets = ids[:, a.prompt_tokens:]
@@ -75,13 +102,19 @@ def main():
         opt.step()
         del logits, logp, ratio, surrogate, loss
         times.append(time.perf_counter() - t)
-        print(json.dumps({"step": step, "train_s": round(times[-1], 3), "peak_rss_mib": round(peak_rss_mib())}))
+        cpus.append(cpu_s() - c)
+        peaks.append(peak_rss_mib())
+        print(json.dumps({"step": step, "train_s": round(times[-1], 3), "train_cpu_s": round(cpus[-1], 3),
+                          "rss_before_mib": round(rss_before), "train_peak_rss_mib": round(peaks[-1])}))
+    process_peak = max(process_peak, max(peaks))
     steady = times[1:] or times
+    steady_cpu = cpus[1:] or cpus
     print(json.dumps({
         "framework": f"torch {torch.__version__} eager CPU", "shape": a.shape, "rows": a.rows,
         "prompt_tokens": a.prompt_tokens, "tokens": a.tokens, "threads": a.threads,
         "first_train_s": round(times[0], 3), "steady_train_s": round(sum(steady) / len(steady), 3),
-        "peak_rss_mib": round(peak_rss_mib()),
+        "steady_train_cpu_s": round(sum(steady_cpu) / len(steady_cpu), 3),
+        "train_peak_rss_mib": round(max(peaks)), "process_peak_rss_mib": round(process_peak),
     }))
 
 

@@ -3,8 +3,16 @@
 //! loss, backward and the AdamW step. Reports the step time and its parts, tokens/s, peak RSS,
 //! and the objective's own share (its loss and backward on a leaf of the same shape).
 //!
+//! With `--no-rollout` the responses are seeded random tokens and the sampler's log-probs are the
+//! policy's plus a small fixed offset (what `torch_step.py` does), so only the train part runs.
+//! The train part's own figures: wall and process CPU seconds (user + sys, all threads) and its
+//! peak RSS (the high-water mark is reset just before it, so the rollout's buffers do not count;
+//! the resident weights and optimizer state do), beside the RSS just before it.
+//!
 //! ```text
 //! cargo run --release -p rltrain --example train_step_bench [-- --shapes 4x128,8x256 --objective grpo]
+//! train_step_bench --no-rollout --shapes 4x128,4x128,4x128   # the train part alone, as torch_step.py
+//! train_step_bench --no-rollout --recompute-activations         # per-layer activation recomputation
 //! # On a GPU (built with scripts/build_cuda.sh), beside `torch_reference.py train`:
 //! train_step_bench --model random:qwen2-0.5b --device cuda --dtype bf16 --shapes 8x1024
 //! ```
@@ -15,16 +23,52 @@ use candle_core::Var;
 use rlengine::{Engine, ModelSpec, SamplingParams};
 use rltrain::objectives::{LossInputs, Objective};
 use rltrain::optim::{clip_scale, global_norm, AdamW, AdamWConfig};
-use rltrain::policy::{response_logprobs, SequenceBatch};
+use rltrain::policy::{response_logprobs, response_logprobs_recomputed, SequenceBatch};
 
-fn peak_rss_mib() -> Option<f64> {
+fn status_mib(field: &str) -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
 }
 
+fn peak_rss_mib() -> Option<f64> {
+    status_mib("VmHWM:")
+}
+
+fn rss_mib() -> Option<f64> {
+    status_mib("VmRSS:")
+}
+
+/// Resets the process's peak RSS (VmHWM) to its current RSS (Linux >= 4.0).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// User + system CPU seconds of the whole process (all threads).
+fn cpu_s() -> f64 {
+    // SAFETY: `rusage` is plain integers, for which all-zero bytes are a valid value.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct we own and pass by a valid pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// A seeded xorshift stream (random response tokens for `--no-rollout`).
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    rlengine::element_wise_on_caller();
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let shapes = flag("--shapes").unwrap_or_else(|| "4x128,8x256".into());
@@ -34,6 +78,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     spec.device = rlengine::parse_device(&flag("--device").unwrap_or_else(|| "cpu".into()))?;
     spec.dtype = Some(rlengine::parse_dtype(&flag("--dtype").unwrap_or_else(|| "f32".into()))?);
     spec.max_batch = 16;
+    let no_rollout = args.iter().any(|a| a == "--no-rollout");
+    let recompute = args.iter().any(|a| a == "--recompute-activations");
+    if no_rollout {
+        // No sampling: no quantized copy of the weights either.
+        spec.cpu_decode = rlengine::CpuDecode::Dense;
+    }
     let t = Instant::now();
     let engine = Engine::load(&spec)?;
     println!(
@@ -49,8 +99,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let prompt = engine
         .tokenizer()
         .encode("<|im_start|>user\nWhat is 12 * 7? Think step by step.<|im_end|>\n<|im_start|>assistant\n")?;
-    println!("| rows x tokens | rollout s | train s (fwd+bwd+AdamW) | of which AdamW s | step s | tokens/s | objective s (share) | peak RSS MiB |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!(
+        "| rows x tokens | rollout s | train s (fwd+bwd+AdamW) | train CPU s | of which AdamW s | step s | tokens/s | \
+         objective s (share) | RSS before train MiB | train peak RSS MiB | process peak RSS MiB |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let vocab = model.config().vocab_size as u64;
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     for shape in shapes.split(',') {
         let (rows, tokens) = shape.split_once('x').ok_or("shapes look like 4x128")?;
         let (rows, tokens): (usize, usize) = (rows.parse()?, tokens.parse()?);
@@ -65,21 +120,53 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ignore_eos: true,
             ..SamplingParams::default()
         };
-        let out = engine.generate_ids(&vec![prompt.clone(); p], &params)?;
-        let completions: Vec<_> = out.into_iter().flatten().take(rows).collect();
+        let (responses, sampler_logp): (Vec<Vec<u32>>, Vec<Vec<f32>>) = if no_rollout {
+            let ids = (0..rows).map(|_| (0..tokens).map(|_| (rng.next() % vocab) as u32).collect()).collect();
+            (ids, Vec::new())
+        } else {
+            let out = engine.generate_ids(&vec![prompt.clone(); p], &params)?;
+            out.into_iter().flatten().take(rows).map(|c| (c.token_ids, c.logprobs)).unzip()
+        };
         let rollout_s = step.elapsed().as_secs_f64();
+        let process_peak = peak_rss_mib().unwrap_or(f64::NAN);
+        let rss_before = rss_mib().unwrap_or(f64::NAN);
+        reset_peak_rss();
+        let cpu0 = cpu_s();
         let train = Instant::now();
-        let pairs: Vec<(&[u32], &[u32])> =
-            completions.iter().map(|c| (prompt.as_slice(), c.token_ids.as_slice())).collect();
+        let pairs: Vec<(&[u32], &[u32])> = responses.iter().map(|r| (prompt.as_slice(), r.as_slice())).collect();
         let seqs = SequenceBatch::new(&pairs, engine.tokenizer().pad_id(), &model.device())?;
-        let lp = response_logprobs(model, &seqs, 1.0)?;
+        let (lp, rec) = if recompute {
+            let (lp, rec) = response_logprobs_recomputed(model, &seqs, 1.0)?;
+            (lp, Some(rec))
+        } else {
+            (response_logprobs(model, &seqs, 1.0)?, None)
+        };
+        let trace = std::env::var_os("STEP_TRACE").is_some();
+        let mark = |what: &str| {
+            if trace {
+                eprintln!(
+                    "  {what}: RSS {:.0} MiB, peak {:.0} MiB, {:.2} s",
+                    rss_mib().unwrap_or(f64::NAN),
+                    peak_rss_mib().unwrap_or(f64::NAN),
+                    train.elapsed().as_secs_f64()
+                );
+            }
+        };
+        mark("forward");
         let width = seqs.response_width;
         // The objective runs in the log-probs' dtype, as in rltrain's loop.
         let dtype = lp.logp.dtype();
         let mask = seqs.mask(dtype, &model.device())?;
-        let old_rows: Vec<Vec<f64>> =
-            completions.iter().map(|c| c.logprobs.iter().map(|&x| f64::from(x)).collect()).collect();
-        let old = rltrain::advantage::to_tensor(&old_rows, width, dtype, &model.device())?;
+        let old = if no_rollout {
+            // The policy's own log-probs plus a small fixed offset, as torch_step.py does.
+            let shift: Vec<f64> = (0..rows * width).map(|_| (rng.next() % 2001) as f64 * 1e-5 - 0.01).collect();
+            (lp.logp.detach()
+                + candle_core::Tensor::from_vec(shift, (rows, width), &model.device())?.to_dtype(dtype)?)?
+        } else {
+            let old_rows: Vec<Vec<f64>> =
+                sampler_logp.iter().map(|r| r.iter().map(|&x| f64::from(x)).collect()).collect();
+            rltrain::advantage::to_tensor(&old_rows, width, dtype, &model.device())?
+        };
         let adv_rows: Vec<Vec<f64>> = (0..rows).map(|i| vec![if i % 2 == 0 { 1.0 } else { -1.0 }; width]).collect();
         let adv = rltrain::advantage::to_tensor(&adv_rows, width, dtype, &model.device())?;
         let groups: Vec<usize> = (0..rows).map(|i| i / g).collect();
@@ -88,13 +175,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let logp = lp.logp.clone();
         let inp = LossInputs::new(logp.clone(), old.clone(), adv.clone(), mask.clone())?;
         let loss = cfg.loss(&inp, Some(&groups))?;
-        let grads = loss.total.backward()?;
+        let mut grads = loss.total.backward()?;
+        drop(loss);
+        mark("backward (head)");
+        if trace {
+            let all: usize = grads.get_ids().filter_map(|id| grads.get_id(*id)).map(|t| t.elem_count()).sum();
+            let n = grads.get_ids().count();
+            eprintln!("  grad store: {n} tensors, {:.0} MiB", all as f64 * 4.0 / 1048576.0);
+        }
+        if let Some(rec) = rec {
+            rec.backward(&mut grads)?;
+            mark("backward (layers)");
+        }
         let grads: Vec<_> = vars.iter().map(|(_, v)| grads.get(v).cloned()).collect();
         let norm = global_norm(&grads)?;
+        mark("norm");
         let adam = Instant::now();
         opt.step(&vars, &grads, clip_scale(norm.norm, 1.0), 1e-6)?;
         let adam_s = adam.elapsed().as_secs_f64();
+        mark("AdamW");
         let train_s = train.elapsed().as_secs_f64();
+        let train_cpu = cpu_s() - cpu0;
+        let train_peak = peak_rss_mib().unwrap_or(f64::NAN);
         let step_s = step.elapsed().as_secs_f64();
         // The objective alone: loss and backward on a leaf of the same shape.
         let leaf = Var::from_tensor(&logp.detach())?;
@@ -103,10 +205,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let _ = cfg.loss(&inp, Some(&groups))?.total.backward()?;
         let obj_s = obj.elapsed().as_secs_f64();
         println!(
-            "| {rows}x{tokens} | {rollout_s:.2} | {train_s:.2} | {adam_s:.2} | {step_s:.2} | {:.0} | {obj_s:.4} ({:.3}%) | {:.0} |",
+            "| {rows}x{tokens} | {rollout_s:.2} | {train_s:.2} | {train_cpu:.2} | {adam_s:.2} | {step_s:.2} | {:.0} | \
+             {obj_s:.4} ({:.3}%) | {rss_before:.0} | {train_peak:.0} | {:.0} |",
             (rows * tokens) as f64 / step_s,
             100.0 * obj_s / step_s,
-            peak_rss_mib().unwrap_or(f64::NAN)
+            process_peak.max(train_peak)
         );
     }
     Ok(())

@@ -64,6 +64,9 @@ pub struct TrainConfig {
     pub mini_batches: usize,
     /// Rows per forward/backward (gradient accumulation); 0 = whole mini-batch.
     pub micro_batch_size: usize,
+    /// Activation recomputation: keep only each decoder layer's input in the forward and rerun
+    /// the layer in the backward (same gradients; less memory, one more forward of the layers).
+    pub recompute_activations: bool,
     /// CPGD's multi-epoch correction (arXiv:2505.12504 §6.1): from the second pass over a batch on,
     /// the advantage is weighted by `clip(sg π_{m-1}/π_old, 1-ε, 1+ε)`; `None` = on for the CPG
     /// objectives (cpg, cpgd, cpgd-official) when `iterations > 1`.
@@ -158,7 +161,7 @@ pub struct ResumeChange {
 
 /// Settings a resumed run may change freely: how long it runs, where and how it logs, evaluates
 /// and saves, and how the work is split in memory. Any other change alters the experiment.
-pub const FREE_ON_RESUME: [&str; 18] = [
+pub const FREE_ON_RESUME: [&str; 19] = [
     "steps",
     "out",
     "device",
@@ -174,6 +177,7 @@ pub const FREE_ON_RESUME: [&str; 18] = [
     "eval_temperature",
     "gen_batch",
     "micro_batch_size",
+    "recompute_activations",
     "inject_nan_at_step",
     "sources",
     "changes",
@@ -364,6 +368,7 @@ impl Default for TrainConfig {
             iterations: 1,
             mini_batches: 1,
             micro_batch_size: 0,
+            recompute_activations: false,
             cpgd_epoch_correction: None,
             temperature: 1.0,
             top_p: 1.0,

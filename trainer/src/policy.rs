@@ -5,10 +5,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use candle_core::{DType, Device, Tensor};
+use candle_core::backprop::GradStore;
+use candle_core::{DType, Device, Tensor, Var};
 use rlengine::{
-    logprob, Arch, ChatMessage, ChatTemplate, Engine, LoadedModel, Model, ModelConfig, ModelSource, ModelSpec, Network,
-    PadSide, PaddedBatch, StepInput, Tokenizer,
+    logprob, Arch, ChatMessage, ChatTemplate, Engine, LayerInputs, LoadedModel, Model, ModelConfig, ModelSource,
+    ModelSpec, Network, PadSide, PaddedBatch, StepInput, Tokenizer,
 };
 
 use crate::config::{PromptTemplate, TokenizerChoice, TrainConfig};
@@ -209,6 +210,106 @@ fn forward(net: &Network, seqs: &SequenceBatch, temperature: f64) -> Result<Resp
     logprobs_of(&logits, &seqs.targets(logits.device())?, temperature)
 }
 
+/// Activation recomputation (gradient checkpointing per decoder layer): what
+/// [`response_logprobs_recomputed`] keeps for the backward pass of the layers.
+///
+/// The forward runs the layers on detached weights, so no layer keeps its activations; only each
+/// layer's input hidden state `[B, T, D]` is kept. The log-probs hang off a leaf holding the last
+/// layer's output (through the final norm and the head, with autograd). After `loss.backward()`,
+/// [`Recompute::backward`] walks the layers in reverse: it reruns each one with autograd from its
+/// kept input, back-propagates the upstream gradient through it, and adds the weights' gradients
+/// to the store. Gradients equal those of [`response_logprobs`]; the price is one more forward
+/// of the layers, the gain that at most one layer's activations are alive at a time.
+pub struct Recompute {
+    net: Network,
+    /// Each layer's parameters (the `Var` tensors gradients are keyed by), and the embedding's.
+    layer_vars: Vec<Vec<Tensor>>,
+    embed_var: Option<Tensor>,
+    shared: LayerInputs,
+    ids: Tensor,
+    inputs: Vec<Tensor>,
+    top: Var,
+}
+
+/// [`response_logprobs`] with activation recomputation: call [`Recompute::backward`] on the
+/// gradients of the loss to complete them.
+pub fn response_logprobs_recomputed(
+    model: &Model,
+    seqs: &SequenceBatch,
+    temperature: f64,
+) -> Result<(ResponseLogProbs, Recompute)> {
+    let net = model.network()?;
+    let frozen = net.detached();
+    let b = &seqs.batch;
+    let input = StepInput { ids: &b.ids, positions: &b.positions, key_valid: &b.valid };
+    let shared = frozen.layer_inputs(&input)?;
+    let mut x = frozen.embed(&b.ids)?;
+    let mut inputs = Vec::with_capacity(frozen.num_layers());
+    for i in 0..frozen.num_layers() {
+        let y = frozen.layer(i, &x, &shared)?;
+        inputs.push(x);
+        x = y;
+    }
+    let top = Var::from_tensor(&x)?;
+    let hidden = net.final_norm(top.as_tensor())?;
+    let logits = seqs.response_logits(&hidden, &net)?;
+    let lp = logprobs_of(&logits, &seqs.targets(logits.device())?, temperature)?;
+    let layer_vars = (0..net.num_layers())
+        .map(|i| {
+            let prefix = format!("model.layers.{i}.");
+            model.vars().iter().filter(|(n, _)| n.starts_with(&prefix)).map(|(_, v)| v.as_tensor().clone()).collect()
+        })
+        .collect();
+    let embed_var = model.var("model.embed_tokens.weight").map(|v| v.as_tensor().clone());
+    Ok((lp, Recompute { net, layer_vars, embed_var, shared, ids: b.ids.clone(), inputs, top }))
+}
+
+/// Adds `g` to `weight`'s gradient. Detached: candle leaves a `Var`'s gradient attached to the
+/// forward graph it came from (it is the result of e.g. `grad @ activation^T`), which would keep
+/// every recomputed layer's activations alive.
+fn accumulate(grads: &mut GradStore, weight: &Tensor, g: &Tensor) -> Result<()> {
+    let sum = match grads.remove(weight) {
+        Some(a) => (a.detach() + g.detach())?,
+        None => g.detach(),
+    };
+    grads.insert(weight, sum);
+    Ok(())
+}
+
+impl Recompute {
+    /// Completes `grads` (of a loss on the log-probs) with the gradients of the decoder layers
+    /// and the embedding, one layer at a time.
+    pub fn backward(self, grads: &mut GradStore) -> Result<()> {
+        let Some(mut upstream) = grads.remove(self.top.as_tensor()) else {
+            return Ok(()); // The loss does not depend on the layers.
+        };
+        let Recompute { net, layer_vars, embed_var, shared, ids, inputs, top } = self;
+        drop(top);
+        for (i, x) in inputs.into_iter().enumerate().rev() {
+            let x = Var::from_tensor(&x)?;
+            let y = net.layer(i, x.as_tensor(), &shared)?;
+            let g = (y * &upstream)?.sum_all()?.backward()?;
+            for w in &layer_vars[i] {
+                if let Some(gw) = g.get(w) {
+                    accumulate(grads, w, gw)?;
+                }
+            }
+            upstream = g
+                .get(x.as_tensor())
+                .cloned()
+                .ok_or_else(|| Error::InvalidInput(format!("layer {i}: no gradient reached its input")))?;
+        }
+        if let Some(w) = embed_var {
+            let e = net.embed(&ids)?;
+            let g = (e * &upstream)?.sum_all()?.backward()?;
+            if let Some(gw) = g.get(&w) {
+                accumulate(grads, &w, gw)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Whether `cfg.model` is a file/folder/`default` rather than `tiny` (used in messages).
 pub fn describe_model(cfg: &TrainConfig) -> String {
     match ModelSpec::parse(&cfg.model).map(|s| s.source) {
@@ -235,6 +336,40 @@ mod tests {
         if !cfg!(feature = "cuda") {
             let err = device("cuda:1").unwrap_err().to_string();
             assert!(err.contains("--features cuda"), "{err}");
+        }
+    }
+
+    #[test]
+    fn recomputed_activations_give_the_same_gradients() {
+        let mut config = ModelConfig::tiny(Arch::Llama, 40);
+        config.num_layers = 3;
+        let model = Model::random(&config, DType::F32, &Device::Cpu, 7).unwrap();
+        let prompts: [&[u32]; 3] = [&[1, 2, 3], &[4, 5], &[6, 7, 8, 9]];
+        let responses: [&[u32]; 3] = [&[10, 11, 12, 13], &[14, 15], &[16, 17, 18]];
+        let pairs: Vec<(&[u32], &[u32])> = prompts.into_iter().zip(responses).collect();
+        let seqs = SequenceBatch::new(&pairs, 0, &Device::Cpu).unwrap();
+        let mask = seqs.mask(DType::F32, &Device::Cpu).unwrap();
+        let weights =
+            Tensor::new(&[[1.0f32, -0.5, 2.0, 0.3], [0.7, 1.1, -1.3, 0.2], [-0.4, 0.9, 1.5, -2.0]], &Device::Cpu)
+                .unwrap();
+        // A loss on log-probs and entropies, as the objectives use both.
+        let loss = |lp: &ResponseLogProbs| -> Tensor {
+            let l = ((&lp.logp * &weights).unwrap() + (&lp.entropy * 0.1).unwrap()).unwrap();
+            (l * &mask).unwrap().sum_all().unwrap()
+        };
+        let lp = response_logprobs(&model, &seqs, 0.9).unwrap();
+        let plain = loss(&lp).backward().unwrap();
+        let (lp2, rec) = response_logprobs_recomputed(&model, &seqs, 0.9).unwrap();
+        let diff = (&lp.logp - &lp2.logp).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+        assert!(diff < 1e-6, "log-probs differ by {diff}");
+        let mut grads = loss(&lp2).backward().unwrap();
+        rec.backward(&mut grads).unwrap();
+        for (name, var) in model.vars() {
+            let a = plain.get(var).unwrap_or_else(|| panic!("{name}: no gradient"));
+            let b = grads.get(var).unwrap_or_else(|| panic!("{name}: no recomputed gradient"));
+            let scale = a.abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap().max(1e-3);
+            let d = (a - b).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+            assert!(scale > 0.0 && d <= 1e-5 * scale.max(1.0), "{name}: max diff {d} (scale {scale})");
         }
     }
 }

@@ -546,7 +546,12 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
         let pairs: Vec<(&[u32], &[u32])> =
             chunk.iter().map(|&i| (samples[i].prompt.as_slice(), samples[i].response.as_slice())).collect();
         let seqs = SequenceBatch::new(&pairs, pad, &device)?;
-        let lp = policy::response_logprobs(ctx.model, &seqs, ctx.cfg.temperature)?;
+        let (lp, recompute) = if ctx.cfg.recompute_activations {
+            let (lp, r) = policy::response_logprobs_recomputed(ctx.model, &seqs, ctx.cfg.temperature)?;
+            (lp, Some(r))
+        } else {
+            (policy::response_logprobs(ctx.model, &seqs, ctx.cfg.temperature)?, None)
+        };
         let dtype = lp.logp.dtype();
         let width = seqs.response_width;
         let mask = seqs.mask(dtype, &device)?;
@@ -627,12 +632,18 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
             kl = Some(kl.unwrap_or(0.0) + scalar(k)?);
         }
         micro_metrics.push(batch_metrics(&inp, &out.terms.regions)?);
-        let g = out.total.backward()?;
+        let mut g = out.total.backward()?;
+        if let Some(r) = recompute {
+            r.backward(&mut g)?;
+        }
+        // Detached: candle leaves a parameter's gradient attached to the forward graph it was
+        // computed from, so a kept gradient would keep this micro-batch's activations alive.
         for (slot, (_, var)) in grads.iter_mut().zip(vars) {
             if let Some(t) = g.get(var) {
+                let t = t.detach();
                 *slot = Some(match slot.take() {
                     Some(a) => (a + t)?,
-                    None => t.clone(),
+                    None => t,
                 });
             }
         }

@@ -291,6 +291,32 @@ fn micro_batches_change_memory_not_the_update() {
 }
 
 #[test]
+fn recomputed_activations_change_memory_not_the_update() {
+    // Two steps, with micro-batches too: the second step's loss depends on the first update.
+    let run = |recompute: bool, name: &str| {
+        let out = tmp(name);
+        let cfg = TrainConfig {
+            objective: "grpo".into(),
+            micro_batch_size: 5,
+            recompute_activations: recompute,
+            steps: 2,
+            ..tiny(&out)
+        };
+        train(&cfg, false, &mut quiet).unwrap();
+        let m = metrics(&out);
+        let _ = std::fs::remove_dir_all(&out);
+        m.iter().filter_map(|l| Some((l["loss"].as_f64()?, l["grad_norm"].as_f64()?))).collect::<Vec<_>>()
+    };
+    let (plain, recomputed) = (run(false, "recompute-off"), run(true, "recompute-on"));
+    assert!(plain.len() == 2 && recomputed.len() == 2, "{plain:?} vs {recomputed:?}");
+    for (a, b) in plain.iter().zip(&recomputed) {
+        assert!((a.0 - b.0).abs() < 1e-5, "loss {plain:?} vs {recomputed:?}");
+        assert!((a.1 - b.1).abs() < 1e-4 * a.1.max(1.0), "grad norm {plain:?} vs {recomputed:?}");
+        assert!(a.1 > 0.0);
+    }
+}
+
+#[test]
 fn dapo_drops_all_equal_groups_and_evaluation_lines_are_recorded() {
     let out = tmp("dapo");
     let cfg = TrainConfig {

@@ -168,6 +168,14 @@ impl KvCache {
     }
 }
 
+/// The rotary tables and additive mask every decoder layer of one forward uses.
+#[derive(Debug, Clone)]
+pub struct LayerInputs {
+    cos: Tensor,
+    sin: Tensor,
+    mask: Tensor,
+}
+
 /// Inputs of one forward call: token ids `[B, T]`, their positions `[B, T]`, and which cached
 /// plus new keys are real tokens (`key_valid[b][j]` over `cache.len() + T` keys).
 pub struct StepInput<'a> {
@@ -295,25 +303,69 @@ impl Network {
         let offset = cache.as_ref().map(|c| c.len()).unwrap_or(0);
         let mask = self.mask(b, t, offset, input.key_valid)?;
         let (cos, sin) = self.rotary(input.positions)?;
-        let mut x = self.embed.embedding(&input.ids.flatten_all()?)?.reshape((b, t, self.config.hidden_size))?;
+        let mut x = self.embed(input.ids)?;
         if let Some(cache) = cache.as_mut() {
             if cache.layers.len() != self.layers.len() {
                 **cache = KvCache::with_capacity(self.layers.len(), cache.capacity);
             }
         }
-        for (i, layer) in self.layers.iter().enumerate() {
-            let h = candle_nn::ops::rms_norm_slow(&x, &layer.attn_norm, self.config.rms_norm_eps as f32)?;
-            let h = self.attention(layer, &h, &cos, &sin, &mask, cache.as_mut().map(|c| (&mut **c, i)))?;
-            x = (x + h)?;
-            let h = candle_nn::ops::rms_norm_slow(&x, &layer.mlp_norm, self.config.rms_norm_eps as f32)?;
-            let gate = linear(&h, &layer.w_gate, None)?.silu()?;
-            let up = linear(&h, &layer.w_up, None)?;
-            x = (x + linear(&(gate * up)?, &layer.w_down, None)?)?;
+        let shared = LayerInputs { cos, sin, mask };
+        for i in 0..self.layers.len() {
+            x = self.block(i, &x, &shared, cache.as_mut().map(|c| (&mut **c, i)))?;
         }
         if let Some(cache) = cache {
             cache.advance(t);
         }
-        Ok(candle_nn::ops::rms_norm_slow(&x, &self.norm, self.config.rms_norm_eps as f32)?)
+        self.final_norm(&x)
+    }
+
+    /// What every decoder layer of a forward without cache shares (rotary tables, mask): for
+    /// running the layers one at a time ([`Network::layer`]), e.g. to recompute activations.
+    pub fn layer_inputs(&self, input: &StepInput<'_>) -> Result<LayerInputs> {
+        let (b, t) = input.ids.dims2()?;
+        let mask = self.mask(b, t, 0, input.key_valid)?;
+        let (cos, sin) = self.rotary(input.positions)?;
+        Ok(LayerInputs { cos, sin, mask })
+    }
+
+    /// Token embeddings `[B, T, D]` of ids `[B, T]` (the first layer's input).
+    pub fn embed(&self, ids: &Tensor) -> Result<Tensor> {
+        let (b, t) = ids.dims2()?;
+        Ok(self.embed.embedding(&ids.flatten_all()?)?.reshape((b, t, self.config.hidden_size))?)
+    }
+
+    /// Decoder layer `index` on hidden states `[B, T, D]`, without cache.
+    pub fn layer(&self, index: usize, x: &Tensor, shared: &LayerInputs) -> Result<Tensor> {
+        self.block(index, x, shared, None)
+    }
+
+    /// The final norm (after the last layer): `hidden_states` = `final_norm` of the last layer's
+    /// output.
+    pub fn final_norm(&self, x: &Tensor) -> Result<Tensor> {
+        Ok(candle_nn::ops::rms_norm_slow(x, &self.norm, self.config.rms_norm_eps as f32)?)
+    }
+
+    /// Number of decoder layers.
+    pub fn num_layers(&self) -> usize {
+        self.layers.len()
+    }
+
+    fn block(
+        &self,
+        index: usize,
+        x: &Tensor,
+        shared: &LayerInputs,
+        cache: Option<(&mut KvCache, usize)>,
+    ) -> Result<Tensor> {
+        let layer = &self.layers[index];
+        let eps = self.config.rms_norm_eps as f32;
+        let h = candle_nn::ops::rms_norm_slow(x, &layer.attn_norm, eps)?;
+        let h = self.attention(layer, &h, &shared.cos, &shared.sin, &shared.mask, cache)?;
+        let x = (x + h)?;
+        let h = candle_nn::ops::rms_norm_slow(&x, &layer.mlp_norm, eps)?;
+        let gate = linear(&h, &layer.w_gate, None)?.silu()?;
+        let up = linear(&h, &layer.w_up, None)?;
+        Ok((x + linear(&(gate * up)?, &layer.w_down, None)?)?)
     }
 
     /// Logits `[.., vocab]` of hidden states `[.., D]`.
@@ -349,11 +401,115 @@ impl Network {
         // Group the query heads that share a key/value head: [B, KVH, rep * T, hd].
         let q = q.contiguous()?.reshape((b, kvh, rep * t, hd))?;
         let scale = 1.0 / (hd as f64).sqrt();
-        let scores = (q.matmul(&k.t()?)? * scale)?.to_dtype(cdt)?;
-        let scores = scores.reshape((b, kvh, rep, t, s))?.broadcast_add(mask)?;
-        let probs = candle_nn::ops::softmax(&scores, D::Minus1)?.to_dtype(self.dtype())?;
+        let raw = q.matmul(&k.t()?)?;
+        let probs = if raw.device().is_cpu() && raw.dtype() == DType::F32 && mask.dtype() == DType::F32 {
+            // One fused op that keeps only its input and output for the backward, instead of
+            // the seven [B, H, T, S] tensors of scale, mask, max, exp, sum and divide.
+            let fused = MaskedSoftmax { scale, mask: mask.flatten_all()?.to_vec1::<f32>()?, rows: t, keys: s };
+            raw.reshape((b, kvh, rep, t, s))?.apply_op1(fused)?
+        } else {
+            let scores = (raw * scale)?.to_dtype(cdt)?;
+            let scores = scores.reshape((b, kvh, rep, t, s))?.broadcast_add(mask)?;
+            candle_nn::ops::softmax(&scores, D::Minus1)?.to_dtype(self.dtype())?
+        };
         let out = probs.reshape((b, kvh, rep * t, s))?.matmul(&v)?;
         let out = out.reshape((b, h, t, hd))?.transpose(1, 2)?.reshape((b, t, h * hd))?;
         linear(&out, &layer.wo, None)
+    }
+}
+
+/// `softmax(scores * scale + mask)` over the last dim of f32 scores `[B, G, T, S]` (any number of
+/// head dims between batch and rows) with an additive mask `[B, T, S]`, in one pass and with a
+/// backward: `d scores = scale * p * (g - sum(g * p))`. CPU only.
+struct MaskedSoftmax {
+    scale: f64,
+    mask: Vec<f32>,
+    rows: usize,
+    keys: usize,
+}
+
+impl candle_core::CustomOp1 for MaskedSoftmax {
+    fn name(&self) -> &'static str {
+        "masked-softmax"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &candle_core::CpuStorage,
+        layout: &candle_core::Layout,
+    ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        use rayon::prelude::*;
+        let candle_core::CpuStorage::F32(data) = storage else { candle_core::bail!("masked-softmax: f32 scores only") };
+        let Some((lo, hi)) = layout.contiguous_offsets() else {
+            candle_core::bail!("masked-softmax: contiguous scores only")
+        };
+        let data = &data[lo..hi];
+        let (t, s) = (self.rows, self.keys);
+        let batch = self.mask.len() / (t * s).max(1);
+        if s == 0 || batch == 0 || !data.len().is_multiple_of(batch * t * s) {
+            candle_core::bail!("masked-softmax: {} scores do not fit a [{batch}, {t}, {s}] mask", data.len());
+        }
+        let per_batch = data.len() / batch;
+        let scale = self.scale as f32;
+        let mut out = vec![0f32; data.len()];
+        out.par_chunks_mut(s).zip(data.par_chunks(s)).enumerate().for_each(|(r, (o, x))| {
+            let (bi, ti) = (r * s / per_batch, r % t);
+            let m = &self.mask[(bi * t + ti) * s..][..s];
+            let mut max = f32::NEG_INFINITY;
+            for ((o, &x), &m) in o.iter_mut().zip(x).zip(m) {
+                *o = x * scale + m;
+                max = max.max(*o);
+            }
+            let mut sum = 0f32;
+            for o in o.iter_mut() {
+                *o = (*o - max).exp();
+                sum += *o;
+            }
+            let inv = 1.0 / sum;
+            for o in o.iter_mut() {
+                *o *= inv;
+            }
+        });
+        Ok((candle_core::CpuStorage::F32(out), layout.shape().clone()))
+    }
+
+    fn bwd(&self, _arg: &Tensor, res: &Tensor, grad: &Tensor) -> candle_core::Result<Option<Tensor>> {
+        let (p, g) = (res.detach(), grad.detach());
+        let dot = (&g * &p)?.sum_keepdim(D::Minus1)?;
+        Ok(Some((g.broadcast_sub(&dot)? * &p)?.affine(self.scale, 0.0)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fused_masked_softmax_matches_the_composite_ops_and_their_gradient() {
+        let dev = Device::Cpu;
+        let (b, g, t, s) = (2, 3, 4, 6);
+        let scores = candle_core::Var::from_tensor(&Tensor::randn(0f32, 2.0, (b, g, t, s), &dev).unwrap()).unwrap();
+        let mut mask = vec![0f32; b * t * s];
+        for (i, m) in mask.iter_mut().enumerate() {
+            let (row, j) = (i / s, i % s);
+            if j > row % t + 2 || (row / t == 1 && j == 0) {
+                *m = MASKED;
+            }
+        }
+        let mask_t = Tensor::from_vec(mask.clone(), (b, 1, t, s), &dev).unwrap();
+        let w = Tensor::randn(0f32, 1.0, (b, g, t, s), &dev).unwrap();
+        let scale = 0.125;
+        let fused = scores.as_tensor().apply_op1(MaskedSoftmax { scale, mask, rows: t, keys: s }).unwrap();
+        let x = (scores.as_tensor() * scale).unwrap().broadcast_add(&mask_t).unwrap();
+        let plain = candle_nn::ops::softmax(&x, D::Minus1).unwrap();
+        let max_diff = |a: &Tensor, b: &Tensor| -> f32 {
+            (a - b).unwrap().abs().unwrap().flatten_all().unwrap().max(0).unwrap().to_scalar::<f32>().unwrap()
+        };
+        assert!(max_diff(&fused, &plain) < 1e-6);
+        let gf = (&fused * &w).unwrap().sum_all().unwrap().backward().unwrap();
+        let gp = (&plain * &w).unwrap().sum_all().unwrap().backward().unwrap();
+        let (gf, gp) = (gf.get(scores.as_tensor()).unwrap(), gp.get(scores.as_tensor()).unwrap());
+        assert!(max_diff(gf, gp) < 1e-6, "{}", max_diff(gf, gp));
+        assert!(gp.abs().unwrap().sum_all().unwrap().to_scalar::<f32>().unwrap() > 0.1);
     }
 }

@@ -187,6 +187,9 @@ pub struct TrainArgs {
     /// Rows per forward/backward (gradient accumulation; 0 = whole mini-batch) [default: 0].
     #[arg(long, help_heading = "Optimisation")]
     pub micro_batch_size: Option<usize>,
+    /// Recompute each decoder layer's activations in the backward instead of keeping them (same gradients, less memory, one more forward of the layers) [default: false].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = "Optimisation")]
+    pub recompute_activations: Option<bool>,
     /// Peak learning rate [default: 3e-3 for tiny; 1e-6 for a pretrained model].
     #[arg(long, help_heading = "Optimisation")]
     pub lr: Option<f64>,
@@ -270,6 +273,7 @@ mod tests {
         match v {
             Value::Number(n) => note.parse::<f64>().ok() == n.as_f64(),
             Value::String(s) => note == s,
+            Value::Bool(b) => note.parse::<bool>().ok() == Some(*b),
             _ => false,
         }
     }

@@ -21,6 +21,7 @@ use serde_json::Value;
 use args::{Cli, Command, TrainArgs};
 
 fn main() -> ExitCode {
+    rlengine::element_wise_on_caller();
     let cli = Cli::parse();
     rlverify::cli::main(|| run(cli))
 }
