@@ -58,36 +58,7 @@ fn set_call_limit() {
 /// Run the grammar on a normalised answer and build the tree.
 pub(crate) fn parse_normalized(s: &str, limits: &Limits) -> Result<Expr, ParseError> {
     set_call_limit();
-    let mut pairs = AnswerParser::parse(Rule::answer, s).map_err(|e| {
-        if let pest::error::ErrorVariant::CustomError { message } = &e.variant {
-            // pest's call limit: the answer costs too much to parse (a step budget, not syntax).
-            if message.contains("call limit") {
-                return ParseError::Limit(crate::limits::LimitKind::StepBudget);
-            }
-            // pest's own guard (less than 64 KiB of stack left): a depth limit, not bad syntax.
-            if message.contains("limit reached") {
-                return ParseError::Limit(crate::limits::LimitKind::TooDeep);
-            }
-        }
-        let position = match e.location {
-            pest::error::InputLocation::Pos(p) => p,
-            pest::error::InputLocation::Span((p, _)) => p,
-        };
-        // A failure just after a backslash is reported at the backslash.
-        let position =
-            if position > 0 && s.as_bytes().get(position - 1) == Some(&b'\\') { position - 1 } else { position };
-        let message = match s.get(position..).and_then(|r| r.strip_prefix('\\')) {
-            Some(r) if r.starts_with(|c: char| c.is_ascii_alphabetic()) => {
-                let name: String = r.chars().take_while(char::is_ascii_alphabetic).collect();
-                match r.strip_prefix("word{") {
-                    Some(w) => format!("unexpected word `{}`", w.split('}').next().unwrap_or(w)),
-                    None => format!("unexpected command `\\{name}` here"),
-                }
-            }
-            _ => e.variant.message().into_owned(),
-        };
-        ParseError::Syntax { message, position }
-    })?;
+    let mut pairs = AnswerParser::parse(Rule::answer, s).map_err(|e| parse_error(e, s))?;
     let answer = pairs.next().ok_or_else(|| syntax("empty input", 0))?;
     let b = Builder { limits };
     let body = answer.into_inner().next().ok_or_else(|| syntax("empty input", 0))?;
@@ -104,6 +75,38 @@ pub(crate) fn parse_normalized(s: &str, limits: &Limits) -> Result<Expr, ParseEr
         }
         _ => b.item_list_expr(body),
     }
+}
+
+/// A pest error on the normalised answer `s` as a [`ParseError`]: pest's call and stack limits are
+/// cost limits, anything else a syntax error at its position.
+fn parse_error(e: pest::error::Error<Rule>, s: &str) -> ParseError {
+    if let pest::error::ErrorVariant::CustomError { message } = &e.variant {
+        // pest's call limit: the answer costs too much to parse (a step budget, not syntax).
+        if message.contains("call limit") {
+            return ParseError::Limit(crate::limits::LimitKind::StepBudget);
+        }
+        // pest's own guard (less than 64 KiB of stack left): a depth limit, not bad syntax.
+        if message.contains("limit reached") {
+            return ParseError::Limit(crate::limits::LimitKind::TooDeep);
+        }
+    }
+    let position = match e.location {
+        pest::error::InputLocation::Pos(p) => p,
+        pest::error::InputLocation::Span((p, _)) => p,
+    };
+    // A failure just after a backslash is reported at the backslash.
+    let position = if position > 0 && s.as_bytes().get(position - 1) == Some(&b'\\') { position - 1 } else { position };
+    let message = match s.get(position..).and_then(|r| r.strip_prefix('\\')) {
+        Some(r) if r.starts_with(|c: char| c.is_ascii_alphabetic()) => {
+            let name: String = r.chars().take_while(char::is_ascii_alphabetic).collect();
+            match r.strip_prefix("word{") {
+                Some(w) => format!("unexpected word `{}`", w.split('}').next().unwrap_or(w)),
+                None => format!("unexpected command `\\{name}` here"),
+            }
+        }
+        _ => e.variant.message().into_owned(),
+    };
+    ParseError::Syntax { message, position }
 }
 
 fn syntax(message: impl Into<String>, position: usize) -> ParseError {
@@ -770,4 +773,27 @@ fn time_of_day(h: &Expr, m: &Expr, op: &Pair<Rule>) -> Option<Expr> {
     let digits = after.bytes().take_while(u8::is_ascii_digit).count();
     (digits == 2 && small(h, 24) && small(m, 59))
         .then(|| Expr::Func(Func::Other("time".into()), vec![h.clone(), m.clone()]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::LimitKind;
+    use pest::error::{Error, ErrorVariant};
+    use pest::Position;
+
+    /// pest reports its limits as custom errors; they are cost limits, not syntax. (Tripping the
+    /// stack guard for real needs a tiny thread stack, whose bounds glibc's stack cache can make
+    /// unreliable, so the mapping is tested directly.)
+    #[test]
+    fn pest_limits_are_cost_limits() {
+        let s = "1+";
+        let custom = |message: &str| {
+            Error::new_from_pos(ErrorVariant::CustomError { message: message.into() }, Position::from_start(s))
+        };
+        assert_eq!(parse_error(custom("call limit reached"), s), ParseError::Limit(LimitKind::StepBudget));
+        assert_eq!(parse_error(custom("stack limit reached"), s), ParseError::Limit(LimitKind::TooDeep));
+        let syntax = AnswerParser::parse(Rule::answer, s).map(|_| ()).unwrap_err();
+        assert!(matches!(parse_error(syntax, s), ParseError::Syntax { position: 2, .. }));
+    }
 }
