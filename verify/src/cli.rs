@@ -82,6 +82,23 @@ pub fn print_line_error(file: &str, line: u64, message: &str) {
     let _ = writeln!(io::stderr().lock(), "{file}:{line}: {} {message}", label("error"));
 }
 
+/// Per-line input errors printed in full by `rlverify score` and `rlbench score`; the rest are
+/// counted ([`print_more_line_errors`]).
+pub const MAX_PRINTED_LINE_ERRORS: u64 = 20;
+
+/// After the printed line errors: how many more there were (nothing when none), then the hint
+/// that names the field flags when a line lacked a field.
+pub fn print_more_line_errors(errors: u64, missing_field: bool) {
+    if errors > MAX_PRINTED_LINE_ERRORS {
+        let _ = writeln!(io::stderr().lock(), "... and {} more malformed lines", errors - MAX_PRINTED_LINE_ERRORS);
+    }
+    if missing_field {
+        print_hint(
+            "name the fields with `--response-field PATH`, `--gold-field PATH` and `--id-field PATH` (dotted paths)",
+        );
+    }
+}
+
 /// Prints a hint.
 pub fn print_hint(message: &str) {
     let _ = writeln!(io::stderr().lock(), "\n{} {message}", label("hint"));

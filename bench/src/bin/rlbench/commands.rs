@@ -262,8 +262,6 @@ fn server_fleet(a: &RunArgs, urls: &[String], api: Api, timeout: Duration, concu
 }
 
 fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
-    /// Line errors printed before the rest are only counted (as `rlverify score`).
-    const MAX_PRINTED_ERRORS: usize = 20;
     init_threads(a.report.threads);
     let threads = rayon::current_num_threads();
     let start = Instant::now();
@@ -284,17 +282,10 @@ fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
     let read = read.with_context(|| format!("failed to read `{name}`"))?;
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
-    for e in read.errors.iter().take(MAX_PRINTED_ERRORS) {
+    for e in read.errors.iter().take(rlverify::cli::MAX_PRINTED_LINE_ERRORS as usize) {
         rlverify::cli::print_line_error(&name, e.line, &e.message);
     }
-    if read.errors.len() > MAX_PRINTED_ERRORS {
-        eprintln!("... and {} more malformed lines", read.errors.len() - MAX_PRINTED_ERRORS);
-    }
-    if read.errors.iter().any(|e| e.missing_field) {
-        rlverify::cli::print_hint(
-            "name the fields with `--response-field PATH`, `--gold-field PATH` and `--id-field PATH` (dotted paths)",
-        );
-    }
+    rlverify::cli::print_more_line_errors(read.errors.len() as u64, read.errors.iter().any(|e| e.missing_field));
     if read.grouped_by_prompt > 0 {
         rlverify::cli::print_warning(&format!(
             "{} rows have no id field; they are grouped into {} problems by their prompt (name the id with `--id-field PATH`)",

@@ -20,8 +20,6 @@ use std::time::Instant;
 const LINES_PER_THREAD: usize = 256;
 /// Bytes of input held per chunk at most (one huge line still makes a chunk of one).
 const CHUNK_BYTES: usize = 64 << 20;
-/// Per-line errors printed on standard error before the rest are only counted.
-const MAX_PRINTED_ERRORS: u64 = 20;
 
 /// Everything a worker needs to score one line (`serve`'s batch route scores lines the same way).
 pub(super) struct Ctx {
@@ -84,7 +82,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
                 .and_then(|()| out.write_all(b"\n"))
                 .context("failed to write the output")?;
             if let Some((message, _)) = &s.error {
-                if summary.malformed < MAX_PRINTED_ERRORS {
+                if summary.malformed < rlverify::cli::MAX_PRINTED_LINE_ERRORS {
                     progress.suspend(|| rlverify::cli::print_line_error(&input.name, s.number, message));
                 }
             }
@@ -95,17 +93,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush().context("failed to write the output")?;
     progress.finish_and_clear();
-    if summary.malformed > MAX_PRINTED_ERRORS {
-        eprintln!(
-            "... and {} more malformed lines (each has an error line in the output)",
-            summary.malformed - MAX_PRINTED_ERRORS
-        );
-    }
-    if summary.missing_field > 0 {
-        rlverify::cli::print_hint(
-            "name the fields with `--response-field PATH` and `--gold-field PATH` (dotted paths)",
-        );
-    }
+    rlverify::cli::print_more_line_errors(summary.malformed, summary.missing_field > 0);
     if !args.quiet {
         summary.print(start.elapsed().as_secs_f64(), pool.current_num_threads(), ctx.format_weight.is_some());
     }
