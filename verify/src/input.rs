@@ -127,13 +127,8 @@ impl FieldSpec {
     /// The id of a parsed line: the forced id field, or the first of [`ID_FIELDS`] present (any
     /// JSON value but null), with the name it was found under.
     pub fn find_id(&self, value: &Value) -> Option<(String, Value)> {
-        match &self.id {
-            Some(path) => match path.get(value) {
-                Some(Value::Null) | None => None,
-                Some(v) => Some((path.to_string(), v.clone())),
-            },
-            None => value.as_object().and_then(find_id),
-        }
+        let (name, v) = find_field(value, self.id.as_ref(), ID_FIELDS)?;
+        (!v.is_null()).then(|| (name, v.clone()))
     }
 }
 
@@ -368,14 +363,6 @@ fn prompt_text(v: &Value) -> Option<String> {
         _ => return None,
     };
     (!text.trim().is_empty()).then_some(text)
-}
-
-/// The first id field present, with its value (any JSON value but null).
-pub fn find_id(obj: &Map<String, Value>) -> Option<(String, Value)> {
-    ID_FIELDS.iter().find_map(|name| match obj.get(*name) {
-        Some(Value::Null) | None => None,
-        Some(v) => Some((name.to_string(), v.clone())),
-    })
 }
 
 fn looked_for(forced: Option<&FieldPath>, defaults: &[&str]) -> Vec<String> {
