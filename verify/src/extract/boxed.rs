@@ -183,14 +183,20 @@ fn count_connectors(b: &[u8]) -> usize {
 /// The final boxed answer of `text`: the contents of the last run of joined boxes (see the module
 /// doc), raw (not yet cleaned), in text order, duplicates included. Empty when there is no box or
 /// the text ends inside an unclosed box.
+#[cfg(test)]
 pub(crate) fn last_boxes(text: &str) -> Vec<&str> {
+    last_boxes_and_end(text).0
+}
+
+/// [`last_boxes`], and the offset just past the last box (0 when there is none).
+pub(crate) fn last_boxes_and_end(text: &str) -> (Vec<&str>, usize) {
     let Some(boxes) = top_level_boxes(text.as_bytes()) else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     let nonempty: Vec<&Box_> =
         boxes.iter().filter(|bx| !text[bx.content_start..bx.content_end].trim().is_empty()).collect();
     let Some(last) = nonempty.last() else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     let mut run = vec![**last];
     for bx in nonempty.iter().rev().skip(1) {
@@ -201,7 +207,13 @@ pub(crate) fn last_boxes(text: &str) -> Vec<&str> {
         run.push(**bx);
     }
     run.reverse();
-    run.iter().map(|bx| &text[bx.content_start..bx.content_end]).collect()
+    (run.iter().map(|bx| &text[bx.content_start..bx.content_end]).collect(), last.span_end)
+}
+
+/// Whether `text` ends inside a box that never closes (`... \boxed{5}. Or \boxed{6`): its final
+/// answer was never finished, so it has none (an earlier complete box is not it).
+pub(crate) fn ends_in_open_box(text: &str) -> bool {
+    top_level_boxes(text.as_bytes()).is_none()
 }
 
 #[cfg(test)]

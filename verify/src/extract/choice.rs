@@ -58,41 +58,61 @@ pub(crate) fn split_choice_label(s: &str) -> Option<(char, &str)> {
     (!rest.is_empty() && choice_letter(rest).is_none()).then_some((letter, rest))
 }
 
-/// The last choice named in the last line of `text`: `(C)` (not part of a name like `P(A)`), or
-/// "option C" / "choice C". A line naming three or more different letters is the list of options
-/// (`(A) 3.2 \qquad (B) 3.5 ...`), not a choice.
-pub(crate) fn last_line_choice(text: &str) -> Option<char> {
+/// The choices named at the end of the last line of `text`: the last one named, `(C)` (not part of
+/// a name like `P(A)`) or "option C" / "choice C", together with the choices joined to it by
+/// connectors only (`(A) or (E)`, `A/B`, `(B) and (D)`: several candidates, a hedge unless the
+/// gold lists them). `between (A) and (B), it is (B)` names `B`: a clause stands between. A line
+/// naming three or more different letters is the list of options (`(A) 3.2 \qquad (B) 3.5 ...`),
+/// not a choice. Empty when the line names none.
+pub(crate) fn last_line_choices(text: &str) -> Vec<char> {
     let (_, line) = last_line(text);
     let b = line.as_bytes();
-    let mut found: Option<(usize, char)> = None;
-    let mut seen = [false; 5];
-    let mut note = |at: usize, letter: Option<u8>| {
-        if let Some(c @ b'A'..=b'E') = letter {
-            seen[usize::from(c - b'A')] = true;
-            if found.is_none_or(|(p, _)| p < at) {
-                found = Some((at, c as char));
-            }
-        }
-    };
+    // (start, end, letter) of each mention.
+    let mut mentions: Vec<(usize, usize, char)> = Vec::new();
     for i in memchr::memchr_iter(b'(', b) {
         if b.get(i + 2) == Some(&b')') && (i == 0 || !(is_word_byte(b[i - 1]) || matches!(b[i - 1], b'\\' | b'^'))) {
-            note(i, b.get(i + 1).copied());
+            if let Some(c @ b'A'..=b'E') = b.get(i + 1).copied() {
+                mentions.push((i, i + 3, c as char));
+            }
         }
     }
     for word in [b"option ".as_slice(), b"choice "] {
         for i in memchr::memchr2_iter(word[0], word[0].to_ascii_uppercase(), b) {
             if starts_with_ci(b, i, word) && (i == 0 || !is_word_byte(b[i - 1])) {
                 let k = i + word.len();
-                if !b.get(k + 1).is_some_and(|c| is_word_byte(*c)) {
-                    note(i, b.get(k).copied());
+                if let Some(c @ b'A'..=b'E') = b.get(k).copied() {
+                    if !b.get(k + 1).is_some_and(|c| is_word_byte(*c)) {
+                        mentions.push((i, k + 1, c as char));
+                    }
                 }
             }
         }
     }
-    if seen.iter().filter(|s| **s).count() >= 3 {
-        return None;
+    mentions.sort_unstable();
+    let mut seen = [false; 5];
+    for m in &mentions {
+        seen[usize::from(m.2 as u8 - b'A')] = true;
     }
-    found.map(|(_, c)| c)
+    if seen.iter().filter(|s| **s).count() >= 3 {
+        return Vec::new();
+    }
+    let Some(&(mut start, _, last)) = mentions.last() else { return Vec::new() };
+    let mut out = vec![last];
+    for &(s, e, c) in mentions.iter().rev().skip(1) {
+        if e > start || !is_choice_connector(&line[e..start]) {
+            break;
+        }
+        out.push(c);
+        start = s;
+    }
+    out.reverse();
+    out
+}
+
+/// Text that only joins two choice mentions: spaces, `,`, `/`, `&`, "or", "and", "either".
+fn is_choice_connector(sep: &str) -> bool {
+    sep.split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | '&'))
+        .all(|w| w.is_empty() || ["or", "and", "either", "\\text{or}", "\\text{and}"].iter().any(|c| c.eq_ignore_ascii_case(w)))
 }
 
 #[cfg(test)]
@@ -111,6 +131,12 @@ mod tests {
 
     #[test]
     fn last_line() {
+        let last_line_choice = |s: &str| -> Option<char> {
+            let c = last_line_choices(s);
+            (c.len() == 1).then(|| c[0])
+        };
+        assert_eq!(last_line_choices("so it is (A) or (E)."), vec!['A', 'E']);
+        assert_eq!(last_line_choices("(B) and (D)"), vec!['B', 'D']);
         assert_eq!(last_line_choice("work\nSo the answer must be (C)."), Some('C'));
         assert_eq!(last_line_choice("(A) is wrong\nI pick option D"), Some('D'));
         assert_eq!(last_line_choice("P(A) = 1/2"), None);

@@ -167,7 +167,7 @@ pub(crate) fn joined_values(text: &str, last: Block) -> Vec<Block> {
 /// What a block holds, for [`joined_values`]: `""` for a value (no relation), the name for an
 /// equation `name = value` with one `=` and a one-letter name (optionally subscripted), `None`
 /// otherwise.
-fn block_shape(s: &str) -> Option<String> {
+pub(crate) fn block_shape(s: &str) -> Option<String> {
     if !has_relation(s) {
         return Some(String::new());
     }

@@ -63,9 +63,13 @@
 mod boxed;
 pub(crate) mod choice;
 mod delimited;
+mod escapes;
 mod number;
 mod scan;
+mod statement;
 mod tagged;
+mod turn;
+pub(crate) mod wording;
 #[cfg(test)]
 mod tests;
 
@@ -94,6 +98,8 @@ pub enum Source {
     LastNumber,
     /// The whole (short) text taken as the answer: bare LaTeX with no delimiters.
     Whole,
+    /// The concluding last sentence: `Therefore, the ordered pair is $(7, 6)$.`
+    Conclusion,
 }
 
 impl Source {
@@ -110,6 +116,7 @@ impl Source {
             Source::Choice => "choice",
             Source::LastNumber => "last_number",
             Source::Whole => "whole",
+            Source::Conclusion => "conclusion",
         }
     }
 }
@@ -128,6 +135,10 @@ pub struct Answer {
 /// Extraction switches.
 #[derive(Clone, Debug)]
 pub struct ExtractOptions {
+    /// Also read answers the response never marked: the last math block, and an answer in the
+    /// reasoning before `</think>` when nothing after it commits to one. Off by default (a
+    /// response without a marker has no answer); for base-model evaluations that never mark one.
+    pub lenient: bool,
     /// Fall back to the last number in the text when nothing else matched.
     pub last_number_fallback: bool,
     /// Accept a whole short response with no delimiters as bare LaTeX.
@@ -139,7 +150,7 @@ pub struct ExtractOptions {
 
 impl Default for ExtractOptions {
     fn default() -> Self {
-        ExtractOptions { last_number_fallback: false, whole_fallback: true, truncated_fallback: false }
+        ExtractOptions { lenient: false, last_number_fallback: false, whole_fallback: true, truncated_fallback: false }
     }
 }
 
@@ -178,8 +189,8 @@ pub fn looks_truncated(text: &str) -> bool {
     true
 }
 
-/// Extract the final answer of `response` (see the module doc for the strategies and their order).
-/// `None` when no strategy finds an answer.
+/// Extract the final answer of `response` (see the module doc for the contract, the strategies
+/// and their order). `None` when the response commits to no answer.
 ///
 /// ```
 /// use rlverify::{extract, ExtractOptions, Source};
@@ -189,54 +200,50 @@ pub fn looks_truncated(text: &str) -> bool {
 /// assert_eq!(a.map(|a| a.parts), Some(vec!["2".to_string(), "3".to_string()]));
 /// let b = extract("<think>maybe 4</think>\nThe final answer is $5$.", &opts);
 /// assert_eq!(b.map(|b| b.text), Some("5".to_string()));
+/// // A hedge is two candidates, never the first one alone.
+/// let c = extract("The answer is $5$, or perhaps $6$.", &opts);
+/// assert_eq!(c.map(|c| c.parts), Some(vec!["5".to_string(), "6".to_string()]));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    let response = model_turn(response);
+    let response = turn::model_turn(response);
+    let unescaped = escapes::single_escaped(response);
+    let response: &str = &unescaped;
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
-    if let Some(p) = THINK_END.last(response.as_bytes()) {
-        let (reasoning, after) = (&response[..p], &response[p + "</think>".len()..]);
-        // A marked answer (tag, box, phrase, `####`, bold) after the reasoning, then a box in the
-        // reasoning, and only then the unmarked fallbacks: a summary cut off mid-way (`... so
-        // \( m = 1`) does not outvote the `\boxed{116}` that ends the reasoning. Other markers in
-        // the reasoning are weaker ("so the answer is 3? Wait...") and wait for the fallbacks.
-        if let Some(a) = marked(after, opts, true).or_else(|| from_boxes(&boxed::last_boxes(reasoning))) {
-            return Some(a);
+    let found = match THINK_END.last(response.as_bytes()) {
+        Some(p) => {
+            let (reasoning, after) = (&response[..p], &response[p + "</think>".len()..]);
+            after_reasoning(reasoning, after, opts)
         }
-        if let Some(a) = unmarked(after, opts) {
-            return Some(a);
-        }
+        None => extract_region(response, opts, true),
+    };
+    found.map(Answer::split_hedges)
+}
+
+/// The answer of a response with a reasoning part (`<think>...</think>` then `after`).
+fn after_reasoning(reasoning: &str, after: &str, opts: &ExtractOptions) -> Option<Answer> {
+    // A marked answer (tag, box, phrase, `####`, bold, choice line) after the reasoning.
+    if let Some(a) = marked(after, opts, true) {
+        return Some(a);
+    }
+    // An answer tag that holds nothing, or a final box never closed, is no answer: never a
+    // fallback into the reasoning (a policy would move its answer there).
+    if tagged::answer_tag(after).is_some() || boxed::ends_in_open_box(after) {
+        return None;
+    }
+    // A box that ends the reasoning, when the text after it commits to nothing (a summary cut
+    // off mid-sentence does not outvote the `\boxed{116}` that ends the reasoning).
+    let (boxes, end) = boxed::last_boxes_and_end(reasoning);
+    if let Some(a) = from_boxes(&boxes) {
+        return Some(a.with_alternatives(&reasoning[end..]));
+    }
+    if let Some(a) = unmarked(after, opts) {
+        return Some(a);
+    }
+    if opts.lenient {
         let no_whole = ExtractOptions { whole_fallback: false, ..opts.clone() };
         return extract_region(reasoning, &no_whole, true);
     }
-    extract_region(response, opts, true)
-}
-
-/// Chat-template tokens that end the model's turn: what follows is a turn the model invented
-/// (`<|im_start|>user ...`), not its answer.
-const TURN_MARKERS: &[&str] = &[
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|endoftext|>",
-    "<|eot_id|>",
-    "<|end_of_text|>",
-    "<|start_header_id|>",
-    "<｜end▁of▁sentence｜>",
-];
-
-/// The response up to the first chat-template token that ends the model's turn, when text comes
-/// before it (`... is $\frac{5}{3}$. <|im_start|>user Another problem ... \boxed{8}` is cut before
-/// the invented turn). A token at the start (a template prefix) cuts nothing.
-fn model_turn(response: &str) -> &str {
-    static START: scan::Needle = scan::Needle::new(b"<|");
-    static START_WIDE: scan::Needle = scan::Needle::new("<｜".as_bytes());
-    let b = response.as_bytes();
-    let Some(text_at) = response.find(|c: char| !c.is_whitespace()) else { return response };
-    let hits = START.all(b).chain(START_WIDE.all(b));
-    let cut = hits.filter(|&p| p > text_at && TURN_MARKERS.iter().any(|m| b[p..].starts_with(m.as_bytes()))).min();
-    match cut {
-        Some(p) => &response[..p],
-        None => response,
-    }
+    None
 }
 
 /// Most boxes of a list answer whose repeats are kept (`\boxed{3}, \boxed{3}`); longer runs
@@ -249,10 +256,22 @@ const MAX_TAG_CONTENT_BYTES: usize = 300;
 
 /// Run the strategies on one region of the response.
 fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
-    marked(text, opts, with_tag).or_else(|| unmarked(text, opts))
+    if boxed::ends_in_open_box(text) {
+        // The final box was never closed: the answer was never finished.
+        return None;
+    }
+    if let Some(a) = marked(text, opts, with_tag) {
+        return Some(a);
+    }
+    if with_tag && tagged::answer_tag(text).is_some() {
+        // `<answer></answer>`: the answer the format asks for is empty.
+        return None;
+    }
+    unmarked(text, opts)
 }
 
-/// Strategies 1-5: an answer the model marked as such (tag, box, phrase, `####`, bold).
+/// The marked strategies: an answer the model marked as such (tag, box, phrase, `####`, bold, a
+/// choice named in the last line), with the alternatives its statement offers.
 fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
     if with_tag {
         if let Some(content) = tagged::answer_tag(text) {
@@ -265,28 +284,46 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
             if !t.is_empty() && t.len() <= MAX_TAG_CONTENT_BYTES {
                 return Some(Answer::single(t, Source::AnswerTag));
             }
+            return None;
         }
     }
-    if let Some(a) = from_boxes(&boxed::last_boxes(text)) {
-        return Some(a);
+    let (boxes, box_end) = boxed::last_boxes_and_end(text);
+    if let Some(a) = from_boxes(&boxes) {
+        return Some(a.with_alternatives(&text[box_end..]));
     }
-    if let Some((raw, kind)) = tagged::phrase(text) {
+    if let Some((raw, kind, end)) = tagged::phrase(text) {
         let source = match kind {
             tagged::Phrase::Final => Source::FinalAnswerPhrase,
             tagged::Phrase::Colon => Source::AnswerColon,
         };
         if let Some(a) = Answer::cleaned(&raw, source) {
-            return Some(a);
+            return Some(a.with_alternatives(&text[end.min(text.len())..]));
         }
     }
     if let Some(a) = tagged::gsm8k(text).and_then(|raw| Answer::cleaned(strip_currency(raw), Source::Gsm8k)) {
         return Some(a);
     }
-    tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold))
+    if let Some(a) = tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold)) {
+        return Some(a);
+    }
+    if opts.truncated_fallback || !looks_truncated(text) {
+        let letters = choice::last_line_choices(text);
+        if !letters.is_empty() {
+            let parts: Vec<String> = letters.iter().map(char::to_string).collect();
+            return Some(Answer::from_parts(parts, Source::Choice));
+        }
+        if let Some((raw, end)) = tagged::conclusion(text) {
+            if let Some(a) = Answer::cleaned(&raw, Source::Conclusion) {
+                return Some(a.with_alternatives(&text[end.min(text.len())..]));
+            }
+        }
+    }
+    None
 }
 
-/// Strategies 6-9: no marker, the shape of the text's end decides (a choice letter, the last math
-/// block, the whole short text, the last number).
+/// The readings without a marker. By default only a bare answer: a whole short text that is an
+/// answer and nothing else (`\frac{1}{2}`, `(3, \infty)`, `\text{Monday}`). With
+/// [`ExtractOptions::lenient`], also the last math block and the last number.
 fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
     if !opts.truncated_fallback && looks_truncated(text) {
         // Cut off mid-derivation with no marker: its last formula is a step, not its answer. A
@@ -296,31 +333,28 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
         }
         return None;
     }
-    if let Some(c) = choice::last_line_choice(text) {
-        return Some(Answer::single(c.to_string(), Source::Choice));
-    }
-    match delimited::last_answer_block(text) {
-        delimited::LastBlock::Answer(bl) => {
-            // `$4$ and $5$ and $6$`, `$8, 3$ or $5$`: values in blocks joined by connectors.
-            let joined = delimited::joined_values(text, bl);
-            if joined.len() > 1 {
-                let parts: Vec<String> =
-                    joined.iter().map(|b| clean(&text[b.start..b.end])).filter(|t| !t.is_empty()).collect();
-                if parts.len() > 1 {
-                    return Some(Answer { text: parts.join(", "), parts, source: Source::MathDelimiters });
-                }
-            }
-            if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
-                return Some(a);
-            }
-        }
-        // The text ends by asking (an echo of the problem): its numbers are not an answer.
-        delimited::LastBlock::Question => return None,
-        delimited::LastBlock::None => {}
-    }
     if opts.whole_fallback {
         if let Some(a) = whole(text) {
             return Some(a);
+        }
+    }
+    if opts.lenient {
+        match delimited::last_answer_block(text) {
+            delimited::LastBlock::Answer(bl) => {
+                // `$4$ and $5$ and $6$`, `$8, 3$ or $5$`: values in blocks joined by connectors.
+                let joined = delimited::joined_values(text, bl);
+                let parts: Vec<String> =
+                    joined.iter().map(|b| clean(&text[b.start..b.end])).filter(|t| !t.is_empty()).collect();
+                if parts.len() > 1 {
+                    return Some(Answer::from_parts(parts, Source::MathDelimiters));
+                }
+                if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
+                    return Some(a.with_alternatives(&text[(bl.end + 1).min(text.len())..]));
+                }
+            }
+            // The text ends by asking (an echo of the problem): its numbers are not an answer.
+            delimited::LastBlock::Question => return None,
+            delimited::LastBlock::None => {}
         }
     }
     if opts.last_number_fallback {
@@ -334,31 +368,51 @@ impl Answer {
         Answer { text, parts: Vec::new(), source }
     }
 
-    /// The answer of several parts with repeated parts dropped (first occurrence kept), when it
-    /// has repeats: `3, 3` -> `3`. `None` otherwise.
-    pub fn without_repeats(&self) -> Option<Answer> {
-        let mut seen: HashSet<&str> = HashSet::with_capacity(self.parts.len());
-        let kept: Vec<String> = self.parts.iter().filter(|p| seen.insert(p.as_str())).cloned().collect();
-        if kept.len() == self.parts.len() {
-            return None;
+    /// An answer of several candidates (one part is a single answer).
+    fn from_parts(mut parts: Vec<String>, source: Source) -> Answer {
+        match parts.len() {
+            1 => Answer::single(parts.pop().unwrap_or_default(), source),
+            _ => Answer { text: parts.join(", "), parts, source },
         }
-        Some(match kept.len() {
-            1 => Answer::single(kept[0].clone(), self.source),
-            _ => Answer { text: kept.join(", "), parts: kept, source: self.source },
-        })
     }
 
-    /// The parts of a several-part answer that `keep` accepts, when it rejects some but not all:
-    /// `17` from `$17$ and $\prod_{j=1}^m j$` when the second part cannot be read.
-    pub fn only_parts(&self, keep: impl Fn(&str) -> bool) -> Option<Answer> {
-        let kept: Vec<String> = self.parts.iter().filter(|p| keep(p)).cloned().collect();
-        if kept.is_empty() || kept.len() == self.parts.len() {
-            return None;
+    /// The candidates of this answer: its parts, or its text when it has one.
+    pub fn candidates(&self) -> Vec<&str> {
+        if self.parts.is_empty() {
+            vec![self.text.as_str()]
+        } else {
+            self.parts.iter().map(String::as_str).collect()
         }
-        Some(match kept.len() {
-            1 => Answer::single(kept[0].clone(), self.source),
-            _ => Answer { text: kept.join(", "), parts: kept, source: self.source },
-        })
+    }
+
+    /// This answer with the values its statement offers beside it (`rest` follows the answer).
+    fn with_alternatives(self, rest: &str) -> Answer {
+        let alternatives = statement::alternatives_after(&self.text, rest);
+        if alternatives.is_empty() {
+            return self;
+        }
+        let mut parts: Vec<String> = self.candidates().into_iter().map(str::to_string).collect();
+        parts.extend(alternatives.iter().map(|a| clean(a)).filter(|a| !a.is_empty()));
+        Answer::from_parts(parts, self.source)
+    }
+
+    /// Each candidate split at its hedge words (`5 \text{ or } 6` is two candidates).
+    fn split_hedges(self) -> Answer {
+        let mut changed = false;
+        let mut parts: Vec<String> = Vec::new();
+        for c in self.candidates() {
+            match statement::split_hedged(c) {
+                Some(split) => {
+                    changed = true;
+                    parts.extend(split.iter().map(|p| clean(p)).filter(|p| !p.is_empty()));
+                }
+                None => parts.push(c.to_string()),
+            }
+        }
+        if !changed || parts.is_empty() {
+            return self;
+        }
+        Answer::from_parts(parts, self.source)
     }
 
     /// The cleaned `raw` as an answer, `None` when nothing is left.
@@ -385,11 +439,7 @@ fn from_boxes(raw: &[&str]) -> Option<Answer> {
         let mut seen: HashSet<String> = HashSet::with_capacity(parts.len());
         parts.retain(|t| seen.insert(t.clone()));
     }
-    match parts.len() {
-        0 => None,
-        1 => parts.pop().map(|t| Answer::single(t, Source::Boxed)),
-        _ => Some(Answer { text: parts.join(", "), parts, source: Source::Boxed }),
-    }
+    (!parts.is_empty()).then(|| Answer::from_parts(parts, Source::Boxed))
 }
 
 /// A whole short text with no sentence structure is the answer itself (bare LaTeX).

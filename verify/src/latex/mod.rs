@@ -30,6 +30,7 @@
 
 mod fast;
 mod normalize;
+pub(crate) use normalize::is_unit_word;
 mod number;
 mod parse;
 #[cfg(test)]

@@ -166,7 +166,8 @@ fn is_text_only_unit(w: &str) -> bool {
     w.len() == 1 || matches!(w, "sec" | "min" | "arcsec" | "pa" | "au" | "pc" | "ly" | "ev")
 }
 
-fn is_unit_word(w: &str, in_text: bool) -> bool {
+/// Whether `w` is a unit word (`cm`, `dollars`); single letters and a few words only `in_text`.
+pub(crate) fn is_unit_word(w: &str, in_text: bool) -> bool {
     let lower = w.to_ascii_lowercase();
     UNIT_WORDS.contains(&lower.as_str()) && (in_text || !is_text_only_unit(&lower))
 }

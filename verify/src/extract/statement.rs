@@ -1,0 +1,448 @@
+//! The final statement: every value a response commits to at its end, not only the first.
+//!
+//! A committed answer holds exactly one candidate. A hedge offers a second one beside it, and
+//! the candidates are collected here so the scorer can see them all (several distinct candidates
+//! are `ambiguous`, unless the gold is a list or set they form as a whole):
+//!
+//! - **Inside the answer** ([`split_hedged`]): `5 \text{ or } 6`, `5\text{, possibly } 6`,
+//!   `\text{(B) or (D)}`, `\text{either } 5 \text{ or } 6` are two candidates each. Text inside an
+//!   answer is part of it: it is never dropped.
+//! - **After the answer, in its statement** ([`alternatives_after`]): the rest of the answer's
+//!   paragraph is read for values offered beside it, `, or perhaps $6$`, `(or $6$ when n is odd)`,
+//!   `; otherwise $9$`, `\; \text{(or } 6\text{)}`, `. It could also be 6.`, and for values that
+//!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
+//!   $5 < 6$ confirms it` adds nothing).
+//!
+//! A hedge is a cue word (`or`, `otherwise`, `alternatively`, `possibly`, `perhaps`, `maybe`,
+//! `might`, `could`, `would`, `instead`, `either`, `else`, `probably`) followed, with only filler
+//! words between (`be`, `also`, `the answer is`, ...), by a value: a math block, a box, a number
+//! or a choice label. A cue followed by anything else (`could be verified`, `or not`) offers no
+//! value. An `or` inside a justification (`because 6 is odd or even`) offers none either: after
+//! `because`, `since`, `so`, `which`, ... an `or` joins reasons, not answers.
+//!
+//! Cost: one pass over at most [`MAX_STATEMENT_BYTES`] after the answer.
+
+use super::delimited::{block_at, block_shape};
+use super::scan::{floor_boundary, is_word_byte, matching_brace};
+
+/// How much text after an answer is read for alternatives (bytes).
+const MAX_STATEMENT_BYTES: usize = 600;
+/// Most alternatives collected (a longer run is no statement).
+const MAX_ALTERNATIVES: usize = 16;
+
+/// Words that offer another value when one follows them.
+const HEDGE_CUES: &[&str] = &[
+    "or",
+    "otherwise",
+    "alternatively",
+    "possibly",
+    "perhaps",
+    "maybe",
+    "might",
+    "could",
+    "would",
+    "instead",
+    "either",
+    "else",
+    "probably",
+];
+
+/// Words that may stand between a cue and its value.
+const FILLERS: &[&str] = &[
+    "be", "also", "it", "its", "it's", "is", "the", "answer", "value", "result", "even", "just", "equal", "to", "rather",
+    "actually", "well", "get", "we", "that", "this", "one", "final", "correct", "true", "then", "more", "likely",
+    "simply", "an", "a", "of", "possibly", "perhaps", "maybe", "else", "alternatively", "otherwise", "instead",
+    "either", "probably", "might", "could", "would", "equivalently", "option", "choice", "letter", "have", "been",
+];
+
+/// Words after which an `or` joins reasons, not answers.
+const JUSTIFICATION: &[&str] = &[
+    "because", "since", "as", "so", "thus", "hence", "therefore", "which", "where", "given", "while", "whether",
+    "if", "when", "unless", "for", "that", "note", "check", "verify", "checking", "whichever",
+];
+
+/// Words of the connector run that continues a list right after an answer (`$2$ and $3$`).
+const LIST_CONNECTORS: &[&str] = &["and", "or"];
+
+/// Text commands whose braces are transparent to the statement (`\text{(or } 6\text{)}`).
+const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "emph", "mathrm", "textnormal"];
+
+/// One token of a statement.
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Word(String),
+    /// A value: its text (block or box content, a number, a choice letter).
+    Value(String),
+    /// `.`, `!`, `?` ending a sentence.
+    SentenceEnd,
+    /// `,` / `;`.
+    Comma,
+    /// Anything else (a parenthesis, an operator, a command): no meaning here.
+    Other,
+}
+
+/// Tokens of `s`, at most `limit` of them.
+fn tokenize(s: &str, limit: usize) -> Vec<Tok> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() && out.len() < limit {
+        let c = b[i];
+        if c.is_ascii_whitespace() || c == b'}' || c == b'{' || c == b'~' {
+            i += 1;
+            continue;
+        }
+        if c == b'$' || (c == b'\\' && matches!(b.get(i + 1), Some(b'(' | b'['))) {
+            match block_at(s, i) {
+                Some(bl) => {
+                    out.push(Tok::Value(s[bl.start..bl.end].trim().to_string()));
+                    let close = if &b[bl.end..(bl.end + 2).min(b.len())] == b"$$" || c == b'\\' { 2 } else { 1 };
+                    i = bl.end + close;
+                }
+                None => {
+                    out.push(Tok::Other);
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if c == b'\\' {
+            let start = i + 1;
+            let mut j = start;
+            while j < b.len() && b[j].is_ascii_alphabetic() {
+                j += 1;
+            }
+            let name = &s[start..j];
+            if (name == "boxed" || name == "fbox") && b.get(j) == Some(&b'{') {
+                if let Some(close) = matching_brace(b, j) {
+                    out.push(Tok::Value(s[j + 1..close].trim().to_string()));
+                    i = close + 1;
+                    continue;
+                }
+            }
+            if TEXT_COMMANDS.contains(&name) || name.is_empty() {
+                // A text command's braces are transparent; `\;`, `\,`, `\\` are spacing.
+                i = if name.is_empty() { start + s[start..].chars().next().map_or(0, char::len_utf8) } else { j };
+                continue;
+            }
+            out.push(Tok::Other);
+            i = j.max(i + 1);
+            continue;
+        }
+        if c.is_ascii_digit() || (c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+            let start = i;
+            i += 1;
+            while i < b.len()
+                && (b[i].is_ascii_digit()
+                    || (matches!(b[i], b'.' | b',' | b'/') && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            if i < b.len() && is_word_byte(b[i]) && !b[i].is_ascii_digit() {
+                // `2nd`, `3x`: part of a word or a formula.
+                while i < b.len() && is_word_byte(b[i]) {
+                    i += 1;
+                }
+                out.push(Tok::Other);
+                continue;
+            }
+            out.push(Tok::Value(s[start..i].to_string()));
+            continue;
+        }
+        if c == b'(' && matches!(b.get(i + 1), Some(b'A'..=b'E')) && b.get(i + 2) == Some(&b')') {
+            out.push(Tok::Value((b[i + 1] as char).to_string()));
+            i += 3;
+            continue;
+        }
+        if c.is_ascii_alphabetic() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
+                i += 1;
+            }
+            let w = &s[start..i];
+            if w.len() == 1 && matches!(w.as_bytes()[0], b'A'..=b'E') && !b.get(i).is_some_and(|c| is_word_byte(*c)) {
+                // A bare choice letter (`A or E`); `A` as an article starts a sentence of words.
+                let article = w == "A" && b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                if !article {
+                    out.push(Tok::Value(w.to_string()));
+                    continue;
+                }
+            }
+            out.push(Tok::Word(w.to_ascii_lowercase()));
+            continue;
+        }
+        match c {
+            b'.' | b'!' | b'?' if b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace() || *n == b'$') => {
+                out.push(Tok::SentenceEnd)
+            }
+            b',' | b';' => out.push(Tok::Comma),
+            b'(' | b')' | b':' | b'.' => {}
+            _ => out.push(Tok::Other),
+        }
+        i += s[i..].chars().next().map_or(1, char::len_utf8);
+    }
+    out
+}
+
+/// The statement after an answer: up to the end of its paragraph, at most [`MAX_STATEMENT_BYTES`].
+fn statement(rest: &str) -> &str {
+    let capped = &rest[..floor_boundary(rest, MAX_STATEMENT_BYTES.min(rest.len()))];
+    match capped.find("\n\n") {
+        Some(k) => &capped[..k],
+        None => capped,
+    }
+}
+
+/// Values offered beside an answer in the rest of its statement (`rest` starts right after the
+/// answer). `answer` is the answer's own text, for the shape of a list continuation.
+pub(crate) fn alternatives_after(answer: &str, rest: &str) -> Vec<String> {
+    let toks = tokenize(statement(rest), 4 * MAX_ALTERNATIVES + 64);
+    let mut out: Vec<String> = Vec::new();
+    // 1. A list continued right after the answer: connectors then values of the same shape.
+    let shape = block_shape(answer);
+    let mut k = 0;
+    loop {
+        let mut j = k;
+        let mut joined = false;
+        while let Some(t) = toks.get(j) {
+            match t {
+                Tok::Comma => joined = true,
+                Tok::Word(w) if LIST_CONNECTORS.contains(&w.as_str()) => joined = true,
+                _ => break,
+            }
+            j += 1;
+        }
+        match toks.get(j) {
+            Some(Tok::Value(v)) if joined && shape.is_some() && block_shape(v) == shape => {
+                out.push(v.clone());
+                k = j + 1;
+                if out.len() >= MAX_ALTERNATIVES {
+                    return out;
+                }
+            }
+            _ => break,
+        }
+    }
+    // 2. Hedges in the rest of the statement.
+    let mut justifying = false;
+    while k < toks.len() && out.len() < MAX_ALTERNATIVES {
+        match &toks[k] {
+            Tok::SentenceEnd => justifying = false,
+            Tok::Word(w) if JUSTIFICATION.contains(&w.as_str()) => justifying = true,
+            Tok::Word(w) if HEDGE_CUES.contains(&w.as_str()) && !(w == "or" && justifying) => {
+                if let Some((v, next)) = value_after_cue(&toks, k + 1) {
+                    out.push(v);
+                    k = next;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
+}
+
+/// The value right after a cue at token `from`, with only fillers (and commas, parentheses)
+/// between: the value and the index after it.
+fn value_after_cue(toks: &[Tok], from: usize) -> Option<(String, usize)> {
+    let mut k = from;
+    while let Some(t) = toks.get(k) {
+        match t {
+            Tok::Value(v) => return Some((v.clone(), k + 1)),
+            Tok::Word(w) if FILLERS.contains(&w.as_str()) => {}
+            Tok::Comma | Tok::Other if k == from => {}
+            _ => return None,
+        }
+        k += 1;
+        if k > from + 8 {
+            return None;
+        }
+    }
+    None
+}
+
+/// The candidates of one answer whose text offers several with hedge words (see the module doc):
+/// `None` when the text has no hedge word, so it is one candidate. The parts are cleaned of the
+/// text-command wrappers and punctuation around them.
+pub(crate) fn split_hedged(answer: &str) -> Option<Vec<String>> {
+    if !HEDGE_CUES.iter().any(|c| contains_word(answer, c)) {
+        return None;
+    }
+    let flat = unwrap_text_commands(answer);
+    let b = flat.as_bytes();
+    let mut parts: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            c if depth == 0 && c.is_ascii_alphabetic() && (i == 0 || !is_word_byte(b[i - 1]) && b[i - 1] != b'\\') => {
+                let mut j = i;
+                while j < b.len() && b[j].is_ascii_alphabetic() {
+                    j += 1;
+                }
+                let w = flat[i..j].to_ascii_lowercase();
+                if HEDGE_CUES.contains(&w.as_str()) || (FILLERS.contains(&w.as_str()) && w.len() > 3) {
+                    if HEDGE_CUES.contains(&w.as_str()) {
+                        parts.push(flat[start..i].to_string());
+                        start = j;
+                    } else if flat[start..i].trim().is_empty() {
+                        start = j;
+                    }
+                }
+                i = j;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(flat[start..].to_string());
+    let parts: Vec<String> = parts.iter().map(|p| clean_part(p)).filter(|p| !p.is_empty()).collect();
+    (!parts.is_empty()).then_some(parts)
+}
+
+/// `\text{ or }` -> ` or `: the text commands of an answer unwrapped, so hedge words and the values
+/// around them stand at the same level.
+fn unwrap_text_commands(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    let mut closers: Vec<usize> = Vec::new();
+    while i < b.len() {
+        if b[i] == b'\\' {
+            let start = i + 1;
+            let mut j = start;
+            while j < b.len() && b[j].is_ascii_alphabetic() {
+                j += 1;
+            }
+            if TEXT_COMMANDS.contains(&&s[start..j]) && b.get(j) == Some(&b'{') {
+                if let Some(close) = matching_brace(b, j) {
+                    closers.push(close);
+                    out.push(' ');
+                    i = j + 1;
+                    continue;
+                }
+            }
+        }
+        if closers.last() == Some(&i) {
+            closers.pop();
+            out.push(' ');
+            i += 1;
+            continue;
+        }
+        let ch = s[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// A part of a hedged answer without the punctuation, spacing and parentheses a split leaves.
+fn clean_part(p: &str) -> String {
+    let mut t = p.trim();
+    for _ in 0..8 {
+        let before = t.len();
+        t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '~'));
+        for sp in [r"\;", r"\,", r"\quad", r"\qquad", r"\ "] {
+            t = t.strip_prefix(sp).unwrap_or(t).trim();
+            t = t.strip_suffix(sp).unwrap_or(t).trim();
+        }
+        // A parenthesis the split opened or closed: `5 (` / `6 )`.
+        let opens = t.matches('(').count();
+        let closes = t.matches(')').count();
+        if opens > closes {
+            if let Some(r) = t.strip_suffix('(') {
+                t = r;
+            } else if let Some(r) = t.strip_prefix('(') {
+                t = r;
+            }
+        } else if closes > opens {
+            if let Some(r) = t.strip_suffix(')') {
+                t = r;
+            } else if let Some(r) = t.strip_prefix(')') {
+                t = r;
+            }
+        }
+        if t.len() == before {
+            break;
+        }
+    }
+    t.to_string()
+}
+
+/// Whether `word` stands in `s` as a whole word (ASCII case-insensitive).
+fn contains_word(s: &str, word: &str) -> bool {
+    let b = s.as_bytes();
+    let w = word.as_bytes();
+    let mut from = 0;
+    while let Some(off) = memchr::memmem::find(&b[from..], w).or_else(|| {
+        // Capitalised at a sentence start (`Or`), rare enough for a second search.
+        let cap: Vec<u8> = w.iter().enumerate().map(|(k, c)| if k == 0 { c.to_ascii_uppercase() } else { *c }).collect();
+        memchr::memmem::find(&b[from..], &cap)
+    }) {
+        let p = from + off;
+        let before_ok = p == 0 || !(is_word_byte(b[p - 1]) || b[p - 1] == b'\\');
+        let after_ok = !b.get(p + w.len()).is_some_and(|c| is_word_byte(*c));
+        if before_ok && after_ok {
+            return true;
+        }
+        from = p + 1;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alts(answer: &str, rest: &str) -> Vec<String> {
+        alternatives_after(answer, rest)
+    }
+
+    #[test]
+    fn hedges_after_an_answer() {
+        assert_eq!(alts("5", ", or perhaps $6$."), vec!["6"]);
+        assert_eq!(alts("5", " (or $6$ when n is odd)."), vec!["6"]);
+        assert_eq!(alts("5", "; otherwise $9$"), vec!["9"]);
+        assert_eq!(alts("5", r" \; \text{(or } 6\text{)}"), vec!["6"]);
+        assert_eq!(alts("5", ". It could also be 6."), vec!["6"]);
+        assert_eq!(alts("5", " or \\boxed{6}"), vec!["6"]);
+        assert_eq!(alts("A", " or (E)"), vec!["E"]);
+        assert_eq!(alts("5", ", but it might be $7$ instead"), vec!["7"]);
+    }
+
+    #[test]
+    fn lists_continue_only_with_the_same_shape() {
+        assert_eq!(alts("2", " and $3$."), vec!["3"]);
+        assert_eq!(alts("2", ", $3$, $4$"), vec!["3", "4"]);
+        assert_eq!(alts("x = 2", " or $x = 3$"), vec!["x = 3"]);
+        assert!(alts("5", ", and $5 < 6$ confirms it.").is_empty());
+    }
+
+    #[test]
+    fn justifications_and_non_values_are_not_hedges() {
+        assert!(alts("5", " because 6 is odd or even.").is_empty());
+        assert!(alts("5", ". This could be verified by substitution.").is_empty());
+        assert!(alts("5", ". I hope it is correct.").is_empty());
+        assert!(alts("5", " since 2 + 3 = 5 or so.").is_empty());
+        assert!(alts("5", "\n\nOr we could try 6 next time.").is_empty());
+        assert!(alts("5", ", which is either correct or not.").is_empty());
+    }
+
+    #[test]
+    fn hedged_answers_split() {
+        assert_eq!(split_hedged(r"5 \text{ or } 6"), Some(vec!["5".to_string(), "6".to_string()]));
+        assert_eq!(split_hedged(r"5\text{, possibly 6}"), Some(vec!["5".to_string(), "6".to_string()]));
+        assert_eq!(split_hedged(r"\text{(B) or (D)}"), Some(vec!["(B)".to_string(), "(D)".to_string()]));
+        assert_eq!(split_hedged(r"\text{either } 5 \text{ or } 6"), Some(vec!["5".to_string(), "6".to_string()]));
+        assert_eq!(split_hedged(r"x = 2 \text{ or } x = 3"), Some(vec!["x = 2".to_string(), "x = 3".to_string()]));
+        assert_eq!(split_hedged(r"5 \text{ (or } 6\text{)}"), Some(vec!["5".to_string(), "6".to_string()]));
+        assert_eq!(split_hedged(r"\frac{1}{2}"), None);
+        assert_eq!(split_hedged(r"\text{ordinary}"), None);
+        assert_eq!(split_hedged(r"\sin x \cdot \cos x"), None);
+    }
+}
