@@ -41,7 +41,7 @@ pub use equiv::{equivalent, Decision, EquivOptions, Verdict};
 pub use extract::{extract, Answer, ExtractOptions, Source};
 pub use latex::{parse, ParseError};
 pub use limits::{Budget, LimitKind, Limits};
-pub use score::{check, score, Config, Explained, Gold, LastNumber, RewardKind, Score, Status, Truncated};
+pub use score::{check, score, Config, Explained, Extraction, Gold, LastNumber, RewardKind, Score, Status, Truncated};
 
 /// The verifier's version, recorded in run manifests so scores stay comparable.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

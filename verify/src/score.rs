@@ -6,7 +6,7 @@
 
 use crate::ast::Expr;
 use crate::equiv::{equivalent, Decision, EquivOptions, Verdict};
-use crate::extract::wording::{wording, Wording};
+use crate::extract::wording::{bare_value, wording, Wording};
 use crate::extract::{extract, Answer, ExtractOptions, Source};
 use crate::latex::{parse, ParseError};
 use crate::limits::{Budget, LimitKind, Limits};
@@ -96,6 +96,17 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every status, in the order reports list them.
+    pub const ALL: [Status; 7] = [
+        Status::Correct,
+        Status::Wrong,
+        Status::NoAnswer,
+        Status::Ambiguous,
+        Status::Unparsable,
+        Status::Limit,
+        Status::InvalidGold,
+    ];
+
     /// Stable snake_case name for JSON output.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -145,6 +156,9 @@ pub struct Gold {
     /// Whether the gold is a list or set of values (`2, 3`, `\{1, 2\}`, `\pm 2`, a union):
     /// several candidates may then form it as a whole.
     pub is_collection: bool,
+    /// Whether the gold is one ordered object of several values (a point, an interval, a
+    /// matrix): listed candidates (`$x = 2$ and $y = 3$`) may form it as a whole.
+    pub is_ordered: bool,
     /// The limits the gold was parsed under: a response whose answer text is the gold's parses
     /// the same way under the same limits, so the gold's parse is reused for it.
     parse_limits: Limits,
@@ -160,13 +174,10 @@ impl Gold {
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
         let choice = crate::extract::choice::choice_letter(&answer);
-        let invalid = match &parsed {
-            _ if answer.trim().is_empty() => Some("empty"),
-            Err(ParseError::Limit(_)) => None,
-            Err(_) => Some("unparsable"),
-            Ok(_) => None,
-        };
+        let invalid = invalid_gold(&answer, &parsed);
         let is_collection = parsed.as_ref().is_ok_and(is_collection);
+        let is_ordered =
+            parsed.as_ref().is_ok_and(|e| matches!(e, Expr::Tuple(_) | Expr::Interval { .. } | Expr::Matrix(_)));
         Gold {
             raw: gold.to_string(),
             answer,
@@ -175,6 +186,7 @@ impl Gold {
             choice,
             invalid,
             is_collection,
+            is_ordered,
             parse_limits: cfg.limits.clone(),
         }
     }
@@ -292,17 +304,21 @@ impl Gold {
     }
 
     /// Judge a final statement: one candidate is the answer; several are `ambiguous` unless the
-    /// gold is a collection they form as a whole, or every one of them equals the gold (a value
-    /// restated: `\boxed{5}` twice, `$\frac12$, or $0.5$`).
+    /// gold is a collection they form as a whole (a list or set; a point or interval only when
+    /// the candidates are listed, never offered as alternatives), or every one of them equals the
+    /// gold (a value restated: `\boxed{5}` twice, `$\frac12$, or $0.5$`).
     fn judge_statement(&self, answer: &Answer, cfg: &Config, budget: &mut Budget) -> Judged {
         let candidates = answer.candidates();
         if candidates.len() > 1 {
-            if self.is_collection {
-                return self.judge_candidate(answer, cfg, budget);
+            if self.is_collection || (self.is_ordered && !answer.hedged) {
+                let whole = self.judge_candidate(answer, cfg, budget);
+                if whole.status == Status::Correct || self.is_collection {
+                    return whole;
+                }
             }
             let mut last = None;
             for c in &candidates {
-                let single = Answer { text: (*c).to_string(), parts: Vec::new(), source: answer.source };
+                let single = Answer { text: (*c).to_string(), parts: Vec::new(), source: answer.source, hedged: false };
                 let j = self.judge_candidate(&single, cfg, budget);
                 if j.status != Status::Correct {
                     let status = if matches!(j.status, Status::Limit) { Status::Limit } else { Status::Ambiguous };
@@ -320,7 +336,9 @@ impl Gold {
     /// Judge one candidate (or a collection answer as a whole): its wording, then the parse and
     /// the comparison, with the multiple-choice readings of a labelled option.
     fn judge_candidate(&self, answer: &Answer, cfg: &Config, budget: &mut Budget) -> Judged {
-        if answer.candidates().iter().any(|c| wording(c) == Wording::Qualified) {
+        // Words the gold itself has are no qualifier (`\text{Monday}` in both).
+        let own_words = same_text(&self.answer, &answer.text);
+        if !own_words && answer.candidates().iter().any(|c| wording(c) == Wording::Qualified) {
             // `\text{less than } 7`, `7 \text{ or so}`: the words change the value.
             return Judged {
                 answer: answer.clone(),
@@ -335,11 +353,20 @@ impl Gold {
         if judged.status == Status::Correct {
             return judged;
         }
+        // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted.
+        if let Some(value) = bare_value(&answer.text) {
+            let alt = Answer { text: value.to_string(), parts: Vec::new(), source: answer.source, hedged: false };
+            let j = self.judge(&alt, cfg, budget);
+            if j.status == Status::Correct {
+                return Judged { answer: answer.clone(), ..j };
+            }
+        }
         // A multiple-choice gold (`C`) against a labelled answer (`(C) y = 2x + 1`): the
         // label; another gold against it: the option text (`y = 2x + 1`).
         if let Some((letter, option)) = crate::extract::choice::split_choice_label(&answer.text) {
             if self.choice.is_none() {
-                let alt = Answer { text: option.trim().to_string(), parts: Vec::new(), source: answer.source };
+                let alt =
+                    Answer { text: option.trim().to_string(), parts: Vec::new(), source: answer.source, hedged: false };
                 let j = self.judge(&alt, cfg, budget);
                 if j.status == Status::Correct {
                     return j;
@@ -391,6 +418,36 @@ fn text_with_one_number(g: &Expr, p: &Expr, cfg: &Config, budget: &mut Budget) -
     }
     let n = parse(number?, &cfg.limits).ok()?;
     (equivalent(g, &n, &cfg.equiv, budget).verdict == Verdict::Equal).then_some("text_number")
+}
+
+/// Why a gold cannot be read, if it cannot: it is empty, or it is malformed text that no
+/// comparison can trust (control characters, as when a JSON layer turned `\f` of `\frac` into a
+/// form feed; unbalanced braces). A gold that is well formed but does not parse (`3:4:5`,
+/// `\cotx`) is still compared as text.
+fn invalid_gold(answer: &str, parsed: &Result<Expr, ParseError>) -> Option<&'static str> {
+    if answer.trim().is_empty() {
+        return Some("empty");
+    }
+    if parsed.is_ok() {
+        return None;
+    }
+    if answer.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+        return Some("control_characters");
+    }
+    let (mut depth, mut escaped) = (0i64, false);
+    for c in answer.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return Some("unbalanced_braces");
+        }
+    }
+    (depth != 0).then_some("unbalanced_braces")
 }
 
 /// Whether a parsed gold is a collection of values that several candidates may form as a whole:
@@ -496,8 +553,11 @@ mod tests {
         assert_eq!(strict.truncated, Truncated::NoAnswer);
         let s = score(&cut, "3", &strict);
         assert_eq!((s.correct, s.status), (false, Status::NoAnswer));
+        let lenient = Config { extract: Extraction::Lenient, ..lenient };
         assert!(score(&cut, "3", &lenient).correct);
-        assert!(score(&finished, "3", &strict).correct);
+        // A step that ends the text is no committed answer (strict), the last block (lenient).
+        assert_eq!(score(&finished, "3", &strict).status, Status::NoAnswer);
+        assert!(score(&finished, "3", &lenient).correct);
         // A marked answer counts whatever comes after it.
         assert!(score(&format!("{steps}so \\boxed{{3}}. Then we check that"), "3", &strict).correct);
     }

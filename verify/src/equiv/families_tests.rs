@@ -87,7 +87,9 @@ fn answers_spread_over_words_and_boxes() {
             ("5", r"\boxed{5} and \boxed{5}", true, One),
             ("(3,3)", r"$x = \boxed{3}$, $y = \boxed{3}$", true, One),
             // A relation in a block is a statement, not a list item: the last one answers.
-            ("3", "so $x = 2$ and $y = 3$", true, One),
+            // Two values stated, one asked for: two candidates, never the last one alone.
+            ("3", "so $x = 2$ and $y = 3$", false, One),
+            ("(2, 3)", "so $x = 2$ and $y = 3$", true, One),
             ("2,3", "The solutions are $x = 2$ or $x = 3$.", true, One),
             ("2,4", "The solutions are $x = 2$ or $x = 3$.", false, One),
             ("1,2", "Maximum: 2, Minimum: 1", true, One),
@@ -102,7 +104,8 @@ fn answers_spread_over_words_and_boxes() {
             ("1,2", "Maximum = 2, Minimum = 1", true, Both),
             ("(2,1)", "Maximum = 2, Minimum = 1", true, One),
             ("1,2", "Maximum = 2, Minimum = 3", false, Both),
-            ("17", "The answers are $17$ and $\\prod_{j=1}^m\\bigl(j\\bigr)$", true, One),
+            // A second value beside 17 (that it does not parse does not make it go away).
+            ("17", "The answers are $17$ and $\\prod_{j=1}^m\\bigl(j\\bigr)$", false, One),
             ("18", "The answers are $17$ and $\\prod_{j=1}^m\\bigl(j\\bigr)$", false, One),
         ],
     );

@@ -109,10 +109,28 @@ pub(crate) fn last_line_choices(text: &str) -> Vec<char> {
     out
 }
 
+/// Several choice letters joined by connectors and nothing else: `(C)/(D)`, `A, B`, `A or E`,
+/// `(B) and (D)`, `\text{(B) or (D)}` (two or more letters; `None` otherwise).
+pub(crate) fn choice_list(s: &str) -> Option<Vec<char>> {
+    let t = s.trim();
+    if t.len() > 80 {
+        return None;
+    }
+    let mut letters = Vec::new();
+    for piece in t.split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | '&' | ';')) {
+        if piece.is_empty() || ["or", "and", "either"].iter().any(|w| w.eq_ignore_ascii_case(piece)) {
+            continue;
+        }
+        letters.push(choice_letter(piece)?);
+    }
+    (letters.len() >= 2).then_some(letters)
+}
+
 /// Text that only joins two choice mentions: spaces, `,`, `/`, `&`, "or", "and", "either".
 fn is_choice_connector(sep: &str) -> bool {
-    sep.split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | '&'))
-        .all(|w| w.is_empty() || ["or", "and", "either", "\\text{or}", "\\text{and}"].iter().any(|c| c.eq_ignore_ascii_case(w)))
+    sep.split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | '&')).all(|w| {
+        w.is_empty() || ["or", "and", "either", "\\text{or}", "\\text{and}"].iter().any(|c| c.eq_ignore_ascii_case(w))
+    })
 }
 
 #[cfg(test)]

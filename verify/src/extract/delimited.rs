@@ -79,6 +79,25 @@ pub(crate) fn ends_with_closed_block(text: &str) -> bool {
     }
 }
 
+/// Whether `text` ends inside a math block it opened and never closed (`... so \( m = 1`): it was
+/// cut off.
+pub(crate) fn ends_inside_block(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(off) = memchr::memchr2(b'$', b'\\', &b[i..]) {
+        i += off;
+        let Some((mode, start)) = opener(b, i) else {
+            i += 2;
+            continue;
+        };
+        match closer(b, mode, start) {
+            Some(end) => i = end + closer_len(mode),
+            None => return true,
+        }
+    }
+    false
+}
+
 /// The last complete, non-blank math block of `text` as (offset of its opening delimiter, block,
 /// offset just past its closing delimiter).
 fn last_delimited(text: &str) -> Option<(usize, Block, usize)> {

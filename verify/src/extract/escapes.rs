@@ -11,12 +11,78 @@ use std::borrow::Cow;
 
 /// Command names whose presence with one or two backslashes tells how the text is escaped.
 const COMMANDS: &[&str] = &[
-    "frac", "dfrac", "tfrac", "sqrt", "boxed", "fbox", "le", "leq", "ge", "geq", "ne", "neq", "pi", "cdot", "times",
-    "div", "pm", "mp", "infty", "left", "right", "text", "textbf", "mathrm", "mathbf", "mathbb", "begin", "end",
-    "sin", "cos", "tan", "log", "ln", "exp", "alpha", "beta", "gamma", "theta", "lambda", "mu", "sigma", "omega",
-    "in", "cup", "cap", "emptyset", "approx", "circ", "sum", "prod", "int", "lim", "binom", "dbinom", "overline",
-    "angle", "lt", "gt", "quad", "qquad", "dots", "ldots", "cdots", "vec", "bar", "hat", "sqrt", "cdotp", "mid",
-    "setminus", "varnothing", "displaystyle",
+    "frac",
+    "dfrac",
+    "tfrac",
+    "sqrt",
+    "boxed",
+    "fbox",
+    "le",
+    "leq",
+    "ge",
+    "geq",
+    "ne",
+    "neq",
+    "pi",
+    "cdot",
+    "times",
+    "div",
+    "pm",
+    "mp",
+    "infty",
+    "left",
+    "right",
+    "text",
+    "textbf",
+    "mathrm",
+    "mathbf",
+    "mathbb",
+    "begin",
+    "end",
+    "sin",
+    "cos",
+    "tan",
+    "log",
+    "ln",
+    "exp",
+    "alpha",
+    "beta",
+    "gamma",
+    "theta",
+    "lambda",
+    "mu",
+    "sigma",
+    "omega",
+    "in",
+    "cup",
+    "cap",
+    "emptyset",
+    "approx",
+    "circ",
+    "sum",
+    "prod",
+    "int",
+    "lim",
+    "binom",
+    "dbinom",
+    "overline",
+    "angle",
+    "lt",
+    "gt",
+    "quad",
+    "qquad",
+    "dots",
+    "ldots",
+    "cdots",
+    "vec",
+    "bar",
+    "hat",
+    "sqrt",
+    "cdotp",
+    "mid",
+    "setminus",
+    "varnothing",
+    "displaystyle",
 ];
 
 /// `text` with doubled backslashes halved when the text is doubly escaped (see the module doc).
@@ -66,12 +132,17 @@ mod tests {
         assert_eq!(single_escaped(r"\\frac{1}{2}"), r"\frac{1}{2}");
         assert_eq!(single_escaped(r"$-2 \\le x \\le 7$"), r"$-2 \le x \le 7$");
         assert_eq!(single_escaped(r"so \\boxed{\\sqrt{3}}."), r"so \boxed{\sqrt{3}}.");
-        assert_eq!(single_escaped(r"\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}"), r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}");
+        assert_eq!(
+            single_escaped(r"\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}"),
+            r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}"
+        );
     }
 
     #[test]
     fn single_or_mixed_escapes_are_kept() {
-        for s in [r"\frac{1}{2}", r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}", r"\frac12 \\ \\text{x}", "no commands \\\\ here"] {
+        for s in
+            [r"\frac{1}{2}", r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}", r"\frac12 \\ \\text{x}", "no commands \\\\ here"]
+        {
             assert_eq!(single_escaped(s), s);
         }
     }

@@ -68,10 +68,10 @@ mod number;
 mod scan;
 mod statement;
 mod tagged;
-mod turn;
-pub(crate) mod wording;
 #[cfg(test)]
 mod tests;
+mod turn;
+pub(crate) mod wording;
 
 use std::collections::HashSet;
 
@@ -126,8 +126,13 @@ impl Source {
 pub struct Answer {
     /// The answer as one string for the parser (list parts joined by ", ").
     pub text: String,
-    /// The parts when the answer is a list of several boxes (empty otherwise).
+    /// The candidates when the final statement holds several (empty otherwise): a list of boxes,
+    /// values joined to the answer, the alternatives a hedge offers.
     pub parts: Vec<String>,
+    /// Whether the parts were offered as alternatives (`or`, `possibly`, `otherwise`, ...)
+    /// rather than listed (`,`, `and`): alternatives never form an ordered answer (a point, an
+    /// interval) as a whole.
+    pub hedged: bool,
     /// Which strategy found it.
     pub source: Source,
 }
@@ -232,9 +237,9 @@ fn after_reasoning(reasoning: &str, after: &str, opts: &ExtractOptions) -> Optio
     }
     // A box that ends the reasoning, when the text after it commits to nothing (a summary cut
     // off mid-sentence does not outvote the `\boxed{116}` that ends the reasoning).
-    let (boxes, end) = boxed::last_boxes_and_end(reasoning);
-    if let Some(a) = from_boxes(&boxes) {
-        return Some(a.with_alternatives(&reasoning[end..]));
+    let (boxes, span, hedged) = boxed::last_boxes_and_span(reasoning);
+    if let Some(a) = from_boxes(&boxes, hedged) {
+        return Some(a.with_alternatives(reasoning, span.start, span.end));
     }
     if let Some(a) = unmarked(after, opts) {
         return Some(a);
@@ -287,9 +292,9 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
             return None;
         }
     }
-    let (boxes, box_end) = boxed::last_boxes_and_end(text);
-    if let Some(a) = from_boxes(&boxes) {
-        return Some(a.with_alternatives(&text[box_end..]));
+    let (boxes, span, hedged) = boxed::last_boxes_and_span(text);
+    if let Some(a) = from_boxes(&boxes, hedged) {
+        return Some(a.with_alternatives(text, span.start, span.end));
     }
     if let Some((raw, kind, end)) = tagged::phrase(text) {
         let source = match kind {
@@ -297,7 +302,7 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
             tagged::Phrase::Colon => Source::AnswerColon,
         };
         if let Some(a) = Answer::cleaned(&raw, source) {
-            return Some(a.with_alternatives(&text[end.min(text.len())..]));
+            return Some(a.with_alternatives(text, end, end));
         }
     }
     if let Some(a) = tagged::gsm8k(text).and_then(|raw| Answer::cleaned(strip_currency(raw), Source::Gsm8k)) {
@@ -310,11 +315,11 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
         let letters = choice::last_line_choices(text);
         if !letters.is_empty() {
             let parts: Vec<String> = letters.iter().map(char::to_string).collect();
-            return Some(Answer::from_parts(parts, Source::Choice));
+            return Some(Answer::from_parts(parts, Source::Choice, true));
         }
         if let Some((raw, end)) = tagged::conclusion(text) {
             if let Some(a) = Answer::cleaned(&raw, Source::Conclusion) {
-                return Some(a.with_alternatives(&text[end.min(text.len())..]));
+                return Some(a.with_alternatives(text, end, end));
             }
         }
     }
@@ -333,28 +338,31 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
         }
         return None;
     }
+    let last_block = delimited::last_answer_block(text);
+    if last_block == delimited::LastBlock::Question {
+        // The text ends by asking (an echo of the problem): its numbers are not an answer.
+        return None;
+    }
     if opts.whole_fallback {
         if let Some(a) = whole(text) {
             return Some(a);
         }
     }
     if opts.lenient {
-        match delimited::last_answer_block(text) {
+        match last_block {
             delimited::LastBlock::Answer(bl) => {
                 // `$4$ and $5$ and $6$`, `$8, 3$ or $5$`: values in blocks joined by connectors.
                 let joined = delimited::joined_values(text, bl);
                 let parts: Vec<String> =
                     joined.iter().map(|b| clean(&text[b.start..b.end])).filter(|t| !t.is_empty()).collect();
                 if parts.len() > 1 {
-                    return Some(Answer::from_parts(parts, Source::MathDelimiters));
+                    return Some(Answer::from_parts(parts, Source::MathDelimiters, false));
                 }
                 if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
-                    return Some(a.with_alternatives(&text[(bl.end + 1).min(text.len())..]));
+                    return Some(a.with_alternatives(text, bl.start, bl.end));
                 }
             }
-            // The text ends by asking (an echo of the problem): its numbers are not an answer.
-            delimited::LastBlock::Question => return None,
-            delimited::LastBlock::None => {}
+            delimited::LastBlock::Question | delimited::LastBlock::None => {}
         }
     }
     if opts.last_number_fallback {
@@ -365,14 +373,14 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
 
 impl Answer {
     fn single(text: String, source: Source) -> Answer {
-        Answer { text, parts: Vec::new(), source }
+        Answer { text, parts: Vec::new(), source, hedged: false }
     }
 
     /// An answer of several candidates (one part is a single answer).
-    fn from_parts(mut parts: Vec<String>, source: Source) -> Answer {
+    fn from_parts(mut parts: Vec<String>, source: Source, hedged: bool) -> Answer {
         match parts.len() {
             1 => Answer::single(parts.pop().unwrap_or_default(), source),
-            _ => Answer { text: parts.join(", "), parts, source },
+            _ => Answer { text: parts.join(", "), parts, source, hedged },
         }
     }
 
@@ -385,15 +393,17 @@ impl Answer {
         }
     }
 
-    /// This answer with the values its statement offers beside it (`rest` follows the answer).
-    fn with_alternatives(self, rest: &str) -> Answer {
-        let alternatives = statement::alternatives_after(&self.text, rest);
+    /// This answer with the values its statement offers beside it (the answer spans
+    /// `start..end` of `text`).
+    fn with_alternatives(self, text: &str, start: usize, end: usize) -> Answer {
+        let (alternatives, hedged) = statement::alternatives_after(&self.text, statement::rest_after(text, start, end));
         if alternatives.is_empty() {
             return self;
         }
         let mut parts: Vec<String> = self.candidates().into_iter().map(str::to_string).collect();
         parts.extend(alternatives.iter().map(|a| clean(a)).filter(|a| !a.is_empty()));
-        Answer::from_parts(parts, self.source)
+        let hedged = hedged || self.hedged;
+        Answer::from_parts(parts, self.source, hedged)
     }
 
     /// Each candidate split at its hedge words (`5 \text{ or } 6` is two candidates).
@@ -401,6 +411,11 @@ impl Answer {
         let mut changed = false;
         let mut parts: Vec<String> = Vec::new();
         for c in self.candidates() {
+            if let Some(letters) = choice::choice_list(c) {
+                changed = true;
+                parts.extend(letters.iter().map(char::to_string));
+                continue;
+            }
             match statement::split_hedged(c) {
                 Some(split) => {
                     changed = true;
@@ -412,7 +427,7 @@ impl Answer {
         if !changed || parts.is_empty() {
             return self;
         }
-        Answer::from_parts(parts, self.source)
+        Answer::from_parts(parts, self.source, true)
     }
 
     /// The cleaned `raw` as an answer, `None` when nothing is left.
@@ -426,7 +441,7 @@ impl Answer {
 /// at most [`MAX_REPEATED_PARTS`] boxes (`\boxed{3}` and `\boxed{3}` may answer `3, 3`); the
 /// scorer also tries the list without them ([`Answer::without_repeats`]), so `\boxed{5}
 /// \boxed{5}` still answers `5`.
-fn from_boxes(raw: &[&str]) -> Option<Answer> {
+fn from_boxes(raw: &[&str], hedged: bool) -> Option<Answer> {
     let mut parts: Vec<String> = Vec::with_capacity(raw.len());
     for r in raw {
         let t = clean(r);
@@ -439,7 +454,7 @@ fn from_boxes(raw: &[&str]) -> Option<Answer> {
         let mut seen: HashSet<String> = HashSet::with_capacity(parts.len());
         parts.retain(|t| seen.insert(t.clone()));
     }
-    (!parts.is_empty()).then(|| Answer::from_parts(parts, Source::Boxed))
+    (!parts.is_empty()).then(|| Answer::from_parts(parts, Source::Boxed, hedged))
 }
 
 /// A whole short text with no sentence structure is the answer itself (bare LaTeX).
@@ -457,6 +472,15 @@ fn whole(text: &str) -> Option<Answer> {
     let w = scan::words(t);
     if w.prose || w.count > 4 {
         return None;
+    }
+    // Words in another script (`שלום $x$ עולם`) are prose too.
+    let mut run = 0;
+    for c in t.chars() {
+        let greek = ('\u{370}'..='\u{3ff}').contains(&c);
+        run = if c.is_alphabetic() && !c.is_ascii() && !greek { run + 1 } else { 0 };
+        if run >= 3 {
+            return None;
+        }
     }
     // Stray `$` in a bare answer are noise (`x+$ $y`); escaped `\$` stays.
     let mut s = String::with_capacity(t.len());
@@ -492,6 +516,18 @@ fn unwrap_box(t: &str) -> &str {
     t
 }
 
+/// `~~15~~ 12` -> ` 12`: markdown strikethrough retracts the text it strikes.
+fn without_struck_text(raw: &str) -> std::borrow::Cow<'_, str> {
+    let Some(open) = raw.find("~~") else { return std::borrow::Cow::Borrowed(raw) };
+    match raw[open + 2..].find("~~") {
+        Some(k) => {
+            let rest = without_struck_text(&raw[open + 2 + k + 2..]).into_owned();
+            std::borrow::Cow::Owned(format!("{}{}", &raw[..open], rest))
+        }
+        None => std::borrow::Cow::Borrowed(raw),
+    }
+}
+
 /// Trailing LaTeX spacing that carries no meaning at the end of an answer.
 const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qquad", "\\"];
 
@@ -499,7 +535,8 @@ const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qqu
 /// drop one trailing `.` (not `...`), `,`, `;` and trailing spacing commands; report a lone
 /// choice letter bare (`\text{(B)}` -> `B`).
 pub(crate) fn clean(raw: &str) -> String {
-    let mut t = raw.trim();
+    let struck = without_struck_text(raw);
+    let mut t = struck.trim();
     // Each round removes at least one wrapper; a few rounds cover every real answer and keep
     // adversarial inputs (`****...`) linear.
     for _ in 0..8 {
@@ -528,7 +565,10 @@ pub(crate) fn clean(raw: &str) -> String {
                 }
             }
         }
-        if let Some(r) = t.strip_suffix([',', ';']) {
+        if let Some(r) = t.strip_suffix([',', ';', '—', '–']) {
+            t = r.trim_end();
+        }
+        if let Some(r) = t.strip_suffix(" -") {
             t = r.trim_end();
         }
         if let Some(r) = t.strip_suffix('.') {

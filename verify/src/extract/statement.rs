@@ -26,7 +26,7 @@ use super::delimited::{block_at, block_shape};
 use super::scan::{floor_boundary, is_word_byte, matching_brace};
 
 /// How much text after an answer is read for alternatives (bytes).
-const MAX_STATEMENT_BYTES: usize = 600;
+const MAX_STATEMENT_BYTES: usize = 1200;
 /// Most alternatives collected (a longer run is no statement).
 const MAX_ALTERNATIVES: usize = 16;
 
@@ -45,20 +45,91 @@ const HEDGE_CUES: &[&str] = &[
     "either",
     "else",
     "probably",
+    "accept",
+    "alternative",
+    "though",
+    "although",
 ];
+
+/// Words that, right after a value, offer it as another possibility (`$2\sqrt{2}$ is also
+/// possible`, `6 would also work`).
+const OFFERING_WORDS: &[&str] = &["possible", "possibly", "valid", "acceptable", "plausible", "works", "work"];
 
 /// Words that may stand between a cue and its value.
 const FILLERS: &[&str] = &[
-    "be", "also", "it", "its", "it's", "is", "the", "answer", "value", "result", "even", "just", "equal", "to", "rather",
-    "actually", "well", "get", "we", "that", "this", "one", "final", "correct", "true", "then", "more", "likely",
-    "simply", "an", "a", "of", "possibly", "perhaps", "maybe", "else", "alternatively", "otherwise", "instead",
-    "either", "probably", "might", "could", "would", "equivalently", "option", "choice", "letter", "have", "been",
+    "be",
+    "also",
+    "it",
+    "its",
+    "it's",
+    "is",
+    "the",
+    "answer",
+    "value",
+    "result",
+    "even",
+    "just",
+    "equal",
+    "to",
+    "rather",
+    "actually",
+    "well",
+    "get",
+    "we",
+    "that",
+    "this",
+    "one",
+    "final",
+    "correct",
+    "true",
+    "then",
+    "more",
+    "likely",
+    "simply",
+    "an",
+    "a",
+    "of",
+    "possibly",
+    "perhaps",
+    "maybe",
+    "else",
+    "alternatively",
+    "otherwise",
+    "instead",
+    "either",
+    "probably",
+    "might",
+    "could",
+    "would",
+    "equivalently",
+    "option",
+    "choice",
+    "letter",
+    "have",
+    "been",
 ];
 
 /// Words after which an `or` joins reasons, not answers.
 const JUSTIFICATION: &[&str] = &[
-    "because", "since", "as", "so", "thus", "hence", "therefore", "which", "where", "given", "while", "whether",
-    "if", "when", "unless", "for", "that", "note", "check", "verify", "checking", "whichever",
+    "because",
+    "since",
+    "so",
+    "thus",
+    "hence",
+    "therefore",
+    "which",
+    "where",
+    "given",
+    "while",
+    "whether",
+    "if",
+    "when",
+    "unless",
+    "note",
+    "check",
+    "verify",
+    "checking",
+    "whichever",
 ];
 
 /// Words of the connector run that continues a list right after an answer (`$2$ and $3$`).
@@ -77,6 +148,8 @@ enum Tok {
     SentenceEnd,
     /// `,` / `;`.
     Comma,
+    /// `(`: a parenthetical starts.
+    Open,
     /// Anything else (a parenthesis, an operator, a command): no meaning here.
     Other,
 }
@@ -91,6 +164,16 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok> {
         if c.is_ascii_whitespace() || c == b'}' || c == b'{' || c == b'~' {
             i += 1;
             continue;
+        }
+        if c == b'<' {
+            // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a sentence.
+            if let Some(k) = b[i..].iter().take(40).position(|&x| x == b'>') {
+                if b[i + 1..i + k].iter().all(|x| x.is_ascii_alphanumeric() || matches!(x, b'|' | b'/' | b'_')) {
+                    out.push(Tok::SentenceEnd);
+                    i += k + 1;
+                    continue;
+                }
+            }
         }
         if c == b'$' || (c == b'\\' && matches!(b.get(i + 1), Some(b'(' | b'['))) {
             match block_at(s, i) {
@@ -176,7 +259,8 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok> {
                 out.push(Tok::SentenceEnd)
             }
             b',' | b';' => out.push(Tok::Comma),
-            b'(' | b')' | b':' | b'.' => {}
+            b'(' => out.push(Tok::Open),
+            b')' | b':' | b'.' => {}
             _ => out.push(Tok::Other),
         }
         i += s[i..].chars().next().map_or(1, char::len_utf8);
@@ -184,50 +268,104 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok> {
     out
 }
 
-/// The statement after an answer: up to the end of its paragraph, at most [`MAX_STATEMENT_BYTES`].
+/// The statement after an answer: the rest of the response, at most [`MAX_STATEMENT_BYTES`]. A
+/// hedge in a later paragraph (`\boxed{39}\n\nChris has 39 left.\n\n39 or 40`) still offers
+/// its value beside the answer.
 fn statement(rest: &str) -> &str {
-    let capped = &rest[..floor_boundary(rest, MAX_STATEMENT_BYTES.min(rest.len()))];
-    match capped.find("\n\n") {
-        Some(k) => &capped[..k],
-        None => capped,
-    }
+    &rest[..floor_boundary(rest, MAX_STATEMENT_BYTES.min(rest.len()))]
 }
 
 /// Values offered beside an answer in the rest of its statement (`rest` starts right after the
 /// answer). `answer` is the answer's own text, for the shape of a list continuation.
-pub(crate) fn alternatives_after(answer: &str, rest: &str) -> Vec<String> {
+/// Also says whether any of them is offered as an alternative (`or`, a hedge) rather than
+/// listed (`,`, `and`).
+pub(crate) fn alternatives_after(answer: &str, rest: &str) -> (Vec<String>, bool) {
     let toks = tokenize(statement(rest), 4 * MAX_ALTERNATIVES + 64);
+    alternatives_in(answer, &toks)
+}
+
+/// The text after an answer that spans `start..end` of `text`, without the delimiter that closes
+/// a math block opened right before the answer (`$\boxed{92}$ (possibly $93$)`: the `$` after
+/// the box closes the one before it, it opens nothing).
+pub(crate) fn rest_after(text: &str, start: usize, end: usize) -> &str {
+    let end = end.min(text.len());
+    let rest = &text[end..];
+    let trimmed = rest.trim_start();
+    let before = text[..start.min(end)].trim_end();
+    for (open, close) in [("$$", "$$"), ("\\(", "\\)"), ("\\[", "\\]"), ("$", "$")] {
+        if before.ends_with(open) && trimmed.starts_with(close) {
+            return &trimmed[close.len()..];
+        }
+    }
+    rest
+}
+
+/// [`alternatives_after`] on the tokens of the statement.
+fn alternatives_in(answer: &str, toks: &[Tok]) -> (Vec<String>, bool) {
     let mut out: Vec<String> = Vec::new();
-    // 1. A list continued right after the answer: connectors then values of the same shape.
-    let shape = block_shape(answer);
+    // 1. A list continued right after the answer: connectors then values of the same kind (a
+    // value, or an equation naming one: `$x = 2$ and $y = 3$`).
+    let kind = |v: &str| block_shape(v).map(|s| s.is_empty());
+    let shape = kind(answer);
+    let mut hedged = false;
     let mut k = 0;
     loop {
         let mut j = k;
         let mut joined = false;
+        let mut or = false;
         while let Some(t) = toks.get(j) {
             match t {
                 Tok::Comma => joined = true,
-                Tok::Word(w) if LIST_CONNECTORS.contains(&w.as_str()) => joined = true,
+                Tok::Word(w) if LIST_CONNECTORS.contains(&w.as_str()) => {
+                    joined = true;
+                    or |= w == "or";
+                }
                 _ => break,
             }
             j += 1;
         }
         match toks.get(j) {
-            Some(Tok::Value(v)) if joined && shape.is_some() && block_shape(v) == shape => {
+            Some(Tok::Value(v)) if joined && shape.is_some() && kind(v) == shape => {
                 out.push(v.clone());
+                hedged |= or;
                 k = j + 1;
                 if out.len() >= MAX_ALTERNATIVES {
-                    return out;
+                    return (out, hedged);
                 }
             }
             _ => break,
         }
     }
-    // 2. Hedges in the rest of the statement.
+    let listed = out.len();
+    // 2. A parenthetical right after the answer that opens with a value: `$81$ ($64$ if ...)`.
+    if toks.get(k) == Some(&Tok::Open) {
+        if let Some(Tok::Value(v)) = toks.get(k + 1) {
+            out.push(v.clone());
+            k += 2;
+        }
+    }
+    // 3. Hedges in the rest of the statement.
     let mut justifying = false;
     while k < toks.len() && out.len() < MAX_ALTERNATIVES {
         match &toks[k] {
             Tok::SentenceEnd => justifying = false,
+            Tok::Value(v) if !justifying && offered(toks, k + 1) => {
+                out.push(v.clone());
+            }
+            Tok::Value(v) => {
+                // A value that hedges inside its own math (`\frac{16}{27} or -4`).
+                if let Some(parts) = split_hedged(v) {
+                    out.extend(parts.into_iter().skip(1));
+                }
+            }
+            Tok::Word(w) if w == "if" && toks.get(k + 1) == Some(&Tok::Word("not".into())) => {
+                // `$11$ — if not, $13$`.
+                if let Some((v, next)) = value_after_cue(toks, k + 2) {
+                    out.push(v);
+                    k = next;
+                    continue;
+                }
+            }
             Tok::Word(w) if JUSTIFICATION.contains(&w.as_str()) => justifying = true,
             Tok::Word(w) if HEDGE_CUES.contains(&w.as_str()) && !(w == "or" && justifying) => {
                 if let Some((v, next)) = value_after_cue(&toks, k + 1) {
@@ -240,22 +378,43 @@ pub(crate) fn alternatives_after(answer: &str, rest: &str) -> Vec<String> {
         }
         k += 1;
     }
-    out
+    let hedged = hedged || out.len() > listed;
+    (out, hedged)
 }
 
-/// The value right after a cue at token `from`, with only fillers (and commas, parentheses)
-/// between: the value and the index after it.
+/// Whether the words right after a value (from token `from`) offer it as a possibility:
+/// `is also possible`, `would also work`, `is valid too`.
+fn offered(toks: &[Tok], from: usize) -> bool {
+    for t in toks.iter().skip(from).take(4) {
+        match t {
+            Tok::Word(w) if OFFERING_WORDS.contains(&w.as_str()) => return true,
+            Tok::Word(w) if FILLERS.contains(&w.as_str()) || matches!(w.as_str(), "may" | "too") => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The value right after a cue at token `from`, with only fillers (and commas, parentheses, a
+/// condition such as `if leading zeros are excluded,`) between: the value and the index after it.
 fn value_after_cue(toks: &[Tok], from: usize) -> Option<(String, usize)> {
     let mut k = from;
+    let mut steps = 0;
     while let Some(t) = toks.get(k) {
         match t {
             Tok::Value(v) => return Some((v.clone(), k + 1)),
             Tok::Word(w) if FILLERS.contains(&w.as_str()) => {}
-            Tok::Comma | Tok::Other if k == from => {}
+            Tok::Word(w) if matches!(w.as_str(), "if" | "when" | "unless" | "for") => {
+                // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
+                let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
+                k += comma;
+            }
+            Tok::Comma | Tok::Other | Tok::Open if k == from || toks.get(k - 1) == Some(&Tok::Comma) => {}
             _ => return None,
         }
         k += 1;
-        if k > from + 8 {
+        steps += 1;
+        if steps > 8 {
             return None;
         }
     }
@@ -285,13 +444,11 @@ pub(crate) fn split_hedged(answer: &str) -> Option<Vec<String>> {
                     j += 1;
                 }
                 let w = flat[i..j].to_ascii_lowercase();
-                if HEDGE_CUES.contains(&w.as_str()) || (FILLERS.contains(&w.as_str()) && w.len() > 3) {
-                    if HEDGE_CUES.contains(&w.as_str()) {
-                        parts.push(flat[start..i].to_string());
-                        start = j;
-                    } else if flat[start..i].trim().is_empty() {
-                        start = j;
-                    }
+                if HEDGE_CUES.contains(&w.as_str()) {
+                    // A cue with no value after it (`5 \text{ or more}`) leaves its words as a
+                    // candidate of their own: the answer is not the value alone.
+                    parts.push(flat[start..i].to_string());
+                    start = j;
                 }
                 i = j;
                 continue;
@@ -381,7 +538,8 @@ fn contains_word(s: &str, word: &str) -> bool {
     let mut from = 0;
     while let Some(off) = memchr::memmem::find(&b[from..], w).or_else(|| {
         // Capitalised at a sentence start (`Or`), rare enough for a second search.
-        let cap: Vec<u8> = w.iter().enumerate().map(|(k, c)| if k == 0 { c.to_ascii_uppercase() } else { *c }).collect();
+        let cap: Vec<u8> =
+            w.iter().enumerate().map(|(k, c)| if k == 0 { c.to_ascii_uppercase() } else { *c }).collect();
         memchr::memmem::find(&b[from..], &cap)
     }) {
         let p = from + off;
@@ -400,7 +558,7 @@ mod tests {
     use super::*;
 
     fn alts(answer: &str, rest: &str) -> Vec<String> {
-        alternatives_after(answer, rest)
+        alternatives_after(answer, rest).0
     }
 
     #[test]
@@ -413,6 +571,15 @@ mod tests {
         assert_eq!(alts("5", " or \\boxed{6}"), vec!["6"]);
         assert_eq!(alts("A", " or (E)"), vec!["E"]);
         assert_eq!(alts("5", ", but it might be $7$ instead"), vec!["7"]);
+        assert_eq!(alts("68", " degrees for Donny to drink it.<|endofblock|><|text|>68 or 69"), vec!["69"]);
+        let text = "Bill needs $\\boxed{92}$ (possibly $93$) bottles.";
+        let (start, end) = (text.find("\\boxed").unwrap(), text.find("}$").unwrap() + 1);
+        assert_eq!(alternatives_after("92", rest_after(text, start, end)).0, vec!["93"]);
+        assert_eq!(alts("81", " ($64$ if repetition is not allowed)."), vec!["64"]);
+        assert_eq!(alts("10", ", though I'd also accept 12."), vec!["12"]);
+        assert_eq!(alts("256", "; alternatively, if leading zeros are excluded, $192$."), vec!["192"]);
+        assert_eq!(alts("2\\sqrt{3}", ", though $2\\sqrt{2}$ is also possible"), vec!["2\\sqrt{2}"]);
+        assert!(alts("5", " (in centimetres).").is_empty());
     }
 
     #[test]
@@ -421,6 +588,8 @@ mod tests {
         assert_eq!(alts("2", ", $3$, $4$"), vec!["3", "4"]);
         assert_eq!(alts("x = 2", " or $x = 3$"), vec!["x = 3"]);
         assert!(alts("5", ", and $5 < 6$ confirms it.").is_empty());
+        assert_eq!(alternatives_after("x = 2", " and $y = 3$"), (vec!["y = 3".to_string()], false));
+        assert_eq!(alternatives_after("2", " or $3$"), (vec!["3".to_string()], true));
     }
 
     #[test]
@@ -439,6 +608,7 @@ mod tests {
         assert_eq!(split_hedged(r"5\text{, possibly 6}"), Some(vec!["5".to_string(), "6".to_string()]));
         assert_eq!(split_hedged(r"\text{(B) or (D)}"), Some(vec!["(B)".to_string(), "(D)".to_string()]));
         assert_eq!(split_hedged(r"\text{either } 5 \text{ or } 6"), Some(vec!["5".to_string(), "6".to_string()]));
+        assert_eq!(split_hedged(r"5 \text{ or more}"), Some(vec!["5".to_string(), "more".to_string()]));
         assert_eq!(split_hedged(r"x = 2 \text{ or } x = 3"), Some(vec!["x = 2".to_string(), "x = 3".to_string()]));
         assert_eq!(split_hedged(r"5 \text{ (or } 6\text{)}"), Some(vec!["5".to_string(), "6".to_string()]));
         assert_eq!(split_hedged(r"\frac{1}{2}"), None);

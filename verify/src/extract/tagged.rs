@@ -173,11 +173,18 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
     let span_end = i + span.len();
     // "The largest $n$ is 34": the answer is what follows the last " is ", unless that names
     // the answer itself ("$x \le 2$ is our answer": the value comes before).
-    if let Some(k) = memmem::rfind(span.as_bytes(), b" is ") {
-        let tail = &span[k + 4..];
+    let verb = [b" is ".as_slice(), b" are "]
+        .iter()
+        .filter_map(|v| memmem::rfind(span.as_bytes(), v).map(|k| (k, v.len())))
+        .max();
+    if let Some((k, verb_len)) = verb {
+        let tail = &span[k + verb_len..];
+        let value_first = span.trim_start().starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '\\' | '-'))
+            || super::choice::split_choice_label(span).is_some()
+            || span.trim_start().starts_with(|c: char| c == '(');
         if is_answer_noun(tail) {
             span = &span[..k];
-        } else if !tail.trim().is_empty() {
+        } else if !tail.trim().is_empty() && !value_first {
             span = tail.trim_start();
             if let Some((inner, len)) = leading_math(span) {
                 return Some((inner.to_string(), offset_in(text, span) + len));
@@ -188,7 +195,11 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
         span = &span[..k];
     }
     if let Some(bl) = last_block(span) {
-        // Prose around a math block ("the value $5$ found above"): the block is the answer.
+        // Prose around a math block ("the value $5$ found above"): the block is the answer,
+        // unless the words change it (`less than $\frac34$`): then the whole span is.
+        if super::wording::qualifies_prose(&span[..bl.start]) {
+            return Some((span.trim().to_string(), offset_in(text, span) + span.len()));
+        }
         if words(span).count > 0 {
             return Some((span[bl.start..bl.end].to_string(), offset_in(text, span) + bl.end + 1));
         }
@@ -232,8 +243,15 @@ const CONCLUSION_OPENERS: &[&str] = &[
 
 /// Phrases anywhere in a last sentence that state its answer ("The solution is $x \ne 5$",
 /// "Thus $x \le 2$ is our answer").
-const CONCLUSION_PHRASES: &[&str] =
-    &["solution is", "solutions are", "result is", "is our answer", "is the answer", "is the solution", "is the final answer"];
+const CONCLUSION_PHRASES: &[&str] = &[
+    "solution is",
+    "solutions are",
+    "result is",
+    "is our answer",
+    "is the answer",
+    "is the solution",
+    "is the final answer",
+];
 
 /// The value stated by the concluding last sentence of `text`: a sentence that opens with a
 /// conclusion word (`Therefore`, `Thus`, `So`, ...) or names the solution (`The solution is`,
@@ -276,6 +294,27 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         if let Some(k) = lower.find(p) {
             let from = if p.starts_with("is ") { at } else { at + k + p.len() };
             return after_phrase(text, line_start + from, false);
+        }
+    }
+    // A short closing statement of a value: `The area is $36$.`, `The sum equals 12.` (the value
+    // ends the sentence, a math block or a number).
+    let closing = sentence.trim_end_matches(['.', '!', ' ']);
+    let ends_in_value = closing.ends_with('$')
+        || closing.ends_with("\\)")
+        || closing.ends_with("\\]")
+        || closing.ends_with(|c: char| c.is_ascii_digit());
+    if sentence.len() <= 200 && ends_in_value {
+        let verb = [" is ", " are ", " equals ", " was ", " equal to "]
+            .iter()
+            .filter_map(|v| lower.rfind(v).map(|k| k + v.len()))
+            .max();
+        if let Some(k) = verb {
+            // The value must end the text (`The area is $36$.`), not open a further clause
+            // (`The probability is $\frac{1}{115}$, so $m = 1` was cut off).
+            if super::delimited::ends_inside_block(text) {
+                return None;
+            }
+            return after_phrase(text, line_start + at + k, false);
         }
     }
     None
@@ -358,6 +397,8 @@ fn sentence_end(s: &str) -> Option<usize> {
 const CLAUSE_WORDS: &[&[u8]] = &[
     b"because",
     b"since",
+    b"though",
+    b"although",
     b"which",
     b"as",
     b"so",
@@ -409,7 +450,14 @@ fn json_string(text: &str) -> Option<(String, usize)> {
     let mut escaped = false;
     for (k, c) in text[1..].char_indices() {
         if escaped {
-            out.push(if matches!(c, 'n' | 't') { ' ' } else { c });
+            // `\frac` in a JSON string is a LaTeX command (a JSON escape is one letter).
+            let command = c.is_ascii_alphabetic() && text[1 + k + 1..].starts_with(|n: char| n.is_ascii_alphabetic());
+            if command {
+                out.push('\\');
+                out.push(c);
+            } else {
+                out.push(if matches!(c, 'n' | 't') { ' ' } else { c });
+            }
             escaped = false;
         } else if c == '\\' {
             escaped = true;
@@ -529,7 +577,13 @@ mod tests {
         assert_eq!(p("The answer is 1, 2, and 3"), Some("1, 2, and 3".into()));
         assert_eq!(p("The answer is x, y"), Some("x, y".into()));
         assert_eq!(p("Final Answer: The number of points that fit is 19. <|im_start|>"), Some("19".into()));
-        assert_eq!(p("Final Answer: Jane started growing Sphere 3 hours ago. I hope it is correct."), Some("3".into()));
+        // The words around the number are not a plain statement of it (`ago`, a name before it): the
+        // sentence is the answer, and the scorer's allow-lists reject it.
+        assert_eq!(
+            p("Final Answer: Jane started growing Sphere 3 hours ago. I hope it is correct."),
+            Some("Jane started growing Sphere 3 hours ago".into())
+        );
+        assert_eq!(p("Final Answer: There are 12 eggs in total. I hope it is correct."), Some("12".into()));
         assert_eq!(p("The answer: there are 1,234 ways in all"), Some("1,234".into()));
         assert_eq!(p("Final answer: half of 10"), Some("half of 10".into()));
         assert_eq!(p("Final answer: after 3 days it has 12 cells"), Some("after 3 days it has 12 cells".into()));

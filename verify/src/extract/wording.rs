@@ -39,13 +39,85 @@ pub(crate) enum Wording {
 
 /// Words that state a value when they come right before it (`is 5`, `costs \$5`, `total of 5`).
 const STATING_WORDS: &[&str] = &[
-    "is", "are", "was", "were", "be", "been", "equals", "equal", "equaled", "makes", "make", "made", "gives",
-    "give", "gave", "get", "gets", "got", "has", "have", "had", "needs", "need", "needed", "costs", "cost", "earns",
-    "earned", "earn", "pays", "paid", "pay", "spends", "spent", "spend", "takes", "took", "take", "sold", "sells",
-    "bought", "buys", "ate", "eats", "ran", "runs", "walked", "drove", "saved", "saves", "owes", "owed", "weighs",
-    "weighed", "measures", "contains", "contain", "holds", "hold", "scored", "scores", "received", "receives",
-    "collected", "collects", "uses", "used", "of", "totals", "remains", "remain", "becomes", "become", "became",
-    "reaches", "reached", "yields", "yield", "answer",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "equals",
+    "equal",
+    "equaled",
+    "makes",
+    "make",
+    "made",
+    "gives",
+    "give",
+    "gave",
+    "get",
+    "gets",
+    "got",
+    "has",
+    "have",
+    "had",
+    "needs",
+    "need",
+    "needed",
+    "costs",
+    "cost",
+    "earns",
+    "earned",
+    "earn",
+    "pays",
+    "paid",
+    "pay",
+    "spends",
+    "spent",
+    "spend",
+    "takes",
+    "took",
+    "take",
+    "sold",
+    "sells",
+    "bought",
+    "buys",
+    "ate",
+    "eats",
+    "ran",
+    "runs",
+    "walked",
+    "drove",
+    "saved",
+    "saves",
+    "owes",
+    "owed",
+    "weighs",
+    "weighed",
+    "measures",
+    "contains",
+    "contain",
+    "holds",
+    "hold",
+    "scored",
+    "scores",
+    "received",
+    "receives",
+    "collected",
+    "collects",
+    "uses",
+    "used",
+    "of",
+    "totals",
+    "remains",
+    "remain",
+    "becomes",
+    "become",
+    "became",
+    "reaches",
+    "reached",
+    "yields",
+    "yield",
+    "answer",
 ];
 
 /// `to` states a value only after these (`equal to 5`, `amounts to 5`, `comes to 5`).
@@ -54,20 +126,123 @@ const TO_AFTER: &[&str] = &["equal", "equals", "amounts", "amount", "comes", "co
 /// Negations and modal or hedging words (closed classes): with one of them before the value the
 /// statement does not assert it (`cannot be 7`, `might be 7`).
 const NEGATIONS_AND_MODALS: &[&str] = &[
-    "not", "no", "never", "none", "neither", "nor", "cannot", "cant", "can't", "isn't", "isnt", "aren't", "arent",
-    "wasn't", "won't", "wont", "don't", "dont", "doesn't", "doesnt", "didn't", "didnt", "shouldn't", "wouldn't",
-    "couldn't", "might", "may", "could", "would", "should", "must", "maybe", "perhaps", "possibly", "probably",
-    "likely", "unlikely", "approximately", "about", "around", "roughly", "nearly", "almost", "either", "if",
-    "unless", "or", "except", "than", "least", "most", "over", "under", "above", "below", "beyond", "within", "up",
-    "guess", "think", "believe", "estimate", "estimated", "assume", "suppose", "unknown", "unsure", "uncertain",
+    "not",
+    "no",
+    "never",
+    "none",
+    "neither",
+    "nor",
+    "cannot",
+    "cant",
+    "can't",
+    "isn't",
+    "isnt",
+    "aren't",
+    "arent",
+    "wasn't",
+    "won't",
+    "wont",
+    "don't",
+    "dont",
+    "doesn't",
+    "doesnt",
+    "didn't",
+    "didnt",
+    "shouldn't",
+    "wouldn't",
+    "couldn't",
+    "might",
+    "may",
+    "could",
+    "would",
+    "should",
+    "must",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "likely",
+    "unlikely",
+    "approximately",
+    "about",
+    "around",
+    "roughly",
+    "nearly",
+    "almost",
+    "either",
+    "if",
+    "unless",
+    "or",
+    "except",
+    "than",
+    "least",
+    "most",
+    "over",
+    "under",
+    "above",
+    "below",
+    "beyond",
+    "within",
+    "up",
+    "guess",
+    "think",
+    "believe",
+    "estimate",
+    "estimated",
+    "assume",
+    "suppose",
+    "unknown",
+    "unsure",
+    "uncertain",
 ];
 
 /// Words ending in `s` that are not plural nouns.
 const NOT_PLURALS: &[&str] = &[
-    "is", "was", "has", "does", "as", "us", "its", "this", "thus", "yes", "less", "unless", "plus", "always",
-    "perhaps", "sometimes", "across", "whereas", "besides", "regardless", "nevertheless", "towards", "afterwards",
-    "various", "previous", "obvious", "continuous", "famous", "numerous", "gets", "makes", "takes", "equals", "means",
-    "seems", "remains", "becomes", "gives", "goes", "comes", "happens", "exists", "holds", "works", "fails",
+    "is",
+    "was",
+    "has",
+    "does",
+    "as",
+    "us",
+    "its",
+    "this",
+    "thus",
+    "yes",
+    "less",
+    "unless",
+    "plus",
+    "always",
+    "perhaps",
+    "sometimes",
+    "across",
+    "whereas",
+    "besides",
+    "regardless",
+    "nevertheless",
+    "towards",
+    "afterwards",
+    "various",
+    "previous",
+    "obvious",
+    "continuous",
+    "famous",
+    "numerous",
+    "gets",
+    "makes",
+    "takes",
+    "equals",
+    "means",
+    "seems",
+    "remains",
+    "becomes",
+    "gives",
+    "goes",
+    "comes",
+    "happens",
+    "exists",
+    "holds",
+    "works",
+    "fails",
 ];
 
 /// Singular counted nouns (a plural is recognised by its form).
@@ -81,7 +256,8 @@ const SINGULAR_NOUNS: &[&str] = &[
 ];
 
 /// Words that close a count (`12 apples in total`).
-const CLOSING_WORDS: &[&str] = &["total", "altogether", "overall", "all", "left", "remaining", "in", "each", "combined"];
+const CLOSING_WORDS: &[&str] =
+    &["total", "altogether", "overall", "all", "left", "remaining", "in", "each", "combined"];
 
 /// Words that open a domain statement after the value (`for all x \in \mathbb{Q}`).
 const DOMAIN_OPENERS: &[&str] = &["for", "where", "with", "when"];
@@ -134,18 +310,19 @@ enum Token<'a> {
     Names,
 }
 
-/// Split an answer into words and math. Words are letter runs inside text commands (`\text`,
-/// `\mbox`, `\textbf`, ...) and bare letter runs of three or more letters that are not math
-/// names; everything else (digits, operators, single letters, LaTeX commands) is math.
-fn tokens(answer: &str) -> Vec<Token<'_>> {
+/// Split an answer into words and math, each with its byte range. Words are letter runs inside
+/// text commands (`\text`, `\mbox`, `\textbf`, ...) and bare letter runs of three or more letters
+/// that are not math names (or two, capitalised: `Bo earns`); everything else (digits,
+/// operators, single letters, LaTeX commands) is math.
+fn tokens(answer: &str) -> Vec<(Token<'_>, std::ops::Range<usize>)> {
     const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "hbox", "textnormal", "mathrm"];
     let b = answer.as_bytes();
-    let mut out: Vec<Token<'_>> = Vec::new();
-    let push_math = |out: &mut Vec<Token<'_>>| {
-        if out.last() != Some(&Token::Math) {
-            out.push(Token::Math);
-        }
-    };
+    let mut out: Vec<(Token<'_>, std::ops::Range<usize>)> = Vec::new();
+    let push_math =
+        |out: &mut Vec<(Token<'_>, std::ops::Range<usize>)>, range: std::ops::Range<usize>| match out.last_mut() {
+            Some((Token::Math, r)) => r.end = range.end,
+            _ => out.push((Token::Math, range)),
+        };
     // Depth of the text groups we are in: brace depth at which each `\text{` opened.
     let mut text_depth: Vec<usize> = Vec::new();
     let mut depth = 0usize;
@@ -162,10 +339,11 @@ fn tokens(answer: &str) -> Vec<Token<'_>> {
                 let name = &answer[start..j];
                 if name.is_empty() {
                     // `\$`, `\%`, `\,`, `\{`: a currency sign or spacing is not a word.
-                    if matches!(b.get(start), Some(b'{' | b'}')) {
-                        push_math(&mut out);
+                    let next = start + answer[start..].chars().next().map_or(0, char::len_utf8);
+                    if matches!(b.get(start), Some(b'{' | b'}' | b'%')) {
+                        push_math(&mut out, i..next);
                     }
-                    i = start + answer[start..].chars().next().map_or(0, char::len_utf8);
+                    i = next;
                     continue;
                 }
                 if TEXT_COMMANDS.contains(&name) && b.get(j) == Some(&b'{') {
@@ -176,17 +354,18 @@ fn tokens(answer: &str) -> Vec<Token<'_>> {
                 }
                 if matches!(name, "begin" | "end" | "operatorname" | "mathbb" | "mathcal" | "mathfrak") {
                     // An environment or font name is no word: `\begin{pmatrix}`, `\mathbb{Z}`.
-                    push_math(&mut out);
-                    i = match b.get(j) {
+                    let end = match b.get(j) {
                         Some(b'{') => super::scan::matching_brace(b, j).map_or(b.len(), |c| c + 1),
                         _ => j,
                     };
+                    push_math(&mut out, i..end);
+                    i = end;
                     continue;
                 }
                 if name == "in" || name == "notin" {
-                    out.push(if name == "in" { Token::In } else { Token::Word("not") });
+                    out.push((if name == "in" { Token::In } else { Token::Word("not") }, i..j));
                 } else if !matches!(name, "quad" | "qquad" | "left" | "right" | "displaystyle" | "dfrac" | "tfrac") {
-                    push_math(&mut out);
+                    push_math(&mut out, i..j);
                 }
                 i = j;
             }
@@ -208,37 +387,63 @@ fn tokens(answer: &str) -> Vec<Token<'_>> {
                 }
                 let w = &answer[start..i];
                 let in_text = !text_depth.is_empty();
+                let capitalised =
+                    w.len() == 2 && w.as_bytes()[0].is_ascii_uppercase() && w.as_bytes()[1].is_ascii_lowercase();
+                // A name called like a function is math: `gamma(3/2)`, `sqrt(2)`.
+                let called = b.get(i) == Some(&b'(');
                 // A single letter is a symbol even in a text command (`\mathrm{e}`, `\text{(C)}`).
-                let math = w.len() == 1 || (!in_text && (w.len() < 3 || MATH_WORDS.iter().any(|m| m.eq_ignore_ascii_case(w))));
+                let math = w.len() == 1
+                    || (called && !in_text)
+                    || (!in_text
+                        && !capitalised
+                        && (w.len() < 3 || MATH_WORDS.iter().any(|m| m.eq_ignore_ascii_case(w))));
                 if math && !ORDINAL_SUFFIXES.contains(&w) {
-                    push_math(&mut out);
+                    push_math(&mut out, start..i);
                 } else {
-                    out.push(Token::Word(w));
+                    out.push((Token::Word(w), start..i));
                 }
             }
             _ if c.is_ascii_digit() => {
-                push_math(&mut out);
+                push_math(&mut out, i..i + 1);
                 i += 1;
             }
             _ if c >= 0x80 => {
                 // `∈` is a membership; other non-ASCII characters (`π`, `°`, `€`) are math or signs.
                 let ch = answer[i..].chars().next().unwrap_or(' ');
+                let end = i + ch.len_utf8();
                 if ch == '∈' {
-                    out.push(Token::In);
+                    out.push((Token::In, i..end));
                 } else if ch.is_alphabetic() && !matches!(ch, 'π' | 'θ' | 'α' | 'β' | 'γ') {
-                    out.push(Token::Word(""));
-                } else if !matches!(ch, '€' | '£' | '¥' | '°' | '\u{a0}') {
-                    push_math(&mut out);
+                    out.push((Token::Word(""), i..end));
+                } else if !matches!(ch, '€' | '£' | '¥' | '\u{a0}') {
+                    push_math(&mut out, i..end);
                 }
-                i += ch.len_utf8();
+                i = end;
             }
-            b'=' | b':' if matches!(out.last(), Some(Token::Word(_))) => {
-                out.push(Token::Names);
+            b'=' | b':' if matches!(out.last(), Some((Token::Word(_), _))) => {
+                out.push((Token::Names, i..i + 1));
                 i += 1;
             }
             _ => {
-                if matches!(c, b'=' | b'+' | b'-' | b'*' | b'/' | b'^' | b'<' | b'>' | b'(' | b')' | b'[' | b']') {
-                    push_math(&mut out);
+                if matches!(
+                    c,
+                    b'=' | b'+'
+                        | b'-'
+                        | b'*'
+                        | b'/'
+                        | b'^'
+                        | b'<'
+                        | b'>'
+                        | b'('
+                        | b')'
+                        | b'['
+                        | b']'
+                        | b'%'
+                        | b'|'
+                        | b'!'
+                        | b'&'
+                ) {
+                    push_math(&mut out, i..i + 1);
                 }
                 i += 1;
             }
@@ -247,46 +452,101 @@ fn tokens(answer: &str) -> Vec<Token<'_>> {
     out
 }
 
+/// The words and math of an answer with the name before `=`/`:` and a trailing domain
+/// statement set apart: `(prefix ok, value tokens)`, or `None` when the name itself hedges.
+fn value_tokens(answer: &str) -> Option<Vec<(Token<'_>, std::ops::Range<usize>)>> {
+    let mut toks = tokens(answer);
+    // `\text{Difference in Revenue} = \$64,800`, `Special matrix: ...`: a name, then the value.
+    if let Some(k) = toks.iter().position(|t| t.0 == Token::Names) {
+        if toks[..k].iter().all(|t| matches!(t.0, Token::Word(_))) {
+            if toks[..k].iter().filter_map(|t| word_of(&t.0)).any(|w| is_negation_or_modal(&w)) {
+                return None;
+            }
+            toks.drain(..=k);
+        }
+    }
+    // `f(x) = 1 \text{ for all } x \in \mathbb{Q}`: a domain statement closes the value.
+    if let Some(first_math) = toks.iter().position(|t| t.0 == Token::Math) {
+        let kinds: Vec<Token<'_>> = toks.iter().map(|t| t.0).collect();
+        let opener = (first_math + 1..kinds.len()).find(|&k| {
+            word_of(&kinds[k]).is_some_and(|w| DOMAIN_OPENERS.contains(&w.as_str())) && is_domain_statement(&kinds[k..])
+        });
+        if let Some(k) = opener {
+            toks.truncate(k);
+        }
+    }
+    Some(toks)
+}
+
+/// Whether prose before a value hedges or negates it (`the answer is less than`, `it cannot
+/// be`, `roughly`): a closed-class word (negation, modal, comparison, approximation) among its
+/// words. For a sentence around a value, where the allow-lists of an answer are too strict.
+pub(crate) fn qualifies_prose(before: &str) -> bool {
+    tokens(before).iter().filter_map(|t| word_of(&t.0)).any(|w| is_negation_or_modal(&w))
+}
+
 /// Does the value in `answer` stand as stated? See the module doc. An answer without digits has
 /// no value to qualify (text answers such as `\text{Monday}` are compared as text).
 pub(crate) fn wording(answer: &str) -> Wording {
     if !answer.bytes().any(|c| c.is_ascii_digit()) {
         return Wording::Plain;
     }
-    let mut toks = tokens(answer);
-    // `\text{Difference in Revenue} = \$64,800`, `Special matrix: ...`: a name, then the value.
-    if let Some(k) = toks.iter().position(|t| *t == Token::Names) {
-        if toks[..k].iter().all(|t| matches!(t, Token::Word(_))) {
-            let words: Vec<String> = toks[..k].iter().filter_map(word_of).collect();
-            if words.iter().any(|w| is_negation_or_modal(w)) {
-                return Wording::Qualified;
-            }
-            toks.drain(..=k);
-        }
+    match value_tokens(answer) {
+        Some(toks) if plain(&toks.iter().map(|t| t.0).collect::<Vec<_>>()) => Wording::Plain,
+        _ => Wording::Qualified,
     }
+}
+
+/// The value of a plainly worded answer without its words (`12 apples` -> `12`, `Bo earns \$12`
+/// -> `\$12`, `the 100th day` -> `100`), when words surround it; `None` otherwise.
+pub(crate) fn bare_value(answer: &str) -> Option<&str> {
+    if wording(answer) != Wording::Plain {
+        return None;
+    }
+    if !tokens(answer).iter().any(|t| matches!(t.0, Token::Word(_))) {
+        return None;
+    }
+    let toks = value_tokens(answer)?;
+    let first = toks.iter().position(|t| t.0 == Token::Math)?;
+    let last = toks.iter().rposition(|t| t.0 == Token::Math)?;
+    if toks[first..=last].iter().any(|t| t.0 != Token::Math) {
+        return None;
+    }
+    let v = answer[toks[first].1.start..toks[last].1.end].trim();
+    (v != answer.trim()).then_some(v)
+}
+
+/// The allow-lists on a token sequence (see the module doc).
+fn plain(toks: &[Token<'_>]) -> bool {
     let Some(first_math) = toks.iter().position(|t| *t == Token::Math) else {
-        return Wording::Plain;
+        return true;
     };
     let last_math = toks.iter().rposition(|t| *t == Token::Math).unwrap_or(first_math);
-    if !before_is_plain(&toks[..first_math]) {
-        return Wording::Qualified;
+    let ordinal_follows = matches!(toks.get(first_math + 1), Some(Token::Word(w)) if ORDINAL_SUFFIXES.contains(&w.to_ascii_lowercase().as_str()));
+    if !before_is_plain(&toks[..first_math], ordinal_follows) {
+        return false;
     }
     // Words between two pieces of math: only units (`3 \text{ m} \times 4 \text{ m}`), `per`,
     // ordinals, or a connector of a list the parser reads (`and`).
-    for t in &toks[first_math..last_math] {
+    for (k, t) in toks.iter().enumerate().take(last_math).skip(first_math) {
         if let Token::Word(w) = t {
+            if toks.get(k + 1) == Some(&Token::Names) && !is_negation_or_modal(&w.to_ascii_lowercase()) {
+                // A list of named values: `Maximum: 2, Minimum: 1`.
+                continue;
+            }
             let lw = w.to_ascii_lowercase();
-            if !(is_unit(&lw) || lw == "per" || lw == "and" || ORDINAL_SUFFIXES.contains(&lw.as_str()) || is_noun(&lw))
+            if !(is_unit(&lw)
+                || lw == "per"
+                || lw == "and"
+                || ORDINAL_SUFFIXES.contains(&lw.as_str())
+                || PERCENT_WORDS.contains(&lw.as_str())
+                || is_noun(&lw))
             {
-                return Wording::Qualified;
+                return false;
             }
         }
     }
-    if after_is_plain(&toks[last_math + 1..]) {
-        Wording::Plain
-    } else {
-        Wording::Qualified
-    }
+    after_is_plain(&toks[last_math + 1..])
 }
 
 /// The lower-cased word of a token.
@@ -301,8 +561,9 @@ fn is_negation_or_modal(w: &str) -> bool {
     NEGATIONS_AND_MODALS.contains(&w) || w.ends_with("n't")
 }
 
-/// Words before the value: none, or a plain statement ending in a stating word.
-fn before_is_plain(toks: &[Token<'_>]) -> bool {
+/// Words before the value: none, or a plain statement ending in a stating word (or a determiner
+/// before an ordinal: `the 100th day`).
+fn before_is_plain(toks: &[Token<'_>], ordinal_follows: bool) -> bool {
     if toks.contains(&Token::Names) || toks.contains(&Token::In) {
         return false;
     }
@@ -313,6 +574,9 @@ fn before_is_plain(toks: &[Token<'_>]) -> bool {
     }
     if last == "to" {
         return words.len() >= 2 && TO_AFTER.contains(&words[words.len() - 2].as_str());
+    }
+    if ordinal_follows && matches!(last.as_str(), "the" | "a" | "an" | "on" | "in") {
+        return true;
     }
     STATING_WORDS.contains(&last.as_str())
 }
@@ -336,6 +600,12 @@ fn after_is_plain(toks: &[Token<'_>]) -> bool {
             return is_domain_statement(&toks[k..]);
         }
         if is_unit(&w) || ORDINAL_SUFFIXES.contains(&w.as_str()) || PERCENT_WORDS.contains(&w.as_str()) || w == "per" {
+            if ORDINAL_SUFFIXES.contains(&w.as_str())
+                && word(k + 1).is_some_and(|n| n.len() >= 3 && !is_function_word(&n))
+            {
+                // An ordinal names one thing: `2nd row`, `3rd place`.
+                k += 1;
+            }
             k += 1;
             continue;
         }
@@ -434,9 +704,27 @@ mod tests {
             "Special matrix:  \\left[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}\\right]",
             "30^\\circ",
             "equal to 7",
+            "Maximum: 2, Minimum: 1",
+            "gamma(3/2)",
+            "the 100th day",
+            "2nd row",
+            "Bo earns \\$12",
         ] {
             assert_eq!(wording(s), Wording::Plain, "{s}");
         }
+    }
+
+    #[test]
+    fn bare_values() {
+        use super::bare_value;
+        assert_eq!(bare_value("12 apples"), Some("12"));
+        assert_eq!(bare_value("Bo earns \\$12"), Some("12"));
+        assert_eq!(bare_value("the 100th day"), Some("100"));
+        assert_eq!(bare_value("x = k\\pi \\text{ for } k \\in \\mathbb{Z}"), Some("x = k\\pi"));
+        assert_eq!(bare_value("12"), None);
+        assert_eq!(bare_value("|t|"), None);
+        assert_eq!(bare_value("|t| \\text{ cm}"), Some("|t|"));
+        assert_eq!(bare_value("\\text{less than } 7"), None);
     }
 
     #[test]

@@ -1046,7 +1046,9 @@ fn invariants(s: &Score, cfg: &Config) -> Result<(), Failure> {
     let ok = s.correct == (s.status == Status::Correct)
         && s.reward == want_reward
         && s.limit.is_some() == (s.status == Status::Limit)
-        && s.extracted.is_none() == (s.status == Status::NoAnswer);
+        && s.extracted.is_none() == matches!(s.status, Status::NoAnswer | Status::InvalidGold)
+        && (s.status == Status::Ambiguous) == (s.candidates.len() > 1)
+        && (s.status != Status::InvalidGold || !s.correct);
     if ok {
         Ok(())
     } else {

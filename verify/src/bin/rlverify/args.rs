@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 pub use rlverify::cli::FieldArgs;
-use rlverify::{Config, LastNumber, RewardKind, Truncated};
+use rlverify::{Config, Extraction, LastNumber, RewardKind, Truncated};
 use std::path::PathBuf;
 
 /// Decide whether math answers are right: extract the final answer, parse its LaTeX, compare exactly.
@@ -69,9 +69,19 @@ pub struct ScoringArgs {
     /// Reward encoding: `binary` is 1/0, `signed` is 1/-1.
     #[arg(long, value_enum, default_value_t = Config::default().reward)]
     pub reward: RewardKind,
-    /// When to take the last number of a response that has no explicit final answer.
+    /// Which readings of a response count as its answer.
     ///
-    /// `auto` does so only when the gold answer is a plain number (the GSM8K convention).
+    /// `strict`: only a committed answer (a box, an answer tag, an answer phrase, `####`, a bold
+    /// or choice final line, a concluding sentence, or a response that is only an answer);
+    /// anything else is `no_answer`. `lenient` also takes the last math block, the last number
+    /// (see `--last-number`) and an answer inside the reasoning: for base models that never mark
+    /// one. Risk: a response that gives up on its last number is then read as answering it.
+    #[arg(long, value_enum, default_value_t = Config::default().extract)]
+    pub extract: Extraction,
+    /// When `--extract lenient` takes the last number of a response with no explicit answer.
+    ///
+    /// `auto` does so only when the gold answer is a plain number (the GSM8K convention);
+    /// `always` does so in strict mode too.
     #[arg(long, value_enum, default_value_t = Config::default().last_number)]
     pub last_number: LastNumber,
     /// What a response cut off mid-derivation (no final-answer marker, an unfinished last line)
@@ -86,7 +96,13 @@ pub struct ScoringArgs {
 impl ScoringArgs {
     /// The library configuration these flags describe.
     pub fn config(&self) -> Config {
-        Config { reward: self.reward, last_number: self.last_number, truncated: self.truncated, ..Config::default() }
+        Config {
+            reward: self.reward,
+            extract: self.extract,
+            last_number: self.last_number,
+            truncated: self.truncated,
+            ..Config::default()
+        }
     }
 }
 
@@ -159,6 +175,9 @@ pub struct ExtractArgs {
     /// Fall back to the last number in the text when no explicit answer is found.
     #[arg(long)]
     pub last_number: bool,
+    /// Which readings count as the answer, as for `score` (`lenient`: also the last math block).
+    #[arg(long, value_enum, default_value_t = Config::default().extract)]
+    pub extract: Extraction,
     /// What a response cut off mid-derivation (no final-answer marker) answers, as for `score`.
     #[arg(long, value_enum, default_value_t = Config::default().truncated)]
     pub truncated: Truncated,
@@ -264,6 +283,7 @@ mod tests {
         let cfg = Config::default();
         for (flag, value) in [
             ("reward", cfg.reward.to_possible_value().expect("a value").get_name().to_string()),
+            ("extract", cfg.extract.to_possible_value().expect("a value").get_name().to_string()),
             ("last-number", cfg.last_number.to_possible_value().expect("a value").get_name().to_string()),
             ("truncated", cfg.truncated.to_possible_value().expect("a value").get_name().to_string()),
         ] {
@@ -277,6 +297,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!((parsed.reward, parsed.last_number, parsed.truncated), (cfg.reward, cfg.last_number, cfg.truncated));
+        assert_eq!(parsed.extract, cfg.extract);
     }
 
     #[test]
