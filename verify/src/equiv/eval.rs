@@ -648,7 +648,23 @@ impl<'a> Evaluator<'a> {
                     // negative bases for odd denominators.
                     let num = xr.numer().clone();
                     if let Some(den) = xr.denom().to_u64().filter(|d| *d <= MAX_ROOT_INDEX) {
-                        let r = self.root(b, den)?;
+                        let r = self.root(b.clone(), den)?;
+                        let small = num.abs().to_u64().is_some_and(|e| e <= self.budget.limits.max_exponent);
+                        if let (Value::Approx(c), false) = (&r, small) {
+                            // An irrational root raised to a large numerator: `3^{n}` at a sampled
+                            // `n = 91234/997` is `3^{91.5...}`, a modest float power, not an
+                            // approximation of a huge exact integer, so no cap is noted (an
+                            // identity such as `3^n = 3 \cdot 3^{n-1}` must not end in a limit).
+                            // `|b|^x` through `exp(x ln |b|)`, the sign of a real negative root
+                            // from the parity of the numerator.
+                            if c.is_real() {
+                                let negative = c.re.is_negative();
+                                let abs_b = if negative_real(&b) { self.neg(b) } else { b };
+                                let m = self.general_pow(abs_b, x)?;
+                                return Ok(if negative && num.bit(0) { self.neg(m) } else { m });
+                            }
+                            return self.general_pow(b, x);
+                        }
                         return self.pow(r, Value::Exact(Q::real(BigRational::from_integer(num))));
                     }
                 }
