@@ -21,6 +21,8 @@ mod families;
 mod families_tests;
 mod fast;
 pub mod number;
+#[cfg(test)]
+mod policies_tests;
 mod relation;
 mod roots;
 mod scalar;

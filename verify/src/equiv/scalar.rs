@@ -405,6 +405,27 @@ fn rounded_gold(gval: &BigRational, d: u32, pi: &Info, pv: &Value, cx: &mut Cx) 
     rounds_value_to(pv, d, gval, cx)
 }
 
+/// Whether the variable-free value `e` rounds (half away from zero) to the lone decimal literal
+/// `lit` at its last written digit (`\sqrt2` and `1.414`, `\frac13` and `0.3`): the link of a
+/// computation that ends in an approximation. False when `lit` is no such literal, `e` has no
+/// value, or its value rests on an approximation of a capped exact number.
+pub(crate) fn rounds_to_literal(e: &Expr, lit: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
+    let Some((val, d)) = single_decimal(lit) else { return Ok(false) };
+    let v = {
+        let mut ev = Evaluator::new(PREC, cx.budget, &mut cx.cc, &[]);
+        let v = match ev.eval(e) {
+            Ok(v) => v,
+            Err(EvalErr::Limit(k)) => return Err(k),
+            Err(_) => return Ok(false),
+        };
+        if ev.capped.is_some() {
+            return Ok(false);
+        }
+        v
+    };
+    rounds_value_to(&v, d, &val, cx)
+}
+
 /// Whether a real value rounds (half away from zero) to `target` at `d` decimals.
 fn rounds_value_to(v: &Value, d: u32, target: &BigRational, cx: &mut Cx) -> Result<bool, LimitKind> {
     match v {

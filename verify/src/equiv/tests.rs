@@ -624,8 +624,10 @@ fn relations() {
             (eq(pow(x(), n(2)), n(-1)), eq(x(), pm(None, i())), E),
             (eq(sin(x()), n(0)), eq(x(), n(0)), N),
             (eq(pow(x(), n(2)), n(4)), eq(y(), pm(None, n(2))), N),
-            // A predicted equation: its last term is the answer; a gold one is not.
-            (q(10, 9), eq(q(1, 2), q(10, 9)), E),
+            // A predicted equation: its last term is the answer; a gold one is not. A false link
+            // between numbers (`\frac12 = \frac{10}{9}`) answers nothing.
+            (q(10, 9), eq(q(1, 2), q(10, 9)), N),
+            (q(10, 9), eq(q(20, 18), q(10, 9)), E),
             (n(9), eq(mul(vec![q(3, 4), n(12)]), n(9)), E),
             (n(9), eq(mul(vec![q(3, 4), n(12)]), n(8)), N),
             (n(18), eq(add(vec![x(), n(2)]), n(18)), E),
