@@ -21,6 +21,8 @@ mod families;
 mod families_tests;
 mod fast;
 pub mod number;
+#[cfg(test)]
+mod policies_tests;
 mod relation;
 mod roots;
 mod scalar;
@@ -63,11 +65,22 @@ pub struct EquivOptions {
     pub eval_rel_tol: f64,
     /// Whether `28\%` may also match `28` (percent read as a unit) besides `0.28`.
     pub percent_as_unit: bool,
+    /// Significant digits a lone decimal prediction needs to answer a gold written without
+    /// decimals that it does not equal exactly (`\sqrt3`, `3\pi`, `e`, `\frac13`): the gold
+    /// rounded at the prediction's last digit must give the prediction, and the prediction must
+    /// write at least this many significant digits (`1.73205` answers `\sqrt3`, `1.73` does not).
+    /// Default 6; 3 accepts three-digit roundings such as `1.73`, `9.42` for `3\pi`.
+    pub min_decimal_digits_for_exact: u32,
 }
 
 impl Default for EquivOptions {
     fn default() -> Self {
-        EquivOptions { decimal_rel_tol: 1e-6, eval_rel_tol: 1e-30, percent_as_unit: true }
+        EquivOptions {
+            decimal_rel_tol: 1e-6,
+            eval_rel_tol: 1e-30,
+            percent_as_unit: true,
+            min_decimal_digits_for_exact: 6,
+        }
     }
 }
 

@@ -177,6 +177,10 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     }
     // Equations `x = 1, y = 2` against values `(1, 2)`.
     if let (Expr::List(gi) | Expr::Tuple(gi), Expr::List(pi) | Expr::Tuple(pi)) = (g, p) {
+        if has_relation(pi) && super::relation::states_falsehood(p, cx)? {
+            // `x = 1, y = 2 = 3`: a false statement answers nothing.
+            return Ok(Cmp::new(false, "false_equation"));
+        }
         if has_relation(gi) != has_relation(pi) {
             if let Some(vals) = equation_values(if has_relation(gi) { gi } else { pi }) {
                 let rebuilt = |orig: &Expr| match orig {

@@ -1,0 +1,223 @@
+//! The equivalence policies of `verify/EQUIVALENCE.md` that keep the reward from being gamed and
+//! right answers from being turned away, tested both ways: each table holds the rows that must
+//! stay wrong next to the right answers of the same shape. Rows go through the parser and the
+//! checker only (`latex::parse`, then [`equivalent`]), so they pin the policy independently of
+//! how a response's final answer is extracted.
+
+use super::{equivalent, EquivOptions, Verdict};
+use crate::latex::parse;
+use crate::limits::{Budget, Limits};
+
+/// The verdict for two answer strings, gold first (an unparsable side is `NotEqual`).
+fn verdict_with(gold: &str, pred: &str, opts: &EquivOptions) -> Verdict {
+    let limits = Limits::default();
+    let (Ok(g), Ok(p)) = (parse(gold, &limits), parse(pred, &limits)) else { return Verdict::NotEqual };
+    equivalent(&g, &p, opts, &mut Budget::new(&limits)).verdict
+}
+
+/// `(gold, prediction, equal?)` rows; every failure is listed.
+fn run(family: &str, rows: &[(&str, &str, bool)]) {
+    let opts = EquivOptions::default();
+    let mut failures = Vec::new();
+    for &(gold, pred, want) in rows {
+        let got = verdict_with(gold, pred, &opts);
+        if (got == Verdict::Equal) != want || matches!(got, Verdict::Limit(_)) {
+            failures
+                .push(format!("{gold:?} vs {pred:?}: want {}, got {got:?}", if want { "Equal" } else { "NotEqual" }));
+        }
+    }
+    assert!(failures.is_empty(), "{family}: {} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn a_false_links_answer_nothing() {
+    run(
+        "false links",
+        &[
+            ("5", r"4 = 3", false),
+            ("5", r"2 + 2 = 5", false),
+            ("5", r"7 = 5", false),
+            ("5", r"2 = 5", false),
+            ("5", r"x = 7 = 5", false),
+            ("x = 5", r"x = 7 = 5", false),
+            ("11", r"x = 5+5+1 = 7 = 11", false),
+            (r"\frac{10}{9}", r"\frac{1}{2} = \frac{10}{9}", false),
+            ("(1, 2)", r"x = 1, y = 2 = 3", false),
+            ("5", r"\pi = 5", false),
+            ("5", r"5.1 = 5", false),
+            ("5", r"4.6 = 5", false),
+            // Links that hold, and links with a variable, still lead to the value.
+            ("18", r"x + 2 = 18", true),
+            ("101", r"a + 2z = 2z + a = 101", true),
+            ("5", r"2+3 = 5", true),
+            ("9", r"\frac34 \cdot 12 = 9", true),
+            ("11", r"x = 5+5+1 = 11", true),
+            ("x = 11", r"x = 5+5+1 = 11", true),
+            ("(1, 2)", r"x = 1, y = 4 - 2 = 2", true),
+            ("0", r"1 = z = x = 0", true),
+            // An approximation link holds when the exact side rounds to the decimal.
+            (r"\sqrt2", r"\sqrt{2} \approx 1.414", true),
+            (r"\sqrt2", r"\sqrt{2} \approx 1.415", false),
+            ("0.33", r"\frac13 = 0.33", true),
+        ],
+    );
+}
+
+#[test]
+fn b_a_solved_gold_needs_a_solved_prediction() {
+    run(
+        "solved relations",
+        &[
+            (r"x > 3", r"3x + 1 > 10", false),
+            (r"x > 3", r"x - 3 > 0", false),
+            (r"x = 3", r"2x = 6", false),
+            (r"x = 3", r"x^2 = 9", false),
+            (r"x \ne 2", r"2x \ne 4", false),
+            (r"-1 \le x < 2", r"-2 \le 2x < 4", false),
+            (r"x > 3", r"x > 3", true),
+            (r"x > 3", r"3 < x", true),
+            (r"x > 3", r"(3, \infty)", true),
+            (r"x > 3", r"x \in (3, \infty)", true),
+            (r"x > 3", r"x \ge 3", false),
+            (r"x = 3", r"3 = x", true),
+            (r"x = 3", r"x = \frac{6}{2}", true),
+            (r"x = 3", r"3", true),
+            (r"x \ne 2", r"2 \ne x", true),
+            (r"-1 \le x < 2", r"2 > x \ge -1", true),
+            // A relation between variables is no solution: proportional forms stay equal, and an
+            // unsolved gold accepts the solved form.
+            (r"y = 2x + 1", r"2x - y + 1 = 0", true),
+            (r"2x > 6", r"x > 3", true),
+            (r"2x > 6", r"x < 3", false),
+        ],
+    );
+}
+
+#[test]
+fn h_a_gold_value_with_its_approximation() {
+    run(
+        "value and approximation",
+        &[
+            (r"\frac{1 + \sqrt{97}}{8} \approx 1.36", r"\frac{1 + \sqrt{97}}{8}", true),
+            (r"\frac{1 + \sqrt{97}}{8} \approx 1.36", r"\frac{1 + \sqrt{97}}{8} \approx 1.36", true),
+            (r"\frac{1 + \sqrt{97}}{8} \approx 1.36", r"\frac{2 + 2\sqrt{97}}{16}", true),
+            (r"\frac{1 + \sqrt{97}}{8} \approx 1.36", r"1.35611", true),
+            (r"\frac{1 + \sqrt{97}}{8} \approx 1.36", r"1.35610", false),
+            // The approximation answers only under the decimal rules (6 digits for an exact value).
+            (r"\frac{1 + \sqrt{97}}{8} \approx 1.36", r"1.36", false),
+            (r"\frac{1 + \sqrt{97}}{8} \approx 1.36", r"1.37", false),
+            (r"\frac{1 - \sqrt{97}}{8} \approx -1.11", r"\frac{1 + \sqrt{97}}{8}", false),
+            (r"x = \frac{1 + \sqrt{97}}{8} \approx 1.36", r"x = \frac{1 + \sqrt{97}}{8}", true),
+            (r"x = \frac{1 + \sqrt{97}}{8} \approx 1.36", r"x \approx 1.36", false),
+            // A prediction that gives both: its exact value is its answer.
+            (r"\frac{1 + \sqrt{97}}{8}", r"\frac{1 + \sqrt{97}}{8} \approx 1.36", true),
+            (r"1.36", r"\frac{1 + \sqrt{97}}{8} \approx 1.36", true),
+            (r"\pi", r"\pi \approx 3.14", true),
+            (r"3.14", r"\pi \approx 3.14", true),
+            (r"\frac{1}{3}", r"\frac{1}{3} \approx 0.33", true),
+            (r"0.33", r"\frac{1}{3} \approx 0.33", true),
+            (r"0.7", r"\frac{37}{50} \approx 0.7", false),
+            (r"\frac{22}{7}", r"\pi \approx 3.14", false),
+        ],
+    );
+}
+
+#[test]
+fn i_orderings_compare_term_by_term() {
+    run(
+        "orderings",
+        &[
+            (r"b < a < d < c", r"b < a < d < c", true),
+            (r"b < a < d < c", r"c > d > a > b", true),
+            (r"b < a < d < c", r"a < b < d < c", false),
+            (r"b < a < d < c", r"b < a < c < d", false),
+            (r"b < a < d < c", r"b < a \le d < c", false),
+            (r"b < a < d < c", r"c > d > b > a", false),
+            (r"b < a < d < c", r"b < a < d", false),
+            (r"\tan\frac{7\pi}{5} > \sin\frac{2\pi}{5}", r"\sin\frac{2\pi}{5} < \tan\frac{7\pi}{5}", true),
+            (r"\tan\frac{7\pi}{5} > \sin\frac{2\pi}{5}", r"\tan\frac{7\pi}{5} > \sin\frac{2\pi}{5}", true),
+            (r"\tan\frac{7\pi}{5} > \sin\frac{2\pi}{5}", r"\tan\frac{7\pi}{5} < \sin\frac{2\pi}{5}", false),
+            (r"\tan\frac{7\pi}{5} > \sin\frac{2\pi}{5}", r"\sin\frac{2\pi}{5} > \tan\frac{7\pi}{5}", false),
+            (r"\log_2 3 < \sqrt{3} < \frac{7}{4}", r"\frac74 > \sqrt3 > \log_2 3", true),
+            (r"\log_2 3 < \sqrt{3} < \frac{7}{4}", r"\frac74 > \log_2 3 > \sqrt3", false),
+        ],
+    );
+}
+
+#[test]
+fn d_decimals() {
+    run(
+        "decimals",
+        &[
+            // A decimal for an exact gold that no shorter decimal equals: six significant digits,
+            // correctly rounded.
+            (r"\sqrt3", r"1.73205", true),
+            (r"\sqrt3", r"1.732051", true),
+            (r"\sqrt3", r"1.73206", false),
+            (r"\sqrt3", r"1.7320", false),
+            (r"\sqrt3", r"1.73", false),
+            (r"3\pi", r"9.42478", true),
+            (r"3\pi", r"9.42", false),
+            (r"e", r"2.71828", true),
+            (r"e", r"2.72", false),
+            (r"\frac{1}{3}", r"0.333333", true),
+            (r"\frac{1}{3}", r"0.333", false),
+            (r"\frac{1}{3}", r"0.3", false),
+            (r"\frac{14}{3}", r"4.67", false),
+            (r"2\frac{5}{8}", r"2.63", false),
+            (r"2\frac{5}{8}", r"2.625", true),
+            (r"\frac{1}{8}", r"0.125", true),
+            (r"\frac{1}{8}", r"0.13", false),
+            (r"1000", r"999.9995", false),
+            // A decimal more precise than a decimal gold: a gold of three significant digits it
+            // rounds to.
+            (r"3.142", r"3.1416", true),
+            (r"3.142", r"3.1426", false),
+            (r"3.14", r"3.1416", true),
+            (r"0.7", r"0.74", false),
+            (r"0.7", r"\frac{37}{50}", false),
+            (r"4.5", r"4.54", false),
+            (r"4.5", r"4.5", true),
+            (r"4.5", r"4.50", true),
+            (r"4.5", r"\frac92", true),
+            (r"12.5", r"12.54", true),
+            // An exact prediction against a rounded gold stays right.
+            (r"3.14", r"\pi", true),
+            (r"3.14", r"\frac{22}{7}", true),
+            (r"3.14", r"\sqrt{10}", false),
+            (r"0.33", r"\frac13", true),
+            (r"1.414", r"\sqrt2", true),
+            (r"1.41", r"\sqrt2", true),
+            (r"1.42", r"\sqrt2", false),
+        ],
+    );
+    // The option relaxes the digit count, never the rounding.
+    let loose = EquivOptions { min_decimal_digits_for_exact: 3, ..EquivOptions::default() };
+    assert_eq!(verdict_with(r"\sqrt3", "1.73", &loose), Verdict::Equal);
+    assert_eq!(verdict_with(r"3\pi", "9.42", &loose), Verdict::Equal);
+    assert_eq!(verdict_with(r"\sqrt3", "1.74", &loose), Verdict::NotEqual);
+    assert_eq!(verdict_with(r"\sqrt3", "1.7", &loose), Verdict::NotEqual);
+}
+
+#[test]
+fn e_exponentials_in_a_variable_never_end_in_a_limit() {
+    run(
+        "exponentials",
+        &[
+            (r"3^n", r"3 \cdot 3^{n-1}", true),
+            (r"\frac{1}{2}(3^n - 1)", r"\frac{3^n - 1}{2}", true),
+            (r"2^{n+1} - 2", r"2(2^n - 1)", true),
+            (r"4^n", r"2^{2n}", true),
+            (r"\left(\frac{2}{3}\right)^{n}", r"\frac{2^n}{3^n}", true),
+            (r"(-2)^n", r"(-1)^n 2^n", true),
+            (r"n 2^{n-1}", r"\frac{n 2^n}{2}", true),
+            (r"e^{2x}", r"(e^x)^2", true),
+            (r"2^n", r"3^n", false),
+            (r"3^n", r"3^{n+1}", false),
+            (r"3^n", r"3^n + 1", false),
+            (r"\frac{1}{2}(3^n - 1)", r"\frac{3^n + 1}{2}", false),
+            (r"2^{n+1} - 2", r"2^{n+1} - 1", false),
+            (r"n 2^{n-1}", r"n 2^{n}", false),
+        ],
+    );
+}
