@@ -43,7 +43,15 @@ pub fn markdown(r: &Report) -> String {
     }
     let mut head = vec!["suite".to_string(), "problems".into(), "K".into()];
     head.extend(ks.iter().map(|k| format!("pass@{k}")));
-    head.extend(["avg@K ± se".into(), "maj@K".into(), "no answer".into(), "truncated".into(), "mean tokens".into()]);
+    head.extend([
+        "avg@K ± se".into(),
+        "maj@K".into(),
+        "no answer".into(),
+        "ambiguous".into(),
+        "invalid gold".into(),
+        "truncated".into(),
+        "mean tokens".into(),
+    ]);
     let _ = writeln!(s, "| {} |", head.join(" | "));
     let _ = writeln!(s, "|{}", "---|".repeat(head.len()));
     for (name, m) in &r.suites {
@@ -55,6 +63,8 @@ pub fn markdown(r: &Report) -> String {
         row.push(format!("{} ± {}", pct(m.avg), pct(m.avg_stderr)));
         row.push(pct(m.maj));
         row.push(pct(m.no_answer_rate));
+        row.push(pct(m.ambiguous_rate));
+        row.push(m.invalid_gold.to_string());
         row.push(m.truncation_rate.map_or("n/a".into(), pct));
         row.push(m.mean_tokens.map_or_else(|| format!("{:.0} chars", m.mean_chars), |t| format!("{t:.0}")));
         let _ = writeln!(s, "| {} |", row.join(" | "));
@@ -111,6 +121,8 @@ pub fn csv(r: &Report) -> String {
             "avg_stderr",
             "maj",
             "no_answer_rate",
+            "ambiguous_rate",
+            "invalid_gold",
             "truncation_rate",
             "mean_chars",
             "mean_tokens",
@@ -130,6 +142,8 @@ pub fn csv(r: &Report) -> String {
             m.avg_stderr.to_string(),
             m.maj.to_string(),
             m.no_answer_rate.to_string(),
+            m.ambiguous_rate.to_string(),
+            m.invalid_gold.to_string(),
             opt(m.truncation_rate),
             m.mean_chars.to_string(),
             opt(m.mean_tokens),

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use rlverify::format::{is_well_formed, total_reward, CPGD_FORMAT_WEIGHT};
-use rlverify::{Config, ExtractOptions, Gold, LastNumber, RewardKind, Truncated};
+use rlverify::{Config, Extraction, ExtractOptions, Gold, LastNumber, RewardKind, Truncated};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
@@ -32,6 +32,9 @@ type Setter = fn(&mut Options, &Bound<'_, PyAny>) -> PyResult<()>;
 static OPTIONS: &[(&str, Setter)] = &[
     ("reward", |o, v| {
         set(&mut o.cfg.reward, v, "reward", &[("binary", RewardKind::Binary), ("signed", RewardKind::Signed)])
+    }),
+    ("extract", |o, v| {
+        set(&mut o.cfg.extract, v, "extract", &[("strict", Extraction::Strict), ("lenient", Extraction::Lenient)])
     }),
     ("last_number", |o, v| {
         let values = [("auto", LastNumber::Auto), ("always", LastNumber::Always), ("never", LastNumber::Never)];
@@ -110,7 +113,7 @@ struct Score {
     /// The reward: 1/0 (`reward="binary"`) or 1/-1 (`"signed"`), plus the format weight when the
     /// response is well formed and `format_reward` is on.
     reward: f64,
-    /// `correct`, `wrong`, `no_answer`, `unparsable` or `limit`.
+    /// `correct`, `wrong`, `no_answer`, `ambiguous`, `unparsable`, `limit` or `invalid_gold`.
     status: String,
     /// The answer extracted from the response, or None.
     extracted: Option<String>,
@@ -120,6 +123,8 @@ struct Score {
     limit: Option<String>,
     /// With `format_reward`: whether the response is `<think>..</think><answer>..</answer>`.
     format_ok: Option<bool>,
+    /// The candidates of the final statement when it offers several (`ambiguous`), else empty.
+    candidates: Vec<String>,
 }
 
 impl std::hash::Hash for Score {
@@ -133,6 +138,7 @@ impl std::hash::Hash for Score {
             &self.rule,
             &self.limit,
             self.format_ok,
+            &self.candidates,
         )
             .hash(h)
     }
@@ -141,7 +147,8 @@ impl std::hash::Hash for Score {
 #[pymethods]
 impl Score {
     #[new]
-    #[pyo3(signature = (correct, reward, status, extracted=None, rule="none".to_string(), limit=None, format_ok=None))]
+    #[pyo3(signature = (correct, reward, status, extracted=None, rule="none".to_string(), limit=None, format_ok=None, candidates=Vec::new()))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         correct: bool,
         reward: f64,
@@ -150,8 +157,9 @@ impl Score {
         rule: String,
         limit: Option<String>,
         format_ok: Option<bool>,
+        candidates: Vec<String>,
     ) -> Self {
-        Score { correct, reward, status, extracted, rule, limit, format_ok }
+        Score { correct, reward, status, extracted, rule, limit, format_ok, candidates }
     }
 
     fn __repr__(&self) -> String {
@@ -170,6 +178,10 @@ impl Score {
         if let Some(ok) = self.format_ok {
             out.push_str(&format!(", format_ok={}", if ok { "True" } else { "False" }));
         }
+        if !self.candidates.is_empty() {
+            let items: Vec<String> = self.candidates.iter().map(|c| py_str_repr(c)).collect();
+            out.push_str(&format!(", candidates=[{}]", items.join(", ")));
+        }
         out.push(')');
         out
     }
@@ -177,9 +189,17 @@ impl Score {
     /// Pickling: rebuilt from its fields.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let s = slf.get();
-        let args =
-            (s.correct, s.reward, s.status.clone(), s.extracted.clone(), s.rule.clone(), s.limit.clone(), s.format_ok)
-                .into_pyobject(slf.py())?;
+        let args = (
+            s.correct,
+            s.reward,
+            s.status.clone(),
+            s.extracted.clone(),
+            s.rule.clone(),
+            s.limit.clone(),
+            s.format_ok,
+            s.candidates.clone(),
+        )
+            .into_pyobject(slf.py())?;
         Ok((slf.get_type().into_any(), args))
     }
 }
@@ -227,6 +247,7 @@ fn score_one(gold: &str, response: &str, o: &Options) -> Result<Score, String> {
             rule: s.rule.to_string(),
             limit: s.limit.map(|k| k.as_str().to_string()),
             format_ok,
+            candidates: s.candidates,
         }
     }))
     .map_err(|_| "internal error: the verifier panicked (please report this input)".to_string())

@@ -1,20 +1,32 @@
-//! Final-answer extraction: find the answer a model gave at the end of a full response.
+//! Final-answer extraction: find the answer a model committed to at the end of a full response.
+//!
+//! This module implements the final-answer contract of `verify/README.md`: the answer is the last
+//! committed answer outside the reasoning, a committed answer has a marker, it holds exactly one
+//! candidate ([`Answer::parts`] lists them all when the final statement offers several; the
+//! scorer calls several different ones `ambiguous`), and text inside it is part of it
+//! (`wording`: allow-lists of what may surround a value). `turn` cuts the response at the first
+//! end-of-turn token, `escapes` reads doubly escaped LaTeX, `statement` collects the candidates.
 //!
 //! [`extract`] runs a fixed list of strategies and returns the first that finds something. The
 //! order (strongest marker first) is:
 //!
 //! | # | strategy | module | example | [`Source`] |
 //! |---|----------|--------|---------|------------|
-//! | 0 | answer region | here | text after the last `</think>` | – |
-//! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>` | `AnswerTag` |
+//! | 0 | answer region | here | text after the last `</think>`, up to an end-of-turn token | – |
+//! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>` (empty: no answer) | `AnswerTag` |
 //! | 2 | last box / list of boxes | `boxed` | `\boxed{2} and \boxed{3}` | `Boxed` |
 //! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45` | `FinalAnswerPhrase` / `AnswerColon` |
 //! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
 //! | 5 | bold | `tagged` | `The total is **42**.` (last line, or right after "answer") | `Bold` |
 //! | 6 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
-//! | 7 | last math block that is not a question | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
+//! | 7 | concluding last sentence | `tagged` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.` | `Conclusion` |
 //! | 8 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
-//! | 9 | last number (opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
+//! | 9 | last math block (lenient) | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
+//! | 10 | last number (lenient, opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
+//!
+//! Strategies 9 and 10, and answers inside the reasoning other than a box that ends it, run only
+//! with [`ExtractOptions::lenient`] (`--extract lenient`). After the strategy that found the
+//! answer, the rest of the response is read for the alternatives a hedge offers beside it.
 //!
 //! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
 //! - **Reasoning region.** Text after the last `</think>` is the answer region. A marked answer

@@ -9,6 +9,7 @@ OPTIONS: list[str]
 Reward = Literal["binary", "signed"]
 LastNumber = Literal["auto", "always", "never"]
 Truncated = Literal["no-answer", "lenient"]
+Extraction = Literal["strict", "lenient"]
 
 @final
 class Score:
@@ -22,7 +23,8 @@ class Score:
     #: 1/0 (binary) or 1/-1 (signed), plus the format weight when ``format_reward`` is on and the
     #: response is well formed.
     reward: float
-    #: ``"correct"``, ``"wrong"``, ``"no_answer"``, ``"unparsable"`` or ``"limit"``.
+    #: ``"correct"``, ``"wrong"``, ``"no_answer"``, ``"ambiguous"`` (several candidates: a hedge),
+    #: ``"unparsable"``, ``"limit"`` or ``"invalid_gold"`` (the gold cannot be read; never rewarded).
     status: str
     #: The answer extracted from the response, or None.
     extracted: Optional[str]
@@ -32,6 +34,8 @@ class Score:
     limit: Optional[str]
     #: With ``format_reward``: whether the response is ``<think>..</think><answer>..</answer>``.
     format_ok: Optional[bool]
+    #: The candidates of the final statement when it offers several (``"ambiguous"``), else empty.
+    candidates: list[str]
     def __init__(
         self,
         correct: bool,
@@ -41,6 +45,7 @@ class Score:
         rule: str = "none",
         limit: Optional[str] = None,
         format_ok: Optional[bool] = None,
+        candidates: Sequence[str] = (),
     ) -> None: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
@@ -50,6 +55,7 @@ def score(
     response: str,
     *,
     reward: Optional[Reward] = "binary",
+    extract: Optional[Extraction] = "strict",
     last_number: Optional[LastNumber] = "auto",
     truncated: Optional[Truncated] = "no-answer",
     format_reward: Union[bool, float, None] = None,
@@ -64,6 +70,7 @@ def verify(
     response: str,
     *,
     reward: Optional[Reward] = "binary",
+    extract: Optional[Extraction] = "strict",
     last_number: Optional[LastNumber] = "auto",
     truncated: Optional[Truncated] = "no-answer",
     format_reward: Union[bool, float, None] = None,
@@ -79,6 +86,7 @@ def score_batch(
     threads: Optional[int] = None,
     *,
     reward: Optional[Reward] = "binary",
+    extract: Optional[Extraction] = "strict",
     last_number: Optional[LastNumber] = "auto",
     truncated: Optional[Truncated] = "no-answer",
     format_reward: Union[bool, float, None] = None,

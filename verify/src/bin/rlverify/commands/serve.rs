@@ -480,6 +480,8 @@ async fn get_reward(
         logs.insert("correct".into(), list(&|g| flag(g.correct)));
         logs.insert("no_answer".into(), list(&|g| flag(g.status == Status::NoAnswer)));
         logs.insert("limit".into(), list(&|g| flag(g.status == Status::Limit)));
+        logs.insert("ambiguous".into(), list(&|g| flag(g.status == Status::Ambiguous)));
+        logs.insert("invalid_gold".into(), list(&|g| flag(g.status == Status::InvalidGold)));
         if app.lines.format_weight.is_some() {
             logs.insert("format_ok".into(), list(&|g| flag(g.format_ok == Some(true))));
         }
