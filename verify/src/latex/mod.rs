@@ -28,6 +28,7 @@
 //! - `-5` is `Neg(Num(5))` (never a negative literal), `(a)` is `a`, `\boxed{..}` is unwrapped and
 //!   several boxes are a `List`.
 
+mod domain;
 mod fast;
 mod normalize;
 mod number;
@@ -80,6 +81,9 @@ pub fn parse(input: &str, limits: &Limits) -> Result<Expr, ParseError> {
 
 /// The full pipeline, without the fast paths.
 pub(crate) fn parse_full(trimmed: &str, limits: &Limits) -> Result<Expr, ParseError> {
+    // A trailing domain statement (`\text{ for all } x \in \mathbb{Q}`, `, k \in \mathbb{Z}`)
+    // says where the variables live, not what the answer is.
+    let trimmed = domain::strip(trimmed);
     if let Some(text) = words_only(trimmed) {
         return Ok(text);
     }
