@@ -20,12 +20,14 @@ mod families;
 #[cfg(test)]
 mod families_tests;
 mod fast;
+mod matrix;
 pub mod number;
 #[cfg(test)]
 mod policies_tests;
 mod relation;
 mod roots;
 mod scalar;
+mod sets;
 #[cfg(test)]
 mod soundness_tests;
 mod structure;
@@ -184,6 +186,20 @@ fn dispatch(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         (Expr::Text(_), _) | (_, Expr::Text(_)) => return Ok(Cmp::new(false, "text")),
         (Expr::Relation { .. }, _) | (_, Expr::Relation { .. }) => return relation::compare(g, p, cx),
         _ => {}
+    }
+    // Sums, scalar multiples and products of matrices, written out entry by entry.
+    if matrix::is_matrix_arithmetic(g) || matrix::is_matrix_arithmetic(p) {
+        let side = |e: &Expr, cx: &mut Cx| -> Result<Option<Expr>, LimitKind> {
+            if matrix::is_matrix_arithmetic(e) {
+                matrix::evaluate(e, cx)
+            } else {
+                Ok(Some(e.clone()))
+            }
+        };
+        return match (side(g, cx)?, side(p, cx)?) {
+            (Some(a), Some(b)) => compare(&a, &b, cx).map(|c| c.with_rule_if_eq("matrix")),
+            _ => Ok(Cmp::new(false, "matrix")),
+        };
     }
     if structure::is_structure(g)
         || structure::is_structure(p)

@@ -221,3 +221,31 @@ fn e_exponentials_in_a_variable_never_end_in_a_limit() {
         ],
     );
 }
+
+#[test]
+fn f_integer_parameters_named_differently() {
+    run(
+        "integer parameters",
+        &[
+            (r"x = k\pi", r"x = n\pi", true),
+            (r"x = k\pi", r"x = m\pi", true),
+            (r"\frac{\pi}{6} + 2m\pi", r"\frac{\pi}{6} + 2k\pi", true),
+            (r"x = \frac{\pi}{4} + \frac{k\pi}{2}", r"x = \frac{\pi}{4} + \frac{n\pi}{2}", true),
+            (r"x = (2k+1)\frac{\pi}{2}", r"x = (2n+1)\frac{\pi}{2}", true),
+            (r"x = 2k\pi \pm \frac{\pi}{3}", r"x = 2n\pi \pm \frac{\pi}{3}", true),
+            (r"x = k \cdot 180^\circ", r"x = n \cdot 180^\circ", true),
+            // Another set of solutions, another shape, or other letters stay different.
+            (r"x = k\pi", r"x = 2n\pi", false),
+            (r"x = k\pi", r"x = \frac{n\pi}{2}", false),
+            (r"\frac{\pi}{6} + 2m\pi", r"\frac{\pi}{3} + 2k\pi", false),
+            (r"\frac{\pi}{6} + 2m\pi", r"\frac{\pi}{6} + m\pi", false),
+            (r"x = k\pi", r"x = t\pi", false),
+            (r"x = k\pi", r"x = j\pi", false),
+            // Two parameters on a side, or a parameter that is not a multiple of a period.
+            (r"x = k\pi + n", r"x = m\pi + n", false),
+            (r"2n + 1", r"2k + 1", false),
+            (r"n^2", r"k^2", false),
+            (r"k\pi", r"x", false),
+        ],
+    );
+}

@@ -323,6 +323,11 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     if states_falsehood(p, cx)? {
         return Ok(Cmp::new(false, "false_equation"));
     }
+    // A relation against inequalities joined by "and" (an intersection): both as sets of reals
+    // in the same variable.
+    if super::sets::involves_intersection(g) || super::sets::involves_intersection(p) {
+        return super::sets::compare_intersections(g, p, cx);
+    }
     // A gold polynomial equation against the list of its roots (`x^2 = 4` vs `x = \pm 2`).
     if g_rel && value_side(g).is_none() {
         if let Some(c) = super::roots::compare_roots(g, p, cx)? {
@@ -339,7 +344,7 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         return ordered(value, other, cx).map(|c| c.with_rule_if_eq("equation_value"));
     }
     if let Some((_, iv)) = as_interval(rel) {
-        if matches!(other, Expr::Interval { .. } | Expr::Union(_) | Expr::Tuple(_) | Expr::Intersection(_)) {
+        if matches!(other, Expr::Interval { .. } | Expr::Union(_) | Expr::Tuple(_)) {
             return ordered(&iv, other, cx).map(|c| c.with_rule_if_eq("inequality_interval"));
         }
     }

@@ -166,6 +166,10 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
             _ => Ok(Cmp::new(false, "plus_minus")),
         };
     }
+    // Inequalities joined by "and", a set minus points: intersections of sets of reals.
+    if super::sets::involves_intersection(g) || super::sets::involves_intersection(p) {
+        return super::sets::compare_intersections(g, p, cx);
+    }
     // Relations in one variable joined by "or" against a set of reals:
     // `1 < k \le 4 \text{ or } k = 9` is `(1, 4] \cup \{9\}`.
     if let Some(c) = super::families::relation_list_as_set(g, p, cx)? {

@@ -28,6 +28,7 @@
 //! - `-5` is `Neg(Num(5))` (never a negative literal), `(a)` is `a`, `\boxed{..}` is unwrapped and
 //!   several boxes are a `List`.
 
+mod domain;
 mod fast;
 mod normalize;
 pub(crate) use normalize::is_unit_word;
@@ -81,6 +82,9 @@ pub fn parse(input: &str, limits: &Limits) -> Result<Expr, ParseError> {
 
 /// The full pipeline, without the fast paths.
 pub(crate) fn parse_full(trimmed: &str, limits: &Limits) -> Result<Expr, ParseError> {
+    // A trailing domain statement (`\text{ for all } x \in \mathbb{Q}`, `, k \in \mathbb{Z}`)
+    // says where the variables live, not what the answer is.
+    let trimmed = domain::strip(trimmed);
     if let Some(text) = words_only(trimmed) {
         return Ok(text);
     }

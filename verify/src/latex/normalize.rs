@@ -201,8 +201,26 @@ const FONT_COMMANDS: &[&str] = &[
 
 /// Normalise an answer string for the grammar.
 pub(crate) fn normalize(input: &str) -> String {
-    let input = set_builder(input).unwrap_or(input);
-    let mut n = Normalizer { src: input.trim(), pos: 0, out: String::with_capacity(input.len() + 16), open_bars: 0 };
+    // A set-builder set followed by more (`\{x \mid x < \frac32\} - \{-6\}`): its condition in
+    // parentheses, so that the difference applies to the whole set.
+    let prefixed;
+    let input = match set_builder(input) {
+        Some(cond) => cond,
+        None => match set_builder_prefix(input) {
+            Some((cond, rest)) => {
+                prefixed = format!("({cond}) {rest}");
+                prefixed.as_str()
+            }
+            None => input,
+        },
+    };
+    let mut n = Normalizer {
+        src: input.trim(),
+        pos: 0,
+        out: String::with_capacity(input.len() + 16),
+        open_bars: 0,
+        circled_end: 0,
+    };
     n.run();
     let joined = join_thousands(&n.out);
     strip_trailing(&joined).to_string()
@@ -231,6 +249,8 @@ struct Normalizer<'a> {
     pos: usize,
     out: String,
     open_bars: usize,
+    /// The output length right after the last circled number (`②`), 0 before any.
+    circled_end: usize,
 }
 
 impl<'a> Normalizer<'a> {
@@ -495,7 +515,17 @@ impl<'a> Normalizer<'a> {
             '²' => "^2",
             '³' => "^3",
             '¹' => "^1",
-            '，' => ",",
+            '，' | '、' => ",",
+            '①'..='⑳' => {
+                // Circled numbers (choices in Chinese exams): `②③` are the values 2 and 3, a list.
+                if self.circled_end > 0 && self.out.trim_end().len() == self.circled_end {
+                    self.out.push_str(" , ");
+                }
+                let n = u32::from(c) - u32::from('①') + 1;
+                self.out.push_str(&n.to_string());
+                self.circled_end = self.out.len();
+                return;
+            }
             '；' => ";",
             '（' => "(",
             '）' => ")",
@@ -580,7 +610,11 @@ impl<'a> Normalizer<'a> {
             self.pos += 1;
             return;
         }
-        if matches!(lower, "and" | "or") {
+        if lower == "and" {
+            self.and_sep();
+            return;
+        }
+        if lower == "or" {
             self.out.push_str(" , ");
             return;
         }
@@ -628,6 +662,46 @@ impl<'a> Normalizer<'a> {
         self.out.push_str(w);
     }
 
+    /// A repeating decimal: `0.\overline{3}`, `0.1\overline{6}`, `0.\overline{142857}`, `0.1\dot{6}`
+    /// (the accent glued to a decimal number, over digits only) is the exact fraction
+    /// `\frac{IFR - IF}{9...90...0}` (`I.F` the written digits, `R` the repeating ones: `0.1\overline{6}`
+    /// is `\frac{016 - 01}{90}` = 1/6). The decimal literal already written is replaced. False (nothing
+    /// consumed) when the accent is not such a repetition.
+    fn repeating_decimal(&mut self, accent: &str) -> bool {
+        let rest = self.rest();
+        let after = rest.trim_start();
+        let (digits, used) = if let Some(inner) = after.strip_prefix('{') {
+            let Some(close) = inner.find('}') else { return false };
+            (inner[..close].trim(), rest.len() - after.len() + close + 2)
+        } else {
+            let n = usize::from(after.starts_with(|c: char| c.is_ascii_digit()));
+            (&after[..n], rest.len() - after.len() + n)
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || (accent == "dot" && digits.len() != 1) {
+            return false;
+        }
+        // The decimal literal just written: `I.F`, glued to the accent.
+        let number_start = self.out.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len();
+        let literal = &self.out[number_start..];
+        let Some((int, frac)) = literal.split_once('.') else { return false };
+        if frac.contains('.')
+            || (int.is_empty() && frac.is_empty())
+            || self.out[..number_start].ends_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '^')
+        {
+            return false;
+        }
+        let int = if int.is_empty() { "0" } else { int };
+        let fraction = format!(
+            "\\frac{{{int}{frac}{digits} - {int}{frac}}}{{{}{}}}",
+            "9".repeat(digits.len()),
+            "0".repeat(frac.len())
+        );
+        self.out.truncate(number_start);
+        self.out.push_str(&fraction);
+        self.pos += used;
+        true
+    }
+
     /// `a.m.` / `p.m.` (also `am`, `pm`, any case) after a time `h:mm`: the time on a 24-hour
     /// clock (`1:58 p.m.` is `13:58`, `12:30 a.m.` is `0:30`), the suffix dropped. False (nothing
     /// done) when `word` is no such suffix or no time precedes it.
@@ -664,7 +738,14 @@ impl<'a> Normalizer<'a> {
     /// Whether the output is at the start of an answer item (empty, or after a separator).
     fn at_item_start(&self) -> bool {
         let t = self.out.trim_end();
-        t.is_empty() || t.ends_with([',', ';'])
+        t.is_empty() || t.ends_with([',', ';']) || t.ends_with("\\land")
+    }
+
+    /// "and" between items: a separator the builder can see (`\land`), because "and" between
+    /// inequalities in one variable is an intersection (`x > -2 \text{ and } x < 5` is
+    /// `(-2, 5)`); between values it is a list separator like `,`.
+    fn and_sep(&mut self) {
+        self.out.push_str(" \\land ");
     }
 
     /// `\degree`, and a following minutes (and seconds) part: `30^\circ 15'` is
@@ -858,7 +939,13 @@ impl<'a> Normalizer<'a> {
             "ast" | "cdotp" => self.out.push('*'),
             "fbox" | "boxed" => self.emit_cmd("boxed"),
             "colon" => self.out.push(':'),
+            "overline" | "bar" | "dot" => {
+                if !self.repeating_decimal(name) {
+                    self.emit_cmd(name);
+                }
+            }
             "lor" => self.out.push_str(" , "),
+            "land" | "wedge" => self.and_sep(),
             "not" => {
                 let r = self.rest();
                 let after = r.trim_start();
@@ -970,7 +1057,11 @@ impl<'a> Normalizer<'a> {
             self.out.extend(trimmed.chars().filter(|c| c.is_ascii_alphanumeric()));
             return;
         }
-        if matches!(lower.as_str(), "and" | "or" | "," | "and/or" | ";") {
+        if lower == "and" {
+            self.and_sep();
+            return;
+        }
+        if matches!(lower.as_str(), "or" | "," | "and/or" | ";") {
             self.out.push_str(" , ");
             return;
         }
@@ -1080,6 +1171,45 @@ fn second_mark(s: &str) -> Option<usize> {
     let t = s.trim_start();
     let skip = s.len() - t.len();
     ["^{\\prime\\prime}", "''", "\"", "″"].iter().find(|m| t.starts_with(**m)).map(|m| skip + m.len())
+}
+
+/// A set-builder set at the start of a longer answer (`\{x \mid x < \frac32\} \setminus
+/// \{-6\}`): its condition (as [`set_builder`] reads it) and what follows the set.
+fn set_builder_prefix(input: &str) -> Option<(&str, &str)> {
+    let t = input.trim();
+    let (open, close) = if t.starts_with("\\left\\{") { ("\\left\\{", "\\right\\}") } else { ("\\{", "\\}") };
+    if !t.starts_with(open) {
+        return None;
+    }
+    // The matching close: `\{ ... \}` pairs nest.
+    let b = t.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'\\' && b[i + 1] == b'{' {
+            depth += 1;
+            i += 2;
+            continue;
+        }
+        if b[i] == b'\\' && b[i + 1] == b'}' {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                // `\left\{` closes with `\right\}`.
+                if close.len() > 2 && !t[..i].ends_with("\\right") {
+                    return None;
+                }
+                let (set, rest) = t.split_at(i + 2);
+                if rest.trim().is_empty() {
+                    return None;
+                }
+                return Some((set_builder(set)?, rest));
+            }
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    None
 }
 
 /// A set-builder answer `\{t \mid -2 < t < 2\}` (also `|`, `:`, `\colon`, `\left\{ ... \right\}`):

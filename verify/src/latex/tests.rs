@@ -312,7 +312,14 @@ fn brackets_sets_intervals_matrices() {
         ("(-\\infty, 0) \\cup\\{1\\}.", "(tuple(-(inf), 0) ∪ {1})"),
         ("[0,2] \\cap [1,3]", "([0, 2] ∩ [1, 3])"),
         ("A \\cup B \\cup C", "(A ∪ B ∪ C)"),
-        ("[0,2] \\setminus \\{1\\}", "ERR"),
+        // A set minus points: the set intersected with the complement of each point.
+        ("[0,2] \\setminus \\{1\\}", "([0, 2] ∩ ((-(inf), 1) ∪ (1, inf)))"),
+        ("\\mathbb{R} \\setminus \\{0\\}", "((-(inf), inf) ∩ ((-(inf), 0) ∪ (0, inf)))"),
+        ("\\{x \\mid x < \\frac32\\} - \\{-6\\}", "(x < (3 / 2) ∩ ((-(inf), -(6)) ∪ (-(6), inf)))"),
+        ("(0, 5) - \\{3\\}", "(tuple(0, 5) ∩ ((-(inf), 3) ∪ (3, inf)))"),
+        ("[0,2] \\setminus [1, 2]", "ERR"),
+        ("x \\setminus \\{1\\}", "ERR"),
+        ("5 - \\{1\\}", "(5 + -({1}))"),
         ("\\langle 1, 2 \\rangle", "tuple(1, 2)"),
         ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix[1, 2; 3, 4]"),
         ("\\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}", "matrix[1, 0; 0, 1]"),
@@ -393,7 +400,9 @@ fn text_and_wrappers() {
         ("\\boxed{5}", "5"),
         ("\\textstyle 5", "5"),
         ("\\[ 5 \\]", "5"),
-        ("f(x)=a x+b, where b is an integer", "ERR"),
+        // A domain statement is dropped; other prose after a formula is not a product of letters.
+        ("f(x)=a x+b, where b is an integer", "f(x) = ((a * x) + b)"),
+        ("f(x)=a x+b, where b is the intercept", "ERR"),
         ("x \\quad \\text{and} \\quad y", "list[x, y]"),
         ("x_{1}=2,\\quadx_{2}=3", "list[x_1 = 2, x_2 = 3]"),
     ]);
