@@ -258,7 +258,11 @@ fn adjudicated_verdicts_hold() {
         let matches: Vec<&Value> = rows.iter().filter(|row| key.iter().all(|(f, v)| row.get(f) == Some(v))).collect();
         // Exact duplicates in a corpus (the same case twice) count as one row.
         let distinct = matches.iter().all(|m| *m == matches[0]);
-        assert!(!matches.is_empty() && distinct, "{at}: the key must pick exactly one row of {name}, it picks {}", matches.len());
+        assert!(
+            !matches.is_empty() && distinct,
+            "{at}: the key must pick exactly one row of {name}, it picks {}",
+            matches.len()
+        );
         let (response, gold) = row_inputs(name, matches[0]);
         let s = score(response, gold, &cfg);
         checked += 1;

@@ -368,7 +368,7 @@ fn alternatives_in(answer: &str, toks: &[Tok]) -> (Vec<String>, bool) {
             }
             Tok::Word(w) if JUSTIFICATION.contains(&w.as_str()) => justifying = true,
             Tok::Word(w) if HEDGE_CUES.contains(&w.as_str()) && !(w == "or" && justifying) => {
-                if let Some((v, next)) = value_after_cue(&toks, k + 1) {
+                if let Some((v, next)) = value_after_cue(toks, k + 1) {
                     out.push(v);
                     k = next;
                     continue;

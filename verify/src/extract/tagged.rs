@@ -181,7 +181,7 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
         let tail = &span[k + verb_len..];
         let value_first = span.trim_start().starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '\\' | '-'))
             || super::choice::split_choice_label(span).is_some()
-            || span.trim_start().starts_with(|c: char| c == '(');
+            || span.trim_start().starts_with('(');
         if is_answer_noun(tail) {
             span = &span[..k];
         } else if !tail.trim().is_empty() && !value_first {
