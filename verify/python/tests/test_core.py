@@ -36,9 +36,11 @@ def test_options_have_the_cli_defaults_and_names():
     assert rlverify.score("42", wrong, reward="signed").reward == -1.0
     assert rlverify.score("42", wrong, reward="binary").reward == 0.0
     assert rlverify.score("42", wrong, reward=None) == rlverify.score("42", wrong)
-    # last_number: the GSM8K fallback is on for a plain-number gold (auto), off with never.
+    # last_number: with extract="lenient", the GSM8K fallback is on for a plain-number gold
+    # (auto), off with never; strict extraction (the default) reads no answer into unmarked text.
     text = "Adding them up gives 18 apples in total"
-    assert rlverify.score("18", text).correct
+    assert rlverify.score("18", text).status == "no_answer"
+    assert rlverify.score("18", text, extract="lenient").correct
     assert not rlverify.score("18", text, last_number="never").correct
     assert rlverify.score("x+1", "so it is 5 then", last_number="always").extracted == "5"
 

@@ -80,9 +80,12 @@ def verify(gold: Any, target: Any, float_rounding: int = 6, numeric_precision: i
            raise_on_error: bool = False, **options: Any) -> bool:
     """True when ``target`` (a :func:`parse` result, an :class:`Answer` or a text) equals ``gold``.
 
-    Gold first, as in math-verify. An empty parse on either side is False.
+    Gold first, as in math-verify. An empty parse on either side is False. Like math-verify, it
+    reads an answer without a marker (the last expression or number): ``extract="lenient"`` is
+    the default here, where rlverify's own functions are strict (a reward should use those).
     """
     g, t = _text_of(gold), _text_of(target)
     if g is None or t is None:
         return False
+    options.setdefault("extract", "lenient")
     return _rlverify.verify(g, t, **options)
