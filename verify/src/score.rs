@@ -318,7 +318,7 @@ impl Gold {
             }
             let mut last = None;
             for c in &candidates {
-                let single = Answer { text: (*c).to_string(), parts: Vec::new(), source: answer.source, hedged: false };
+                let single = Answer::bare(c, answer.source);
                 let j = self.judge_candidate(&single, cfg, budget);
                 if j.status != Status::Correct {
                     let status = if matches!(j.status, Status::Limit) { Status::Limit } else { Status::Ambiguous };
@@ -353,9 +353,20 @@ impl Gold {
         if judged.status == Status::Correct {
             return judged;
         }
+        // `The final answer is $\frac{1}{}$ = 7`: a plain value restating an answer that cannot be
+        // parsed.
+        if judged.status == Status::Unparsable {
+            if let Some(v) = &answer.restated {
+                let alt = Answer::bare(v, answer.source);
+                let j = self.judge(&alt, cfg, budget);
+                if j.status == Status::Correct {
+                    return Judged { answer: answer.clone(), ..j };
+                }
+            }
+        }
         // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted.
         if let Some(value) = bare_value(&answer.text) {
-            let alt = Answer { text: value.to_string(), parts: Vec::new(), source: answer.source, hedged: false };
+            let alt = Answer::bare(value, answer.source);
             let j = self.judge(&alt, cfg, budget);
             if j.status == Status::Correct {
                 return Judged { answer: answer.clone(), ..j };
@@ -365,8 +376,7 @@ impl Gold {
         // label; another gold against it: the option text (`y = 2x + 1`).
         if let Some((letter, option)) = crate::extract::choice::split_choice_label(&answer.text) {
             if self.choice.is_none() {
-                let alt =
-                    Answer { text: option.trim().to_string(), parts: Vec::new(), source: answer.source, hedged: false };
+                let alt = Answer::bare(option.trim(), answer.source);
                 let j = self.judge(&alt, cfg, budget);
                 if j.status == Status::Correct {
                     return j;

@@ -126,6 +126,23 @@ pub(crate) fn choice_list(s: &str) -> Option<Vec<char>> {
     (letters.len() >= 2).then_some(letters)
 }
 
+/// The choice a response opens with: `A. Because ...`, `(B) since ...`, `C) ...`, `D: ...`,
+/// `B is the only valid option`, or a response that is only the letter. `A farmer ...` (an
+/// article) names none.
+pub(crate) fn opening_choice(text: &str) -> Option<char> {
+    let t = text.trim_start().trim_start_matches(['*', '#', ' ']);
+    let t = t.strip_prefix('(').unwrap_or(t);
+    let mut chars = t.chars();
+    let letter = chars.next().filter(|c| ('A'..='E').contains(c))?;
+    let rest = chars.as_str();
+    let rest = rest.trim_start_matches('*');
+    let opens = rest.is_empty()
+        || rest.starts_with(['.', ')', ':', '\n'])
+        || rest.starts_with(" is ")
+        || rest.starts_with(" - ");
+    (opens && !rest.starts_with("..")).then_some(letter)
+}
+
 /// Text that only joins two choice mentions: spaces, `,`, `/`, `&`, "or", "and", "either".
 fn is_choice_connector(sep: &str) -> bool {
     sep.split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | '&')).all(|w| {
@@ -155,6 +172,11 @@ mod tests {
         };
         assert_eq!(last_line_choices("so it is (A) or (E)."), vec!['A', 'E']);
         assert_eq!(last_line_choices("(B) and (D)"), vec!['B', 'D']);
+        assert_eq!(opening_choice("A. Because the function is odd."), Some('A'));
+        assert_eq!(opening_choice("B is the only valid option"), Some('B'));
+        assert_eq!(opening_choice("(C) since it works"), Some('C'));
+        assert_eq!(opening_choice("A farmer has 5 cows."), None);
+        assert_eq!(opening_choice("F. no"), None);
         assert_eq!(last_line_choice("work\nSo the answer must be (C)."), Some('C'));
         assert_eq!(last_line_choice("(A) is wrong\nI pick option D"), Some('D'));
         assert_eq!(last_line_choice("P(A) = 1/2"), None);

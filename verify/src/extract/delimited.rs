@@ -87,11 +87,11 @@ pub(crate) fn ends_inside_block(text: &str) -> bool {
     while let Some(off) = memchr::memchr2(b'$', b'\\', &b[i..]) {
         i += off;
         let Some((mode, start)) = opener(b, i) else {
-            i += 2;
+            i = (i + 2).min(b.len());
             continue;
         };
         match closer(b, mode, start) {
-            Some(end) => i = end + closer_len(mode),
+            Some(end) => i = (end + closer_len(mode)).min(b.len()),
             None => return true,
         }
     }

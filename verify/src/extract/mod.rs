@@ -145,6 +145,9 @@ pub struct Answer {
     /// rather than listed (`,`, `and`): alternatives never form an ordered answer (a point, an
     /// interval) as a whole.
     pub hedged: bool,
+    /// A plain value that restates the answer right after it (`$\frac{1}{}$ = 7`, `..., i.e.
+    /// 7`): the scorer reads it only when the answer itself cannot be parsed.
+    pub restated: Option<String>,
     /// Which strategy found it.
     pub source: Source,
 }
@@ -334,6 +337,10 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
                 return Some(a.with_alternatives(text, end, end));
             }
         }
+        if let Some(c) = choice::opening_choice(text) {
+            // `A. Because ...`, `B is the only valid option`: the response opens with its choice.
+            return Some(Answer::single(c.to_string(), Source::Choice));
+        }
     }
     None
 }
@@ -385,14 +392,19 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
 
 impl Answer {
     fn single(text: String, source: Source) -> Answer {
-        Answer { text, parts: Vec::new(), source, hedged: false }
+        Answer { text, parts: Vec::new(), source, hedged: false, restated: None }
+    }
+
+    /// A single-candidate answer with this text (what the scorer tries in place of another).
+    pub fn bare(text: &str, source: Source) -> Answer {
+        Answer::single(text.to_string(), source)
     }
 
     /// An answer of several candidates (one part is a single answer).
     fn from_parts(mut parts: Vec<String>, source: Source, hedged: bool) -> Answer {
         match parts.len() {
             1 => Answer::single(parts.pop().unwrap_or_default(), source),
-            _ => Answer { text: parts.join(", "), parts, source, hedged },
+            _ => Answer { text: parts.join(", "), parts, source, hedged, restated: None },
         }
     }
 
@@ -407,8 +419,10 @@ impl Answer {
 
     /// This answer with the values its statement offers beside it (the answer spans
     /// `start..end` of `text`).
-    fn with_alternatives(self, text: &str, start: usize, end: usize) -> Answer {
-        let (alternatives, hedged) = statement::alternatives_after(&self.text, statement::rest_after(text, start, end));
+    fn with_alternatives(mut self, text: &str, start: usize, end: usize) -> Answer {
+        let rest = statement::rest_after(text, start, end);
+        self.restated = statement::restated_value(rest);
+        let (alternatives, hedged) = statement::alternatives_after(&self.text, rest);
         if alternatives.is_empty() {
             return self;
         }

@@ -300,6 +300,28 @@ pub(crate) fn rest_after(text: &str, start: usize, end: usize) -> &str {
     rest
 }
 
+/// A plain value that restates an answer right after it: `= 7`, `, i.e. 7`, `, which is 7`,
+/// `(that is, 7)`. Only a number (with its sign and decimals) counts.
+pub(crate) fn restated_value(rest: &str) -> Option<String> {
+    let t = rest.trim_start().trim_start_matches(['$', ')']).trim_start();
+    let t = ["=", ", i.e.", "i.e.", ", which is", ", that is,", "(that is,", "(i.e."]
+        .iter()
+        .find_map(|p| t.strip_prefix(p))?
+        .trim_start()
+        .trim_start_matches('$')
+        .trim_start();
+    let end = t
+        .char_indices()
+        .find(|&(k, c)| {
+            !(c.is_ascii_digit()
+                || (k == 0 && c == '-')
+                || (c == '.' && t[k + 1..].starts_with(|d: char| d.is_ascii_digit())))
+        })
+        .map_or(t.len(), |(k, _)| k);
+    let v = &t[..end];
+    v.bytes().any(|c| c.is_ascii_digit()).then(|| v.to_string())
+}
+
 /// [`alternatives_after`] on the tokens of the statement.
 fn alternatives_in(answer: &str, toks: &[Tok]) -> (Vec<String>, bool) {
     let mut out: Vec<String> = Vec::new();
@@ -459,7 +481,8 @@ pub(crate) fn split_hedged(answer: &str) -> Option<Vec<String>> {
     }
     parts.push(flat[start..].to_string());
     let parts: Vec<String> = parts.iter().map(|p| clean_part(p)).filter(|p| !p.is_empty()).collect();
-    (!parts.is_empty()).then_some(parts)
+    // A hedge word inside braces (`\{b \mid b \le -1 \text{ or } b = 3\}`) splits nothing.
+    (parts.len() >= 2 || (parts.len() == 1 && parts[0] != flat.trim())).then_some(parts)
 }
 
 /// `\text{ or }` -> ` or `: the text commands of an answer unwrapped, so hedge words and the values

@@ -258,6 +258,10 @@ const CONCLUSION_PHRASES: &[&str] = &[
 /// `... is our answer`), read like an answer phrase. Only the last sentence counts: a conclusion
 /// earlier in the text is a step. Returns the answer and where it ends.
 pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
+    if super::delimited::ends_inside_block(text) {
+        // Cut off inside a formula (`... so \( m = 1`): the last sentence never ended.
+        return None;
+    }
     let t = text.trim_end();
     let (line_start, line) = last_line(t);
     // The last sentence of the last line: after the last `. `, `! `, `? ` before its end, or at
@@ -290,6 +294,17 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         return after_phrase(text, line_start + from, false);
     }
     let lower = sentence.to_ascii_lowercase();
+    // A conclusion inside the last sentence: `The error was 50 and is now 100, so the error grows
+    // by 100%.`
+    let inner = [", so ", ", therefore ", ", thus ", ", hence ", "; so "]
+        .iter()
+        .filter_map(|w| lower.rfind(w).map(|k| k + w.len()))
+        .max();
+    if let Some(k) = inner {
+        if let Some(found) = after_phrase(text, line_start + at + k, false) {
+            return Some(found);
+        }
+    }
     for p in CONCLUSION_PHRASES {
         if let Some(k) = lower.find(p) {
             let from = if p.starts_with("is ") { at } else { at + k + p.len() };
@@ -311,9 +326,6 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         if let Some(k) = verb {
             // The value must end the text (`The area is $36$.`), not open a further clause
             // (`The probability is $\frac{1}{115}$, so $m = 1` was cut off).
-            if super::delimited::ends_inside_block(text) {
-                return None;
-            }
             return after_phrase(text, line_start + at + k, false);
         }
     }
@@ -399,6 +411,7 @@ const CLAUSE_WORDS: &[&[u8]] = &[
     b"since",
     b"though",
     b"although",
+    b"then",
     b"which",
     b"as",
     b"so",

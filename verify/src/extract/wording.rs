@@ -123,6 +123,31 @@ const STATING_WORDS: &[&str] = &[
 /// `to` states a value only after these (`equal to 5`, `amounts to 5`, `comes to 5`).
 const TO_AFTER: &[&str] = &["equal", "equals", "amounts", "amount", "comes", "come", "came", "adds", "add", "sums"];
 
+/// `by` states a value only after a verb of change (`grows by 100%`, `increased by 5`).
+const BY_AFTER: &[&str] = &[
+    "grows",
+    "grew",
+    "grown",
+    "increases",
+    "increased",
+    "decreases",
+    "decreased",
+    "rises",
+    "rose",
+    "falls",
+    "fell",
+    "drops",
+    "dropped",
+    "changes",
+    "changed",
+    "shrinks",
+    "shrank",
+    "goes",
+    "went",
+    "up",
+    "down",
+];
+
 /// Negations and modal or hedging words (closed classes): with one of them before the value the
 /// statement does not assert it (`cannot be 7`, `might be 7`).
 const NEGATIONS_AND_MODALS: &[&str] = &[
@@ -287,6 +312,11 @@ const DOMAIN_WORDS: &[&str] = &[
 /// Percent in words (`28 percent`, `4 4/9pct`).
 const PERCENT_WORDS: &[&str] = &["percent", "pct", "percentage", "per cent"];
 
+/// Two-letter English words that are words, not a product of two symbols, even bare (`grows by
+/// 100%`, `is 5`).
+const SHORT_WORDS: &[&str] =
+    &["by", "is", "of", "to", "on", "at", "or", "an", "as", "be", "if", "it", "no", "so", "we", "up", "my", "he"];
+
 /// Ordinal suffixes right after a number (`5th`, `2\text{nd}`).
 const ORDINAL_SUFFIXES: &[&str] = &["st", "nd", "rd", "th"];
 
@@ -392,10 +422,12 @@ fn tokens(answer: &str) -> Vec<(Token<'_>, std::ops::Range<usize>)> {
                 // A name called like a function is math: `gamma(3/2)`, `sqrt(2)`.
                 let called = b.get(i) == Some(&b'(');
                 // A single letter is a symbol even in a text command (`\mathrm{e}`, `\text{(C)}`).
+                let short_word = SHORT_WORDS.contains(&w);
                 let math = w.len() == 1
                     || (called && !in_text)
                     || (!in_text
                         && !capitalised
+                        && !short_word
                         && (w.len() < 3 || MATH_WORDS.iter().any(|m| m.eq_ignore_ascii_case(w))));
                 if math && !ORDINAL_SUFFIXES.contains(&w) {
                     push_math(&mut out, start..i);
@@ -538,6 +570,7 @@ fn plain(toks: &[Token<'_>]) -> bool {
             if !(is_unit(&lw)
                 || lw == "per"
                 || lw == "and"
+                || lw == "or"
                 || ORDINAL_SUFFIXES.contains(&lw.as_str())
                 || PERCENT_WORDS.contains(&lw.as_str())
                 || is_noun(&lw))
@@ -574,6 +607,10 @@ fn before_is_plain(toks: &[Token<'_>], ordinal_follows: bool) -> bool {
     }
     if last == "to" {
         return words.len() >= 2 && TO_AFTER.contains(&words[words.len() - 2].as_str());
+    }
+    if last == "by" {
+        // A change by an amount (`grows by 100%`), not a property (`divisible by 60`).
+        return words.len() >= 2 && BY_AFTER.contains(&words[words.len() - 2].as_str());
     }
     if ordinal_follows && matches!(last.as_str(), "the" | "a" | "an" | "on" | "in") {
         return true;
