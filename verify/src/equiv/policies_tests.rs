@@ -464,3 +464,59 @@ fn l_matrices_mixed_numbers_repeating_decimals() {
         ],
     );
 }
+
+/// The new rules are charged to the budget: adversarial answers of the maximal length built for
+/// each of them come back quickly with a verdict (often a limit), in both roles.
+#[test]
+fn new_rules_keep_bounded_cost() {
+    let limits = Limits::default();
+    let max = limits.max_answer_bytes;
+    let fill = |unit: &str, head: &str, tail: &str| {
+        let n = (max - head.len() - tail.len()) / unit.len();
+        format!("{head}{}{tail}", unit.repeat(n))
+    };
+    let cases = [
+        // Long chains of equalities between numbers (every link is checked).
+        fill(r"\sqrt{2} = ", "", "1.414"),
+        fill("1 = ", "", "1"),
+        fill(r"\frac{1}{3} \approx ", "", "0.333"),
+        fill(r"2^{99999} = ", "", "5"),
+        // Orderings and intersections with many parts.
+        fill(r"\sqrt{2} < ", "", "5"),
+        fill(r"x > 1 \text{ and } ", "", "x < 2"),
+        fill(r"x \ne 1 \land ", "", "x \\ne 2"),
+        fill(r"\{1\} \cup ", "[0, 100] \\setminus (", "\\{2\\})"),
+        fill(r", 1", "[0, 100] \\setminus \\{0", "\\}"),
+        fill(r"x > \sqrt{2} \land x < \sqrt{3} \text{ or } ", "", "x = 1"),
+        // Matrix arithmetic.
+        fill(r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", "", ""),
+        fill(r"+\begin{pmatrix}1&2\\3&4\end{pmatrix}", "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", ""),
+        format!(r"\begin{{pmatrix}}{}\end{{pmatrix}}^8", ["x&1&1&1&1&1&1&y"; 8].join(r"\\")),
+        // Domain statements and repeating decimals.
+        fill(r", k \in \mathbb{Z}", "x = k\\pi", ""),
+        fill(r" \text{ for all } x", "f(x) = 1", " \\in \\mathbb{Q}"),
+        fill("3", "0.", "\\overline{3}"),
+        fill(r"0.\overline{3} + ", "", "1"),
+        // Integer parameters and exponentials in a variable.
+        fill(r"+ k\pi", "x = ", ""),
+        fill(r"\cdot 3^{n}", "3^n", ""),
+    ];
+    let golds = ["5", r"(-2, 5)", r"x = k\pi", r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", r"\frac13"];
+    let mut slowest = (std::time::Duration::ZERO, String::new());
+    for c in &cases {
+        for g in golds {
+            for (a, b) in [(g, c.as_str()), (c.as_str(), g), (c.as_str(), c.as_str())] {
+                let t = std::time::Instant::now();
+                let _ = crate::check(a, b);
+                let dt = t.elapsed();
+                if dt > slowest.0 {
+                    slowest = (dt, format!("{:.60} vs {:.60}", a, b));
+                }
+            }
+        }
+    }
+    // A debug build is 10 to 30 times slower than a release build; the budget stops a release
+    // comparison after about 10 ms.
+    assert!(slowest.0 < std::time::Duration::from_secs(2), "slowest call {:?}: {}", slowest.0, slowest.1);
+    eprintln!("slowest call {:?}: {}", slowest.0, slowest.1);
+}

@@ -13,14 +13,17 @@
 //!   bar is open);
 //! - collapses runs of signs: `--x` is `+x`, `+-x` is `-x`;
 //! - text-like commands (`\text`, `\textbf`, `\mbox`, `\mathrm`, `\mathbf`, `\operatorname`, ...):
-//!   `and`/`or` become a list separator, units after a value are dropped (with a following `^2`),
+//!   `or` becomes a list separator and `and` the separator `\land` (the builder reads it as an
+//!   intersection between inequalities), units after a value are dropped (with a following `^2`),
 //!   single letters and math-font names become plain letters (`\mathrm{e}` is `e`, `\mathbf{v}` is
 //!   `v`), other text stays as `\text{...}`;
 //! - bare words: units after a value are dropped (`12 dollars`, `4 square units`), `and`/`or`
-//!   become separators, `sin`/`ln`/`sqrt`/`pi`/`times` become commands, a spaced `x` between two
+//!   become separators (`\land`, `,`), `sin`/`ln`/`sqrt`/`pi`/`times` become commands, a spaced `x` between two
 //!   numbers is `\times` (`35 x 32`, `1.2 x 10^{-4}`), other lower-case words of four or more
 //!   letters become `\word{...}`, which the grammar rejects (`f(x)=ax+b, where b is ...` is
 //!   not a product of letters);
+//! - repeating decimals become fractions (`0.1\overline{6}` is `\frac{016 - 01}{90}`), circled
+//!   numbers become numbers (`②③` is `2 , 3`), a set-builder set is its condition;
 //! - thousands separators are joined (see [`join_thousands`]);
 //! - trailing `.`, `,`, `;` are removed.
 //!
