@@ -24,12 +24,12 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Lowest accepted agreement on `verifier_cases_dev`: just below the measured 86.53% (167/193);
+/// Lowest accepted agreement on `verifier_cases_dev`: just below the measured 87.05% (168/193);
 /// the rest are math-verify-specific expectations and open cases (`verify/ADJUDICATIONS.md`).
 /// (Three cases that expect 3- to 5-digit decimals of exact golds under math-verify's own
 /// `float_rounding`, and three that read the last term of a chain with a false link between
 /// numbers, are wrong by the equivalence policies and adjudicated.)
-const MIN_AGREEMENT_VERIFIER_CASES: f64 = 0.86;
+const MIN_AGREEMENT_VERIFIER_CASES: f64 = 0.87;
 /// Lowest accepted agreement on the labelled rows of `real_generations_dev`: just below the
 /// measured 98.79% (2783/2817); 30 of the 34 disagreements are adjudicated in our favour. (Three
 /// labels reward responses cut off mid-derivation, which by policy get no answer: `Truncated`.)
