@@ -58,6 +58,11 @@ fn a_false_links_answer_nothing() {
             // An approximation link holds when the exact side rounds to the decimal.
             (r"\sqrt2", r"\sqrt{2} \approx 1.414", true),
             (r"\sqrt2", r"\sqrt{2} \approx 1.415", false),
+            (r"\sqrt2", r"\sqrt{2} = 1.4142135623730951", true),
+            (r"\sqrt2", r"\sqrt{2} = 1.4142135623730960", false),
+            (r"\sqrt2", r"\sqrt{2} \approx 1.4", true),
+            (r"\sqrt2", r"\sqrt{2} \approx 1.5", false),
+            ("5", r"\pi = 3", false),
             ("0.33", r"\frac13 = 0.33", true),
         ],
     );
