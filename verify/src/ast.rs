@@ -10,7 +10,8 @@
 //!   mantissa; what matters is that it was written as a decimal).
 //! - `\frac{a}{b}`, `a/b`, `a \div b` are `Div`; `a - b` is `Add([a, Neg(b)])`; n-ary `Add`/`Mul`
 //!   are flattened one level (`a+b+c` is one `Add` with three terms).
-//! - Mixed numbers `2\frac{1}{2}` are `Add([2, Div(1, 2)])`.
+//! - Mixed numbers `2\frac{1}{2}` are `Add([2, Div(1, 2)])`; a repeating decimal `0.1\overline{6}`
+//!   is the exact `Div(Add([16, Neg(1)]), 90)`.
 //! - `\sqrt{x}` is `Root { index: 2, .. }`, `\sqrt[3]{x}` has index 3.
 //! - `\pi`, `π` are `Const(Pi)`; a lone `e` (and `\mathrm{e}`) is `Const(E)`; a lone `i` (and
 //!   `\mathrm{i}`) is `Const(I)`; `\infty`, `∞` are `Const(Infinity)`. Other letters are `Sym`.
@@ -74,7 +75,8 @@ pub enum Expr {
     Interval { lo: Box<Expr>, hi: Box<Expr>, lo_closed: bool, hi_closed: bool },
     /// `A \cup B \cup ...`
     Union(Vec<Expr>),
-    /// `A \cap B \cap ...`
+    /// `A \cap B \cap ...`; also inequalities joined by "and" (`x > -2 \text{ and } x < 5`) and a
+    /// set minus points (`A \setminus \{p\}` is `A` intersected with `(-\infty, p) \cup (p, \infty)`).
     Intersection(Vec<Expr>),
     /// `\emptyset`, `\varnothing`, `\{\}`, `∅`.
     EmptySet,

@@ -95,7 +95,9 @@ fn answers_spread_over_words_and_boxes() {
             ("1,2", "Maximum: 2, Minimum: 1", true, One),
             (r"(-\infty,-1) \cup (3,\infty)", r"x < -1 \lor x > 3", true, One),
             (r"(-\infty,-1] \cup \{3\}", r"\{b \mid b \le -1 \text{ or } b = 3\}", true, One),
-            (r"(-1, 3)", r"\{x \mid x > -1 \text{ and } x < 3\}", false, One),
+            // "and" between conditions is their intersection.
+            (r"(-1, 3)", r"\{x \mid x > -1 \text{ and } x < 3\}", true, One),
+            (r"(-\infty, -1) \cup (3, \infty)", r"\{x \mid x > -1 \text{ and } x < 3\}", false, One),
             ("(2,1),(4,1)", "a=2,b=1;a=4,b=1", true, Both),
             ("p=5,q=2;p=7,q=2", "(5,2),(7,2)", true, Both),
             ("(2,1),(4,1)", "a=2,b=1;a=1,b=4", false, Both),

@@ -3,8 +3,12 @@
 //! The comparison dispatches on the shape of the answers:
 //! - text (`Text`) after normalisation, also against a one-letter symbol (multiple choice);
 //! - relations (`relation`, `roots`): `x = 5` against `5`, equations with the same solution set,
-//!   inequalities against intervals, a polynomial equation against the list of its roots;
+//!   inequalities against intervals, a polynomial equation against the list of its roots; a
+//!   predicted chain with a false link between numbers (`7 = 5`) answers nothing, a gold solved
+//!   for a variable (`x > 3`) needs a prediction solved for it, orderings compare term by term;
 //! - structures (`structure`): sets, lists, tuples, intervals, unions, matrices, `\pm`;
+//!   intersections of sets of reals (`sets`: inequalities joined by "and", a set minus points);
+//!   arithmetic on matrices written out entry by entry (`matrix`);
 //! - scalars (`scalar`): exact rational arithmetic (Gaussian rationals, big integers) where every
 //!   step is rational, otherwise 256-bit complex evaluation ([`eval`]) with a relative test;
 //!   expressions with free symbols are compared at seeded pseudo-random points.

@@ -58,6 +58,11 @@ fn a_false_links_answer_nothing() {
             // An approximation link holds when the exact side rounds to the decimal.
             (r"\sqrt2", r"\sqrt{2} \approx 1.414", true),
             (r"\sqrt2", r"\sqrt{2} \approx 1.415", false),
+            (r"\sqrt2", r"\sqrt{2} = 1.4142135623730951", true),
+            (r"\sqrt2", r"\sqrt{2} = 1.4142135623730960", false),
+            (r"\sqrt2", r"\sqrt{2} \approx 1.4", true),
+            (r"\sqrt2", r"\sqrt{2} \approx 1.5", false),
+            ("5", r"\pi = 3", false),
             ("0.33", r"\frac13 = 0.33", true),
         ],
     );
@@ -248,4 +253,275 @@ fn f_integer_parameters_named_differently() {
             (r"k\pi", r"x", false),
         ],
     );
+}
+
+#[test]
+fn c_and_between_inequalities_is_an_intersection() {
+    run(
+        "and / or",
+        &[
+            (r"(-\infty,-2) \cup (5,\infty)", r"x < -2 \text{ and } x > 5", false),
+            (r"\emptyset", r"x < -2 \text{ and } x > 5", true),
+            (r"(-2, 5)", r"x > -2 \text{ and } x < 5", true),
+            (r"(-2, 5)", r"x > -2 \land x < 5", true),
+            (r"(-2, 5)", r"x > -2 \wedge x < 5", true),
+            (r"(-2, 5)", r"x > -2 and x < 5", true),
+            (r"-2 < x < 5", r"x > -2 \text{ and } x < 5", true),
+            (r"x > -2 \text{ and } x < 5", r"-2 < x < 5", true),
+            (r"x > -2 \text{ and } x < 5", r"(-2, 5)", true),
+            (r"(-2, 5]", r"x > -2 \text{ and } x < 5", false),
+            (r"(-2, 5)", r"x > -2 \text{ and } y < 5", false),
+            (r"-2 < y < 5", r"x > -2 \text{ and } x < 5", false),
+            (r"(-2, 5)", r"x > -2 \text{ and } x < 6", false),
+            (r"[1, 3]", r"x \ge 1 \text{ and } x \le 3", true),
+            (r"\{3\}", r"x \ge 3 \text{ and } x \le 3", true),
+            (r"(-\infty, 2) \cup (2, 3) \cup (3, \infty)", r"x \ne 2 \text{ and } x \ne 3", true),
+            (r"(-\infty, 2) \cup (3, \infty)", r"x \ne 2 \text{ and } x \ne 3", false),
+            // "or" stays a union; "and" binds closer than "or".
+            (r"(-\infty,-2) \cup (5,\infty)", r"x < -2 \text{ or } x > 5", true),
+            (r"(-2, 5)", r"x > -2 \text{ or } x < 5", false),
+            (r"(0, 1) \cup (2, 3)", r"x > 0 \text{ and } x < 1 \text{ or } x > 2 \text{ and } x < 3", true),
+            (r"(0, 3)", r"x > 0 \text{ and } x < 1 \text{ or } x > 2 \text{ and } x < 3", false),
+            // "and" between values or equations is a list separator, as before.
+            (r"2, 3", r"2 \text{ and } 3", true),
+            (r"2, 3", r"x = 2 \text{ and } x = 3", true),
+            (r"x = 1, y = 2", r"x = 1 \text{ and } y = 2", true),
+            // Conditions on two variables: the same conditions in any order.
+            (r"x > 0 \text{ and } y > 0", r"y > 0 \text{ and } x > 0", true),
+            (r"x > 0 \text{ and } y > 0", r"x > 0 \text{ and } y > 1", false),
+            (r"x > 0 \text{ and } y > 0", r"x > 0 \text{ or } y > 0", false),
+            // A set-builder with several conditions is their intersection.
+            (r"(1, 3)", r"\{x \mid x > 1 \text{ and } x < 3\}", true),
+            (r"(1, 3)", r"\{x \mid x > 1, x < 3\}", true),
+            (r"(1, \infty) \cup (-\infty, 3)", r"\{x \mid x > 1, x < 3\}", false),
+        ],
+    );
+}
+
+#[test]
+fn g_trailing_domain_statements_are_dropped() {
+    run(
+        "domain statements",
+        &[
+            (r"f(x) = 1", r"f(x) = 1 \text{ for all } x \in \mathbb{Q}", true),
+            (r"f(x) = 1 \text{ for all } x \in \mathbb{Q}", r"f(x) = 1", true),
+            (r"(-32 + 3t, 64 - 5t)", r"(-32 + 3t, 64 - 5t) \text{ for some integer } t", true),
+            (r"x = k\pi", r"x = k\pi \text{where } k \in \mathbb{Z}", true),
+            (r"x = k\pi", r"x = k\pi, k \in \mathbb{Z}", true),
+            (r"x = k\pi", r"x = n\pi, n \in \mathbb{Z}", true),
+            (r"x = k\pi", r"x = k\pi \quad (k \in \mathbb{Z})", true),
+            (r"x = k\pi", r"x = k\pi \text{ where } k \text{ is an integer}", true),
+            (r"\frac{\pi}{6} + 2k\pi", r"\frac{\pi}{6} + 2k\pi, k \in \mathbb{Z}", true),
+            // The value before the statement still decides.
+            (r"f(x) = 1", r"f(x) = 2 \text{ for all } x \in \mathbb{Q}", false),
+            (r"(-32 + 3t, 64 - 5t)", r"(-32 + 3t, 64 + 5t) \text{ for some integer } t", false),
+            (r"x = k\pi", r"x = 2k\pi, k \in \mathbb{Z}", false),
+            // A condition that restricts the answer is no domain statement, and a set that is not
+            // a number set is part of the answer.
+            (r"f(x) = x", r"f(x) = x \text{ for } x > 0", false),
+            (r"2", r"2, y \in [1, 2]", false),
+            (r"a", r"a, b \in \mathbb{Z}", false),
+        ],
+    );
+}
+
+#[test]
+fn j_circled_numbers() {
+    run(
+        "circled numbers",
+        &[
+            (r"2, 3", "②③", true),
+            (r"2, 3", "②、③", true),
+            (r"2, 3", "② ③", true),
+            ("②③", r"2, 3", true),
+            ("②③", "③②", true),
+            (r"1", "①", true),
+            (r"2, 3", "②④", false),
+            (r"2, 3", "②", false),
+            (r"2, 3", "②③④", false),
+            (r"10, 20", "⑩⑳", true),
+        ],
+    );
+}
+
+#[test]
+fn k_a_set_minus_points() {
+    run(
+        "set differences",
+        &[
+            (r"(-\infty,-6)\cup(-6,\frac32)", r"\{x \mid x < \frac32\} - \{-6\}", true),
+            (r"(-\infty,-6)\cup(-6,\frac32)", r"\{x \mid x < \frac32\} \setminus \{-6\}", true),
+            (r"\{x \mid x < \frac32\} \setminus \{-6\}", r"(-\infty,-6)\cup(-6,\frac32)", true),
+            (r"(-\infty,-6)\cup(-6,\frac32)", r"\left\{x \mid x < \frac32\right\} \setminus \left\{-6\right\}", true),
+            (r"(-\infty,-6)\cup(-6,\frac32)", r"(-\infty, \frac32) \setminus \{-6\}", true),
+            (r"(-\infty,0)\cup(0,\infty)", r"\mathbb{R} \setminus \{0\}", true),
+            (r"[0, 1) \cup (1, 2]", r"[0,2] \setminus \{1\}", true),
+            (r"[0, 2)", r"[0,2] \setminus \{2\}", true),
+            (r"[0, 2]", r"[0,2] \setminus \{5\}", true),
+            (r"(-\infty, 1) \cup (1, 2) \cup (2, 3)", r"(-\infty, 3) \setminus \{1, 2\}", true),
+            (r"\{1, 3\}", r"\{1, 2, 3\} \setminus \{2\}", true),
+            // Another point, another end, a missing point.
+            (r"(-\infty,-6)\cup(-6,\frac32)", r"\{x \mid x < \frac32\} - \{6\}", false),
+            (r"(-\infty,-6)\cup(-6,\frac32)", r"\{x \mid x \le \frac32\} - \{-6\}", false),
+            (r"(-\infty,-6)\cup(-6,\frac32)", r"\{x \mid x < \frac32\}", false),
+            (r"(-\infty, \frac32)", r"\{x \mid x < \frac32\} - \{-6\}", false),
+            (r"(-\infty,0)\cup(0,\infty)", r"\mathbb{R} \setminus \{1\}", false),
+        ],
+    );
+}
+
+#[test]
+fn l_matrices_mixed_numbers_repeating_decimals() {
+    run(
+        "matrices",
+        &[
+            (
+                r"\begin{pmatrix}2&2\\4&5\end{pmatrix}",
+                r"\begin{pmatrix}1&2\\3&4\end{pmatrix} + \begin{pmatrix}1&0\\1&1\end{pmatrix}",
+                true,
+            ),
+            (r"\begin{pmatrix}2&4\\6&8\end{pmatrix}", r"2\begin{pmatrix}1&2\\3&4\end{pmatrix}", true),
+            (r"\begin{pmatrix}2&4\\6&8\end{pmatrix}", r"\begin{pmatrix}1&2\\3&4\end{pmatrix} \cdot 2", true),
+            (
+                r"\begin{pmatrix}0&0\\0&0\end{pmatrix}",
+                r"\begin{pmatrix}1&2\\3&4\end{pmatrix} - \begin{pmatrix}1&2\\3&4\end{pmatrix}",
+                true,
+            ),
+            (
+                r"\begin{pmatrix}\frac12&1\\\frac32&2\end{pmatrix}",
+                r"\frac{1}{2}\begin{pmatrix}1&2\\3&4\end{pmatrix}",
+                true,
+            ),
+            (
+                r"\begin{pmatrix}\frac12&1\\\frac32&2\end{pmatrix}",
+                r"\frac{\begin{pmatrix}1&2\\3&4\end{pmatrix}}{2}",
+                true,
+            ),
+            (
+                r"\begin{pmatrix}1&0\\0&1\end{pmatrix}",
+                r"\begin{pmatrix}1&0\\0&1\end{pmatrix}\begin{pmatrix}1&0\\0&1\end{pmatrix}",
+                true,
+            ),
+            (r"\begin{pmatrix}7&10\\15&22\end{pmatrix}", r"\begin{pmatrix}1&2\\3&4\end{pmatrix}^2", true),
+            (
+                r"\begin{pmatrix}7&10\\15&22\end{pmatrix}",
+                r"\begin{pmatrix}1&2\\3&4\end{pmatrix}\begin{pmatrix}1&2\\3&4\end{pmatrix}",
+                true,
+            ),
+            (r"\begin{pmatrix}2x&0\\0&2x\end{pmatrix}", r"x\begin{pmatrix}2&0\\0&2\end{pmatrix}", true),
+            (r"(5, 7)", r"\begin{pmatrix}1&2\end{pmatrix} + \begin{pmatrix}4&5\end{pmatrix}", true),
+            // Wrong sums, products in the other order, shapes that do not fit, scalars added.
+            (
+                r"\begin{pmatrix}2&2\\4&5\end{pmatrix}",
+                r"\begin{pmatrix}1&2\\3&4\end{pmatrix} + \begin{pmatrix}1&0\\1&2\end{pmatrix}",
+                false,
+            ),
+            (
+                r"\begin{pmatrix}2&1\\1&1\end{pmatrix}",
+                r"\begin{pmatrix}1&1\\0&1\end{pmatrix}\begin{pmatrix}1&0\\1&1\end{pmatrix}",
+                true,
+            ),
+            (
+                r"\begin{pmatrix}2&1\\1&1\end{pmatrix}",
+                r"\begin{pmatrix}1&0\\1&1\end{pmatrix}\begin{pmatrix}1&1\\0&1\end{pmatrix}",
+                false,
+            ),
+            (r"\begin{pmatrix}2&3\\4&5\end{pmatrix}", r"\begin{pmatrix}1&2\\3&4\end{pmatrix} + 1", false),
+            (
+                r"\begin{pmatrix}2&2\end{pmatrix}",
+                r"\begin{pmatrix}1&2\end{pmatrix} + \begin{pmatrix}1\\0\end{pmatrix}",
+                false,
+            ),
+            (r"\begin{pmatrix}7&10\\15&22\end{pmatrix}", r"\begin{pmatrix}1&2\\3&4\end{pmatrix}^3", false),
+        ],
+    );
+    run(
+        "mixed numbers",
+        &[
+            (r"\frac{7}{3}", r"2\frac{1}{3}", true),
+            (r"\frac{7}{3}", r"2 \frac{1}{3}", true),
+            (r"\frac{7}{3}", r"2\dfrac13", true),
+            (r"\frac{7}{3}", r"2 1/3", true),
+            (r"-\frac{7}{3}", r"-2\frac{1}{3}", true),
+            (r"4", r"4 0/9", true),
+            (r"4", r"4\frac{0}{9}", true),
+            (r"\frac{2}{3}", r"2\frac{1}{3}", false),
+            (r"\frac{40}{9}", r"4 0/9", false),
+            // An improper fraction after a number is a product.
+            (r"3", r"2\frac{3}{2}", true),
+        ],
+    );
+    run(
+        "repeating decimals",
+        &[
+            (r"\frac13", r"0.\overline{3}", true),
+            (r"\frac16", r"0.1\overline{6}", true),
+            (r"\frac17", r"0.\overline{142857}", true),
+            (r"\frac16", r"0.1\dot{6}", true),
+            (r"\frac{83}{33}", r"2.5\overline{15}", true),
+            (r"2", r"1.\overline{9}", true),
+            (r"\frac13", r"0.\overline{33}", true),
+            (r"0.\overline{3}", r"\frac13", true),
+            (r"\frac13", r"0.\overline{4}", false),
+            (r"\frac16", r"0.\overline{16}", false),
+            (r"\frac13", r"0.3", false),
+            (r"0.333", r"0.\overline{3}", true),
+        ],
+    );
+}
+
+/// The new rules are charged to the budget: adversarial answers of the maximal length built for
+/// each of them come back quickly with a verdict (often a limit), in both roles.
+#[test]
+fn new_rules_keep_bounded_cost() {
+    let limits = Limits::default();
+    let max = limits.max_answer_bytes;
+    let fill = |unit: &str, head: &str, tail: &str| {
+        let n = (max - head.len() - tail.len()) / unit.len();
+        format!("{head}{}{tail}", unit.repeat(n))
+    };
+    let cases = [
+        // Long chains of equalities between numbers (every link is checked).
+        fill(r"\sqrt{2} = ", "", "1.414"),
+        fill("1 = ", "", "1"),
+        fill(r"\frac{1}{3} \approx ", "", "0.333"),
+        fill(r"2^{99999} = ", "", "5"),
+        // Orderings and intersections with many parts.
+        fill(r"\sqrt{2} < ", "", "5"),
+        fill(r"x > 1 \text{ and } ", "", "x < 2"),
+        fill(r"x \ne 1 \land ", "", "x \\ne 2"),
+        fill(r"\{1\} \cup ", "[0, 100] \\setminus (", "\\{2\\})"),
+        fill(r", 1", "[0, 100] \\setminus \\{0", "\\}"),
+        fill(r"x > \sqrt{2} \land x < \sqrt{3} \text{ or } ", "", "x = 1"),
+        // Matrix arithmetic.
+        fill(r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", "", ""),
+        fill(r"+\begin{pmatrix}1&2\\3&4\end{pmatrix}", "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", ""),
+        format!(r"\begin{{pmatrix}}{}\end{{pmatrix}}^8", ["x&1&1&1&1&1&1&y"; 8].join(r"\\")),
+        // Domain statements and repeating decimals.
+        fill(r", k \in \mathbb{Z}", "x = k\\pi", ""),
+        fill(r" \text{ for all } x", "f(x) = 1", " \\in \\mathbb{Q}"),
+        fill("3", "0.", "\\overline{3}"),
+        fill(r"0.\overline{3} + ", "", "1"),
+        // Integer parameters and exponentials in a variable.
+        fill(r"+ k\pi", "x = ", ""),
+        fill(r"\cdot 3^{n}", "3^n", ""),
+    ];
+    let golds = ["5", r"(-2, 5)", r"x = k\pi", r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", r"\frac13"];
+    let mut slowest = (std::time::Duration::ZERO, String::new());
+    for c in &cases {
+        for g in golds {
+            for (a, b) in [(g, c.as_str()), (c.as_str(), g), (c.as_str(), c.as_str())] {
+                let t = std::time::Instant::now();
+                let _ = crate::check(a, b);
+                let dt = t.elapsed();
+                if dt > slowest.0 {
+                    slowest = (dt, format!("{:.60} vs {:.60}", a, b));
+                }
+            }
+        }
+    }
+    // A debug build is 10 to 30 times slower than a release build; the budget stops a release
+    // comparison after about 10 ms.
+    assert!(slowest.0 < std::time::Duration::from_secs(2), "slowest call {:?}: {}", slowest.0, slowest.1);
+    eprintln!("slowest call {:?}: {}", slowest.0, slowest.1);
 }

@@ -135,12 +135,14 @@ fn exact_index(terms: &[Expr], ops: &[RelOp]) -> Option<usize> {
 
 /// Whether `a = b`, two variable-free terms, holds: they are equal (either one read as the gold,
 /// so a decimal side may be the rounding the decimal rules accept), or one is a lone decimal
-/// literal that the other rounds to at its last digit (`\sqrt2 = 1.414`, `\frac13 \approx 0.3`).
+/// literal that the other rounds to (`\sqrt2 = 1.414`, `\frac13 \approx 0.3`; with six or more
+/// digits within one unit of the last, a tool's `\sqrt2 = 1.4142135623730951`). `7 = 5`,
+/// `4.6 = 5`, `5.1 = 5` and `\pi = 3` are false.
 fn link_holds(a: &Expr, b: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
     if compare_any(a, b, cx)?.eq || compare_any(b, a, cx)?.eq {
         return Ok(true);
     }
-    Ok(super::scalar::rounds_to_literal(a, b, cx)? || super::scalar::rounds_to_literal(b, a, cx)?)
+    Ok(super::scalar::near_literal(a, b, cx)? || super::scalar::near_literal(b, a, cx)?)
 }
 
 /// A relation with a false link between variable-free terms: `4 = 3`, `2 + 2 = 5`,

@@ -405,12 +405,18 @@ fn rounded_gold(gval: &BigRational, d: u32, pi: &Info, pv: &Value, cx: &mut Cx) 
     rounds_value_to(pv, d, gval, cx)
 }
 
-/// Whether the variable-free value `e` rounds (half away from zero) to the lone decimal literal
-/// `lit` at its last written digit (`\sqrt2` and `1.414`, `\frac13` and `0.3`): the link of a
-/// computation that ends in an approximation. False when `lit` is no such literal, `e` has no
-/// value, or its value rests on an approximation of a capped exact number.
-pub(crate) fn rounds_to_literal(e: &Expr, lit: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
+/// Whether the variable-free value `e` rounds to the lone decimal literal `lit` at its last
+/// written digit, ends included (`\sqrt2` and `1.414`, `\frac13` and `0.3`), or, for a literal of
+/// six or more significant digits, is within one unit of that digit (a tool's float
+/// `1.4142135623730951`, off by one in its last digit): the link of a computation that ends in an
+/// approximation holds. (`4.6 = 5` and `5.1 = 5` do not.) False when
+/// `lit` is no such literal, `e` has no real value, or its value rests on an approximation of a
+/// capped exact number.
+pub(crate) fn near_literal(e: &Expr, lit: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
     let Some((val, d)) = single_decimal(lit) else { return Ok(false) };
+    if d > 400 {
+        return Ok(false);
+    }
     let v = {
         let mut ev = Evaluator::new(PREC, cx.budget, &mut cx.cc, &[]);
         let v = match ev.eval(e) {
@@ -423,7 +429,31 @@ pub(crate) fn rounds_to_literal(e: &Expr, lit: &Expr, cx: &mut Cx) -> Result<boo
         }
         v
     };
-    rounds_value_to(&v, d, &val, cx)
+    // |v - val| * 10^d <= half a unit (a rounding), or a whole unit for a literal of six or more
+    // significant digits (a float printed by a tool may be off by one in its last digit).
+    let scale = super::number::pow10(d, cx.budget)?;
+    let m = &val * &scale;
+    let one = if significant_digits(&val, d, cx.budget)? >= 6 {
+        BigRational::from_integer(BigInt::from(1))
+    } else {
+        BigRational::new(BigInt::from(1), BigInt::from(2))
+    };
+    match &v {
+        Value::Exact(q) if q.is_real() => {
+            if super::number::bits(&q.re) > 4096 {
+                return Ok(false);
+            }
+            let y = &q.re * &scale;
+            Ok(y >= &m - &one && y <= &m + &one)
+        }
+        Value::Approx(c) if c.is_real() => {
+            let y = c.re.mul(&rat_to_bf(&scale, PREC), PREC, RM);
+            let lo = rat_to_bf(&(&m - &one), PREC);
+            let hi = rat_to_bf(&(&m + &one), PREC);
+            Ok(y.cmp(&lo).is_some_and(|o| o >= 0) && y.cmp(&hi).is_some_and(|o| o <= 0))
+        }
+        _ => Ok(false),
+    }
 }
 
 /// Whether a real value rounds (half away from zero) to `target` at `d` decimals.

@@ -76,17 +76,10 @@ pub(crate) fn compare_intersections(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         }
         return Ok(Cmp::new(true, rule));
     }
-    // Not a set of reals in one variable (`x > 0 \text{ and } y > 0`): the same conditions, in
-    // any order.
-    let parts = |e: &Expr| -> Option<Vec<Expr>> {
-        match e {
-            Expr::Intersection(v) => Some(v.clone()),
-            Expr::List(v) if v.iter().all(|x| matches!(x, Expr::Relation { .. })) => Some(v.clone()),
-            _ => None,
-        }
-    };
-    match (parts(g), parts(p)) {
-        (Some(a), Some(b)) if matches!(g, Expr::Intersection(_)) || matches!(p, Expr::Intersection(_)) => {
+    // Not a set of reals in one variable (`x > 0 \text{ and } y > 0`): another intersection of the
+    // same conditions, in any order. (A list of conditions may be an "or": never the same.)
+    match (g, p) {
+        (Expr::Intersection(a), Expr::Intersection(b)) => {
             let (ra, rb): (Vec<&Expr>, Vec<&Expr>) = (a.iter().collect(), b.iter().collect());
             set(&ra, &rb, cx).map(|c| Cmp::new(c.eq, rule))
         }

@@ -159,13 +159,10 @@ fn mentions(head: &str, var: &str) -> bool {
 
 /// A cheap test that a domain statement may be present.
 fn has_marker(s: &str) -> bool {
-    let tail = &s[floor_char_boundary(s, s.len().saturating_sub(MAX_CLAUSE_BYTES))..];
-    tail.contains("\\in")
-        || tail.contains('∈')
-        || tail.contains("for")
-        || tail.contains("where")
-        || tail.contains("with")
-        || tail.contains('∀')
+    let tail = &s.as_bytes()[s.len().saturating_sub(MAX_CLAUSE_BYTES)..];
+    // One pass: `\in`, `for`, `where`, `with`, or the first byte of `∈` and `∀` (0xE2).
+    tail.windows(3).any(|w| matches!(w, b"\\in" | b"for" | b"whe" | b"wit" | b"For" | b"Whe" | b"Wit"))
+        || tail.contains(&0xE2)
 }
 
 fn floor_char_boundary(s: &str, mut k: usize) -> usize {

@@ -13,14 +13,17 @@
 //!   bar is open);
 //! - collapses runs of signs: `--x` is `+x`, `+-x` is `-x`;
 //! - text-like commands (`\text`, `\textbf`, `\mbox`, `\mathrm`, `\mathbf`, `\operatorname`, ...):
-//!   `and`/`or` become a list separator, units after a value are dropped (with a following `^2`),
+//!   `or` becomes a list separator and `and` the separator `\land` (the builder reads it as an
+//!   intersection between inequalities), units after a value are dropped (with a following `^2`),
 //!   single letters and math-font names become plain letters (`\mathrm{e}` is `e`, `\mathbf{v}` is
 //!   `v`), other text stays as `\text{...}`;
 //! - bare words: units after a value are dropped (`12 dollars`, `4 square units`), `and`/`or`
-//!   become separators, `sin`/`ln`/`sqrt`/`pi`/`times` become commands, a spaced `x` between two
+//!   become separators (`\land`, `,`), `sin`/`ln`/`sqrt`/`pi`/`times` become commands, a spaced `x` between two
 //!   numbers is `\times` (`35 x 32`, `1.2 x 10^{-4}`), other lower-case words of four or more
 //!   letters become `\word{...}`, which the grammar rejects (`f(x)=ax+b, where b is ...` is
 //!   not a product of letters);
+//! - repeating decimals become fractions (`0.1\overline{6}` is `\frac{016 - 01}{90}`), circled
+//!   numbers become numbers (`②③` is `2 , 3`), a set-builder set is its condition;
 //! - thousands separators are joined (see [`join_thousands`]);
 //! - trailing `.`, `,`, `;` are removed.
 //!
@@ -203,13 +206,17 @@ const FONT_COMMANDS: &[&str] = &[
 pub(crate) fn normalize(input: &str) -> String {
     // A set-builder set followed by more (`\{x \mid x < \frac32\} - \{-6\}`): its condition in
     // parentheses, so that the difference applies to the whole set.
-    let prefixed;
+    let rewritten;
     let input = match set_builder(input) {
-        Some(cond) => cond,
+        Some(std::borrow::Cow::Borrowed(cond)) => cond,
+        Some(std::borrow::Cow::Owned(cond)) => {
+            rewritten = cond;
+            rewritten.as_str()
+        }
         None => match set_builder_prefix(input) {
             Some((cond, rest)) => {
-                prefixed = format!("({cond}) {rest}");
-                prefixed.as_str()
+                rewritten = format!("({cond}) {rest}");
+                rewritten.as_str()
             }
             None => input,
         },
@@ -1175,7 +1182,7 @@ fn second_mark(s: &str) -> Option<usize> {
 
 /// A set-builder set at the start of a longer answer (`\{x \mid x < \frac32\} \setminus
 /// \{-6\}`): its condition (as [`set_builder`] reads it) and what follows the set.
-fn set_builder_prefix(input: &str) -> Option<(&str, &str)> {
+fn set_builder_prefix(input: &str) -> Option<(std::borrow::Cow<'_, str>, &str)> {
     let t = input.trim();
     let (open, close) = if t.starts_with("\\left\\{") { ("\\left\\{", "\\right\\}") } else { ("\\{", "\\}") };
     if !t.starts_with(open) {
@@ -1213,9 +1220,10 @@ fn set_builder_prefix(input: &str) -> Option<(&str, &str)> {
 }
 
 /// A set-builder answer `\{t \mid -2 < t < 2\}` (also `|`, `:`, `\colon`, `\left\{ ... \right\}`):
-/// the condition, when the bound variable is one letter and the condition is a single relation
-/// (no `,`, `;`, "and", "or", text: a list of conditions is an intersection, not a union).
-pub(crate) fn set_builder(input: &str) -> Option<&str> {
+/// the condition, when the bound variable is one letter and the condition is made of relations
+/// joined by "or" (a union), "and", `\land`, `\wedge` or commas (an intersection: the commas are
+/// written as `\land`, so `\{x \mid x > 1, x < 3\}` is `(1, 3)`), with no text, set or `\in`.
+pub(crate) fn set_builder(input: &str) -> Option<std::borrow::Cow<'_, str>> {
     let t = input.trim();
     let inner = t
         .strip_prefix("\\left\\{")
@@ -1236,18 +1244,44 @@ pub(crate) fn set_builder(input: &str) -> Option<&str> {
     }
     let cond = ["\\mid", "\\colon", "|", ":"].iter().find_map(|m| after_var.strip_prefix(m))?.trim();
     let lower = cond.to_ascii_lowercase();
-    // "or" joins relations into a union, which the checker reads; "and" and commas would make
-    // an intersection, which it does not.
-    let or_free = lower.replace("\\text{ or }", " ").replace("\\text{or}", " ").replace(" or ", " ");
-    let one_relation = !cond.contains([',', ';', '|'])
+    let words_free =
+        ["\\text{ or }", "\\text{or}", "\\text{ and }", "\\text{and}"].iter().fold(lower, |acc, w| acc.replace(w, " "));
+    let readable = !cond.contains('|')
         && !cond.contains("\\{")
         && !cond.contains("\\}")
-        && !or_free.contains("and")
-        && !or_free.contains("\\text")
-        && !or_free.contains("\\land")
-        && !or_free.contains("\\wedge")
-        && !or_free.contains("\\in");
-    (one_relation && cond.contains(var)).then_some(cond)
+        && !words_free.contains("\\text")
+        && !words_free.contains("\\in");
+    if !(readable && cond.contains(var)) {
+        return None;
+    }
+    // Commas and semicolons between conditions (outside brackets and braces) are "and".
+    let mut depth = 0i32;
+    let top_level_comma = cond.bytes().any(|c| {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+        depth == 0 && (c == b',' || c == b';')
+    });
+    if !top_level_comma {
+        return Some(std::borrow::Cow::Borrowed(cond));
+    }
+    let mut out = String::with_capacity(cond.len() + 16);
+    let mut depth = 0i32;
+    for c in cond.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 && (c == ',' || c == ';') {
+            out.push_str(" \\land ");
+        } else {
+            out.push(c);
+        }
+    }
+    Some(std::borrow::Cow::Owned(out))
 }
 
 /// Greek letters (and `\pi`) that a hand-written answer may glue to the next variable.

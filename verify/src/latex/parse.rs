@@ -167,19 +167,22 @@ impl Builder<'_> {
     /// a comma.
     fn item_list(&self, pair: Pair<Rule>) -> R<Vec<Expr>> {
         let mut items: Vec<Expr> = Vec::new();
-        // Whether each item was joined to the one before it by "and".
-        let mut joined: Vec<bool> = Vec::new();
+        // The indices of the items joined to the one before them by "and" (usually none: no
+        // allocation).
+        let mut joined: Vec<usize> = Vec::new();
         let mut and_pending = false;
         for p in pair.into_inner() {
             if p.as_rule() == Rule::and_sep {
                 and_pending = true;
                 continue;
             }
+            if and_pending && !items.is_empty() {
+                joined.push(items.len());
+            }
             items.push(self.item(p)?);
-            joined.push(and_pending && items.len() > 1);
             and_pending = false;
         }
-        if !joined.iter().any(|j| *j) {
+        if joined.is_empty() {
             return Ok(items);
         }
         let mut out: Vec<Expr> = Vec::with_capacity(items.len());
@@ -191,8 +194,8 @@ impl Builder<'_> {
                 out.append(run);
             }
         };
-        for (item, j) in items.into_iter().zip(joined) {
-            if !j {
+        for (k, item) in items.into_iter().enumerate() {
+            if joined.binary_search(&k).is_err() {
                 flush(&mut run, &mut out);
             }
             run.push(item);
