@@ -28,6 +28,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// A library returns values; its binary prints.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod advantage;
 pub mod aggregate;

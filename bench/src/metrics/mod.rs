@@ -21,7 +21,9 @@ use serde_json::{json, Map, Value};
 pub struct SampleResult {
     /// Sample index within its problem.
     pub sample: usize,
+    /// Whether the verifier judged it right.
     pub correct: bool,
+    /// The verifier's status (correct, wrong, no answer, truncated, ...).
     pub status: Status,
     /// The extracted final answer, if any.
     pub extracted: Option<String>,
@@ -82,7 +84,9 @@ impl ProblemTally {
 /// The metrics of one suite (or one scored file).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SuiteMetrics {
+    /// Problems scored.
     pub n_problems: usize,
+    /// Samples scored.
     pub n_samples: usize,
     /// The K the metrics are named for: the K a run asked for ([`SuiteMetrics::set_requested`]),
     /// else `k_min`. Keys stay `avg@K`, `maj@K`, `pass@1..K` even when samples are missing.

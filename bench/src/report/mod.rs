@@ -24,7 +24,9 @@ pub type ProblemCounts = BTreeMap<String, (usize, usize)>;
 /// One suite of a scored run directory.
 #[derive(Clone, Debug)]
 pub struct ScoredSuite {
+    /// The suite's name.
     pub name: String,
+    /// Its metrics.
     pub metrics: SuiteMetrics,
     /// Per-problem counts (what `rlbench compare` pairs).
     pub problems: ProblemCounts,
@@ -33,7 +35,9 @@ pub struct ScoredSuite {
 /// A scored run directory.
 #[derive(Clone, Debug)]
 pub struct ScoredRun {
+    /// The run's manifest (`run.json`), when it has one.
     pub manifest: Option<RunManifest>,
+    /// Its suites, in manifest order.
     pub suites: Vec<ScoredSuite>,
 }
 

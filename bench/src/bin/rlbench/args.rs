@@ -6,7 +6,7 @@ use rlbench::metrics::Bootstrap;
 use rlbench::prompt::DEFAULT_PROMPT;
 use rlbench::run::SamplingSettings;
 use rlbench::suite::Fields;
-pub use rlverify::cli::FieldArgs;
+pub use rlverify::cli::{DeviceSpec, FieldArgs};
 use std::path::PathBuf;
 
 /// Evaluate math reasoning models: unbiased Pass@k, Avg@K, Maj@K over standard suites.
@@ -130,8 +130,8 @@ pub struct RunArgs {
     pub cpu_decode: CpuDecodeArg,
     /// Device of the embedded engine: auto (the first GPU of a `--features cuda` build, else the
     /// CPU), cpu, cuda or cuda:N.
-    #[arg(long, default_value = "auto", value_parser = parse_device, help_heading = "Backend")]
-    pub device: String,
+    #[arg(long, default_value_t = DeviceSpec::Auto, help_heading = "Backend")]
+    pub device: DeviceSpec,
     /// Weight dtype of the embedded engine. Recorded in the backend kind when not f32.
     #[arg(long, value_enum, default_value_t = DtypeArg::Auto, help_heading = "Backend")]
     pub dtype: DtypeArg,
@@ -302,17 +302,6 @@ fn parse_metric(s: &str) -> Result<String, String> {
         "pass" if k.is_some() && k_ok => Ok(m),
         "avg" | "maj" if k_ok => Ok(m),
         _ => Err(format!("`{s}` is not a metric: pass@k, avg, maj, avg@K or maj@K (k, K 1 or more)")),
-    }
-}
-
-/// A device as `--device` takes it; whether it can be opened is known when the engine loads.
-fn parse_device(s: &str) -> Result<String, String> {
-    let s = s.trim();
-    let gpu_ok = s.strip_prefix("cuda:").is_some_and(|n| n.parse::<usize>().is_ok());
-    if matches!(s, "auto" | "cpu" | "cuda") || gpu_ok {
-        Ok(s.to_string())
-    } else {
-        Err(format!("unknown device `{s}`: auto, cpu, cuda or cuda:N"))
     }
 }
 
