@@ -12,13 +12,14 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::advantage::{CpgdWeight, Estimator, GpgNorm, RewardEncoding, Whitening};
+use crate::advantage::{CpgdWeight, Estimator, GpgNorm, Whitening};
 use crate::aggregate::AggMode;
 use crate::error::{Error, Result};
 use crate::kl::{KlEstimator, RefKl};
 use crate::objectives::{DriftConfig, LossConfig, Objective, ObjectiveConfig};
 use crate::optim::ScheduleKind;
 pub use crate::presets::Paper;
+use rlverify::RewardKind;
 
 /// Every setting of a training run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -728,7 +729,7 @@ impl TrainConfig {
 
     /// The registry entry of `objective`.
     pub fn objective(&self) -> Result<&'static Objective> {
-        Objective::from_name(&self.objective)
+        Ok(Objective::from_name(&self.objective)?)
     }
 
     /// The loss recipe: registry defaults plus overrides.
@@ -736,12 +737,12 @@ impl TrainConfig {
         self.overrides.apply(self.objective()?, self.max_new_tokens)
     }
 
-    /// The binary reward encoding.
-    pub fn reward_encoding(&self) -> Result<RewardEncoding> {
+    /// The encoding of the verdict (rlverify's reward kind).
+    pub fn reward_kind(&self) -> Result<RewardKind> {
         Ok(match self.reward {
-            RewardChoice::Auto if matches!(self.objective.as_str(), "dapo" | "dgpo") => RewardEncoding::PlusMinusOne,
-            RewardChoice::Auto | RewardChoice::ZeroOne => RewardEncoding::ZeroOne,
-            RewardChoice::PlusMinusOne => RewardEncoding::PlusMinusOne,
+            RewardChoice::Auto if matches!(self.objective.as_str(), "dapo" | "dgpo") => RewardKind::Signed,
+            RewardChoice::Auto | RewardChoice::ZeroOne => RewardKind::Binary,
+            RewardChoice::PlusMinusOne => RewardKind::Signed,
         })
     }
 

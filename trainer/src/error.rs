@@ -8,14 +8,10 @@ pub enum Error {
     /// A tensor operation failed (shape, dtype, device).
     #[error("tensor error: {0}")]
     Candle(#[from] candle_core::Error),
-    /// `Objective::from_name` got a name that is not registered.
-    #[error("unknown objective `{name}`; valid names: {valid}")]
-    UnknownObjective {
-        /// The name asked for.
-        name: String,
-        /// Every registered name, comma-separated.
-        valid: String,
-    },
+    /// `Objective::from_name` got a name that is not registered (the message names the closest
+    /// registered name and lists them all).
+    #[error("{0}")]
+    UnknownObjective(String),
     /// A config variant was passed to an objective of another family.
     #[error("objective `{objective}` expects a {expected} config, got {got}")]
     ConfigMismatch {
@@ -60,6 +56,21 @@ pub enum Error {
     /// Reading a metrics file or writing a plot failed (the message names the file).
     #[error("plot: {0}")]
     Plot(String),
+}
+
+/// The objectives library's errors, kind for kind (the messages are the same).
+impl From<rlobjectives::Error> for Error {
+    fn from(e: rlobjectives::Error) -> Self {
+        use rlobjectives::Error as E;
+        match e {
+            E::Candle(c) => Error::Candle(c),
+            unknown @ E::UnknownObjective { .. } => Error::UnknownObjective(unknown.to_string()),
+            E::ConfigMismatch { objective, expected, got } => Error::ConfigMismatch { objective, expected, got },
+            E::InvalidConfig(m) => Error::InvalidConfig(m),
+            E::InvalidInput(m) => Error::InvalidInput(m),
+            E::State(m) => Error::Checkpoint(m),
+        }
+    }
 }
 
 impl Error {

@@ -155,7 +155,7 @@ impl SequenceBatch {
     /// Response mask `[B, response_width]` (1 on real response tokens) in `dtype`.
     pub fn mask(&self, dtype: DType, device: &Device) -> Result<Tensor> {
         let rows: Vec<Vec<f64>> = self.response_lengths.iter().map(|&l| vec![1.0; l]).collect();
-        crate::advantage::to_tensor(&rows, self.response_width, dtype, device)
+        Ok(crate::advantage::to_tensor(&rows, self.response_width, dtype, device)?)
     }
 
     fn targets(&self, device: &Device) -> Result<Tensor> {

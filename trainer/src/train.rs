@@ -99,15 +99,11 @@ pub fn train_until(
     let needs_ref = loss_cfg.ref_kl.is_some() || estimator_needs_kl(&loss_cfg.advantage);
     let reference = if needs_ref { Some(policy::frozen_copy(&model)?) } else { None };
     let eval_sets = load_eval_sets(cfg, &fields)?;
-    let rewarder = Rewarder {
-        verify: rlverify::Config::default(),
-        encoding: cfg.reward_encoding()?,
-        format_weight: cfg.format_reward,
-        overlong: match cfg.overlong_buffer_tokens() {
-            0 => None,
-            l => Some((cfg.max_new_tokens, l)),
-        },
+    let overlong = match cfg.overlong_buffer_tokens() {
+        0 => None,
+        l => Some((cfg.max_new_tokens, l)),
     };
+    let rewarder = Rewarder::new(cfg.reward_kind()?, cfg.format_reward, overlong);
     let adam =
         AdamWConfig { beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_eps, weight_decay: cfg.weight_decay };
     let mut opt = AdamW::new(&vars, adam)?;
@@ -436,7 +432,7 @@ fn compute_advantages(est: &Estimator, samples: &[Sample], ref_logp: Option<&[Ve
             .collect()
     });
     let ro = Rollout { rewards: &rewards, groups: &groups, lengths: &lengths, kl: kl.as_deref() };
-    advantage::compute(est, &ro)
+    Ok(advantage::compute(est, &ro)?)
 }
 
 /// Splits `items` into `n` contiguous parts whose sizes differ by at most one (no empty part).

@@ -2,6 +2,18 @@
 //! Outcome estimators give one scalar per response, broadcast to its tokens; REINFORCE++ and the
 //! RLOO variant give token-level returns. Responses are right-padded: token `t` of response `i`
 //! is valid iff `t < lengths[i]`.
+//!
+//! # A group of one response
+//!
+//! The estimators do not agree on a prompt with a single response (group size 1, or a group cut
+//! to one by dynamic sampling), and neither do the peers; each does this:
+//!
+//! - group-norm (GRPO): `A = R / (1 + ε_std)`, as verl (mean 0, std 1 for a singleton);
+//! - mean-centred (Dr.GRPO) and LOO (RLOO): `A = R` (verl's RLOO keeps `R` for a singleton too);
+//! - REINFORCE++-baseline, GPG, CPGD (every weight) and OPO: `A = 0`, the reward minus its own
+//!   group mean; verl's REINFORCE++-baseline instead takes a singleton's mean as 0 (`A = R` before
+//!   its whitening);
+//! - REINFORCE++ and raw: `A` does not depend on the group (token returns, or `R`).
 
 use std::collections::BTreeMap;
 
@@ -163,27 +175,6 @@ impl Rollout<'_> {
             m.entry(g).or_default().push(i);
         }
         m
-    }
-}
-
-/// Binary reward encoding (CPGD arXiv:2505.12504 uses {0,1}; DAPO arXiv:2503.14476 and DGPO
-/// arXiv:2603.14389 use ±1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RewardEncoding {
-    /// Correct 1, wrong 0 (CPGD, MM-EUREKA).
-    ZeroOne,
-    /// Correct +1, wrong −1 (DAPO, DGPO).
-    PlusMinusOne,
-}
-
-impl RewardEncoding {
-    /// The reward of a verdict.
-    pub fn reward(&self, correct: bool) -> f64 {
-        match (self, correct) {
-            (_, true) => 1.0,
-            (Self::ZeroOne, false) => 0.0,
-            (Self::PlusMinusOne, false) => -1.0,
-        }
     }
 }
 
@@ -379,28 +370,6 @@ pub fn frac_zero_std_groups(rewards: &[f64], groups: &[usize]) -> f64 {
     }
     let zero = g.values().filter(|m| m.iter().all(|&i| rewards.get(i) == rewards.get(m[0]))).count();
     zero as f64 / g.len() as f64
-}
-
-/// DAPO dynamic sampling: `true` for responses of groups whose rewards are not all equal.
-pub fn dynamic_sampling_keep(rewards: &[f64], groups: &[usize]) -> Vec<bool> {
-    let mut first: BTreeMap<usize, (f64, bool)> = BTreeMap::new();
-    for (&g, &r) in groups.iter().zip(rewards) {
-        first.entry(g).and_modify(|e| e.1 |= e.0 != r).or_insert((r, false));
-    }
-    groups.iter().map(|g| first.get(g).is_some_and(|e| e.1)).collect()
-}
-
-/// DAPO soft overlong punishment (arXiv:2503.14476 §3.4): 0 up to `L_max - L_cache`, linear to −1 at `L_max`,
-/// −1 beyond.
-pub fn overlong_penalty(len: usize, l_max: usize, l_cache: usize) -> f64 {
-    let free = l_max.saturating_sub(l_cache);
-    if len <= free {
-        0.0
-    } else if len <= l_max && l_cache > 0 {
-        (free as f64 - len as f64) / l_cache as f64
-    } else {
-        -1.0
-    }
 }
 
 /// Right-padded `[B,T]` tensor from token rows (rows longer than `t` are an error).

@@ -133,7 +133,7 @@ pub struct Regions {
 impl Regions {
     /// Builds the five regions from `below`/`above` band masks and the advantage signs.
     pub fn from_sides(below: &Tensor, above: &Tensor, pos: &Tensor, neg: &Tensor, mask: &Tensor) -> Result<Self> {
-        use parts::{and, not, or};
+        use crate::ops::{and, not, or};
         let below = and(below, mask)?;
         let above = and(above, mask)?;
         let ln = and(&below, neg)?;
