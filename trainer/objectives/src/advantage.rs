@@ -106,6 +106,55 @@ pub enum Estimator {
     Raw,
 }
 
+/// Default cap `c_ω` of CPGD's clip-filter-like weight (CPGD official code, arXiv:2505.12504 §4.3).
+pub const CPGD_WEIGHT_CAP: f64 = 3.0;
+
+impl Estimator {
+    /// GRPO's group normalisation with verl's `ε_std = 1e-6` and Bessel's correction.
+    pub const GRPO: Estimator = Estimator::GroupNorm { eps_std: 1e-6, unbiased: true };
+    /// RLOO (Ahmadian et al. 2024): leave-one-out baseline, no shaping.
+    pub const RLOO: Estimator = Estimator::Loo { kl_coef: 0.0, whitening: None };
+    /// RLOO as the CPGD paper writes it (§5 baselines): LOO baseline, k1 KL shaping (β = 0.01)
+    /// into token returns, global whitening (OpenRLHF before 2025-06-11).
+    pub const RLOO_CPGD: Estimator = Estimator::Loo { kl_coef: 0.01, whitening: Some(Whitening::Biased) };
+    /// REINFORCE++ with OpenRLHF's `init_coef` 0.01, γ = 1, OpenRLHF's whitening.
+    pub const REINFORCE_PP: Estimator =
+        Estimator::ReinforcePP { kl_coef: 0.01, gamma: 1.0, whitening: Whitening::Biased };
+    /// REINFORCE++-baseline with OpenRLHF's whitening.
+    pub const REINFORCE_PP_BASELINE: Estimator = Estimator::ReinforcePPBaseline { whitening: Whitening::Biased };
+    /// GPG with `F_norm = 1`.
+    pub const GPG: Estimator = Estimator::Gpg { f_norm: GpgNorm::One };
+    /// CPGD with the STD weight `ω = 1/(std + 1e-6)`.
+    pub const CPGD: Estimator = Estimator::Cpgd { weight: CpgdWeight::Std { eps: 1e-6 } };
+
+    /// Every estimator by the name `--advantage` takes, in help order (`cpgd-clip-filter` with the
+    /// default cap [`CPGD_WEIGHT_CAP`]).
+    pub const NAMED: [(&'static str, Estimator); 12] = [
+        ("group-norm", Self::GRPO),
+        ("mean-centred", Estimator::MeanCentred),
+        ("loo", Self::RLOO),
+        ("rloo-cpgd", Self::RLOO_CPGD),
+        ("reinforce++", Self::REINFORCE_PP),
+        ("reinforce++-baseline", Self::REINFORCE_PP_BASELINE),
+        ("gpg", Self::GPG),
+        ("cpgd", Self::CPGD),
+        ("cpgd-equal", Estimator::Cpgd { weight: CpgdWeight::Equal }),
+        ("cpgd-clip-filter", Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { cap: CPGD_WEIGHT_CAP } }),
+        ("opo", Estimator::Opo),
+        ("raw", Estimator::Raw),
+    ];
+
+    /// The estimator `--advantage NAME` names (`mean-centered` is accepted too); the error lists
+    /// the valid names.
+    pub fn from_name(name: &str) -> Result<Estimator> {
+        let name = if name == "mean-centered" { "mean-centred" } else { name };
+        Self::NAMED.iter().find(|(n, _)| *n == name).map(|(_, e)| *e).ok_or_else(|| {
+            let valid: Vec<&str> = Self::NAMED.iter().map(|(n, _)| *n).collect();
+            Error::InvalidConfig(format!("unknown advantage estimator `{name}`; valid: {}", valid.join(", ")))
+        })
+    }
+}
+
 impl std::fmt::Display for Estimator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -177,7 +177,30 @@ pub struct Objective {
     pub follows: &'static str,
     /// Per-token loss and gradient, one line.
     pub formula: &'static str,
+    /// How a runtime shapes this objective's rewards and batches by default.
+    pub shaping: Shaping,
     pub(super) defaults: fn() -> LossConfig,
+}
+
+/// What an objective asks of the runtime around the loss, by default (a user's setting wins):
+/// the reward encoding and DAPO's batch and length shaping (arXiv:2503.14476 §3.2, §3.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shaping {
+    /// Rewards of ±1 instead of {0,1} (DAPO arXiv:2503.14476, DGPO arXiv:2603.14389).
+    pub signed_rewards: bool,
+    /// DAPO's dynamic sampling: drop groups whose rewards are all equal and refill the batch.
+    pub dynamic_sampling: bool,
+    /// DAPO's soft overlong punishment with the buffer `L_cache = L_max / N` (`Some(N)`; DAPO
+    /// pairs `L_max` = 20480 with `L_cache` = 4096, a fifth); `None` = off.
+    pub overlong_buffer_divisor: Option<usize>,
+}
+
+impl Shaping {
+    /// Nothing beyond the loss: {0,1} rewards, every group kept, no length shaping.
+    pub const NONE: Shaping = Shaping { signed_rewards: false, dynamic_sampling: false, overlong_buffer_divisor: None };
+    /// DAPO's: ±1 rewards, dynamic sampling, a fifth of the length as the overlong buffer.
+    pub const DAPO: Shaping =
+        Shaping { signed_rewards: true, dynamic_sampling: true, overlong_buffer_divisor: Some(5) };
 }
 
 impl Objective {
