@@ -19,6 +19,7 @@ use crate::kl::{KlEstimator, RefKl};
 use crate::objectives::{DriftConfig, LossConfig, Objective, ObjectiveConfig, Param};
 use crate::optim::ScheduleKind;
 pub use crate::presets::Paper;
+use rlbase::DeviceSpec;
 use rlverify::RewardKind;
 
 /// Every setting of a training run.
@@ -117,8 +118,8 @@ pub struct TrainConfig {
     pub grad_clip: f64,
     /// Seed of everything random (model init, prompt order, sampling, shuffles).
     pub seed: u64,
-    /// `cpu`, `cuda`, `cuda:N` or `auto`.
-    pub device: String,
+    /// `cpu`, `cuda`, `cuda:N` or `auto` (checked where it is typed: [`DeviceSpec`]).
+    pub device: DeviceSpec,
     /// Checkpoint every N steps (0 = only at the end).
     pub save_every: u64,
     /// Checkpoints kept on disk, newest first (0 = all).
@@ -345,7 +346,7 @@ impl Default for TrainConfig {
             adam_eps: 1e-8,
             grad_clip: 1.0,
             seed: 0,
-            device: "cpu".into(),
+            device: DeviceSpec::Cpu,
             save_every: 0,
             keep_checkpoints: 0,
             save_rollouts: 4,
@@ -676,7 +677,7 @@ impl TrainConfig {
         match self.rollout_decode {
             RolloutDecode::Quantized => true,
             RolloutDecode::Dense => false,
-            RolloutDecode::Auto => self.model != "tiny" && self.device == "cpu",
+            RolloutDecode::Auto => self.model != "tiny" && self.device == DeviceSpec::Cpu,
         }
     }
 
@@ -721,7 +722,7 @@ impl TrainConfig {
                 return bad(format!("--tis-cap must be >= 1, got {c}"));
             }
         }
-        if self.rollout_decode == RolloutDecode::Quantized && self.device != "cpu" {
+        if self.rollout_decode == RolloutDecode::Quantized && self.device != DeviceSpec::Cpu {
             return bad(format!("--rollout-decode quantized runs on the CPU only, not --device {}", self.device));
         }
         if self.max_bad_steps == 0 {

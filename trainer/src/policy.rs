@@ -15,11 +15,12 @@ use rlengine::{
 use crate::config::{PromptTemplate, TokenizerChoice, TrainConfig};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use rlbase::DeviceSpec;
 
-/// The device named by `--device`: `auto` (the first GPU of a `cuda` build, else the CPU),
-/// `cpu`, `cuda` or `cuda:N`.
-pub fn device(name: &str) -> Result<Device> {
-    rlengine::parse_device(name).map_err(|e| Error::InvalidConfig(format!("--device: {e}")))
+/// Opens the device named by `--device`: `auto` (the first GPU of a `cuda` build, else the CPU),
+/// `cpu`, `cuda` or `cuda:N` (the spelling was checked where it was typed: [`DeviceSpec`]).
+pub fn device(spec: DeviceSpec) -> Result<Device> {
+    rlengine::open_device(spec).map_err(|e| Error::InvalidConfig(format!("--device {spec}: {e}")))
 }
 
 /// Loads the policy named by `cfg.model` (for `tiny`, a from-scratch model seeded with
@@ -327,15 +328,15 @@ mod tests {
 
     #[test]
     fn devices_parse_like_rlbench_and_unknown_ones_say_what_is_valid() {
-        assert!(device("cpu").unwrap().is_cpu());
-        assert!(device("auto").is_ok());
+        assert!(device(DeviceSpec::Cpu).unwrap().is_cpu());
+        assert!(device(DeviceSpec::Auto).is_ok());
         for bad in ["tpu", "cuda:x", "gpu0"] {
-            let err = device(bad).unwrap_err().to_string();
-            assert!(err.contains("--device") && err.contains("cuda:N"), "{bad}: {err}");
+            let err = bad.parse::<DeviceSpec>().unwrap_err();
+            assert!(err.contains("cuda:N"), "{bad}: {err}");
         }
         if !cfg!(feature = "cuda") {
-            let err = device("cuda:1").unwrap_err().to_string();
-            assert!(err.contains("--features cuda"), "{err}");
+            let err = device(DeviceSpec::Cuda(1)).unwrap_err().to_string();
+            assert!(err.contains("--device cuda:1") && err.contains("--features cuda"), "{err}");
         }
     }
 

@@ -85,7 +85,7 @@ pub fn train_until(
     // ---------------------------------------------------------------- setup
     cfg.validate()?;
     let loss_cfg = cfg.loss_config()?;
-    let device = policy::device(&cfg.device)?;
+    let device = policy::device(cfg.device)?;
     let fields = Fields { problem: cfg.problem_field.clone(), answer: cfg.answer_field.clone(), id: "id".into() };
     let data = Dataset::load(&cfg.data, &fields, cfg.task_size, cfg.seed)?;
     for line in &data.skipped {

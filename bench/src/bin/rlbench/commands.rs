@@ -47,18 +47,19 @@ fn progress_bar(total: u64, what: &str) -> ProgressBar {
 }
 
 fn build_report(suites: Vec<(String, rlbench::SuiteMetrics)>, opts: &ReportOptions) -> Result<Report> {
+    let metric = opts.metric.to_string();
     let baseline = match &opts.baseline {
-        Some(p) => Some((p.clone(), load_baseline(p, &opts.metric).map_err(|e| anyhow!(e))?)),
+        Some(p) => Some((p.clone(), load_baseline(p, &metric).map_err(|e| anyhow!(e))?)),
         None => None,
     };
     if let Some((_, first)) = suites.first() {
-        if suites.iter().all(|(_, m)| m.get(&opts.metric).is_none()) {
+        if suites.iter().all(|(_, m)| opts.metric.value(m).is_none()) {
             let mut names: Vec<String> = first.pass_at.iter().map(|(k, _)| format!("pass@{k}")).collect();
-            names.extend(["avg".to_string(), "maj".to_string()]);
-            bail!("--metric {}: no suite has it; available: {}", opts.metric, names.join(", "));
+            names.extend(rlbench::metrics::METRICS.iter().filter(|m| m.selectable).map(|m| m.name.to_string()));
+            bail!("--metric {metric}: no suite has it; available: {}", names.join(", "));
         }
     }
-    Ok(Report::new(suites, &opts.metric, baseline))
+    Ok(Report::new(suites, &metric, baseline))
 }
 
 fn cmd_run(a: RunArgs) -> Result<Exit> {

@@ -275,13 +275,14 @@ impl Objective {
 }
 
 /// The candidate closest to `name` by edit distance (case-insensitive), when it is close: at most
-/// a third of the longer name's characters differ.
+/// a third of the longer name's characters differ, plus two (so a swapped pair in a short name,
+/// `dgop`, still finds `dgpo`).
 pub fn closest(name: &str, candidates: impl IntoIterator<Item = &'static str>) -> Option<&'static str> {
     let name = name.to_ascii_lowercase();
     candidates
         .into_iter()
         .map(|c| (edit_distance(&name, &c.to_ascii_lowercase()), c))
-        .filter(|&(d, c)| d > 0 && 3 * d <= name.chars().count().max(c.chars().count()))
+        .filter(|&(d, c)| d > 0 && 3 * d <= name.chars().count().max(c.chars().count()) + 2)
         .min_by_key(|&(d, _)| d)
         .map(|(_, c)| c)
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use rltrain::config::{ObjectiveOverrides, Paper, PromptTemplate, RewardChoice, RolloutDecode, TokenizerChoice};
 use rltrain::optim::ScheduleKind;
+use rlverify::cli::DeviceSpec;
 use serde::Serialize;
 
 /// RL with verifiable rewards on math: sample, grade with rlverify, optimise any objective.
@@ -86,7 +87,7 @@ pub struct TrainArgs {
     pub seed: Option<u64>,
     /// cpu, cuda, cuda:N or auto (the first GPU of a `--features cuda` build, else the CPU) [default: cpu].
     #[arg(long, help_heading = "Run")]
-    pub device: Option<String>,
+    pub device: Option<DeviceSpec>,
     /// Checkpoint every N steps; one is always written at the end [default: 0].
     #[arg(long, value_name = "N", help_heading = "Run")]
     pub save_every: Option<u64>,
@@ -219,7 +220,7 @@ pub struct TrainArgs {
     pub grad_clip: Option<f64>,
 
     /// Objective from the registry (`rltrain objectives`) [default: grpo].
-    #[arg(long, help_heading = "Objective")]
+    #[arg(long, help_heading = "Objective", value_parser = objective_name)]
     pub objective: Option<String>,
     /// A paper's own settings for the objective (`rltrain objectives` lists them).
     #[arg(long, help_heading = "Objective")]
@@ -244,13 +245,18 @@ pub struct TrainArgs {
     pub eval_temperature: Option<f64>,
 }
 
+/// A registry name, checked where it is typed (a typo gets "did you mean" and the valid names).
+fn objective_name(name: &str) -> Result<String, String> {
+    rltrain::objectives::Objective::from_name(name).map(|o| o.name.to_string()).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
     use rltrain::config::{pretrained_defaults, TrainConfig};
     use serde_json::Value;
 
-    use super::Cli;
+    use super::{Cli, DeviceSpec};
 
     /// `X` of every `[default: X]` note in the help of `rltrain train`, by config key.
     fn help_defaults() -> Vec<(String, String)> {
@@ -276,6 +282,18 @@ mod tests {
             Value::Bool(b) => note.parse::<bool>().ok() == Some(*b),
             _ => false,
         }
+    }
+
+    /// The device and the objective are checked where they are typed, with the flag named.
+    #[test]
+    fn device_and_objective_are_checked_at_parse_time() {
+        use clap::Parser;
+        let err = Cli::try_parse_from(["rltrain", "--device", "gpu0"]).unwrap_err().to_string();
+        assert!(err.contains("--device") && err.contains("auto, cpu, cuda or cuda:N"), "{err}");
+        let err = Cli::try_parse_from(["rltrain", "--objective", "dgop"]).unwrap_err().to_string();
+        assert!(err.contains("--objective") && err.contains("did you mean `dgpo`"), "{err}");
+        let ok = Cli::try_parse_from(["rltrain", "--objective", "dgpo", "--device", "cuda:1"]).expect("valid flags");
+        assert_eq!((ok.train.objective.as_deref(), ok.train.device), (Some("dgpo"), Some(DeviceSpec::Cuda(1))));
     }
 
     #[test]
