@@ -412,7 +412,7 @@ pub struct ObjectiveOverrides {
     /// Advantage estimator.
     #[arg(long, value_parser = advantage_names())]
     pub advantage: Option<String>,
-    /// Cap c_ω of CPGD's clip-filter-like weight (with --advantage cpgd-clip-filter) [default: 3].
+    /// Cap c_ω of CPGD's clip-filter-like weight (with --advantage cpgd-clip-filter).
     #[arg(long, value_name = "C_OMEGA")]
     pub cpgd_weight_cap: Option<f64>,
 }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use clap::Parser;
+use clap::FromArgMatches;
 use indicatif::{ProgressBar, ProgressStyle};
 use rltrain::config::ResumeChange;
 use rltrain::objectives::Objective;
@@ -23,7 +23,10 @@ use args::{Cli, Command, TrainArgs};
 
 fn main() -> ExitCode {
     rlengine::element_wise_on_caller();
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches(&args::command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     rlverify::cli::main(|| run(cli))
 }
 
