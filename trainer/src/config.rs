@@ -462,7 +462,7 @@ impl ObjectiveOverrides {
         for (param, value) in params {
             if let Some(v) = value {
                 cfg.objective.set(param, v).map_err(|e| match e {
-                    rlobjectives::Error::InvalidConfig(m) => Error::InvalidConfig(format!("objective `{name}`: {m}")),
+                    rlobjectives::Error::InvalidConfig(m) => Error::invalid_config(format!("objective `{name}`: {m}")),
                     other => other.into(),
                 })?;
             }
@@ -500,13 +500,13 @@ impl ObjectiveOverrides {
         }
         if let Some(cap) = self.cpgd_weight_cap {
             if !matches!(cfg.advantage, Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { .. } }) {
-                return Err(Error::InvalidConfig(format!(
+                return Err(Error::invalid_config(format!(
                     "--cpgd-weight-cap {cap} needs --advantage cpgd-clip-filter (the advantage is {})",
                     cfg.advantage
                 )));
             }
             if !(cap.is_finite() && cap >= 1.0) {
-                return Err(Error::InvalidConfig(format!("--cpgd-weight-cap must be >= 1, got {cap}")));
+                return Err(Error::invalid_config(format!("--cpgd-weight-cap must be >= 1, got {cap}")));
             }
         }
         cfg.validate()?;
@@ -517,7 +517,7 @@ impl ObjectiveOverrides {
 impl TrainConfig {
     /// Parses a JSON config file's text (unknown keys are an error, naming the key).
     pub fn from_json(text: &str) -> Result<Self> {
-        serde_json::from_str(text).map_err(|e| Error::InvalidConfig(format!("config file: {e}")))
+        serde_json::from_str(text).map_err(|e| Error::invalid_config(format!("config file: {e}")))
     }
 
     /// Layers `overlay` (a JSON object of set fields) over this config.
@@ -537,9 +537,9 @@ impl TrainConfig {
                 (b, o) => *b = o.clone(),
             }
         }
-        let mut base = serde_json::to_value(self).map_err(|e| Error::InvalidConfig(e.to_string()))?;
+        let mut base = serde_json::to_value(self).map_err(|e| Error::invalid_config(e.to_string()))?;
         deep_merge(&mut base, overlay);
-        serde_json::from_value(base).map_err(|e| Error::InvalidConfig(format!("{e}")))
+        serde_json::from_value(base).map_err(|e| Error::invalid_config(format!("{e}")))
     }
 
     /// Resolves a run's settings: `base` (a resumed run's config, else the defaults), then the
@@ -554,7 +554,7 @@ impl TrainConfig {
         for layer in layers {
             let layer = without_nulls(layer);
             if !layer.is_object() {
-                return Err(Error::InvalidConfig("a config layer must be a JSON object".into()));
+                return Err(Error::invalid_config("a config layer must be a JSON object"));
             }
             user.extend(flat_keys(&layer));
             cfg = cfg.merged(&layer)?;
@@ -593,7 +593,7 @@ impl TrainConfig {
         for key in &user {
             sources.insert(key.clone(), Source::User);
         }
-        for key in flat_keys(&serde_json::to_value(&cfg).map_err(|e| Error::InvalidConfig(e.to_string()))?) {
+        for key in flat_keys(&serde_json::to_value(&cfg).map_err(|e| Error::invalid_config(e.to_string()))?) {
             if key != "sources" {
                 sources.entry(key).or_insert(Source::Default);
             }
@@ -606,7 +606,7 @@ impl TrainConfig {
     /// The settings of `self` that differ from `before` (a resumed run's config), other than the
     /// [`FREE_ON_RESUME`] ones, as `(field, before, now)`.
     pub fn changes_from(&self, before: &TrainConfig) -> Result<Vec<(String, Value, Value)>> {
-        let to_value = |c: &TrainConfig| serde_json::to_value(c).map_err(|e| Error::InvalidConfig(e.to_string()));
+        let to_value = |c: &TrainConfig| serde_json::to_value(c).map_err(|e| Error::invalid_config(e.to_string()));
         let old: BTreeMap<String, Value> = flat_entries(&to_value(before)?).into_iter().collect();
         let mut out = Vec::new();
         for (key, now) in flat_entries(&to_value(self)?) {
@@ -665,7 +665,7 @@ impl TrainConfig {
             (Some(false), _) => Ok(None),
             (None, e) => Ok(e.filter(|_| self.iterations > 1)),
             (Some(true), Some(e)) => Ok(Some(e)),
-            (Some(true), None) => Err(Error::InvalidConfig(format!(
+            (Some(true), None) => Err(Error::invalid_config(format!(
                 "--cpgd-epoch-correction needs a CPG objective (cpg, cpgd, cpgd-official), not `{}`",
                 self.objective
             ))),
@@ -683,7 +683,7 @@ impl TrainConfig {
 
     /// Checks ranges that would otherwise fail deep inside the loop.
     pub fn validate(&self) -> Result<()> {
-        let bad = |m: String| Err(Error::InvalidConfig(m));
+        let bad = |m: String| Err(Error::invalid_config(m));
         self.loss_config()?;
         self.cpgd_epoch_correction_eps()?;
         if let Some(paper) = self.paper {

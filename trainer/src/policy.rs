@@ -20,7 +20,7 @@ use rlbase::DeviceSpec;
 /// Opens the device named by `--device`: `auto` (the first GPU of a `cuda` build, else the CPU),
 /// `cpu`, `cuda` or `cuda:N` (the spelling was checked where it was typed: [`DeviceSpec`]).
 pub fn device(spec: DeviceSpec) -> Result<Device> {
-    rlengine::open_device(spec).map_err(|e| Error::InvalidConfig(format!("--device {spec}: {e}")))
+    rlengine::open_device(spec).map_err(|e| Error::invalid_config(format!("--device {spec}: {e}")))
 }
 
 /// Loads the policy named by `cfg.model` (for `tiny`, a from-scratch model seeded with
@@ -36,7 +36,7 @@ pub fn load(cfg: &TrainConfig, data: &Dataset, device: &Device) -> Result<Engine
     let tokenizer = match (cfg.tokenizer, data.task) {
         (TokenizerChoice::Auto | TokenizerChoice::Task, Some(task)) => task_tokenizer(task.alphabet)?,
         (TokenizerChoice::Task, None) => {
-            return Err(Error::InvalidConfig("--tokenizer task needs `task:NAME` data".into()));
+            return Err(Error::invalid_config("--tokenizer task needs `task:NAME` data"));
         }
         _ => Tokenizer::byte_level()?,
     };
@@ -113,7 +113,7 @@ impl SequenceBatch {
     /// Lays out `(prompt, response)` rows; `pad_id` fills the gaps (never attended to).
     pub fn new(rows: &[(&[u32], &[u32])], pad_id: u32, device: &Device) -> Result<Self> {
         if rows.is_empty() || rows.iter().any(|(p, r)| p.is_empty() || r.is_empty()) {
-            return Err(Error::InvalidInput("a training row needs a prompt and a response".into()));
+            return Err(Error::invalid_input("a training row needs a prompt and a response"));
         }
         let pw = rows.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
         let rw = rows.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
@@ -298,7 +298,7 @@ impl Recompute {
             upstream = g
                 .get(x.as_tensor())
                 .cloned()
-                .ok_or_else(|| Error::InvalidInput(format!("layer {i}: no gradient reached its input")))?;
+                .ok_or_else(|| Error::invalid_input(format!("layer {i}: no gradient reached its input")))?;
         }
         if let Some(w) = embed_var {
             let e = net.embed(&ids)?;

@@ -447,7 +447,7 @@ fn resume_state(
         (true, Some(dir)) => {
             let mut state = checkpoint::restore(&dir, engine, opt)?;
             if cfg.steps < state.step {
-                return Err(Error::InvalidConfig(format!(
+                return Err(Error::invalid_config(format!(
                     "--steps {} is below the step of the checkpoint `{}` ({}); pass --steps {} or more to continue \
                      the run, or start a new one with another --out",
                     cfg.steps,
@@ -473,7 +473,7 @@ fn resume_state(
         }
         (false, _) => {
             if std::fs::metadata(run.metrics_path()).is_ok_and(|m| m.len() > 0) {
-                return Err(Error::InvalidConfig(format!(
+                return Err(Error::invalid_config(format!(
                     "`{}` already holds a run; continue it with --resume {0} or choose another --out",
                     run.root.display()
                 )));
