@@ -11,17 +11,22 @@ use std::fmt::Write;
 /// Problems of a suite that only one run has (left out of the comparison).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unpaired {
+    /// The suite (`overall` for the pooled rows).
     pub suite: String,
+    /// Problem ids only run A has.
     pub only_a: Vec<String>,
+    /// Problem ids only run B has.
     pub only_b: Vec<String>,
 }
 
 /// One metric on one suite, or on `overall`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
+    /// The suite (`overall` for the pooled rows).
     pub suite: String,
     /// `avg@K` or `pass@k`.
     pub metric: String,
+    /// B minus A, with its paired interval and p-value.
     pub diff: PairedDiff,
 }
 
@@ -30,9 +35,11 @@ pub struct Row {
 pub struct Comparison {
     /// Per suite (in A's order, then B's), each metric; then `overall` for each metric.
     pub rows: Vec<Row>,
+    /// Per suite, the problems only one run has.
     pub unpaired: Vec<Unpaired>,
     /// The k of Pass@k compared: up to the fewest samples of any paired problem in either run.
     pub ks: Vec<usize>,
+    /// The bootstrap settings the intervals used.
     pub bootstrap: Bootstrap,
 }
 

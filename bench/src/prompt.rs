@@ -10,26 +10,35 @@ pub const DEFAULT_PROMPT: &str = "boxed";
 pub const PLACEHOLDER: &str = "{problem}";
 
 const BUILTIN: &[(&str, &str)] = &[
-    ("boxed", include_str!("../../data/prompts/boxed.json")),
-    ("think", include_str!("../../data/prompts/think.json")),
-    ("plain", include_str!("../../data/prompts/plain.json")),
+    ("boxed", include_str!("../data/prompts/boxed.json")),
+    ("think", include_str!("../data/prompts/think.json")),
+    ("plain", include_str!("../data/prompts/plain.json")),
 ];
 
 /// Errors while loading a template.
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
     #[error("unknown prompt `{0}`; built-in prompts: boxed, think, plain; or give a template file")]
+    /// Neither a built-in name nor a file (the name).
     Unknown(String),
     #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
+    /// A template file that cannot be used.
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 /// A prompt template: a system and a user message for chat servers, and one text for plain
 /// completion servers.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct PromptTemplate {
+    /// Its name (`boxed`, `think`, `plain`, or the file's).
     pub name: String,
     #[serde(default)]
+    /// One line on what it asks for.
     pub description: String,
     /// System message (chat API).
     pub system: Option<String>,
@@ -42,7 +51,9 @@ pub struct PromptTemplate {
 /// A template filled with one problem.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderedPrompt {
+    /// System message (chat API).
     pub system: Option<String>,
+    /// User message with the problem (chat API).
     pub user: String,
     /// The single text sent to `/v1/completions` (and to the embedded engine).
     pub completion: String,
@@ -116,41 +127,13 @@ impl PromptTemplate {
     /// A stable hash of what the template sends (system, user and completion texts; not the name or
     /// description), as 16 hex digits of 64-bit FNV-1a.
     pub fn hash(&self) -> String {
-        let mut h = Fnv::new();
+        let mut h = rlbase::Fnv1a::new();
         h.write(self.system.as_deref().unwrap_or("").as_bytes());
         h.write(&[0]);
         h.write(self.user.as_bytes());
         h.write(&[0]);
         h.write(self.completion_template().as_bytes());
         format!("{:016x}", h.finish())
-    }
-}
-
-/// 64-bit FNV-1a, used for stable hashes that must not change between Rust versions.
-#[derive(Clone, Copy, Debug)]
-pub struct Fnv(u64);
-
-impl Fnv {
-    /// A fresh hasher.
-    pub fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    /// Feed bytes.
-    pub fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    /// The hash so far.
-    pub fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv::new()
     }
 }
 

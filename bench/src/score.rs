@@ -6,8 +6,8 @@
 //! the same field names in the same order, the same shapes, the same per-line error messages.
 
 use crate::metrics::{ProblemTally, SampleResult, SuiteMetrics};
-use crate::prompt::Fnv;
 use rayon::prelude::*;
+use rlbase::Fnv1a as Fnv;
 use rlverify::input::{parse_line, FieldSpec, GroupKey, InputError, JsonLines, Record, Responses};
 use rlverify::{Config, Gold};
 use std::collections::{BTreeMap, HashMap};
@@ -18,18 +18,24 @@ use std::sync::Arc;
 pub struct GenSample {
     /// Sample index within the problem; `None` numbers samples in arrival order.
     pub sample: Option<usize>,
+    /// The response text.
     pub response: String,
+    /// `stop`, `length`, ... when the input says.
     pub finish_reason: Option<String>,
+    /// Completion tokens, when the input says.
     pub tokens: Option<u64>,
 }
 
 /// A problem's gold answer and one or more of its responses (one input row).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenRow {
+    /// The problem id (or the prompt, for rows without one).
     pub id: String,
+    /// The gold answer.
     pub gold: String,
     /// The suite the row belongs to, when the input says.
     pub suite: Option<String>,
+    /// Its responses.
     pub samples: Vec<GenSample>,
 }
 
@@ -199,6 +205,7 @@ pub struct LineError {
 /// What a read of a generations stream found.
 #[derive(Clone, Debug)]
 pub struct ScoredInput {
+    /// The verdict counts.
     pub summary: ScoreSummary,
     /// Lines skipped, in order.
     pub errors: Vec<LineError>,
@@ -206,6 +213,7 @@ pub struct ScoredInput {
     pub lines: u64,
     /// Rows without an id, grouped by their prompt, and the problems they make.
     pub grouped_by_prompt: usize,
+    /// Problems made of such rows.
     pub prompt_problems: usize,
 }
 

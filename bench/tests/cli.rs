@@ -159,13 +159,7 @@ fn missing_suites_and_models_fail_clearly() {
 #[test]
 fn shared_suites_load_with_their_expected_counts() {
     // Reads ../shared/data/benchmarks when it is there (the default search finds it).
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/benchmarks");
-    if !shared.is_dir() {
-        // CI runs beside `shared/`: there a missing folder is a failure, not a silent pass.
-        assert!(std::env::var_os("CI").is_none(), "{} is missing: CI runs beside `shared/`", shared.display());
-        eprintln!("skipped: {} not found (the read-only `shared/` folder beside the workspace)", shared.display());
-        return;
-    }
+    let Some(shared) = rl_tests::shared_path("data/benchmarks") else { return };
     let manifest = rlbench::suite::Manifest::builtin().expect("manifest");
     for spec in &manifest.suites {
         let q = rlbench::suite::SuiteQuery { data_dir: Some(shared.clone()), ..Default::default() };

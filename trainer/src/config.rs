@@ -12,13 +12,15 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::advantage::{CpgdWeight, Estimator, GpgNorm, RewardEncoding, Whitening};
+use crate::advantage::{CpgdWeight, Estimator};
 use crate::aggregate::AggMode;
 use crate::error::{Error, Result};
 use crate::kl::{KlEstimator, RefKl};
-use crate::objectives::{DriftConfig, LossConfig, Objective, ObjectiveConfig};
+use crate::objectives::{DriftConfig, LossConfig, Objective, ObjectiveConfig, Param};
 use crate::optim::ScheduleKind;
 pub use crate::presets::Paper;
+use rlbase::DeviceSpec;
+use rlverify::RewardKind;
 
 /// Every setting of a training run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,7 +90,8 @@ pub struct TrainConfig {
     pub reward: RewardChoice,
     /// Weight of the `<think>..</think><answer>..</answer>` format reward (0 = off).
     pub format_reward: f64,
-    /// DAPO dynamic sampling (drop groups with equal rewards and refill); `None` = on for dapo.
+    /// DAPO dynamic sampling (drop groups with equal rewards and refill); `None` = the objective's
+    /// default (`Shaping::dynamic_sampling`: on for dapo).
     pub dynamic_sampling: Option<bool>,
     /// Extra generation rounds dynamic sampling may use to refill the batch.
     pub dynamic_sampling_rounds: usize,
@@ -115,8 +118,8 @@ pub struct TrainConfig {
     pub grad_clip: f64,
     /// Seed of everything random (model init, prompt order, sampling, shuffles).
     pub seed: u64,
-    /// `cpu`, `cuda`, `cuda:N` or `auto`.
-    pub device: String,
+    /// `cpu`, `cuda`, `cuda:N` or `auto` (checked where it is typed: [`DeviceSpec`]).
+    pub device: DeviceSpec,
     /// Checkpoint every N steps (0 = only at the end).
     pub save_every: u64,
     /// Checkpoints kept on disk, newest first (0 = all).
@@ -221,6 +224,11 @@ pub enum PromptTemplate {
     Chat,
 }
 
+/// The names `--advantage` takes (a typo lists them, with the closest).
+fn advantage_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Estimator::NAMED.map(|(name, _)| name))
+}
+
 /// `--reward`: the encoding of the verifier's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -289,61 +297,8 @@ pub enum KlName {
     K3Plus,
 }
 
-/// `--advantage`: the advantage estimator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-pub enum AdvantageName {
-    /// GRPO: `(R - mean)/(std + 1e-6)` per group.
-    #[serde(rename = "group-norm")]
-    #[value(name = "group-norm")]
-    GroupNorm,
-    /// `R - mean` per group (Dr.GRPO).
-    #[serde(rename = "mean-centred", alias = "mean-centered")]
-    #[value(name = "mean-centred", alias = "mean-centered")]
-    MeanCentred,
-    /// Leave-one-out baseline.
-    #[serde(rename = "loo")]
-    #[value(name = "loo")]
-    Loo,
-    /// RLOO as the CPGD paper writes it: LOO, k1 KL shaping (β = 0.01) into returns, whitening.
-    #[serde(rename = "rloo-cpgd")]
-    #[value(name = "rloo-cpgd")]
-    RlooCpgd,
-    /// REINFORCE++: k1-shaped token returns, global whitening.
-    #[serde(rename = "reinforce++")]
-    #[value(name = "reinforce++")]
-    ReinforcePp,
-    /// REINFORCE++-baseline: `R - mean`, global whitening.
-    #[serde(rename = "reinforce++-baseline")]
-    #[value(name = "reinforce++-baseline")]
-    ReinforcePpBaseline,
-    /// GPG: `α(R - mean)`, `α = B/(B - M)`.
-    #[serde(rename = "gpg")]
-    #[value(name = "gpg")]
-    Gpg,
-    /// CPGD with the STD weight `ω = 1/(std + 1e-6)`.
-    #[serde(rename = "cpgd")]
-    #[value(name = "cpgd")]
-    Cpgd,
-    /// CPGD with equal weight `ω = 1`.
-    #[serde(rename = "cpgd-equal")]
-    #[value(name = "cpgd-equal")]
-    CpgdEqual,
-    /// CPGD with the clip-filter-like weight `ω = min(c_ω, P/P_{≠0})` (`--cpgd-weight-cap`).
-    #[serde(rename = "cpgd-clip-filter")]
-    #[value(name = "cpgd-clip-filter")]
-    CpgdClipFilter,
-    /// OPO: length-weighted group baseline.
-    #[serde(rename = "opo")]
-    #[value(name = "opo")]
-    Opo,
-    /// `A = R` (CPGD's "unprocessed rewards" ablation).
-    #[serde(rename = "raw")]
-    #[value(name = "raw")]
-    Raw,
-}
-
 /// Default cap `c_ω` of CPGD's clip-filter-like weight (CPGD official code, arXiv:2505.12504 §4.3).
-pub const CPGD_WEIGHT_CAP: f64 = 3.0;
+pub use crate::advantage::CPGD_WEIGHT_CAP;
 
 impl Default for TrainConfig {
     fn default() -> Self {
@@ -391,7 +346,7 @@ impl Default for TrainConfig {
             adam_eps: 1e-8,
             grad_clip: 1.0,
             seed: 0,
-            device: "cpu".into(),
+            device: DeviceSpec::Cpu,
             save_every: 0,
             keep_checkpoints: 0,
             save_rollouts: 4,
@@ -455,9 +410,9 @@ pub struct ObjectiveOverrides {
     #[arg(long)]
     pub aggregation: Option<Aggregation>,
     /// Advantage estimator.
-    #[arg(long)]
-    pub advantage: Option<AdvantageName>,
-    /// Cap c_ω of CPGD's clip-filter-like weight (with --advantage cpgd-clip-filter) [default: 3].
+    #[arg(long, value_parser = advantage_names())]
+    pub advantage: Option<String>,
+    /// Cap c_ω of CPGD's clip-filter-like weight (with --advantage cpgd-clip-filter).
     #[arg(long, value_name = "C_OMEGA")]
     pub cpgd_weight_cap: Option<f64>,
 }
@@ -487,94 +442,29 @@ impl Aggregation {
     }
 }
 
-impl AdvantageName {
-    fn estimator(self, cap: f64) -> Estimator {
-        match self {
-            Self::GroupNorm => Estimator::GroupNorm { eps_std: 1e-6, unbiased: true },
-            Self::MeanCentred => Estimator::MeanCentred,
-            Self::Loo => Estimator::Loo { kl_coef: 0.0, whitening: None },
-            Self::RlooCpgd => Estimator::Loo { kl_coef: 0.01, whitening: Some(Whitening::Biased) },
-            Self::ReinforcePp => Estimator::ReinforcePP { kl_coef: 0.01, gamma: 1.0, whitening: Whitening::Biased },
-            Self::ReinforcePpBaseline => Estimator::ReinforcePPBaseline { whitening: Whitening::Biased },
-            Self::Gpg => Estimator::Gpg { f_norm: GpgNorm::One },
-            Self::Cpgd => Estimator::Cpgd { weight: CpgdWeight::Std { eps: 1e-6 } },
-            Self::CpgdEqual => Estimator::Cpgd { weight: CpgdWeight::Equal },
-            Self::CpgdClipFilter => Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { cap } },
-            Self::Opo => Estimator::Opo,
-            Self::Raw => Estimator::Raw,
-        }
-    }
-}
-
 impl ObjectiveOverrides {
-    /// The objective's defaults with these overrides applied; Dr.GRPO's `L_max` is `l_max`.
+    /// The objective's defaults with these overrides applied; Dr.GRPO's `L_max` is `l_max`. The
+    /// kernel's own parameters go through [`ObjectiveConfig::set`], which knows which kernel has
+    /// which; the additive terms (drift, reference KL, entropy), the aggregation and the advantage
+    /// estimator apply to every objective.
     pub fn apply(&self, objective: &Objective, l_max: usize) -> Result<LossConfig> {
         let mut cfg = objective.defaults();
         let name = objective.name;
-        let kernel = cfg.objective.kernel();
-        let unsupported =
-            |flag: &str| Error::InvalidConfig(format!("objective `{name}` ({kernel}) has no `{flag}` parameter"));
-        let lo = self.clip_low.or(self.clip_eps);
-        let hi = self.clip_high.or(self.clip_eps);
-        if lo.is_some() || hi.is_some() {
-            let set = |l: &mut f64, h: &mut f64| {
-                if let Some(v) = lo {
-                    *l = v;
-                }
-                if let Some(v) = hi {
-                    *h = v;
-                }
-            };
-            match &mut cfg.objective {
-                ObjectiveConfig::PpoClip(c) => set(&mut c.eps_low, &mut c.eps_high),
-                ObjectiveConfig::Dgpo(c) => set(&mut c.eps_low, &mut c.eps_high),
-                ObjectiveConfig::Gppo(c) => set(&mut c.eps_low, &mut c.eps_high),
-                ObjectiveConfig::Aspo(c) => set(&mut c.eps_low, &mut c.eps_high),
-                ObjectiveConfig::Gspo(c) | ObjectiveConfig::GspoToken(c) => set(&mut c.eps_low, &mut c.eps_high),
-                ObjectiveConfig::ClipCov(c) => set(&mut c.eps_low, &mut c.eps_high),
-                ObjectiveConfig::Cispo(c) => {
-                    if lo.is_some() {
-                        c.eps_low = lo;
-                    }
-                    if let Some(v) = hi {
-                        c.eps_high = v;
-                    }
-                }
-                ObjectiveConfig::Cpg(c) => match (self.clip_eps, self.clip_low, self.clip_high) {
-                    (Some(e), None, None) => c.eps = e,
-                    _ => {
-                        return Err(Error::InvalidConfig(format!(
-                            "objective `{name}` has one clip width: use --clip-eps"
-                        )))
-                    }
-                },
-                ObjectiveConfig::Cfpo(c) => match (self.clip_eps, self.clip_low, self.clip_high) {
-                    (Some(e), None, None) => c.eps = e,
-                    _ => return Err(Error::InvalidConfig(format!("objective `{name}` has one width: use --clip-eps"))),
-                },
-                _ => return Err(unsupported("clip")),
-            }
-        }
-        if let Some(c) = self.dual_clip {
-            match &mut cfg.objective {
-                ObjectiveConfig::PpoClip(p) => p.dual_clip = Some(c),
-                ObjectiveConfig::Gppo(p) => p.dual_clip = Some(c),
-                _ => return Err(unsupported("dual-clip")),
-            }
-        }
-        if let Some(l) = self.cpg_lambda {
-            match &mut cfg.objective {
-                ObjectiveConfig::Cpg(c) => c.lambda = l,
-                _ => return Err(unsupported("cpg-lambda")),
-            }
-        }
-        if self.dgpo_n.is_some() || self.dgpo_m.is_some() {
-            match &mut cfg.objective {
-                ObjectiveConfig::Dgpo(c) => {
-                    c.n = self.dgpo_n.unwrap_or(c.n);
-                    c.m = self.dgpo_m.unwrap_or(c.m);
-                }
-                _ => return Err(unsupported("dgpo-n/dgpo-m")),
+        let params = [
+            (Param::ClipEps, self.clip_eps),
+            (Param::ClipLow, self.clip_low),
+            (Param::ClipHigh, self.clip_high),
+            (Param::DualClip, self.dual_clip),
+            (Param::CpgLambda, self.cpg_lambda),
+            (Param::DgpoN, self.dgpo_n),
+            (Param::DgpoM, self.dgpo_m),
+        ];
+        for (param, value) in params {
+            if let Some(v) = value {
+                cfg.objective.set(param, v).map_err(|e| match e {
+                    rlobjectives::Error::InvalidConfig(m) => Error::invalid_config(format!("objective `{name}`: {m}")),
+                    other => other.into(),
+                })?;
             }
         }
         if self.drift_coef.is_some() || self.drift_clip.is_some() {
@@ -600,18 +490,23 @@ impl ObjectiveOverrides {
         if let AggMode::DrGrpo { l_max: l } = &mut cfg.agg {
             *l = l_max;
         }
-        if let Some(a) = self.advantage {
-            cfg.advantage = a.estimator(self.cpgd_weight_cap.unwrap_or(CPGD_WEIGHT_CAP));
+        if let Some(a) = &self.advantage {
+            cfg.advantage = match Estimator::from_name(a)? {
+                Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { .. } } => Estimator::Cpgd {
+                    weight: CpgdWeight::ClipFilterLike { cap: self.cpgd_weight_cap.unwrap_or(CPGD_WEIGHT_CAP) },
+                },
+                named => named,
+            };
         }
         if let Some(cap) = self.cpgd_weight_cap {
             if !matches!(cfg.advantage, Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { .. } }) {
-                return Err(Error::InvalidConfig(format!(
+                return Err(Error::invalid_config(format!(
                     "--cpgd-weight-cap {cap} needs --advantage cpgd-clip-filter (the advantage is {})",
                     cfg.advantage
                 )));
             }
             if !(cap.is_finite() && cap >= 1.0) {
-                return Err(Error::InvalidConfig(format!("--cpgd-weight-cap must be >= 1, got {cap}")));
+                return Err(Error::invalid_config(format!("--cpgd-weight-cap must be >= 1, got {cap}")));
             }
         }
         cfg.validate()?;
@@ -622,7 +517,7 @@ impl ObjectiveOverrides {
 impl TrainConfig {
     /// Parses a JSON config file's text (unknown keys are an error, naming the key).
     pub fn from_json(text: &str) -> Result<Self> {
-        serde_json::from_str(text).map_err(|e| Error::InvalidConfig(format!("config file: {e}")))
+        serde_json::from_str(text).map_err(|e| Error::invalid_config(format!("config file: {e}")))
     }
 
     /// Layers `overlay` (a JSON object of set fields) over this config.
@@ -642,9 +537,9 @@ impl TrainConfig {
                 (b, o) => *b = o.clone(),
             }
         }
-        let mut base = serde_json::to_value(self).map_err(|e| Error::InvalidConfig(e.to_string()))?;
+        let mut base = serde_json::to_value(self).map_err(|e| Error::invalid_config(e.to_string()))?;
         deep_merge(&mut base, overlay);
-        serde_json::from_value(base).map_err(|e| Error::InvalidConfig(format!("{e}")))
+        serde_json::from_value(base).map_err(|e| Error::invalid_config(format!("{e}")))
     }
 
     /// Resolves a run's settings: `base` (a resumed run's config, else the defaults), then the
@@ -659,7 +554,7 @@ impl TrainConfig {
         for layer in layers {
             let layer = without_nulls(layer);
             if !layer.is_object() {
-                return Err(Error::InvalidConfig("a config layer must be a JSON object".into()));
+                return Err(Error::invalid_config("a config layer must be a JSON object"));
             }
             user.extend(flat_keys(&layer));
             cfg = cfg.merged(&layer)?;
@@ -698,7 +593,7 @@ impl TrainConfig {
         for key in &user {
             sources.insert(key.clone(), Source::User);
         }
-        for key in flat_keys(&serde_json::to_value(&cfg).map_err(|e| Error::InvalidConfig(e.to_string()))?) {
+        for key in flat_keys(&serde_json::to_value(&cfg).map_err(|e| Error::invalid_config(e.to_string()))?) {
             if key != "sources" {
                 sources.entry(key).or_insert(Source::Default);
             }
@@ -711,7 +606,7 @@ impl TrainConfig {
     /// The settings of `self` that differ from `before` (a resumed run's config), other than the
     /// [`FREE_ON_RESUME`] ones, as `(field, before, now)`.
     pub fn changes_from(&self, before: &TrainConfig) -> Result<Vec<(String, Value, Value)>> {
-        let to_value = |c: &TrainConfig| serde_json::to_value(c).map_err(|e| Error::InvalidConfig(e.to_string()));
+        let to_value = |c: &TrainConfig| serde_json::to_value(c).map_err(|e| Error::invalid_config(e.to_string()));
         let old: BTreeMap<String, Value> = flat_entries(&to_value(before)?).into_iter().collect();
         let mut out = Vec::new();
         for (key, now) in flat_entries(&to_value(self)?) {
@@ -728,7 +623,7 @@ impl TrainConfig {
 
     /// The registry entry of `objective`.
     pub fn objective(&self) -> Result<&'static Objective> {
-        Objective::from_name(&self.objective)
+        Ok(Objective::from_name(&self.objective)?)
     }
 
     /// The loss recipe: registry defaults plus overrides.
@@ -736,24 +631,28 @@ impl TrainConfig {
         self.overrides.apply(self.objective()?, self.max_new_tokens)
     }
 
-    /// The binary reward encoding.
-    pub fn reward_encoding(&self) -> Result<RewardEncoding> {
+    /// The encoding of the verdict (rlverify's reward kind).
+    pub fn reward_kind(&self) -> Result<RewardKind> {
         Ok(match self.reward {
-            RewardChoice::Auto if matches!(self.objective.as_str(), "dapo" | "dgpo") => RewardEncoding::PlusMinusOne,
-            RewardChoice::Auto | RewardChoice::ZeroOne => RewardEncoding::ZeroOne,
-            RewardChoice::PlusMinusOne => RewardEncoding::PlusMinusOne,
+            RewardChoice::Auto if self.objective()?.shaping.signed_rewards => RewardKind::Signed,
+            RewardChoice::Auto | RewardChoice::ZeroOne => RewardKind::Binary,
+            RewardChoice::PlusMinusOne => RewardKind::Signed,
         })
     }
 
     /// Whether DAPO dynamic sampling is on.
     pub fn dynamic_sampling_on(&self) -> bool {
-        self.dynamic_sampling.unwrap_or(self.objective == "dapo")
+        self.dynamic_sampling.unwrap_or_else(|| self.objective().is_ok_and(|o| o.shaping.dynamic_sampling))
     }
 
     /// The overlong-punishment buffer `L_cache` (0 = off): a fifth of the length for dapo, as
     /// DAPO (arXiv:2503.14476 §3.4) pairs L_max = 20480 with L_cache = 4096.
     pub fn overlong_buffer_tokens(&self) -> usize {
-        self.overlong_buffer.unwrap_or(if self.objective == "dapo" { self.max_new_tokens / 5 } else { 0 })
+        let by_objective = || match self.objective().ok().and_then(|o| o.shaping.overlong_buffer_divisor) {
+            Some(n) => self.max_new_tokens / n,
+            None => 0,
+        };
+        self.overlong_buffer.unwrap_or_else(by_objective)
     }
 
     /// Whether CPGD's multi-epoch advantage correction (arXiv:2505.12504 §6.1) is on, and its `ε`.
@@ -766,7 +665,7 @@ impl TrainConfig {
             (Some(false), _) => Ok(None),
             (None, e) => Ok(e.filter(|_| self.iterations > 1)),
             (Some(true), Some(e)) => Ok(Some(e)),
-            (Some(true), None) => Err(Error::InvalidConfig(format!(
+            (Some(true), None) => Err(Error::invalid_config(format!(
                 "--cpgd-epoch-correction needs a CPG objective (cpg, cpgd, cpgd-official), not `{}`",
                 self.objective
             ))),
@@ -778,13 +677,13 @@ impl TrainConfig {
         match self.rollout_decode {
             RolloutDecode::Quantized => true,
             RolloutDecode::Dense => false,
-            RolloutDecode::Auto => self.model != "tiny" && self.device == "cpu",
+            RolloutDecode::Auto => self.model != "tiny" && self.device == DeviceSpec::Cpu,
         }
     }
 
     /// Checks ranges that would otherwise fail deep inside the loop.
     pub fn validate(&self) -> Result<()> {
-        let bad = |m: String| Err(Error::InvalidConfig(m));
+        let bad = |m: String| Err(Error::invalid_config(m));
         self.loss_config()?;
         self.cpgd_epoch_correction_eps()?;
         if let Some(paper) = self.paper {
@@ -823,7 +722,7 @@ impl TrainConfig {
                 return bad(format!("--tis-cap must be >= 1, got {c}"));
             }
         }
-        if self.rollout_decode == RolloutDecode::Quantized && self.device != "cpu" {
+        if self.rollout_decode == RolloutDecode::Quantized && self.device != DeviceSpec::Cpu {
             return bad(format!("--rollout-decode quantized runs on the CPU only, not --device {}", self.device));
         }
         if self.max_bad_steps == 0 {
@@ -907,6 +806,18 @@ mod tests {
         // Dr.GRPO's L_max is the generation length.
         let d = TrainConfig { objective: "dr-grpo".into(), max_new_tokens: 7, ..TrainConfig::default() };
         assert_eq!(d.loss_config().unwrap().agg, AggMode::DrGrpo { l_max: 7 });
+    }
+
+    /// The reward encoding and DAPO's shaping come from the objective's registry entry.
+    #[test]
+    fn shaping_comes_from_the_registry_entry() {
+        let run = |o: &str| TrainConfig { objective: o.into(), max_new_tokens: 20480, ..TrainConfig::default() };
+        let shaping = |c: &TrainConfig| (c.reward_kind().unwrap(), c.dynamic_sampling_on(), c.overlong_buffer_tokens());
+        assert_eq!(shaping(&run("dapo")), (RewardKind::Signed, true, 4096));
+        assert_eq!(shaping(&run("dgpo")), (RewardKind::Signed, false, 0));
+        assert_eq!(shaping(&run("grpo")), (RewardKind::Binary, false, 0));
+        let user = TrainConfig { reward: RewardChoice::ZeroOne, dynamic_sampling: Some(false), ..run("dapo") };
+        assert_eq!(shaping(&TrainConfig { overlong_buffer: Some(0), ..user }), (RewardKind::Binary, false, 0));
     }
 
     #[test]

@@ -5,33 +5,11 @@ use std::path::PathBuf;
 /// Everything that can go wrong in `rltrain`.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A tensor operation failed (shape, dtype, device).
-    #[error("tensor error: {0}")]
-    Candle(#[from] candle_core::Error),
-    /// `Objective::from_name` got a name that is not registered.
-    #[error("unknown objective `{name}`; valid names: {valid}")]
-    UnknownObjective {
-        /// The name asked for.
-        name: String,
-        /// Every registered name, comma-separated.
-        valid: String,
-    },
-    /// A config variant was passed to an objective of another family.
-    #[error("objective `{objective}` expects a {expected} config, got {got}")]
-    ConfigMismatch {
-        /// Objective name.
-        objective: &'static str,
-        /// Config kind it accepts.
-        expected: &'static str,
-        /// Config kind it got.
-        got: &'static str,
-    },
-    /// A hyper-parameter is out of its valid range.
-    #[error("invalid config: {0}")]
-    InvalidConfig(String),
-    /// Inputs disagree in shape, or a required input is missing.
-    #[error("invalid input: {0}")]
-    InvalidInput(String),
+    /// The objectives library's errors, shown as they are: a tensor operation failed, an unknown
+    /// objective (with the closest name), a hyper-parameter out of range (`invalid config: ...`,
+    /// also the runtime's own settings), inputs that disagree.
+    #[error(transparent)]
+    Objectives(#[from] rlobjectives::Error),
     /// The inference engine failed (loading, sampling, saving a model).
     #[error("engine: {0}")]
     Engine(#[from] rlengine::Error),
@@ -62,7 +40,23 @@ pub enum Error {
     Plot(String),
 }
 
+impl From<candle_core::Error> for Error {
+    fn from(e: candle_core::Error) -> Self {
+        Error::Objectives(e.into())
+    }
+}
+
 impl Error {
+    /// A setting out of its valid range (`invalid config: ...`).
+    pub fn invalid_config(message: impl Into<String>) -> Self {
+        Error::Objectives(rlobjectives::Error::InvalidConfig(message.into()))
+    }
+
+    /// Inputs that disagree, or one that is missing (`invalid input: ...`).
+    pub fn invalid_input(message: impl Into<String>) -> Self {
+        Error::Objectives(rlobjectives::Error::InvalidInput(message.into()))
+    }
+
     /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }

@@ -1,8 +1,11 @@
 //! Periodic evaluation: sample `k` responses per problem with the engine, grade them with
-//! `rlverify`, and report Avg@k and unbiased Pass@k (bench's estimator).
+//! `rlverify`, and report Avg@k and unbiased Pass@k through rlbench's own tally
+//! ([`ProblemTally`], [`SuiteMetrics`]), so an evaluation here and `rlbench score` agree.
 
+use rlbench::metrics::{MetricName, ProblemTally, SuiteMetrics};
+use rlbench::score::{score_sample, GenSample};
 use rlbench::suite::Problem;
-use rlengine::{Engine, SamplingParams};
+use rlengine::{Engine, FinishReason, SamplingParams};
 use rlverify::Gold;
 use serde_json::{Map, Value};
 
@@ -44,16 +47,24 @@ pub fn evaluate(engine: &Engine, cfg: &TrainConfig, set: &EvalSet, step: u64) ->
     };
     let out = engine.generate_ids(&prompts, &params)?;
     let verify = rlverify::Config::default();
-    let (mut avg, mut pass) = (0.0, 0.0);
+    let mut tallies = Vec::with_capacity(set.problems.len());
     for (problem, completions) in set.problems.iter().zip(&out) {
         let gold = Gold::new(&problem.answer, &verify);
-        let c = completions.iter().filter(|c| gold.score(&c.text, &verify).correct).count();
-        let n = completions.len().max(1);
-        avg += c as f64 / n as f64;
-        pass += rlbench::metrics::pass_at_k(n, c, k.min(n)).unwrap_or(0.0);
+        let mut tally = ProblemTally::default();
+        for (i, c) in completions.iter().enumerate() {
+            let sample = GenSample {
+                sample: Some(i),
+                response: c.text.clone(),
+                finish_reason: Some(if c.finish_reason == FinishReason::Length { "length" } else { "stop" }.into()),
+                tokens: Some(c.token_ids.len() as u64),
+            };
+            tally.add(score_sample(&gold, &sample, i, &verify), &verify.equiv, &verify.limits);
+        }
+        tallies.push(tally);
     }
-    let m = set.problems.len().max(1) as f64;
-    Ok(EvalScore { avg_at_k: avg / m, pass_at_k: pass / m })
+    let metrics = SuiteMetrics::from_tallies(&tallies);
+    let pass_at_k = MetricName::PassAt(k).value(&metrics).unwrap_or(0.0);
+    Ok(EvalScore { avg_at_k: metrics.avg, pass_at_k })
 }
 
 /// The metrics line of an evaluation: `step` plus `eval/<name>/avg@k` and `eval/<name>/pass@k`.

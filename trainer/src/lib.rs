@@ -1,8 +1,9 @@
 //! `rltrain`: RL with verifiable rewards on math (see the workspace README).
 //!
-//! The objectives library: [`objectives`] (per-token losses and
-//! the registry), [`advantage`] (estimators), [`kl`] (KL estimators), [`aggregate`] (aggregation
-//! modes) and [`metrics`]. The training loop: [`train::train`] reads top to bottom, from
+//! The objectives library is its own crate, `rlobjectives` (candle-core only), re-exported here
+//! under the same paths: [`objectives`] (per-token losses and the registry), [`advantage`]
+//! (estimators), [`kl`] (KL estimators), [`aggregate`] (aggregation modes), [`metrics`] and
+//! [`optim`]. This crate is the runtime on top. The training loop: [`train::train`] reads top to bottom, from
 //! [`rollout`] (engine sampling, [`reward`] from `rlverify`) to [`optim`] (fused AdamW,
 //! schedules, clipping), with [`checkpoint`]s that resume bit for bit; [`config`] holds every
 //! setting, [`data`] and [`tasks`] the problems, [`policy`] the model, [`eval`] the periodic
@@ -28,18 +29,16 @@
 //! ```
 
 #![warn(missing_docs)]
+// A library returns values; its binary prints.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
-pub mod advantage;
-pub mod aggregate;
+pub use rlobjectives::{advantage, aggregate, kl, metrics, objectives, optim};
+
 pub mod checkpoint;
 pub mod config;
 pub mod data;
 pub mod error;
 pub mod eval;
-pub mod kl;
-pub mod metrics;
-pub mod objectives;
-pub mod optim;
 pub mod plot;
 pub mod policy;
 pub mod presets;

@@ -102,14 +102,21 @@ fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error::Plot(format!("{}: {e}", path.display())))
 }
 
+/// What a plot command wrote, and the metrics lines it skipped (the caller reports them).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plotted {
+    /// The SVG files written.
+    pub files: Vec<PathBuf>,
+    /// Lines of the metrics files that were not used, as `file:line: why`.
+    pub skipped: Vec<String>,
+}
+
 /// Writes one SVG chart per key group of `RUN_DIR/metrics.jsonl` into `RUN_DIR/plots/` (see the
-/// module docs) and returns their paths. Skipped lines are reported on stderr as `file:line: why`.
-pub fn plot_run(run_dir: &Path) -> Result<Vec<PathBuf>> {
+/// module docs); returns their paths and the skipped lines.
+pub fn plot_run(run_dir: &Path) -> Result<Plotted> {
     let log = MetricLog::read(&run_dir.join(METRICS_FILE))?;
-    for s in &log.skipped {
-        eprintln!("warning: skipped {s}");
-    }
-    write_run_plots(&log, &run_dir.join("plots"))
+    let files = write_run_plots(&log, &run_dir.join("plots"))?;
+    Ok(Plotted { files, skipped: log.skipped })
 }
 
 /// The charts of [`plot_run`] for an already read log, into `out_dir`.
@@ -131,17 +138,17 @@ pub fn write_run_plots(log: &MetricLog, out_dir: &Path) -> Result<Vec<PathBuf>> 
 
 /// Overlays runs: for each key, `out_dir/<key>.svg` with one line per run (named by the run's
 /// label) that has the key. `runs` are `(label, run directory)`; keys no run has are skipped.
-/// Skipped lines are reported on stderr. Returns the files written.
-pub fn plot_compare(runs: &[(String, PathBuf)], keys: &[&str], out_dir: &Path) -> Result<Vec<PathBuf>> {
+/// Returns the files written and the skipped lines of every run.
+pub fn plot_compare(runs: &[(String, PathBuf)], keys: &[&str], out_dir: &Path) -> Result<Plotted> {
     let mut logs = Vec::with_capacity(runs.len());
+    let mut skipped = Vec::new();
     for (label, dir) in runs {
         let log = MetricLog::read(&dir.join(METRICS_FILE))?;
-        for s in &log.skipped {
-            eprintln!("warning: skipped {s}");
-        }
+        skipped.extend(log.skipped.iter().cloned());
         logs.push((label.clone(), log));
     }
-    write_compare_plots(&logs, keys, out_dir)
+    let files = write_compare_plots(&logs, keys, out_dir)?;
+    Ok(Plotted { files, skipped })
 }
 
 /// The charts of [`plot_compare`] for already read logs.
@@ -224,7 +231,7 @@ this is not json
     fn run_plots_one_file_per_group_one_polyline_per_series() -> Result<()> {
         let dir = temp_dir("run");
         write(&dir.join(METRICS_FILE), METRICS)?;
-        let files = plot_run(&dir)?;
+        let files = plot_run(&dir)?.files;
         let names: Vec<String> =
             files.iter().filter_map(|f| f.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
         assert_eq!(
@@ -270,7 +277,9 @@ this is not json
             run("dgpo", "{\"step\":0,\"entropy\":1.1}\nbroken\n{\"step\":1,\"entropy\":1.0}\n")?,
         ];
         let out = dir.join("report");
-        let files = plot_compare(&runs, &["entropy", "reward/mean", "kl/old_k3"], &out)?;
+        let plotted = plot_compare(&runs, &["entropy", "reward/mean", "kl/old_k3"], &out)?;
+        assert_eq!(plotted.skipped.len(), 1, "the broken line of dgpo: {:?}", plotted.skipped);
+        let files = plotted.files;
         assert_eq!(files, vec![out.join("entropy.svg"), out.join("reward_mean.svg")], "a key no run has is skipped");
         let entropy = std::fs::read_to_string(&files[0]).map_err(|e| Error::Plot(e.to_string()))?;
         assert_eq!(entropy.matches("<polyline").count(), 3);

@@ -15,11 +15,12 @@ use rlengine::{
 use crate::config::{PromptTemplate, TokenizerChoice, TrainConfig};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use rlbase::DeviceSpec;
 
-/// The device named by `--device`: `auto` (the first GPU of a `cuda` build, else the CPU),
-/// `cpu`, `cuda` or `cuda:N`.
-pub fn device(name: &str) -> Result<Device> {
-    rlengine::parse_device(name).map_err(|e| Error::InvalidConfig(format!("--device: {e}")))
+/// Opens the device named by `--device`: `auto` (the first GPU of a `cuda` build, else the CPU),
+/// `cpu`, `cuda` or `cuda:N` (the spelling was checked where it was typed: [`DeviceSpec`]).
+pub fn device(spec: DeviceSpec) -> Result<Device> {
+    rlengine::open_device(spec).map_err(|e| Error::invalid_config(format!("--device {spec}: {e}")))
 }
 
 /// Loads the policy named by `cfg.model` (for `tiny`, a from-scratch model seeded with
@@ -35,7 +36,7 @@ pub fn load(cfg: &TrainConfig, data: &Dataset, device: &Device) -> Result<Engine
     let tokenizer = match (cfg.tokenizer, data.task) {
         (TokenizerChoice::Auto | TokenizerChoice::Task, Some(task)) => task_tokenizer(task.alphabet)?,
         (TokenizerChoice::Task, None) => {
-            return Err(Error::InvalidConfig("--tokenizer task needs `task:NAME` data".into()));
+            return Err(Error::invalid_config("--tokenizer task needs `task:NAME` data"));
         }
         _ => Tokenizer::byte_level()?,
     };
@@ -112,7 +113,7 @@ impl SequenceBatch {
     /// Lays out `(prompt, response)` rows; `pad_id` fills the gaps (never attended to).
     pub fn new(rows: &[(&[u32], &[u32])], pad_id: u32, device: &Device) -> Result<Self> {
         if rows.is_empty() || rows.iter().any(|(p, r)| p.is_empty() || r.is_empty()) {
-            return Err(Error::InvalidInput("a training row needs a prompt and a response".into()));
+            return Err(Error::invalid_input("a training row needs a prompt and a response"));
         }
         let pw = rows.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
         let rw = rows.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
@@ -155,7 +156,7 @@ impl SequenceBatch {
     /// Response mask `[B, response_width]` (1 on real response tokens) in `dtype`.
     pub fn mask(&self, dtype: DType, device: &Device) -> Result<Tensor> {
         let rows: Vec<Vec<f64>> = self.response_lengths.iter().map(|&l| vec![1.0; l]).collect();
-        crate::advantage::to_tensor(&rows, self.response_width, dtype, device)
+        Ok(crate::advantage::to_tensor(&rows, self.response_width, dtype, device)?)
     }
 
     fn targets(&self, device: &Device) -> Result<Tensor> {
@@ -297,7 +298,7 @@ impl Recompute {
             upstream = g
                 .get(x.as_tensor())
                 .cloned()
-                .ok_or_else(|| Error::InvalidInput(format!("layer {i}: no gradient reached its input")))?;
+                .ok_or_else(|| Error::invalid_input(format!("layer {i}: no gradient reached its input")))?;
         }
         if let Some(w) = embed_var {
             let e = net.embed(&ids)?;
@@ -327,15 +328,15 @@ mod tests {
 
     #[test]
     fn devices_parse_like_rlbench_and_unknown_ones_say_what_is_valid() {
-        assert!(device("cpu").unwrap().is_cpu());
-        assert!(device("auto").is_ok());
+        assert!(device(DeviceSpec::Cpu).unwrap().is_cpu());
+        assert!(device(DeviceSpec::Auto).is_ok());
         for bad in ["tpu", "cuda:x", "gpu0"] {
-            let err = device(bad).unwrap_err().to_string();
-            assert!(err.contains("--device") && err.contains("cuda:N"), "{bad}: {err}");
+            let err = bad.parse::<DeviceSpec>().unwrap_err();
+            assert!(err.contains("cuda:N"), "{bad}: {err}");
         }
         if !cfg!(feature = "cuda") {
-            let err = device("cuda:1").unwrap_err().to_string();
-            assert!(err.contains("--features cuda"), "{err}");
+            let err = device(DeviceSpec::Cuda(1)).unwrap_err().to_string();
+            assert!(err.contains("--device cuda:1") && err.contains("--features cuda"), "{err}");
         }
     }
 

@@ -134,7 +134,7 @@ pub fn check(paper: Paper, objective: &str) -> Result<()> {
     if paper.objectives().contains(&objective) {
         return Ok(());
     }
-    Err(Error::InvalidConfig(format!(
+    Err(Error::invalid_config(format!(
         "--paper {}: the paper ran {}; `{objective}` is not one of them",
         paper.name(),
         paper.objectives().join(", ")

@@ -1,6 +1,8 @@
-//! The trainer's random stream: SplitMix64, whose whole state is one `u64`, so a checkpoint can
-//! store it and a resumed run draws exactly the same prompt orders and mini-batch shuffles.
+//! The trainer's random stream: SplitMix64 ([`rlbase::SplitMix64`]), whose whole state is one
+//! `u64`, so a checkpoint can store it and a resumed run draws exactly the same prompt orders and
+//! mini-batch shuffles.
 
+use rlbase::{mix64, splitmix64, SplitMix64};
 use serde::{Deserialize, Serialize};
 
 /// SplitMix64 generator (serialisable state).
@@ -10,16 +12,10 @@ pub struct TrainRng {
     pub state: u64,
 }
 
-/// Mixes 64 bits (the SplitMix64 finaliser).
-pub fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// Derives one seed from several values (order matters).
+/// Derives one seed from several values (order matters). The trainer's own fold (its salt, and
+/// the plain finaliser outside), kept so every recorded run draws the same streams.
 pub fn derive_seed(parts: &[u64]) -> u64 {
-    parts.iter().fold(0x7254_7261_696E_u64, |acc, &p| mix64(acc ^ mix64(p.wrapping_add(0x9E37_79B9_7F4A_7C15))))
+    parts.iter().fold(0x7254_7261_696E_u64, |acc, &p| mix64(acc ^ splitmix64(p)))
 }
 
 impl TrainRng {
@@ -30,8 +26,10 @@ impl TrainRng {
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix64(self.state)
+        let mut stream = SplitMix64::new(self.state);
+        let bits = stream.next_u64();
+        self.state = stream.state;
+        bits
     }
 
     /// Uniform integer in `0..n` (`n > 0`; 0 when `n == 0`).

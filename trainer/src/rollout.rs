@@ -5,12 +5,11 @@
 use rlengine::{Engine, FinishReason, SamplingParams};
 use rlverify::Gold;
 
-use crate::advantage::dynamic_sampling_keep;
 use crate::config::TrainConfig;
 use crate::data::{Dataset, PromptOrder};
 use crate::error::Result;
 use crate::policy::prompt_ids;
-use crate::reward::{Reward, Rewarder};
+use crate::reward::{dynamic_sampling_keep, Reward, Rewarder};
 use crate::rng::derive_seed;
 
 /// One sampled response with everything training needs.

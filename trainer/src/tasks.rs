@@ -99,7 +99,7 @@ impl Task {
 
     /// `n` problems drawn with the seed (ids `NAME-0`, `NAME-1`, ...).
     pub fn generate(&self, n: usize, seed: u64) -> Vec<Problem> {
-        let mut rng = TrainRng::new(derive_seed(&[seed, fnv(self.name)]));
+        let mut rng = TrainRng::new(derive_seed(&[seed, rlbase::fnv1a(self.name.as_bytes())]));
         (0..n)
             .map(|i| {
                 let (problem, answer) = (self.generate)(&mut rng);
@@ -115,10 +115,6 @@ impl Task {
             .map(|p| serde_json::json!({"id": p.id, "problem": p.problem, "answer": p.answer}).to_string() + "\n")
             .collect()
     }
-}
-
-fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Size of the files shipped in `data/tasks/`.

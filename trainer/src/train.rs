@@ -1,7 +1,8 @@
-//! The training loop, top to bottom: rollout → verified rewards → advantages → for each
-//! iteration and mini-batch: log-probs with grad → objective (+ KL to reference, drift, entropy)
-//! with global normalisers → backward → NaN guard → clip → fused AdamW → metrics, evaluation and
-//! checkpoints.
+//! The training loop, top to bottom ([`train_until`]): each step is a named method of the run
+//! (`Session`), in order: rollout (with π_old) → advantages (from the verified rewards) → update
+//! passes (for each iteration and mini-batch: log-probs with grad → objective (+ KL to reference,
+//! drift, entropy) with global normalisers → backward → NaN guard → clip → fused AdamW) → log →
+//! evaluation → checkpoint.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -75,64 +76,378 @@ pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -
 }
 
 /// [`train`] that stops early, after the current step and a checkpoint, once `stop` is set (the
-/// binary sets it on Ctrl-C).
+/// binary sets it on Ctrl-C). Each step, in order: rollout, rewards and advantages, update
+/// passes, log, evaluation, checkpoint.
 pub fn train_until(
     cfg: &TrainConfig,
     resume: bool,
     stop: &AtomicBool,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<Outcome> {
-    // ---------------------------------------------------------------- setup
-    cfg.validate()?;
-    let loss_cfg = cfg.loss_config()?;
-    let device = policy::device(&cfg.device)?;
-    let fields = Fields { problem: cfg.problem_field.clone(), answer: cfg.answer_field.clone(), id: "id".into() };
-    let data = Dataset::load(&cfg.data, &fields, cfg.task_size, cfg.seed)?;
-    for line in &data.skipped {
-        on_event(Event::Warning(&format!("skipped bad data line {line}")));
+    let mut run = Session::start(cfg, resume, on_event)?;
+    if cfg.eval_every > 0 && run.state.step == 0 {
+        run.evaluate(0, on_event)?;
     }
-    let mut engine = policy::load(cfg, &data, &device)?;
-    let quantized = cfg.quantized_rollouts();
-    let model = engine.model().clone();
-    let vars = model.vars().to_vec();
-    let cpgd_correction = cfg.cpgd_epoch_correction_eps()?;
-    let needs_ref = loss_cfg.ref_kl.is_some() || estimator_needs_kl(&loss_cfg.advantage);
-    let reference = if needs_ref { Some(policy::frozen_copy(&model)?) } else { None };
-    let eval_sets = load_eval_sets(cfg, &fields)?;
-    let rewarder = Rewarder {
-        verify: rlverify::Config::default(),
-        encoding: cfg.reward_encoding()?,
-        format_weight: cfg.format_reward,
-        overlong: match cfg.overlong_buffer_tokens() {
+    let (mut saved, mut interrupted) = (None, false);
+    while run.state.step < cfg.steps {
+        let step = run.state.step + 1; // 1-based in metrics and checkpoint names
+        let clock = Clock::start();
+        let lr = run.schedule.lr(run.state.step);
+        let mut sampled = run.rollout(step, &clock)?; // 1. rollout (and π_old)
+        let train_started = Instant::now();
+        let (ref_logp, advantages) = run.advantages(&mut sampled)?; // 2. advantages
+        let mut acc = UpdateStats { mismatch: sampled.mismatch, ..UpdateStats::default() };
+        run.update(step, lr, &sampled, ref_logp.as_deref(), &advantages, &mut acc, on_event)?; // 3. updates
+        let train_s = train_started.elapsed().as_secs_f64();
+        run.log(step, lr, &sampled, &acc, &clock, train_s, on_event)?; // 4. log
+        if cfg.eval_every > 0 && (step.is_multiple_of(cfg.eval_every) || step == cfg.steps) {
+            run.evaluate(step, on_event)?; // 5. evaluation
+        }
+        interrupted = stop.load(Ordering::Relaxed);
+        if (cfg.save_every > 0 && step.is_multiple_of(cfg.save_every)) || step == cfg.steps || interrupted {
+            saved = Some(run.checkpoint(on_event)?); // 6. checkpoint
+        }
+        if interrupted {
+            break;
+        }
+    }
+    Ok(Outcome {
+        run_dir: run.dir.root.clone(),
+        steps: run.state.step,
+        last_metrics: run.state.metrics_tail.clone(),
+        engine: run.engine,
+        checkpoint: saved,
+        interrupted,
+    })
+}
+
+// -------------------------------------------------------------------- the steps
+
+/// Everything a run holds from one step to the next.
+struct Session<'a> {
+    cfg: &'a TrainConfig,
+    loss_cfg: LossConfig,
+    data: Dataset,
+    engine: Engine,
+    model: Model,
+    vars: Vec<(String, candle_core::Var)>,
+    quantized: bool,
+    reference: Option<Model>,
+    cpgd_correction: Option<f64>,
+    eval_sets: Vec<EvalSet>,
+    rewarder: Rewarder,
+    opt: AdamW,
+    schedule: LrSchedule,
+    dir: RunDir,
+    state: TrainerState,
+    metrics_out: JsonlWriter,
+    rollouts_out: JsonlWriter,
+}
+
+/// Per-token log-probs of every sample of a batch.
+type TokenLogprobs = Vec<Vec<f32>>;
+
+/// Wall-clock times of one step.
+struct Clock {
+    started: Instant,
+}
+
+impl Clock {
+    fn start() -> Self {
+        Self { started: Instant::now() }
+    }
+
+    fn seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+}
+
+/// One step's rollout batch and where its `π_old` came from.
+struct Sampled {
+    batch: RolloutBatch,
+    /// The sampler's log-probs when `π_old` is the trainer's own (quantized rollouts).
+    sampler_logp: Option<Vec<Vec<f32>>>,
+    /// `π_old` is the update's own detached forward (quantized rollouts, one update per step).
+    old_from_update: bool,
+    /// The sampler/trainer mismatch, when `π_old` was recomputed before the update.
+    mismatch: Option<Mismatch>,
+    quantize_s: f64,
+    rollout_s: f64,
+    recompute_s: f64,
+}
+
+impl<'a> Session<'a> {
+    /// Setup: data, model, reference, rewards, optimizer, run directory, and the state of a fresh
+    /// run or of the newest checkpoint.
+    fn start(cfg: &'a TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -> Result<Self> {
+        cfg.validate()?;
+        let loss_cfg = cfg.loss_config()?;
+        let device = policy::device(cfg.device)?;
+        let fields = Fields { problem: cfg.problem_field.clone(), answer: cfg.answer_field.clone(), id: "id".into() };
+        let data = Dataset::load(&cfg.data, &fields, cfg.task_size, cfg.seed)?;
+        for line in &data.skipped {
+            on_event(Event::Warning(&format!("skipped bad data line {line}")));
+        }
+        let engine = policy::load(cfg, &data, &device)?;
+        let quantized = cfg.quantized_rollouts();
+        let model = engine.model().clone();
+        let vars = model.vars().to_vec();
+        let cpgd_correction = cfg.cpgd_epoch_correction_eps()?;
+        let needs_ref = loss_cfg.ref_kl.is_some() || estimator_needs_kl(&loss_cfg.advantage);
+        let reference = if needs_ref { Some(policy::frozen_copy(&model)?) } else { None };
+        let eval_sets = load_eval_sets(cfg, &fields)?;
+        let overlong = match cfg.overlong_buffer_tokens() {
             0 => None,
             l => Some((cfg.max_new_tokens, l)),
-        },
-    };
-    let adam =
-        AdamWConfig { beta1: cfg.adam_beta1, beta2: cfg.adam_beta2, eps: cfg.adam_eps, weight_decay: cfg.weight_decay };
-    let mut opt = AdamW::new(&vars, adam)?;
-    let schedule = LrSchedule {
-        kind: cfg.lr_schedule,
-        peak: cfg.lr,
-        warmup: cfg.warmup_steps,
-        total: cfg.steps,
-        min_ratio: cfg.min_lr_ratio,
-    };
-    let run = RunDir::create(&cfg.out)?;
-    let mut state = TrainerState {
-        step: 0,
-        optimizer_steps: 0,
-        rng: TrainRng::new(derive_seed(&[cfg.seed, 1])),
-        data: PromptOrder::new(data.problems.len(), derive_seed(&[cfg.seed, 2])),
-        bad_streak: 0,
-        skipped_total: 0,
-        metrics_tail: None,
-    };
+        };
+        let rewarder = Rewarder::new(cfg.reward_kind()?, cfg.format_reward, overlong);
+        let adam = AdamWConfig {
+            beta1: cfg.adam_beta1,
+            beta2: cfg.adam_beta2,
+            eps: cfg.adam_eps,
+            weight_decay: cfg.weight_decay,
+        };
+        let mut opt = AdamW::new(&vars, adam)?;
+        let schedule = LrSchedule {
+            kind: cfg.lr_schedule,
+            peak: cfg.lr,
+            warmup: cfg.warmup_steps,
+            total: cfg.steps,
+            min_ratio: cfg.min_lr_ratio,
+        };
+        let dir = RunDir::create(&cfg.out)?;
+        let fresh = TrainerState {
+            step: 0,
+            optimizer_steps: 0,
+            rng: TrainRng::new(derive_seed(&[cfg.seed, 1])),
+            data: PromptOrder::new(data.problems.len(), derive_seed(&[cfg.seed, 2])),
+            bad_streak: 0,
+            skipped_total: 0,
+            metrics_tail: None,
+        };
+        let state = resume_state(cfg, resume, &dir, &engine, &mut opt, fresh, on_event)?;
+        dir.write_config(cfg)?;
+        let metrics_out = JsonlWriter::append(&dir.metrics_path())?;
+        let rollouts_out = JsonlWriter::append(&dir.rollouts_path())?;
+        on_event(Event::Start {
+            first_step: state.step,
+            total_steps: cfg.steps,
+            model: policy::describe_model(cfg),
+            problems: data.problems.len(),
+        });
+        Ok(Self {
+            cfg,
+            loss_cfg,
+            data,
+            engine,
+            model,
+            vars,
+            quantized,
+            reference,
+            cpgd_correction,
+            eval_sets,
+            rewarder,
+            opt,
+            schedule,
+            dir,
+            state,
+            metrics_out,
+            rollouts_out,
+        })
+    }
+
+    fn pad(&self) -> u32 {
+        self.engine.tokenizer().pad_id()
+    }
+
+    /// Step 1, rollout: P prompts x G responses, sampler log-probs as π_old, rewards from rlverify.
+    /// On the quantized decoder, π_old is the trainable model's own no-grad forward instead.
+    fn rollout(&mut self, step: u64, clock: &Clock) -> Result<Sampled> {
+        let cfg = self.cfg;
+        sync_decoder(&mut self.engine, self.quantized)?;
+        let quantize_s = clock.seconds();
+        let mut batch = rollout::collect(&self.engine, cfg, &self.data, &mut self.state.data, &self.rewarder, step)?;
+        let rollout_s = clock.seconds();
+        let recompute_started = Instant::now();
+        // With one update per step (one pass, one mini-batch) that update's own forward is at
+        // θ_old, so its detached log-probs are π_old and no separate forward is needed (as verl
+        // does on-policy); otherwise one no-grad forward of the trainable model recomputes π_old.
+        let old_from_update = self.quantized
+            && cfg.iterations == 1
+            && cfg.mini_batches == 1
+            && !estimator_needs_kl(&self.loss_cfg.advantage)
+            && !batch.samples.is_empty();
+        let sampler_logp: Option<Vec<Vec<f32>>> = if old_from_update {
+            Some(batch.samples.iter().map(|s| s.old_logp.clone()).collect())
+        } else if self.quantized && !batch.samples.is_empty() {
+            let trainer = detached_logprobs(&self.model, &batch.samples, cfg, self.pad())?;
+            Some(batch.samples.iter_mut().zip(trainer).map(|(s, t)| std::mem::replace(&mut s.old_logp, t)).collect())
+        } else {
+            None
+        };
+        let mismatch = match (&sampler_logp, old_from_update) {
+            (Some(sampler), false) => Some(Mismatch::of(&batch.samples, sampler)),
+            _ => None,
+        };
+        let recompute_s = recompute_started.elapsed().as_secs_f64();
+        Ok(Sampled { batch, sampler_logp, old_from_update, mismatch, quantize_s, rollout_s, recompute_s })
+    }
+
+    /// Step 2, advantages with the objective's estimator (per token, on the host), from the rewards
+    /// the rollout scored; the reference log-probs when the loss or the estimator needs them; the
+    /// truncated importance weights of a recomputed π_old.
+    fn advantages(&self, sampled: &mut Sampled) -> Result<(Option<TokenLogprobs>, Vec<Vec<f64>>)> {
+        let samples = &sampled.batch.samples;
+        let ref_logp = match &self.reference {
+            Some(r) if !samples.is_empty() => Some(detached_logprobs(r, samples, self.cfg, self.pad())?),
+            _ => None,
+        };
+        let mut advantages = compute_advantages(&self.loss_cfg.advantage, samples, ref_logp.as_deref())?;
+        if let (Some(cap), Some(sampler), false) = (self.cfg.tis_cap, &sampled.sampler_logp, sampled.old_from_update) {
+            let old: Vec<&[f32]> = samples.iter().map(|s| s.old_logp.as_slice()).collect();
+            let w = advantage::truncated_is(&mut advantages, &old, sampler, cap);
+            if let Some(m) = &mut sampled.mismatch {
+                m.tis_weight = Some(w);
+            }
+        }
+        Ok((ref_logp, advantages))
+    }
+
+    /// Step 3, updates: `--iterations` passes over the batch, each over `--mini-batches` (one optimizer
+    /// step each), with CPGD's epoch correction from the second pass on and the NaN guard.
+    #[allow(clippy::too_many_arguments)]
+    fn update(
+        &mut self,
+        step: u64,
+        lr: f64,
+        sampled: &Sampled,
+        ref_logp: Option<&[Vec<f32>]>,
+        advantages: &[Vec<f64>],
+        acc: &mut UpdateStats,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Result<()> {
+        let cfg = self.cfg;
+        let samples = &sampled.batch.samples;
+        if samples.is_empty() {
+            return Ok(());
+        }
+        let pad = self.pad();
+        for iteration in 0..cfg.iterations {
+            // CPGD §6.1 (arXiv:2505.12504): from the second pass on, A ← clip(sg π_{m-1}/π_old) · A.
+            let corrected = match self.cpgd_correction {
+                Some(eps) if iteration > 0 => {
+                    let prev = detached_logprobs(&self.model, samples, cfg, pad)?;
+                    let old: Vec<&[f32]> = samples.iter().map(|s| s.old_logp.as_slice()).collect();
+                    let (adv, mean_w) = cpgd::epoch_corrected_advantages(advantages, &prev, &old, eps)?;
+                    acc.cpgd_weights.push(mean_w);
+                    Some(adv)
+                }
+                _ => None,
+            };
+            let mut order: Vec<usize> = (0..samples.len()).collect();
+            self.state.rng.shuffle(&mut order);
+            for (mb, rows) in split_even(&order, cfg.mini_batches).into_iter().enumerate() {
+                let ctx = UpdateCtx {
+                    cfg,
+                    loss_cfg: &self.loss_cfg,
+                    model: &self.model,
+                    samples,
+                    advantages: corrected.as_deref().unwrap_or(advantages),
+                    ref_logp,
+                    inject_nan: cfg.inject_nan_at_step == Some(step) && iteration == 0 && mb == 0,
+                    sampler_logp: if sampled.old_from_update { sampled.sampler_logp.as_deref() } else { None },
+                    pad,
+                };
+                match compute_gradients(&ctx, &rows, acc)? {
+                    Gradients::Ok(grads) => {
+                        let norm = global_norm(&grads)?;
+                        if let Some(i) = norm.first_bad {
+                            let name = self.vars.get(i).map_or("?", |(n, _)| n.as_str());
+                            let cause = format!("non-finite gradient of `{name}` (grad norm {})", norm.norm);
+                            skip_update(&mut self.state, acc, cfg, step, &cause, on_event)?;
+                            continue;
+                        }
+                        self.state.bad_streak = 0;
+                        self.opt.step(&self.vars, &grads, clip_scale(norm.norm, cfg.grad_clip), lr)?;
+                        self.state.optimizer_steps = self.opt.steps();
+                        acc.grad_norms.push(norm.norm);
+                    }
+                    Gradients::Bad(cause) => skip_update(&mut self.state, acc, cfg, step, &cause, on_event)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 4, log: the metrics line, a few rollout samples, and the step event.
+    #[allow(clippy::too_many_arguments)]
+    fn log(
+        &mut self,
+        step: u64,
+        lr: f64,
+        sampled: &Sampled,
+        acc: &UpdateStats,
+        clock: &Clock,
+        train_s: f64,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Result<()> {
+        let batch = &sampled.batch;
+        let step_s = clock.seconds();
+        let mut line = metrics_line(step, batch, acc, lr, sampled.rollout_s, train_s, step_s);
+        if let (Some(m), Value::Object(map)) = (&acc.mismatch, &mut line) {
+            map.insert("rollout/logp_abs_diff".into(), m.abs_diff.into());
+            map.insert("rollout/kl_k3".into(), m.k3.into());
+            map.insert("time/recompute_s".into(), sampled.recompute_s.into());
+            map.insert("time/quantize_s".into(), sampled.quantize_s.into());
+            if let Some(w) = m.tis_weight {
+                map.insert("rollout/tis_weight_mean".into(), w.into());
+            }
+        }
+        self.metrics_out.write(&line)?;
+        for s in batch.samples.iter().take(self.cfg.save_rollouts) {
+            let p = &self.data.problems[s.problem];
+            self.rollouts_out.write(&json!({
+                "step": step, "id": p.id, "prompt": p.problem, "response": s.text,
+                "answer": p.answer, "reward": s.reward.total, "correct": s.reward.correct,
+            }))?;
+        }
+        on_event(Event::Step(&line));
+        self.state.step = step;
+        self.state.metrics_tail = Some(line);
+        Ok(())
+    }
+
+    /// Step 5, evaluation of the current weights on every evaluation set.
+    fn evaluate(&mut self, step: u64, on_event: &mut dyn FnMut(Event)) -> Result<()> {
+        sync_decoder(&mut self.engine, self.quantized)?;
+        run_eval(&self.engine, self.cfg, &self.eval_sets, step, &mut self.metrics_out, on_event)
+    }
+
+    /// Step 6, checkpoint: weights, optimizer and trainer state; older ones pruned.
+    fn checkpoint(&mut self, on_event: &mut dyn FnMut(Event)) -> Result<PathBuf> {
+        let dir = checkpoint::save(&self.dir.checkpoints(), &self.engine, &self.opt, &self.state)?;
+        checkpoint::prune(&self.dir.checkpoints(), self.cfg.keep_checkpoints)?;
+        on_event(Event::Checkpoint(&dir));
+        Ok(dir)
+    }
+}
+
+/// The state to start from: `fresh`, or with `resume` the newest checkpoint's (weights and
+/// optimizer restored into `engine` and `opt`); refuses to overwrite another run.
+fn resume_state(
+    cfg: &TrainConfig,
+    resume: bool,
+    run: &RunDir,
+    engine: &Engine,
+    opt: &mut AdamW,
+    fresh: TrainerState,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<TrainerState> {
     match (resume, checkpoint::latest(&run.checkpoints())?) {
         (true, Some(dir)) => {
-            state = checkpoint::restore(&dir, &engine, &mut opt)?;
+            let mut state = checkpoint::restore(&dir, engine, opt)?;
             if cfg.steps < state.step {
-                return Err(Error::InvalidConfig(format!(
+                return Err(Error::invalid_config(format!(
                     "--steps {} is below the step of the checkpoint `{}` ({}); pass --steps {} or more to continue \
                      the run, or start a new one with another --out",
                     cfg.steps,
@@ -150,187 +465,22 @@ pub fn train_until(
             }
             state.data = state.data.restored();
             run.truncate_after(state.step)?;
+            Ok(state)
         }
-        (true, None) => run.truncate_after(0)?,
+        (true, None) => {
+            run.truncate_after(0)?;
+            Ok(fresh)
+        }
         (false, _) => {
             if std::fs::metadata(run.metrics_path()).is_ok_and(|m| m.len() > 0) {
-                return Err(Error::InvalidConfig(format!(
+                return Err(Error::invalid_config(format!(
                     "`{}` already holds a run; continue it with --resume {0} or choose another --out",
                     run.root.display()
                 )));
             }
+            Ok(fresh)
         }
     }
-    run.write_config(cfg)?;
-    let mut metrics_out = JsonlWriter::append(&run.metrics_path())?;
-    let mut rollouts_out = JsonlWriter::append(&run.rollouts_path())?;
-    on_event(Event::Start {
-        first_step: state.step,
-        total_steps: cfg.steps,
-        model: policy::describe_model(cfg),
-        problems: data.problems.len(),
-    });
-    if cfg.eval_every > 0 && state.step == 0 {
-        sync_decoder(&mut engine, quantized)?;
-        run_eval(&engine, cfg, &eval_sets, 0, &mut metrics_out, on_event)?;
-    }
-
-    // ---------------------------------------------------------------- the loop
-    let mut saved: Option<PathBuf> = None;
-    let mut interrupted = false;
-    while state.step < cfg.steps {
-        let step = state.step + 1; // 1-based in metrics and checkpoint names
-        let started = Instant::now();
-        let lr = schedule.lr(state.step);
-
-        // 1. Rollout: P prompts x G responses, sampler log-probs as π_old, rewards from rlverify.
-        //    On the quantized decoder, π_old is the trainable model's own no-grad forward instead.
-        sync_decoder(&mut engine, quantized)?;
-        let quantize_s = started.elapsed().as_secs_f64();
-        let mut batch = rollout::collect(&engine, cfg, &data, &mut state.data, &rewarder, step)?;
-        let rollout_s = started.elapsed().as_secs_f64();
-        let recompute_started = Instant::now();
-        // With one update per step (one pass, one mini-batch) that update's own forward is at
-        // θ_old, so its detached log-probs are π_old and no separate forward is needed (as verl
-        // does on-policy); otherwise one no-grad forward of the trainable model recomputes π_old.
-        let old_from_update = quantized
-            && cfg.iterations == 1
-            && cfg.mini_batches == 1
-            && !estimator_needs_kl(&loss_cfg.advantage)
-            && !batch.samples.is_empty();
-        let sampler_logp: Option<Vec<Vec<f32>>> = if old_from_update {
-            Some(batch.samples.iter().map(|s| s.old_logp.clone()).collect())
-        } else if quantized && !batch.samples.is_empty() {
-            let trainer = detached_logprobs(&model, &batch.samples, cfg, engine.tokenizer().pad_id())?;
-            Some(batch.samples.iter_mut().zip(trainer).map(|(s, t)| std::mem::replace(&mut s.old_logp, t)).collect())
-        } else {
-            None
-        };
-        let mut acc = UpdateStats::default();
-        if let (Some(sampler), false) = (&sampler_logp, old_from_update) {
-            acc.mismatch = Some(Mismatch::of(&batch.samples, sampler));
-        }
-        let recompute_s = recompute_started.elapsed().as_secs_f64();
-
-        // 2. Advantages with the objective's estimator (per token, on the host).
-        let train_started = Instant::now();
-        let ref_logp = match &reference {
-            Some(r) if !batch.samples.is_empty() => {
-                Some(detached_logprobs(r, &batch.samples, cfg, engine.tokenizer().pad_id())?)
-            }
-            _ => None,
-        };
-        let mut advantages = compute_advantages(&loss_cfg.advantage, &batch.samples, ref_logp.as_deref())?;
-        if let (Some(cap), Some(sampler), false) = (cfg.tis_cap, &sampler_logp, old_from_update) {
-            let old: Vec<&[f32]> = batch.samples.iter().map(|s| s.old_logp.as_slice()).collect();
-            let w = advantage::truncated_is(&mut advantages, &old, sampler, cap);
-            if let Some(m) = &mut acc.mismatch {
-                m.tis_weight = Some(w);
-            }
-        }
-
-        // 3. Updates: iterations x mini-batches, each one optimizer step.
-        if !batch.samples.is_empty() {
-            for iteration in 0..cfg.iterations {
-                // CPGD §6.1 (arXiv:2505.12504): from the second pass on, A ← clip(sg π_{m-1}/π_old) · A.
-                let corrected = match cpgd_correction {
-                    Some(eps) if iteration > 0 => {
-                        let prev = detached_logprobs(&model, &batch.samples, cfg, engine.tokenizer().pad_id())?;
-                        let old: Vec<&[f32]> = batch.samples.iter().map(|s| s.old_logp.as_slice()).collect();
-                        let (adv, mean_w) = cpgd::epoch_corrected_advantages(&advantages, &prev, &old, eps)?;
-                        acc.cpgd_weights.push(mean_w);
-                        Some(adv)
-                    }
-                    _ => None,
-                };
-                let mut order: Vec<usize> = (0..batch.samples.len()).collect();
-                state.rng.shuffle(&mut order);
-                for (mb, rows) in split_even(&order, cfg.mini_batches).into_iter().enumerate() {
-                    let inject = cfg.inject_nan_at_step == Some(step) && iteration == 0 && mb == 0;
-                    let ctx = UpdateCtx {
-                        cfg,
-                        loss_cfg: &loss_cfg,
-                        model: &model,
-                        samples: &batch.samples,
-                        advantages: corrected.as_deref().unwrap_or(&advantages),
-                        ref_logp: ref_logp.as_deref(),
-                        inject_nan: inject,
-                        sampler_logp: if old_from_update { sampler_logp.as_deref() } else { None },
-                        pad: engine.tokenizer().pad_id(),
-                    };
-                    match compute_gradients(&ctx, &rows, &mut acc)? {
-                        Gradients::Ok(grads) => {
-                            let norm = global_norm(&grads)?;
-                            if let Some(i) = norm.first_bad {
-                                let name = vars.get(i).map_or("?", |(n, _)| n.as_str());
-                                skip_update(
-                                    &mut state,
-                                    &mut acc,
-                                    cfg,
-                                    step,
-                                    &format!("non-finite gradient of `{name}` (grad norm {})", norm.norm),
-                                    on_event,
-                                )?;
-                                continue;
-                            }
-                            state.bad_streak = 0;
-                            opt.step(&vars, &grads, clip_scale(norm.norm, cfg.grad_clip), lr)?;
-                            state.optimizer_steps = opt.steps();
-                            acc.grad_norms.push(norm.norm);
-                        }
-                        Gradients::Bad(cause) => skip_update(&mut state, &mut acc, cfg, step, &cause, on_event)?,
-                    }
-                }
-            }
-        }
-        let train_s = train_started.elapsed().as_secs_f64();
-
-        // 4. Metrics, rollout samples, evaluation, checkpoint.
-        let step_s = started.elapsed().as_secs_f64();
-        let mut line = metrics_line(step, &batch, &acc, lr, rollout_s, train_s, step_s);
-        if let (Some(m), Value::Object(map)) = (&acc.mismatch, &mut line) {
-            map.insert("rollout/logp_abs_diff".into(), m.abs_diff.into());
-            map.insert("rollout/kl_k3".into(), m.k3.into());
-            map.insert("time/recompute_s".into(), recompute_s.into());
-            map.insert("time/quantize_s".into(), quantize_s.into());
-            if let Some(w) = m.tis_weight {
-                map.insert("rollout/tis_weight_mean".into(), w.into());
-            }
-        }
-        metrics_out.write(&line)?;
-        for s in batch.samples.iter().take(cfg.save_rollouts) {
-            let p = &data.problems[s.problem];
-            rollouts_out.write(&json!({
-                "step": step, "id": p.id, "prompt": p.problem, "response": s.text,
-                "answer": p.answer, "reward": s.reward.total, "correct": s.reward.correct,
-            }))?;
-        }
-        on_event(Event::Step(&line));
-        state.step = step;
-        state.metrics_tail = Some(line);
-        if cfg.eval_every > 0 && (step.is_multiple_of(cfg.eval_every) || step == cfg.steps) {
-            sync_decoder(&mut engine, quantized)?;
-            run_eval(&engine, cfg, &eval_sets, step, &mut metrics_out, on_event)?;
-        }
-        interrupted = stop.load(Ordering::Relaxed);
-        if (cfg.save_every > 0 && step.is_multiple_of(cfg.save_every)) || step == cfg.steps || interrupted {
-            let dir = checkpoint::save(&run.checkpoints(), &engine, &opt, &state)?;
-            checkpoint::prune(&run.checkpoints(), cfg.keep_checkpoints)?;
-            on_event(Event::Checkpoint(&dir));
-            saved = Some(dir);
-        }
-        if interrupted {
-            break;
-        }
-    }
-    Ok(Outcome {
-        run_dir: run.root.clone(),
-        steps: state.step,
-        last_metrics: state.metrics_tail.clone(),
-        engine,
-        checkpoint: saved,
-        interrupted,
-    })
 }
 
 // -------------------------------------------------------------------- the pieces
@@ -436,7 +586,7 @@ fn compute_advantages(est: &Estimator, samples: &[Sample], ref_logp: Option<&[Ve
             .collect()
     });
     let ro = Rollout { rewards: &rewards, groups: &groups, lengths: &lengths, kl: kl.as_deref() };
-    advantage::compute(est, &ro)
+    Ok(advantage::compute(est, &ro)?)
 }
 
 /// Splits `items` into `n` contiguous parts whose sizes differ by at most one (no empty part).

@@ -4,7 +4,7 @@
 //! The expected settings are written out from the papers: CPGD (arXiv:2505.12504 §5.1, eq. 2),
 //! CFPO (arXiv:2601.22801 §5, eq. 8), DGPO (arXiv:2603.14389 §5.1, eq. 10).
 
-use rltrain::advantage::{self, CpgdWeight, Estimator, RewardEncoding, Rollout, Whitening};
+use rltrain::advantage::{self, CpgdWeight, Estimator, Rollout, Whitening};
 use rltrain::aggregate::AggMode;
 use rltrain::config::{Source, TrainConfig};
 use rltrain::objectives::{
@@ -12,6 +12,7 @@ use rltrain::objectives::{
     ObjectiveConfig, PgConfig, PgValue, PpoClipConfig,
 };
 use rltrain::presets::{Paper, PAPERS};
+use rlverify::RewardKind;
 use serde_json::json;
 
 const GROUP: Estimator = Estimator::GroupNorm { eps_std: 1e-6, unbiased: true };
@@ -29,7 +30,7 @@ fn recipe(objective: ObjectiveConfig, agg: AggMode, advantage: Estimator, drift:
 }
 
 /// Checks every objective of a paper against the settings written out here.
-fn check(paper: &str, want: &[(&str, LossConfig)], reward: RewardEncoding, temperature: f64) {
+fn check(paper: &str, want: &[(&str, LossConfig)], reward: RewardKind, temperature: f64) {
     let p = PAPERS.iter().find(|p| p.name() == paper).copied().unwrap_or(Paper::Cpgd);
     let mut names: Vec<&str> = want.iter().map(|(n, _)| *n).collect();
     names.sort_unstable();
@@ -39,7 +40,7 @@ fn check(paper: &str, want: &[(&str, LossConfig)], reward: RewardEncoding, tempe
     for (objective, loss) in want {
         let cfg = resolved(paper, objective);
         assert_eq!(cfg.loss_config().unwrap(), *loss, "{paper}/{objective}");
-        assert_eq!(cfg.reward_encoding().unwrap(), reward, "{paper}/{objective}");
+        assert_eq!(cfg.reward_kind().unwrap(), reward, "{paper}/{objective}");
         assert_eq!(cfg.temperature, temperature, "{paper}/{objective}");
         assert_eq!(cfg.sources.get("reward"), Some(&Source::Preset), "{paper}/{objective}");
     }
@@ -69,7 +70,7 @@ fn cpgd_preset_matches_the_paper() {
             ("cpgd", recipe(cpg, gtm, CPGD_STD, DRIFT)),
             ("cpgd-official", recipe(cpg, seq, CPGD_STD, DRIFT)),
         ],
-        RewardEncoding::ZeroOne,
+        RewardKind::Binary,
         1.0,
     );
 }
@@ -83,7 +84,7 @@ fn cfpo_preset_matches_the_paper() {
             ("grpo", recipe(PPO, seq, GROUP, None)),
             ("cfpo", recipe(ObjectiveConfig::Cfpo(CfpoConfig { eps: 0.2 }), seq, GROUP, None)),
         ],
-        RewardEncoding::ZeroOne,
+        RewardKind::Binary,
         0.9,
     );
 }
@@ -142,7 +143,7 @@ fn dgpo_preset_matches_the_paper() {
                 ),
             ),
         ],
-        RewardEncoding::PlusMinusOne,
+        RewardKind::Signed,
         1.0,
     );
     let cfg = resolved("dgpo", "dgpo");

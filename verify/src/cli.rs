@@ -1,14 +1,17 @@
 //! What the three command lines (`rlverify`, `rlbench`, `rltrain`) share, in the style of ruff and
 //! uv: `error: what`, one `Caused by:` per link of the chain, `hint:` where there is something to
 //! do; colour only on a terminal and never under `NO_COLOR`; a closed output pipe
-//! (`rlbench score f | head`) ends the program quietly with status 0.
+//! (`rlbench score f | head`) ends the program quietly with status 0; one typed exit status
+//! ([`Exit`]); the input-field flags ([`FieldArgs`]) and the device flag ([`DeviceSpec`], parsed
+//! without candle). Nothing here needs an async runtime or an HTTP stack (`rlverify serve` has
+//! its own feature).
 //!
 //! ```no_run
-//! use std::process::ExitCode;
-//! fn main() -> ExitCode {
+//! use rlverify::cli::Exit;
+//! fn main() -> std::process::ExitCode {
 //!     rlverify::cli::main(|| {
 //!         println!("42");
-//!         Ok(ExitCode::SUCCESS)
+//!         Ok(Exit::Success)
 //!     })
 //! }
 //! ```
@@ -17,16 +20,59 @@ use crate::input::{FieldPath, FieldSpec};
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
+pub use rlbase::DeviceSpec;
+
+/// How a command line ends: the exit status of all three binaries, written once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: done (also after a closed output pipe).
+    Success,
+    /// 1: done, with a negative result: a wrong answer, no answer found, malformed input lines,
+    /// samples missing from a run, a server that stopped with requests still running.
+    Negative,
+    /// 2: a usage, input or I/O error (what [`main`] returns for an `Err`; clap's usage errors too).
+    Error,
+    /// 130: interrupted (Ctrl-C) after saving what was done.
+    Interrupted,
+}
+
+impl Exit {
+    /// The numeric status.
+    pub const fn code(self) -> u8 {
+        match self {
+            Self::Success => 0,
+            Self::Negative => 1,
+            Self::Error => 2,
+            Self::Interrupted => 130,
+        }
+    }
+
+    /// [`Exit::Success`] when `ok`, else [`Exit::Negative`].
+    pub const fn negative_unless(ok: bool) -> Self {
+        if ok {
+            Self::Success
+        } else {
+            Self::Negative
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e.code())
+    }
+}
+
 /// Runs a command line's body: errors print as [`print_error`] and exit 2; a broken pipe, as an
 /// error or as the panic of `println!` into a closed pipe, exits 0 without a word.
-pub fn main(run: impl FnOnce() -> anyhow::Result<ExitCode>) -> ExitCode {
+pub fn main(run: impl FnOnce() -> anyhow::Result<Exit>) -> ExitCode {
     quiet_broken_pipe_panics();
     match run() {
-        Ok(code) => code,
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Ok(code) => code.into(),
+        Err(err) if is_broken_pipe(&err) => Exit::Success.into(),
         Err(err) => {
             print_error(&err);
-            ExitCode::from(2)
+            Exit::Error.into()
         }
     }
 }
@@ -74,7 +120,12 @@ pub fn print_error(err: &anyhow::Error) {
 
 /// Prints a warning.
 pub fn print_warning(message: &str) {
-    let _ = writeln!(io::stderr().lock(), "{} {message}", label("warning"));
+    let _ = writeln!(io::stderr().lock(), "{}", warning_line(message));
+}
+
+/// `warning: message` as [`print_warning`] writes it, for a progress bar's `println`.
+pub fn warning_line(message: &str) -> String {
+    format!("{} {message}", label("warning"))
 }
 
 /// Prints a per-line input error: `FILE:N: error: message`.

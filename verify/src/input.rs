@@ -135,7 +135,9 @@ impl FieldSpec {
 /// One response, or a list of K responses for the same gold.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Responses {
+    /// A single response (a string field).
     One(String),
+    /// K responses (a list field), scored against the same gold.
     Many(Vec<String>),
 }
 
@@ -167,6 +169,7 @@ pub struct Record {
     pub id: Option<(String, Value)>,
     /// The gold answer (a JSON number is turned into its decimal text).
     pub gold: String,
+    /// The response(s) to score.
     pub responses: Responses,
     /// One entry per response, in order.
     pub info: Vec<ResponseInfo>,
@@ -204,18 +207,32 @@ impl Record {
 /// Why a line could not be read. `Display` names the field involved.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum InputError {
+    /// The line is not JSON (serde_json's message).
     #[error("invalid JSON: {0}")]
     Json(String),
+    /// The line is not UTF-8 (the byte offset of the first bad byte).
     #[error("invalid UTF-8 at byte {0} of the line")]
     Utf8(usize),
+    /// The line is JSON but not an object (the kind it is).
     #[error("the line is a JSON {0}, expected an object")]
     NotObject(&'static str),
+    /// None of the response fields looked for (their names).
     #[error("no response field: looked for {}", quoted_list(.0))]
     NoResponseField(Vec<String>),
+    /// None of the gold fields looked for (their names).
     #[error("no gold field: looked for {}", quoted_list(.0))]
     NoGoldField(Vec<String>),
+    /// A field holds the wrong kind of value.
     #[error("field `{field}` must be {expected}, found {found}")]
-    WrongType { field: String, expected: &'static str, found: String },
+    WrongType {
+        /// The field's (dotted) name.
+        field: String,
+        /// What it must hold.
+        expected: &'static str,
+        /// What it holds.
+        found: String,
+    },
+    /// A chat field (a list of messages) has no assistant message (the field's name).
     #[error("field `{0}` is a chat without an assistant message")]
     NoAssistantMessage(String),
     /// A one-response row that cannot be told apart from other problems' rows.
@@ -544,6 +561,7 @@ pub struct JsonLines<R> {
 }
 
 impl<R: BufRead> JsonLines<R> {
+    /// Reads lines from `reader`, numbering them from 1.
     pub fn new(reader: R) -> Self {
         JsonLines { reader, next_number: 1, bytes_read: 0, done: false }
     }

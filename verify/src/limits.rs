@@ -57,13 +57,21 @@ impl Default for Limits {
 /// Which bound stopped the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LimitKind {
+    /// The response is longer than [`Limits`] allows.
     ResponseTooLong,
+    /// The extracted answer is longer than [`Limits`] allows.
     AnswerTooLong,
+    /// The expression nests deeper than [`Limits`] allows.
     TooDeep,
+    /// An integer has more digits than [`Limits`] allows.
     IntegerTooLarge,
+    /// An exponent is larger than [`Limits`] allows.
     ExponentTooLarge,
+    /// A factorial's argument is larger than [`Limits`] allows.
     FactorialTooLarge,
+    /// The comparison used up its step budget ([`Budget`]).
     StepBudget,
+    /// The comparison ran past its deadline ([`Budget`]).
     Deadline,
 }
 

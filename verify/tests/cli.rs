@@ -3,7 +3,7 @@
 //! wrong) and does not depend on how clever the extractor or the checker is.
 
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -292,19 +292,8 @@ fn io_errors_exit_2() {
 fn broken_pipe_exits_quietly() {
     let input: Vec<Value> = (0..30_000).map(|k| json!({"id": k, "response": "42", "gold": "42"})).collect();
     let path = temp_file("pipe.jsonl", &jsonl(&input));
-    let mut child = Command::new(BIN)
-        .args(["score", &path.to_string_lossy(), "-q"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut first = [0u8; 16];
-    stdout.read_exact(&mut first).expect("some output");
-    drop(stdout);
-    let out = child.wait_with_output().expect("wait");
-    assert_eq!(out.status.code(), Some(0));
-    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    let err = rl_tests::assert_quiet_into_closed_pipe(Command::new(BIN).args(["score", &path.to_string_lossy(), "-q"]));
+    assert!(err.is_empty(), "{err}");
 }
 
 #[test]

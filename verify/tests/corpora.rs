@@ -1,5 +1,6 @@
 //! Agreement of the verifier with the labelled corpora in `../shared/corpora`, and the hand
-//! adjudications in `tests/verifier_adjudications.jsonl`.
+//! adjudications in `tests/verifier_adjudications.jsonl` (compiled into the test-support crate,
+//! `rl_tests::VERIFIER_ADJUDICATIONS`).
 //!
 //! - `verifier_cases_dev.jsonl`: `{gold, pred, expected, note}`, curated equivalence cases;
 //! - `real_generations_dev.jsonl`: `{model, suite, problem_id, response, gold, label, label_source}`,
@@ -37,44 +38,25 @@ const MIN_AGREEMENT_VERIFIER_CASES: f64 = 0.835;
 /// two reward responses with no answer marker, which strict extraction reads no answer into.)
 const MIN_AGREEMENT_REAL_GENERATIONS: f64 = 0.988;
 
-fn corpora_dir() -> PathBuf {
-    match std::env::var_os("RLVERIFY_CORPORA_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"),
-    }
-}
-
-fn adjudications_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/verifier_adjudications.jsonl")
-}
-
-/// The rows of a JSONL file, or `None` (with a message) when the file does not exist.
-fn read_jsonl(path: &PathBuf) -> Option<Vec<Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            // CI runs beside `shared/`: there a missing corpus is a failure, not a silent pass.
-            if std::env::var_os("CI").is_some() {
-                panic!("{} is missing: CI runs beside the read-only `shared/` folder", path.display());
-            }
-            eprintln!("skipped: {} not found (the read-only `shared/` folder beside the workspace)", path.display());
-            return None;
-        }
-        Err(e) => panic!("cannot read {}: {e}", path.display()),
-    };
-    let rows = text
-        .lines()
+/// The rows of JSONL `text` (blank lines skipped); `name` names it in errors.
+fn parse_jsonl(name: &str, text: &str) -> Vec<Value> {
+    text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(k, l)| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}:{}: invalid JSON: {e}", path.display(), k + 1))
-        })
-        .collect();
-    Some(rows)
+        .map(|(k, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("{name}:{}: invalid JSON: {e}", k + 1)))
+        .collect()
 }
 
+/// A corpus of `$RLVERIFY_CORPORA_DIR`, else of `../shared/corpora` (the shared-data guard: a skip
+/// notice when it is missing, a failure under CI).
 fn corpus(name: &str) -> Option<Vec<Value>> {
-    read_jsonl(&corpora_dir().join(format!("{name}.jsonl")))
+    let file = format!("{name}.jsonl");
+    let path = match std::env::var_os("RLVERIFY_CORPORA_DIR") {
+        Some(dir) => PathBuf::from(dir).join(file),
+        None => rl_tests::shared_file(&format!("corpora/{file}"))?,
+    };
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    Some(parse_jsonl(&path.display().to_string(), &text))
 }
 
 fn str_field<'a>(row: &'a Value, field: &str) -> &'a str {
@@ -239,15 +221,15 @@ fn row_inputs<'a>(corpus: &str, row: &'a Value) -> (&'a str, &'a str) {
 
 #[test]
 fn adjudicated_verdicts_hold() {
-    let path = adjudications_path();
-    let adjudications = read_jsonl(&path).expect("tests/verifier_adjudications.jsonl is part of the repository");
-    assert!(!adjudications.is_empty(), "{} is empty", path.display());
+    let path = rl_tests::VERIFIER_ADJUDICATIONS_FILE;
+    let adjudications = parse_jsonl(path, rl_tests::VERIFIER_ADJUDICATIONS);
+    assert!(!adjudications.is_empty(), "{path} is empty");
     let mut corpora: BTreeMap<String, Option<Vec<Value>>> = BTreeMap::new();
     let cfg = Config::default();
     let mut failures = Vec::new();
     let mut checked = 0;
     for (k, adj) in adjudications.iter().enumerate() {
-        let at = format!("{}:{}", path.display(), k + 1);
+        let at = format!("{path}:{}", k + 1);
         let name = str_field(adj, "corpus");
         let key = adj.get("key").and_then(Value::as_object).unwrap_or_else(|| panic!("{at}: `key` must be an object"));
         let expected = adj.get("expected").and_then(Value::as_bool).unwrap_or_else(|| panic!("{at}: no `expected`"));

@@ -66,6 +66,11 @@ pub fn default_model_path() -> Result<PathBuf> {
     Ok(path)
 }
 
+/// True when the default model is already in the cache (no download needed).
+pub fn default_model_cached() -> bool {
+    is_valid_default_model(&model_cache_dir().join(DEFAULT_MODEL_FILE))
+}
+
 /// True when `path` is a complete copy of the default model.
 fn is_valid_default_model(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else { return false };

@@ -49,7 +49,11 @@ impl Completion {
 
 /// FNV-1a over token ids: ties a sample's seed to its prompt's content, not its position.
 fn prompt_hash(tokens: &[u32]) -> u64 {
-    tokens.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &t| (h ^ u64::from(t)).wrapping_mul(0x0100_0000_01b3))
+    let mut h = rlbase::Fnv1a::new();
+    for &t in tokens {
+        h.write_word(u64::from(t));
+    }
+    h.finish()
 }
 
 /// The seed of sample `sample_index` of `prompt`.

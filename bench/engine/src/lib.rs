@@ -29,6 +29,10 @@
 //! (no GPU is lent to the project's CI), and untested numeric kernels are the ones that silently
 //! corrupt gradients; it waits for a GPU profile that shows the composed ops are the bottleneck.
 
+#![warn(missing_docs)]
+// A library returns values; its binaries print.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
+
 mod batch;
 mod chat;
 mod config;
@@ -49,10 +53,11 @@ pub use chat::{ChatMessage, ChatTemplate, JinjaTemplate, SpecialTokens, FIXED_DA
 pub use config::{Arch, ModelConfig, RopeScaling};
 pub use cpu::QuantModel;
 pub use error::{Error, Result};
-pub use fetch::{default_model_path, model_cache_dir, DEFAULT_MODEL_FILE, DEFAULT_MODEL_PACKAGE};
+pub use fetch::{default_model_cached, default_model_path, model_cache_dir, DEFAULT_MODEL_FILE, DEFAULT_MODEL_PACKAGE};
 pub use generate::{sample_seed, Completion, FinishReason};
 pub use model::{Model, TokenLogProbs};
 pub use network::{parameter_names, KvCache, LayerInputs, Network, StepInput};
+pub use rlbase::DeviceSpec;
 pub use rng::Rng;
 pub use sampler::{sample_token, SamplingParams};
 pub use tokenizer::Tokenizer;
@@ -82,20 +87,21 @@ pub fn default_device() -> Device {
     Device::cuda_if_available(0).unwrap_or(Device::Cpu)
 }
 
-/// Parses a device argument: `auto` ([`default_device`]), `cpu`, `cuda` (GPU 0) or `cuda:N`.
-pub fn parse_device(arg: &str) -> Result<Device> {
-    let gpu = match arg {
-        "auto" => return Ok(default_device()),
-        "cpu" => return Ok(Device::Cpu),
-        "cuda" => 0,
-        _ => arg
-            .strip_prefix("cuda:")
-            .and_then(|n| n.parse().ok())
-            .ok_or_else(|| Error::Request(format!("unknown device `{arg}` (auto, cpu, cuda or cuda:N)")))?,
+/// Opens the device a command line named: `auto` ([`default_device`]), the CPU, or GPU `N`.
+pub fn open_device(spec: DeviceSpec) -> Result<Device> {
+    let gpu = match spec {
+        DeviceSpec::Auto => return Ok(default_device()),
+        DeviceSpec::Cpu => return Ok(Device::Cpu),
+        DeviceSpec::Cuda(n) => n,
     };
     Device::new_cuda(gpu).map_err(|e| {
         Error::Request(format!("cannot open GPU {gpu}: {e} (build with `--features cuda`, see scripts/build_cuda.sh)"))
     })
+}
+
+/// Parses and opens a device argument: `auto`, `cpu`, `cuda` (GPU 0) or `cuda:N` ([`DeviceSpec`]).
+pub fn parse_device(arg: &str) -> Result<Device> {
+    open_device(arg.parse().map_err(Error::Request)?)
 }
 
 /// Parses a dtype argument: `f32`, `bf16` or `f16`.

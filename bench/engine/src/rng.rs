@@ -1,17 +1,12 @@
 //! A small seeded random number generator (xoshiro256++), so samples and random weights depend
 //! only on the seed and never on a dependency's version.
 
-/// Mixes 64 bits (SplitMix64 finaliser); used to derive seeds.
-pub fn mix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use rlbase::{SplitMix64, GOLDEN_GAMMA};
 
-/// Derives one seed from several values (order matters).
+/// Derives one seed from several values (order matters): [`rlbase::derive_seed`] with the
+/// engine's salt.
 pub fn derive_seed(parts: &[u64]) -> u64 {
-    parts.iter().fold(0x5EED_u64, |acc, &p| mix64(acc ^ mix64(p)))
+    rlbase::derive_seed(0x5EED, parts)
 }
 
 /// xoshiro256++ generator.
@@ -23,12 +18,9 @@ pub struct Rng {
 impl Rng {
     /// A generator whose whole stream is determined by `seed`.
     pub fn new(seed: u64) -> Self {
-        let mut x = seed;
-        let mut next = || {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            mix64(x)
-        };
-        Rng { s: [next(), next(), next(), next()] }
+        // The state is four outputs of SplitMix64 started one step past `seed`.
+        let mut sm = SplitMix64::new(seed.wrapping_add(GOLDEN_GAMMA));
+        Rng { s: [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()] }
     }
 
     /// The next 64 random bits.

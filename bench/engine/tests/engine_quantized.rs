@@ -28,6 +28,9 @@ fn mean_abs_diff(a: &[f32], b: &[f32]) -> f32 {
 
 #[test]
 fn quantized_logits_track_the_dense_network_and_candles_q4_1_model() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let e = engine();
     assert_eq!(e.cpu_decode(), CpuDecode::Quantized);
     let q = e.quantized_model().expect("quantized weights");
@@ -64,6 +67,9 @@ fn quantized_logits_track_the_dense_network_and_candles_q4_1_model() {
 /// one flipped near-tie changes the rest of a completion, for llama.cpp as for us.)
 #[test]
 fn greedy_choices_agree_with_the_dense_path_except_near_ties() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let quantized = engine();
     let q = quantized.quantized_model().expect("quantized weights");
     let mut dense = quantized.clone();
@@ -104,6 +110,9 @@ fn greedy_choices_agree_with_the_dense_path_except_near_ties() {
 
 #[test]
 fn batched_quantized_decoding_equals_one_prompt_at_a_time() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let e = engine();
     let prompts: Vec<Vec<u32>> = ["Say hi.", "What is 7 * 6?"].iter().map(|q| prompt_ids(q)).collect();
     let params = SamplingParams { n: 2, temperature: 0.7, max_new_tokens: 8, seed: 5, ..Default::default() };
@@ -115,6 +124,9 @@ fn batched_quantized_decoding_equals_one_prompt_at_a_time() {
 
 #[test]
 fn updating_the_weights_switches_back_to_dense_decoding() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let mut e = engine().clone();
     let _ = e.model_mut();
     assert_eq!(e.cpu_decode(), CpuDecode::Dense);

@@ -32,6 +32,9 @@ fn argmax(v: &[f32]) -> usize {
 
 #[test]
 fn tokenizer_matches_the_reference_ids_and_round_trips() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let tok = engine().tokenizer();
     assert_eq!(tok.encode("<|im_start|>system\n").unwrap(), vec![1, 9690, 198]);
     assert_eq!(tok.encode("<|im_end|>").unwrap(), vec![2]);
@@ -53,6 +56,9 @@ fn tokenizer_matches_the_reference_ids_and_round_trips() {
 
 #[test]
 fn chat_template_comes_from_the_gguf() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let prompt = chat_prompt("Hi");
     assert_eq!(
         prompt,
@@ -63,6 +69,9 @@ fn chat_template_comes_from_the_gguf() {
 
 #[test]
 fn forward_matches_candle_llama_on_the_same_weights() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let model = engine().model();
     let ids = engine().tokenizer().encode(&chat_prompt("What is 2 + 3?")).unwrap();
     let ours = our_last_logits(&ids);
@@ -83,6 +92,9 @@ fn forward_matches_candle_llama_on_the_same_weights() {
 
 #[test]
 fn forward_agrees_with_the_quantized_gguf_model() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let path = default_model_path().unwrap();
     let mut file = std::fs::File::open(&path).unwrap();
     let content = candle_core::quantized::gguf_file::Content::read(&mut file).unwrap();
@@ -101,6 +113,9 @@ fn forward_agrees_with_the_quantized_gguf_model() {
 
 #[test]
 fn sampler_logprobs_equal_forward_logprobs_on_smollm2() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let e = engine();
     let prompts = [chat_prompt("What is 2 + 3?"), chat_prompt("Say hello.")];
     let ids: Vec<Vec<u32>> = prompts.iter().map(|p| e.tokenizer().encode(p).unwrap()).collect();
@@ -121,6 +136,9 @@ fn sampler_logprobs_equal_forward_logprobs_on_smollm2() {
 
 #[test]
 fn greedy_chat_answer_ends_with_eos() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     let e = engine();
     let out = e.generate(&[chat_prompt("Reply with one word: hello").into()], &SamplingParams::greedy(40)).unwrap();
     let c = &out[0][0];
@@ -132,6 +150,9 @@ fn greedy_chat_answer_ends_with_eos() {
 
 #[test]
 fn a_saved_folder_reloads_with_the_same_tokenizer_template_and_logits() {
+    if !rl_tests::network_allowed(rl_tests::DEFAULT_MODEL, rlengine::default_model_cached()) {
+        return;
+    }
     // What `rltrain` checkpoints of the default model go through: GGUF -> folder -> Engine::load.
     let e = engine();
     let dir = std::env::temp_dir().join(format!("rlbench-smollm2-folder-{}", std::process::id()));

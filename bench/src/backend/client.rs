@@ -27,7 +27,9 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
 pub struct Endpoint {
     /// `http` or `https`.
     pub scheme: String,
+    /// Host name or address.
     pub host: String,
+    /// Port (80 or 443 when the URL names none).
     pub port: u16,
     /// Path prefix without a trailing slash (`""` or `/proxy`); a trailing `/v1` is removed.
     pub base_path: String,
@@ -163,6 +165,7 @@ pub struct ClientOptions {
     pub api_key: Option<String>,
     /// Trust only these root certificates (from `--ca-cert`); `None` trusts Mozilla's roots.
     pub ca_certs: Option<CaCerts>,
+    /// Which proxy to use, if any.
     pub proxy: ProxyConfig,
     /// Connections kept open per endpoint (at least the requests in flight at once).
     pub max_idle_connections: usize,
@@ -178,6 +181,7 @@ impl ClientOptions {
 /// Root certificates read from a PEM file.
 #[derive(Clone, Debug)]
 pub struct CaCerts {
+    /// The PEM file they were read from.
     pub path: PathBuf,
     certs: Arc<Vec<Certificate<'static>>>,
 }
@@ -204,7 +208,9 @@ impl CaCerts {
 /// A complete HTTP response.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
+    /// HTTP status code.
     pub status: u16,
+    /// The whole body.
     pub body: Vec<u8>,
     /// `Retry-After` of the answer, capped at [`MAX_RETRY_AFTER`].
     pub retry_after: Option<Duration>,
@@ -229,6 +235,7 @@ impl std::fmt::Debug for HttpClient {
 }
 
 impl HttpClient {
+    /// A client of `endpoint` (keep-alive connections, TLS roots and proxy from `opts`).
     pub fn new(endpoint: Endpoint, opts: &ClientOptions) -> Result<HttpClient, BackendError> {
         let proxy_url = match &opts.proxy {
             ProxyConfig::FromEnv => proxy_from_env(&endpoint, |k| std::env::var(k).ok()),
@@ -268,6 +275,7 @@ impl HttpClient {
         })
     }
 
+    /// The endpoint this client talks to.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
     }

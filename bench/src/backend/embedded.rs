@@ -204,7 +204,7 @@ impl EmbeddedBackend {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(0);
         let count = self.unseeded.fetch_add(1, Ordering::Relaxed);
-        super::retry::splitmix64(nanos ^ super::retry::splitmix64(count))
+        rlbase::splitmix64(nanos ^ rlbase::splitmix64(count))
     }
 
     fn lock(&self) -> MutexGuard<'_, Queue> {

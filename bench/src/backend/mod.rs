@@ -7,23 +7,39 @@
 //!
 //! Retries live outside the backends ([`retry`]), so every backend gets the same policy.
 
+#[cfg(feature = "http")]
 pub mod client;
 #[cfg(feature = "embedded")]
 pub mod embedded;
+#[cfg(feature = "http")]
 pub mod fleet;
+#[cfg(feature = "http")]
 pub mod openai;
 pub mod retry;
+pub mod stats;
 
-pub use fleet::{EndpointStats, Fleet, FleetOptions};
-pub use openai::{Api, OpenAiBackend};
+#[cfg(feature = "http")]
+pub use fleet::{Fleet, FleetOptions};
+#[cfg(feature = "http")]
+pub use openai::OpenAiBackend;
 pub use retry::{with_retries, with_retries_until, RetryPolicy};
+pub use stats::EndpointStats;
 
 use crate::prompt::RenderedPrompt;
+use serde::{Deserialize, Serialize};
 
 /// Rows (prompts x samples) the embedded engine decodes together unless told otherwise (the
 /// engine's own `ModelSpec` default).
 pub const DEFAULT_ENGINE_BATCH: usize = 16;
-use serde::{Deserialize, Serialize};
+
+/// Which endpoint of the server to call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    /// `/v1/chat/completions`: the server applies the model's chat template to system + user.
+    Chat,
+    /// `/v1/completions`: the template's `completion` text is sent as is.
+    Completions,
+}
 
 /// Sampling settings of one request. Field names follow the embedded engine's `SamplingParams`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,6 +48,7 @@ pub struct SamplingParams {
     pub n: usize,
     /// Kept as f64 from the command line to the request body, so `0.6` is sent as `0.6`.
     pub temperature: f64,
+    /// Nucleus sampling mass.
     pub top_p: f64,
     /// Top-k cut-off; `None` leaves the server's default (vLLM/SGLang extension).
     pub top_k: Option<usize>,
@@ -46,6 +63,7 @@ pub struct SamplingParams {
 /// One generated completion.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Completion {
+    /// The generated text.
     pub text: String,
     /// `stop`, `length`, ... as the server reports it.
     pub finish_reason: Option<String>,
@@ -59,7 +77,9 @@ pub enum BackendError {
     /// The server answered with an error status.
     #[error("HTTP {status}: {body}")]
     Http {
+        /// The status code.
         status: u16,
+        /// The answer's body (the server's message).
         body: String,
         /// The answer's `Retry-After` (429 and 503), capped.
         retry_after: Option<std::time::Duration>,

@@ -1,19 +1,10 @@
 //! An OpenAI-compatible server as a [`Backend`] (vLLM, SGLang, TGI, llama.cpp server, ...).
 
 use super::client::{ClientOptions, Endpoint, HttpClient};
-use super::{Backend, BackendError, Completion, SamplingParams};
+use super::{Api, Backend, BackendError, Completion, SamplingParams};
 use crate::prompt::RenderedPrompt;
 use serde_json::{json, Value};
 use std::time::Duration;
-
-/// Which endpoint of the server to call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Api {
-    /// `/v1/chat/completions`: the server applies the model's chat template to system + user.
-    Chat,
-    /// `/v1/completions`: the template's `completion` text is sent as is.
-    Completions,
-}
 
 /// A client for one served model on one server.
 #[derive(Clone, Debug)]

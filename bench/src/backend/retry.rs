@@ -2,6 +2,7 @@
 //! a shorter backoff delay).
 
 use super::BackendError;
+use rlbase::splitmix64;
 use std::time::Duration;
 
 /// How often and how patiently to retry a failed request.
@@ -36,8 +37,11 @@ impl RetryPolicy {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("failed after {attempts} attempt(s) in {elapsed:.1}s: {last}")]
 pub struct RetryError {
+    /// Attempts made.
     pub attempts: u32,
+    /// Seconds spent on them.
     pub elapsed: f64,
+    /// The last attempt's error.
     pub last: BackendError,
 }
 
@@ -86,14 +90,6 @@ pub fn with_retries_until<T>(
             std::thread::sleep(left.min(SLICE));
         }
     }
-}
-
-/// SplitMix64 finaliser: a well-mixed 64-bit hash of a 64-bit value.
-pub fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

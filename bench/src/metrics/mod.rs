@@ -5,12 +5,14 @@ pub mod majority;
 pub mod overall;
 pub mod paired;
 pub mod pass_at_k;
+pub mod registry;
 pub mod stats;
 
 pub use majority::{Ballot, VoteGroup, Votes};
 pub use overall::{macro_average, overall, Overall};
 pub use paired::{paired_bootstrap, Bootstrap, PairedDiff};
 pub use pass_at_k::{ks_up_to, pass_at_k};
+pub use registry::{Metric, MetricName, METRICS};
 pub use stats::mean_stderr;
 
 use rlverify::{EquivOptions, Expr, Limits, Status};
@@ -21,7 +23,9 @@ use serde_json::{json, Map, Value};
 pub struct SampleResult {
     /// Sample index within its problem.
     pub sample: usize,
+    /// Whether the verifier judged it right.
     pub correct: bool,
+    /// The verifier's status (correct, wrong, no answer, truncated, ...).
     pub status: Status,
     /// The extracted final answer, if any.
     pub extracted: Option<String>,
@@ -88,7 +92,9 @@ impl ProblemTally {
 /// The metrics of one suite (or one scored file).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SuiteMetrics {
+    /// Problems scored.
     pub n_problems: usize,
+    /// Samples scored.
     pub n_samples: usize,
     /// The K the metrics are named for: the K a run asked for ([`SuiteMetrics::set_requested`]),
     /// else `k_min`. Keys stay `avg@K`, `maj@K`, `pass@1..K` even when samples are missing.
@@ -203,24 +209,10 @@ impl SuiteMetrics {
         self.missing_samples == 0
     }
 
-    /// The value of a metric by name: `pass@k`, `avg@K` / `avg`, `maj@K` / `maj`.
+    /// The value of a metric by name ([`MetricName`]): `pass@k`, `avg@K` / `avg`, `maj@K` / `maj`,
+    /// or any selectable metric of the registry.
     pub fn get(&self, metric: &str) -> Option<f64> {
-        let m = metric.trim().to_ascii_lowercase();
-        if let Some(k) = m.strip_prefix("pass@") {
-            let k: usize = k.parse().ok()?;
-            return self.pass_at.iter().find(|(kk, _)| *kk == k).map(|(_, v)| *v);
-        }
-        let (name, k) = m.split_once('@').map_or((m.as_str(), None), |(a, b)| (a, Some(b)));
-        if let Some(k) = k {
-            if k.parse::<usize>().ok() != Some(self.k) {
-                return None;
-            }
-        }
-        match name {
-            "avg" => Some(self.avg),
-            "maj" => Some(self.maj),
-            _ => None,
-        }
+        metric.parse::<MetricName>().ok()?.value(self)
     }
 
     /// One flat JSON object with stable keys: `n_problems`, `n_samples`, `k`, `pass@1`, `pass@2`,
@@ -242,16 +234,9 @@ impl SuiteMetrics {
         for k in ks {
             m.insert(format!("pass@{k}"), json!(self.pass_at.iter().find(|(kk, _)| *kk == k).map(|(_, v)| *v)));
         }
-        let k = self.k;
-        m.insert(format!("avg@{k}"), json!(self.avg));
-        m.insert(format!("avg@{k}_stderr"), json!(self.avg_stderr));
-        m.insert(format!("maj@{k}"), json!(self.maj));
-        m.insert("no_answer_rate".into(), json!(self.no_answer_rate));
-        m.insert("ambiguous_rate".into(), json!(self.ambiguous_rate));
-        m.insert("invalid_gold".into(), json!(self.invalid_gold));
-        m.insert("truncation_rate".into(), json!(self.truncation_rate));
-        m.insert("mean_chars".into(), json!(self.mean_chars));
-        m.insert("mean_tokens".into(), json!(self.mean_tokens));
+        for f in METRICS.iter().flat_map(|metric| metric.fields) {
+            m.insert(f.json_key(self.k), json!((f.value)(self)));
+        }
         m.insert("missing_samples".into(), json!(self.missing_samples));
         m.insert("incomplete_problems".into(), json!(self.incomplete_problems));
         if !self.short_problems.is_empty() {

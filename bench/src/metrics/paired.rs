@@ -11,7 +11,7 @@
 //!   the observed one as the observed one is from 0 (the bootstrap distribution shifted to the
 //!   null), as `(1 + count) / (1 + resamples)`, so never 0 and exactly 1 when nothing differs.
 
-use crate::backend::retry::splitmix64;
+use rlbase::splitmix64;
 
 /// The estimate of one difference.
 #[derive(Clone, Debug, PartialEq)]

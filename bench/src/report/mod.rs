@@ -24,7 +24,9 @@ pub type ProblemCounts = BTreeMap<String, (usize, usize)>;
 /// One suite of a scored run directory.
 #[derive(Clone, Debug)]
 pub struct ScoredSuite {
+    /// The suite's name.
     pub name: String,
+    /// Its metrics.
     pub metrics: SuiteMetrics,
     /// Per-problem counts (what `rlbench compare` pairs).
     pub problems: ProblemCounts,
@@ -33,7 +35,9 @@ pub struct ScoredSuite {
 /// A scored run directory.
 #[derive(Clone, Debug)]
 pub struct ScoredRun {
+    /// The run's manifest (`run.json`), when it has one.
     pub manifest: Option<RunManifest>,
+    /// Its suites, in manifest order.
     pub suites: Vec<ScoredSuite>,
 }
 
@@ -44,7 +48,6 @@ impl ScoredRun {
     }
 }
 
-/// One sentence per suite that lacks samples: how many, and that the run is incomplete.
 /// A note per suite with samples scored against a gold that cannot be read (`invalid_gold`):
 /// those samples score 0 whatever the model said, so the dataset row needs fixing.
 pub fn invalid_gold_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
@@ -61,6 +64,7 @@ pub fn invalid_gold_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
         .collect()
 }
 
+/// One sentence per suite that lacks samples: how many, and that the run is incomplete.
 pub fn incomplete_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
     suites
         .iter()

@@ -1,7 +1,8 @@
 //! Markdown, CSV and JSON renderings of a [`Report`].
 
 use super::Report;
-use crate::metrics::SuiteMetrics;
+use crate::metrics::registry::pct;
+use crate::metrics::{SuiteMetrics, METRICS};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -15,10 +16,6 @@ fn all_ks(suites: &[(String, SuiteMetrics)]) -> Vec<usize> {
     ks.sort_unstable();
     ks.dedup();
     ks
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}", 100.0 * x)
 }
 
 /// A Markdown table (values in percent), followed by the macro average and Overall.
@@ -43,15 +40,7 @@ pub fn markdown(r: &Report) -> String {
     }
     let mut head = vec!["suite".to_string(), "problems".into(), "K".into()];
     head.extend(ks.iter().map(|k| format!("pass@{k}")));
-    head.extend([
-        "avg@K ± se".into(),
-        "maj@K".into(),
-        "no answer".into(),
-        "ambiguous".into(),
-        "invalid gold".into(),
-        "truncated".into(),
-        "mean tokens".into(),
-    ]);
+    head.extend(METRICS.iter().map(|metric| metric.markdown.to_string()));
     let _ = writeln!(s, "| {} |", head.join(" | "));
     let _ = writeln!(s, "|{}", "---|".repeat(head.len()));
     for (name, m) in &r.suites {
@@ -60,13 +49,7 @@ pub fn markdown(r: &Report) -> String {
             let blank = if *k <= m.k { "n/a" } else { "" };
             row.push(m.pass_at.iter().find(|(kk, _)| kk == k).map_or(blank.into(), |(_, v)| pct(*v)));
         }
-        row.push(format!("{} ± {}", pct(m.avg), pct(m.avg_stderr)));
-        row.push(pct(m.maj));
-        row.push(pct(m.no_answer_rate));
-        row.push(pct(m.ambiguous_rate));
-        row.push(m.invalid_gold.to_string());
-        row.push(m.truncation_rate.map_or("n/a".into(), pct));
-        row.push(m.mean_tokens.map_or_else(|| format!("{:.0} chars", m.mean_chars), |t| format!("{t:.0}")));
+        row.extend(METRICS.iter().map(|metric| (metric.cell)(m)));
         let _ = writeln!(s, "| {} |", row.join(" | "));
     }
     let _ = writeln!(s);
@@ -115,21 +98,8 @@ pub fn csv(r: &Report) -> String {
     let ks = all_ks(&r.suites);
     let mut head = vec!["suite".to_string(), "n_problems".into(), "n_samples".into(), "k".into()];
     head.extend(ks.iter().map(|k| format!("pass@{k}")));
-    head.extend(
-        [
-            "avg",
-            "avg_stderr",
-            "maj",
-            "no_answer_rate",
-            "ambiguous_rate",
-            "invalid_gold",
-            "truncation_rate",
-            "mean_chars",
-            "mean_tokens",
-            "missing_samples",
-        ]
-        .map(String::from),
-    );
+    head.extend(METRICS.iter().flat_map(|metric| metric.fields).map(|f| f.csv.to_string()));
+    head.push("missing_samples".into());
     let mut s = head.join(",") + "\n";
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     for (name, m) in &r.suites {
@@ -137,18 +107,8 @@ pub fn csv(r: &Report) -> String {
         for k in &ks {
             row.push(opt(m.pass_at.iter().find(|(kk, _)| kk == k).map(|(_, v)| *v)));
         }
-        row.extend([
-            m.avg.to_string(),
-            m.avg_stderr.to_string(),
-            m.maj.to_string(),
-            m.no_answer_rate.to_string(),
-            m.ambiguous_rate.to_string(),
-            m.invalid_gold.to_string(),
-            opt(m.truncation_rate),
-            m.mean_chars.to_string(),
-            opt(m.mean_tokens),
-            m.missing_samples.to_string(),
-        ]);
+        row.extend(METRICS.iter().flat_map(|metric| metric.fields).map(|f| opt((f.value)(m))));
+        row.push(m.missing_samples.to_string());
         s.push_str(&(row.join(",") + "\n"));
     }
     s

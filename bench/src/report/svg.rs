@@ -56,8 +56,11 @@ pub struct Chart {
     pub title: String,
     /// Label under the x axis.
     pub x_label: String,
+    /// Scale of the x axis.
     pub x_axis: XAxis,
+    /// Range of the y axis.
     pub y_axis: YAxis,
+    /// The lines, one legend entry each.
     pub series: Vec<Series>,
 }
 

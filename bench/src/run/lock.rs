@@ -19,9 +19,22 @@ pub struct RunLock {
 pub enum LockError {
     /// Another process (or another run in this one) holds the lock.
     #[error("{dir} is in use by another rlbench run ({owner}; lock file {lock}); wait for it to finish or pass another --out")]
-    Busy { dir: PathBuf, lock: PathBuf, owner: String },
+    Busy {
+        /// The run directory.
+        dir: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
+        /// Who holds it (process id and host).
+        owner: String,
+    },
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    /// The lock file could not be created or read.
+    Io {
+        /// The lock file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
 }
 
 impl RunLock {

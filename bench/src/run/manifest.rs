@@ -14,9 +14,13 @@ pub struct SamplingSettings {
     pub k: usize,
     /// f64 as typed, so run.json records `0.6`, not `0.6000000238418579`.
     pub temperature: f64,
+    /// Nucleus sampling mass.
     pub top_p: f64,
+    /// Top-k cut-off (`None`: the server's default).
     pub top_k: Option<usize>,
+    /// Most new tokens per completion.
     pub max_tokens: usize,
+    /// Stop strings.
     pub stop: Vec<String>,
     /// Base seed; each request's seed is derived from it, the suite, the problem id and the first
     /// sample index of the request.
@@ -45,6 +49,7 @@ impl Default for SamplingSettings {
 /// The prompt template used.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PromptInfo {
+    /// The template's name.
     pub name: String,
     /// [`crate::prompt::PromptTemplate::hash`].
     pub hash: String,
@@ -53,6 +58,7 @@ pub struct PromptInfo {
 /// Everything that identifies a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunManifest {
+    /// The rlbench version that created the run.
     pub rlbench_version: String,
     /// `rlverify::VERSION` when the run was created (scores are always recomputed with the current
     /// verifier; see `verifier_version_scored` in reports).
@@ -65,7 +71,9 @@ pub struct RunManifest {
     pub model: String,
     /// Server URL, for OpenAI-compatible backends (may change between resumes).
     pub endpoint: Option<String>,
+    /// The prompt template.
     pub prompt: PromptInfo,
+    /// The sampling settings.
     pub sampling: SamplingSettings,
     /// Suites generated so far (a resume may add suites).
     pub suites: Vec<String>,

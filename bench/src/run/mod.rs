@@ -20,10 +20,11 @@ pub use lock::{LockError, RunLock, LOCK_FILE};
 pub use manifest::{utc_now, PromptInfo, RunManifest, SamplingSettings, MANIFEST_FILE};
 pub use store::{read_records, scan_and_repair, Appender, Record, Scan, StoreError};
 
-use crate::backend::retry::splitmix64;
 use crate::backend::{with_retries_until, Backend, BackendError, Completion, RetryPolicy, SamplingParams};
-use crate::prompt::{Fnv, PromptTemplate};
+use crate::prompt::PromptTemplate;
 use crate::suite::LoadedSuite;
+use rlbase::splitmix64;
+use rlbase::Fnv1a as Fnv;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -34,11 +35,15 @@ use std::sync::{mpsc, Mutex};
 pub struct RunSpec {
     /// The run directory.
     pub out: PathBuf,
+    /// The suites to generate for.
     pub suites: Vec<LoadedSuite>,
+    /// The prompt template.
     pub prompt: PromptTemplate,
+    /// K and the sampling settings.
     pub sampling: SamplingSettings,
     /// Requests in flight at once.
     pub concurrency: usize,
+    /// How failed requests are retried.
     pub retry: RetryPolicy,
     /// Stop starting requests once this many have failed for good with a server-side error
     /// (unreachable, timed out, 5xx after retries; a request the server rejects as invalid does
@@ -53,10 +58,15 @@ pub struct RunSpec {
 /// A request that failed for good (after retries).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Failure {
+    /// The suite of the problem.
     pub suite: String,
+    /// The problem id.
     pub id: String,
+    /// The first sample index the request asked for.
     pub first_sample: usize,
+    /// Samples the request asked for.
     pub count: usize,
+    /// The last error.
     pub error: String,
 }
 
@@ -69,6 +79,7 @@ pub struct RunOutcome {
     pub already_present: usize,
     /// Completions still missing (from failed requests, and those not started).
     pub missing: usize,
+    /// Requests that failed for good.
     pub failures: Vec<Failure>,
     /// Bytes of partial last lines cut off during the resume scan.
     pub cut_bytes: u64,
@@ -84,12 +95,21 @@ pub struct RunOutcome {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error("{dir} was created with other settings, so it cannot be resumed by this command:\n  {}\nuse the original settings, or pass another --out", .conflicts.join("\n  "))]
-    Conflict { dir: PathBuf, conflicts: Vec<String> },
+    /// The run directory was created with other settings.
+    Conflict {
+        /// The run directory.
+        dir: PathBuf,
+        /// Each differing setting, `name: was -> now`.
+        conflicts: Vec<String>,
+    },
     #[error("{0}")]
+    /// A file of the run directory could not be read or written.
     Io(String),
     #[error(transparent)]
+    /// The completions file.
     Store(#[from] StoreError),
     #[error(transparent)]
+    /// The run directory's lock.
     Lock(#[from] LockError),
 }
 

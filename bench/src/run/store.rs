@@ -17,10 +17,13 @@ pub struct Record {
     pub sample: usize,
     /// The gold answer (kept so the run directory scores on its own).
     pub answer: String,
+    /// The completion text.
     pub response: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `stop`, `length`, ... as the backend reported it.
     pub finish_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Completion tokens, when known.
     pub tokens: Option<u64>,
     /// The seed of the request that produced this completion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,9 +34,23 @@ pub struct Record {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    /// The file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
     #[error("{path}:{line}: corrupt record ({message}); only an unterminated last line is repaired automatically")]
-    Corrupt { path: PathBuf, line: usize, message: String },
+    /// A line in the middle of the file is not a record.
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// Its line number (from 1).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// What a scan of an existing file found.

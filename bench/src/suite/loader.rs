@@ -20,8 +20,11 @@ pub struct Problem {
 /// A suite read from disk.
 #[derive(Clone, Debug)]
 pub struct LoadedSuite {
+    /// The suite's name.
     pub name: String,
+    /// The file it was read from.
     pub path: PathBuf,
+    /// Its problems, in file order (after `--limit`).
     pub problems: Vec<Problem>,
     /// Non-fatal problems found while loading (e.g. an unexpected count).
     pub warnings: Vec<String>,
@@ -30,8 +33,11 @@ pub struct LoadedSuite {
 /// Field names of a problem file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fields {
+    /// Field of the problem text.
     pub problem: String,
+    /// Field of the gold answer.
     pub answer: String,
+    /// Field of the problem id.
     pub id: String,
 }
 

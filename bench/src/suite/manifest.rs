@@ -4,7 +4,7 @@ use super::{Fields, SuiteError};
 use serde::Deserialize;
 
 /// The manifest shipped with rlbench.
-const BUILTIN: &str = include_str!("../../../data/suites.json");
+const BUILTIN: &str = include_str!("../../data/suites.json");
 
 /// One suite of the manifest.
 #[derive(Clone, Debug, Deserialize)]
@@ -42,6 +42,7 @@ impl SuiteSpec {
 /// The list of known suites.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Manifest {
+    /// Every suite, in the order reports list them.
     pub suites: Vec<SuiteSpec>,
 }
 

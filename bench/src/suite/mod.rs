@@ -14,16 +14,40 @@ use std::path::{Path, PathBuf};
 pub enum SuiteError {
     /// The suite name is neither in the manifest nor an existing file.
     #[error("unknown suite `{name}`; known suites: {known}; or give a path to a JSONL file")]
-    Unknown { name: String, known: String },
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The manifest's suites, comma-separated.
+        known: String,
+    },
     /// The suite's file is in none of the searched directories.
     #[error("suite `{name}`: `{file}` not found in any data directory (searched: {searched}); pass --data-dir or set RLVR_DATA_DIR")]
-    NotFound { name: String, file: String, searched: String },
+    NotFound {
+        /// The suite.
+        name: String,
+        /// Its file name.
+        file: String,
+        /// The directories searched, comma-separated.
+        searched: String,
+    },
     /// The file could not be read.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
     /// A line of the file is not a valid problem.
     #[error("{path}:{line}: {message}")]
-    Row { path: PathBuf, line: usize, message: String },
+    Row {
+        /// The file.
+        path: PathBuf,
+        /// The line number (from 1).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// The manifest itself is malformed.
     #[error("suite manifest: {0}")]
     Manifest(String),

@@ -1198,20 +1198,5 @@ pub fn is_sign_name(name: &str) -> bool {
     matches!(name, "sgn" | "sign" | "signum")
 }
 
-/// FNV-1a hash of bytes (deterministic across runs and platforms).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// One step of the splitmix64 generator.
-pub fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+/// FNV-1a and one SplitMix64 step: the workspace's one copy (`rlbase`).
+pub use rlbase::{fnv1a, splitmix64};

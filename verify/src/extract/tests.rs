@@ -478,11 +478,8 @@ fn token_soup() {
 /// no panic, and prints how many extractions equal the gold text exactly.
 #[test]
 fn real_generations_corpus() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpora/real_generations_dev.jsonl");
-    let Ok(data) = std::fs::read_to_string(path) else {
-        eprintln!("skipped: {path} not found");
-        return;
-    };
+    let Some(path) = rl_tests::shared_file("corpora/real_generations_dev.jsonl") else { return };
+    let data = std::fs::read_to_string(&path).expect("read the corpus");
     let (mut n, mut found, mut exact) = (0usize, 0usize, 0usize);
     let (mut labelled_right, mut labelled_right_exact) = (0usize, 0usize);
     for line in data.lines() {

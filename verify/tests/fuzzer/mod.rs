@@ -72,11 +72,8 @@ impl Rng {
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0 = self.0.wrapping_add(rlbase::GOLDEN_GAMMA);
+        rlbase::mix64(self.0)
     }
 
     /// Uniform in `0..n` (`n > 0`).
@@ -212,7 +209,7 @@ impl Seeds {
     pub fn shared_dir() -> PathBuf {
         match std::env::var_os("RLVERIFY_SHARED_DIR") {
             Some(dir) => PathBuf::from(dir),
-            None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+            None => rl_tests::shared_dir(),
         }
     }
 

@@ -2,11 +2,11 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rlbench::backend::{FleetOptions, RetryPolicy, DEFAULT_ENGINE_BATCH};
-use rlbench::metrics::Bootstrap;
+use rlbench::metrics::{Bootstrap, MetricName};
 use rlbench::prompt::DEFAULT_PROMPT;
 use rlbench::run::SamplingSettings;
 use rlbench::suite::Fields;
-pub use rlverify::cli::FieldArgs;
+pub use rlverify::cli::{DeviceSpec, FieldArgs};
 use std::path::PathBuf;
 
 /// Evaluate math reasoning models: unbiased Pass@k, Avg@K, Maj@K over standard suites.
@@ -130,8 +130,8 @@ pub struct RunArgs {
     pub cpu_decode: CpuDecodeArg,
     /// Device of the embedded engine: auto (the first GPU of a `--features cuda` build, else the
     /// CPU), cpu, cuda or cuda:N.
-    #[arg(long, default_value = "auto", value_parser = parse_device, help_heading = "Backend")]
-    pub device: String,
+    #[arg(long, default_value_t = DeviceSpec::Auto, help_heading = "Backend")]
+    pub device: DeviceSpec,
     /// Weight dtype of the embedded engine. Recorded in the backend kind when not f32.
     #[arg(long, value_enum, default_value_t = DtypeArg::Auto, help_heading = "Backend")]
     pub dtype: DtypeArg,
@@ -210,9 +210,10 @@ pub struct ReportOptions {
     /// Baseline scores for CPGD's Overall: a previous metrics.json, or {"suite": value}.
     #[arg(long, help_heading = "Report")]
     pub baseline: Option<PathBuf>,
-    /// Metric of the macro average and Overall: pass@k, avg, maj (or avg@K, maj@K).
-    #[arg(long, default_value = "pass@1", help_heading = "Report", value_parser = parse_metric)]
-    pub metric: String,
+    /// Metric of the macro average and Overall: pass@k, avg, maj (or avg@K, maj@K; any selectable
+    /// metric of `rlbench::metrics::METRICS`).
+    #[arg(long, default_value = "pass@1", help_heading = "Report")]
+    pub metric: MetricName,
     /// Scoring threads (default: all cores).
     #[arg(long, help_heading = "Report")]
     pub threads: Option<usize>,
@@ -290,29 +291,6 @@ fn parse_positive(s: &str) -> Result<usize, String> {
         Ok(0) => Err("must be 1 or more".to_string()),
         Ok(n) => Ok(n),
         Err(e) => Err(format!("`{s}` is not a whole number: {e}")),
-    }
-}
-
-/// A metric name as `--metric` takes it (whether a suite has it is known only after scoring).
-fn parse_metric(s: &str) -> Result<String, String> {
-    let m = s.trim().to_ascii_lowercase();
-    let (name, k) = m.split_once('@').map_or((m.as_str(), None), |(a, b)| (a, Some(b)));
-    let k_ok = k.is_none_or(|k| k.parse::<usize>().is_ok_and(|k| k >= 1));
-    match name {
-        "pass" if k.is_some() && k_ok => Ok(m),
-        "avg" | "maj" if k_ok => Ok(m),
-        _ => Err(format!("`{s}` is not a metric: pass@k, avg, maj, avg@K or maj@K (k, K 1 or more)")),
-    }
-}
-
-/// A device as `--device` takes it; whether it can be opened is known when the engine loads.
-fn parse_device(s: &str) -> Result<String, String> {
-    let s = s.trim();
-    let gpu_ok = s.strip_prefix("cuda:").is_some_and(|n| n.parse::<usize>().is_ok());
-    if matches!(s, "auto" | "cpu" | "cuda") || gpu_ok {
-        Ok(s.to_string())
-    } else {
-        Err(format!("unknown device `{s}`: auto, cpu, cuda or cuda:N"))
     }
 }
 
@@ -532,7 +510,7 @@ mod tests {
         }
         for (metric, kept) in [("pass@4", "pass@4"), ("avg", "avg"), ("Maj@8", "maj@8"), ("avg@16", "avg@16")] {
             match run(&["--metric", metric]) {
-                Ok(Command::Run(r)) => assert_eq!(r.report.metric, kept),
+                Ok(Command::Run(r)) => assert_eq!(r.report.metric.to_string(), kept),
                 other => panic!("{metric}: {other:?}"),
             }
         }

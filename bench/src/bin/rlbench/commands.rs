@@ -10,13 +10,13 @@ use rlbench::report::{self, load_baseline, Report};
 use rlbench::run::{self, RunSpec, SamplingSettings};
 use rlbench::score::score_reader;
 use rlbench::suite::{find_suite_file, load_suite, Fields, Manifest, SuiteQuery};
+use rlverify::cli::Exit;
 use rlverify::Config;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+pub fn dispatch(cli: Cli) -> Result<Exit> {
     match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Score(a) => cmd_score(a),
@@ -47,21 +47,22 @@ fn progress_bar(total: u64, what: &str) -> ProgressBar {
 }
 
 fn build_report(suites: Vec<(String, rlbench::SuiteMetrics)>, opts: &ReportOptions) -> Result<Report> {
+    let metric = opts.metric.to_string();
     let baseline = match &opts.baseline {
-        Some(p) => Some((p.clone(), load_baseline(p, &opts.metric).map_err(|e| anyhow!(e))?)),
+        Some(p) => Some((p.clone(), load_baseline(p, &metric).map_err(|e| anyhow!(e))?)),
         None => None,
     };
     if let Some((_, first)) = suites.first() {
-        if suites.iter().all(|(_, m)| m.get(&opts.metric).is_none()) {
+        if suites.iter().all(|(_, m)| opts.metric.value(m).is_none()) {
             let mut names: Vec<String> = first.pass_at.iter().map(|(k, _)| format!("pass@{k}")).collect();
-            names.extend(["avg".to_string(), "maj".to_string()]);
-            bail!("--metric {}: no suite has it; available: {}", opts.metric, names.join(", "));
+            names.extend(rlbench::metrics::METRICS.iter().filter(|m| m.selectable).map(|m| m.name.to_string()));
+            bail!("--metric {metric}: no suite has it; available: {}", names.join(", "));
         }
     }
-    Ok(Report::new(suites, &opts.metric, baseline))
+    Ok(Report::new(suites, &metric, baseline))
 }
 
-fn cmd_run(a: RunArgs) -> Result<ExitCode> {
+fn cmd_run(a: RunArgs) -> Result<Exit> {
     init_threads(a.report.threads);
     if a.k == 0 {
         bail!("--samples must be at least 1");
@@ -90,7 +91,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     for n in &names {
         let s = load_suite(&manifest, n, &query)?;
         for w in &s.warnings {
-            eprintln!("warning: {w}");
+            rlverify::cli::print_warning(w);
         }
         suites.push(s);
     }
@@ -171,13 +172,13 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         eprintln!("resume: cut an unterminated last line ({} bytes) left by an interrupted run", outcome.cut_bytes);
     }
     if outcome.duplicates > 0 {
-        eprintln!("warning: {} duplicate (problem, sample) records ignored", outcome.duplicates);
+        rlverify::cli::print_warning(&format!("{} duplicate (problem, sample) records ignored", outcome.duplicates));
     }
     eprintln!("{} completions generated, {} already present", outcome.generated, outcome.already_present);
     if outcome.generated + outcome.already_present == 0 && outcome.missing > 0 {
         // Nothing to score: say what failed, not that a metric is missing.
         print_failures(&outcome);
-        return Ok(ExitCode::from(1));
+        return Ok(Exit::Negative);
     }
 
     let cfg = Config::default();
@@ -192,9 +193,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     }
     if outcome.missing > 0 {
         print_failures(&outcome);
-        return Ok(ExitCode::from(1));
+        return Ok(Exit::Negative);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// The failed requests (the first few, then a count), and how to continue.
@@ -256,12 +257,14 @@ fn server_fleet(a: &RunArgs, urls: &[String], api: Api, timeout: Duration, concu
         .collect::<Result<Vec<_>>>()?;
     let fleet = Fleet::new(backends, FleetOptions { down_timeout, ..FleetOptions::default() })?;
     for url in fleet.check()? {
-        eprintln!("warning: {url} does not list its models (GET /v1/models: 404); --served-model is not checked");
+        rlverify::cli::print_warning(&format!(
+            "{url} does not list its models (GET /v1/models: 404); --served-model is not checked"
+        ));
     }
     Ok(fleet)
 }
 
-fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
+fn cmd_score(a: ScoreArgs) -> Result<Exit> {
     init_threads(a.report.threads);
     let threads = rayon::current_num_threads();
     let start = Instant::now();
@@ -335,10 +338,10 @@ fn cmd_score(a: ScoreArgs) -> Result<ExitCode> {
     } else {
         print!("{}", report::markdown(&rep));
     }
-    Ok(if read.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if read.errors.is_empty() { Exit::Success } else { Exit::Negative })
 }
 
-fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
+fn cmd_report(a: ReportArgs) -> Result<Exit> {
     init_threads(a.report.threads);
     let (manifest, scored) = report::score_run_dir(&a.run_dir, &Config::default()).map_err(|e| anyhow!(e))?;
     let mut rep = build_report(scored, &a.report)?;
@@ -351,16 +354,19 @@ fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     }
     if rep.is_incomplete() && !a.allow_partial {
         let missing: usize = rep.suites.iter().map(|(_, m)| m.missing_samples).sum();
-        eprintln!(
-            "error: {} is incomplete: {missing} samples are missing (see the notes above); re-run the same `rlbench run` command to complete it, or pass --allow-partial to accept a partial report",
+        rlverify::cli::print_error(&anyhow!(
+            "{} is incomplete: {missing} samples are missing (see the notes above)",
             a.run_dir.display()
+        ));
+        rlverify::cli::print_hint(
+            "re-run the same `rlbench run` command to complete it, or pass --allow-partial to accept a partial report",
         );
-        return Ok(ExitCode::from(1));
+        return Ok(Exit::Negative);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
-fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
+fn cmd_compare(a: CompareArgs) -> Result<Exit> {
     use rlbench::compare;
     init_threads(a.threads);
     let cfg = Config::default();
@@ -391,10 +397,10 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     } else {
         print!("{}", compare::markdown(&c, &name_a, &name_b));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
-fn cmd_suites(a: DataArgs) -> Result<ExitCode> {
+fn cmd_suites(a: DataArgs) -> Result<Exit> {
     let manifest = Manifest::builtin()?;
     for s in &manifest.suites {
         let place = match find_suite_file(&s.file, a.data_dir.as_deref()) {
@@ -404,14 +410,14 @@ fn cmd_suites(a: DataArgs) -> Result<ExitCode> {
         let count = s.count.map_or("?".to_string(), |c| c.to_string());
         println!("{:<14} {:>5} problems  {:<8} {}  [{}]", s.name, count, s.answer_type, s.description, place);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
-fn cmd_prompts() -> Result<ExitCode> {
+fn cmd_prompts() -> Result<Exit> {
     for t in PromptTemplate::builtins() {
         println!("{:<8} {}  {}", t.name, t.hash(), t.description);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// The embedded engine as a backend, and the requests in flight that fill its batch.
@@ -424,7 +430,7 @@ fn embedded_backend(a: &RunArgs, api: Api) -> Result<(Box<dyn Backend>, usize)> 
         engine::Error::Request(message) => anyhow!("--model: {message}"),
         other => anyhow!("--model: {other}"),
     })?;
-    spec.device = engine::parse_device(&a.device).map_err(|e| anyhow!("--device: {e}"))?;
+    spec.device = engine::open_device(a.device).map_err(|e| anyhow!("--device: {e}"))?;
     spec.dtype = match a.dtype {
         DtypeArg::Auto if spec.device.is_cpu() => Some(engine::DType::F32),
         DtypeArg::Auto => None,

@@ -1,14 +1,19 @@
 //! What the user typed. Every training flag is optional here, so that it overrides the config
 //! file, the paper preset and the defaults only when given (an unset flag serialises to `null`,
 //! which `TrainConfig::resolve` ignores); `config.rs` of the library holds the resolved values.
-//! The `[default: ...]` notes are checked against `TrainConfig::default()` by a test below.
+//! The `[default: ...]` notes of the help are filled from `TrainConfig::default()` (and a
+//! pretrained model's defaults) when the command is built ([`command`]); only the defaults that
+//! are rules (`on for dapo`) are written by hand.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use rltrain::config::{pretrained_defaults, TrainConfig, CPGD_WEIGHT_CAP};
 use rltrain::config::{ObjectiveOverrides, Paper, PromptTemplate, RewardChoice, RolloutDecode, TokenizerChoice};
 use rltrain::optim::ScheduleKind;
+use rlverify::cli::DeviceSpec;
 use serde::Serialize;
+use serde_json::Value;
 
 /// RL with verifiable rewards on math: sample, grade with rlverify, optimise any objective.
 #[derive(Debug, Parser)]
@@ -78,94 +83,94 @@ pub struct TrainArgs {
     /// Run directory: config.json, metrics.jsonl, rollouts.jsonl, checkpoints/.
     #[arg(long, value_name = "RUN_DIR", help_heading = "Run")]
     pub out: Option<PathBuf>,
-    /// Training steps (one rollout batch each) [default: 100].
+    /// Training steps (one rollout batch each).
     #[arg(long, help_heading = "Run")]
     pub steps: Option<u64>,
-    /// Seed of model init, prompt order, sampling and shuffles [default: 0].
+    /// Seed of model init, prompt order, sampling and shuffles.
     #[arg(long, help_heading = "Run")]
     pub seed: Option<u64>,
-    /// cpu, cuda, cuda:N or auto (the first GPU of a `--features cuda` build, else the CPU) [default: cpu].
+    /// cpu, cuda, cuda:N or auto (the first GPU of a `--features cuda` build, else the CPU).
     #[arg(long, help_heading = "Run")]
-    pub device: Option<String>,
-    /// Checkpoint every N steps; one is always written at the end [default: 0].
+    pub device: Option<DeviceSpec>,
+    /// Checkpoint every N steps; one is always written at the end.
     #[arg(long, value_name = "N", help_heading = "Run")]
     pub save_every: Option<u64>,
-    /// Keep the newest N checkpoints, deleting older ones (0 = keep all) [default: 0].
+    /// Keep the newest N checkpoints, deleting older ones (0 = keep all).
     #[arg(long, value_name = "N", help_heading = "Run")]
     pub keep_checkpoints: Option<usize>,
-    /// Rollout samples per step written to rollouts.jsonl [default: 4].
+    /// Rollout samples per step written to rollouts.jsonl.
     #[arg(long, value_name = "N", help_heading = "Run")]
     pub save_rollouts: Option<usize>,
-    /// A one-line summary on stderr every N steps (0 = off) [default: 10].
+    /// A one-line summary on stderr every N steps (0 = off).
     #[arg(long, value_name = "N", help_heading = "Run")]
     pub log_every: Option<u64>,
-    /// Stop after N consecutive updates with a non-finite loss or gradient [default: 5].
+    /// Stop after N consecutive updates with a non-finite loss or gradient.
     #[arg(long, value_name = "N", help_heading = "Run")]
     pub max_bad_steps: Option<usize>,
     /// Testing hook: make the loss of step N non-finite (checks the NaN guard).
     #[arg(long, value_name = "N", hide = true)]
     pub inject_nan_at_step: Option<u64>,
 
-    /// default (SmolLM2-135M-Instruct), FILE.gguf, a Hugging Face folder, or tiny [default: tiny].
+    /// default (SmolLM2-135M-Instruct), FILE.gguf, a Hugging Face folder, or tiny.
     #[arg(long, help_heading = "Model")]
     pub model: Option<String>,
-    /// Width of the tiny model [default: 64].
+    /// Width of the tiny model.
     #[arg(long, help_heading = "Model")]
     pub tiny_hidden: Option<usize>,
-    /// Layers of the tiny model [default: 2].
+    /// Layers of the tiny model.
     #[arg(long, help_heading = "Model")]
     pub tiny_layers: Option<usize>,
-    /// Tokenizer of the tiny model: auto (the task's alphabet for task: data, else bytes) [default: auto].
+    /// Tokenizer of the tiny model: auto (the task's alphabet for task: data, else bytes).
     #[arg(long, help_heading = "Model")]
     pub tokenizer: Option<TokenizerChoice>,
 
-    /// FILE.jsonl, a suite name (e.g. math500), or task:NAME (`rltrain tasks`) [default: task:succ].
+    /// FILE.jsonl, a suite name (e.g. math500), or task:NAME (`rltrain tasks`).
     #[arg(long, help_heading = "Data")]
     pub data: Option<String>,
-    /// Field holding the problem in JSONL files [default: problem].
+    /// Field holding the problem in JSONL files.
     #[arg(long, help_heading = "Data")]
     pub problem_field: Option<String>,
-    /// Field holding the gold answer in JSONL files [default: answer].
+    /// Field holding the gold answer in JSONL files.
     #[arg(long, help_heading = "Data")]
     pub answer_field: Option<String>,
-    /// Problems generated for task:NAME data [default: 1000].
+    /// Problems generated for task:NAME data.
     #[arg(long, help_heading = "Data")]
     pub task_size: Option<usize>,
-    /// auto = raw for tiny, chat otherwise [default: auto].
+    /// auto = raw for tiny, chat otherwise.
     #[arg(long, help_heading = "Data")]
     pub prompt_template: Option<PromptTemplate>,
     /// Instruction appended to the problem in chat prompts.
     #[arg(long, help_heading = "Data")]
     pub instruction: Option<String>,
 
-    /// Prompts per step (P) [default: 8].
+    /// Prompts per step (P).
     #[arg(long, value_name = "P", help_heading = "Rollout")]
     pub prompts_per_step: Option<usize>,
-    /// Responses per prompt (G) [default: 8].
+    /// Responses per prompt (G).
     #[arg(long, value_name = "G", help_heading = "Rollout")]
     pub group_size: Option<usize>,
-    /// Sampling temperature (log-probs are taken at it too) [default: 1].
+    /// Sampling temperature (log-probs are taken at it too).
     #[arg(long, help_heading = "Rollout")]
     pub temperature: Option<f64>,
-    /// Nucleus sampling mass [default: 1].
+    /// Nucleus sampling mass.
     #[arg(long, help_heading = "Rollout")]
     pub top_p: Option<f64>,
-    /// Most tokens per response; also Dr.GRPO's L_max [default: 1, for task:succ; use e.g. 512 for real models].
+    /// Most tokens per response; also Dr.GRPO's L_max (1 suits task:succ; use e.g. 512 for real models).
     #[arg(long, help_heading = "Rollout")]
     pub max_new_tokens: Option<usize>,
-    /// Rows decoded together [default: 64].
+    /// Rows decoded together.
     #[arg(long, help_heading = "Rollout")]
     pub gen_batch: Option<usize>,
-    /// Rollout decoder: auto = quantized for a pretrained model on the CPU, π_old then recomputed by the trainable model [default: auto].
+    /// Rollout decoder: auto = quantized for a pretrained model on the CPU, π_old then recomputed by the trainable model.
     #[arg(long, help_heading = "Rollout")]
     pub rollout_decode: Option<RolloutDecode>,
     /// Truncated importance correction min(π_old/π_sampler, C) on the advantages of quantized rollouts (off when unset).
     #[arg(long, value_name = "C", help_heading = "Rollout")]
     pub tis_cap: Option<f64>,
-    /// Reward encoding: auto = ±1 for dapo and dgpo, else {0,1} [default: auto].
+    /// Reward encoding: auto = ±1 for dapo and dgpo, else {0,1}.
     #[arg(long, help_heading = "Rollout")]
     pub reward: Option<RewardChoice>,
-    /// Weight of the <think>/<answer> format reward (0 = off) [default: 0].
+    /// Weight of the <think>/<answer> format reward (0 = off).
     #[arg(long, help_heading = "Rollout")]
     pub format_reward: Option<f64>,
     /// DAPO dynamic sampling: drop all-equal groups and refill [default: on for dapo].
@@ -175,51 +180,51 @@ pub struct TrainArgs {
     #[arg(long, help_heading = "Rollout")]
     pub overlong_buffer: Option<usize>,
 
-    /// Passes over each rollout batch (sample reuse) [default: 1].
+    /// Passes over each rollout batch (sample reuse).
     #[arg(long, help_heading = "Optimisation")]
     pub iterations: Option<usize>,
-    /// Mini-batches per pass, one optimizer step each [default: 1].
+    /// Mini-batches per pass, one optimizer step each.
     #[arg(long, help_heading = "Optimisation")]
     pub mini_batches: Option<usize>,
     /// CPGD's multi-epoch correction of the advantage (arXiv:2505.12504 §6.1) [default: on for cpg, cpgd and cpgd-official when --iterations > 1].
     #[arg(long, value_name = "BOOL", help_heading = "Optimisation")]
     pub cpgd_epoch_correction: Option<bool>,
-    /// Rows per forward/backward (gradient accumulation; 0 = whole mini-batch) [default: 0].
+    /// Rows per forward/backward (gradient accumulation; 0 = whole mini-batch).
     #[arg(long, help_heading = "Optimisation")]
     pub micro_batch_size: Option<usize>,
-    /// Recompute each decoder layer's activations in the backward instead of keeping them (same gradients, less memory, one more forward of the layers) [default: false].
+    /// Recompute each decoder layer's activations in the backward instead of keeping them (same gradients, less memory, one more forward of the layers).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = "Optimisation")]
     pub recompute_activations: Option<bool>,
-    /// Peak learning rate [default: 3e-3 for tiny; 1e-6 for a pretrained model].
+    /// Peak learning rate.
     #[arg(long, help_heading = "Optimisation")]
     pub lr: Option<f64>,
-    /// Schedule after the linear warm-up [default: constant for tiny; cosine for a pretrained model].
-    #[arg(long, help_heading = "Optimisation")]
+    /// Schedule after the linear warm-up.
+    #[arg(long, help_heading = "Optimisation", value_parser = schedule_kinds())]
     pub lr_schedule: Option<ScheduleKind>,
-    /// Warm-up steps [default: 0 for tiny; steps/10 for a pretrained model].
+    /// Warm-up steps.
     #[arg(long, help_heading = "Optimisation")]
     pub warmup_steps: Option<u64>,
-    /// Final LR as a fraction of --lr (linear, cosine) [default: 0].
+    /// Final LR as a fraction of --lr (linear, cosine).
     #[arg(long, help_heading = "Optimisation")]
     pub min_lr_ratio: Option<f64>,
-    /// Decoupled weight decay on matrices [default: 0].
+    /// Decoupled weight decay on matrices.
     #[arg(long, help_heading = "Optimisation")]
     pub weight_decay: Option<f64>,
-    /// AdamW beta1 [default: 0.9].
+    /// AdamW beta1.
     #[arg(long, help_heading = "Optimisation")]
     pub adam_beta1: Option<f64>,
-    /// AdamW beta2 [default: 0.99].
+    /// AdamW beta2.
     #[arg(long, help_heading = "Optimisation")]
     pub adam_beta2: Option<f64>,
-    /// AdamW epsilon [default: 1e-8].
+    /// AdamW epsilon.
     #[arg(long, help_heading = "Optimisation")]
     pub adam_eps: Option<f64>,
-    /// Clip the gradient's global norm (0 = off) [default: 1].
+    /// Clip the gradient's global norm (0 = off).
     #[arg(long, help_heading = "Optimisation")]
     pub grad_clip: Option<f64>,
 
-    /// Objective from the registry (`rltrain objectives`) [default: grpo].
-    #[arg(long, help_heading = "Objective")]
+    /// Objective from the registry (`rltrain objectives`).
+    #[arg(long, help_heading = "Objective", value_parser = objective_name)]
     pub objective: Option<String>,
     /// A paper's own settings for the objective (`rltrain objectives` lists them).
     #[arg(long, help_heading = "Objective")]
@@ -227,34 +232,91 @@ pub struct TrainArgs {
     #[command(flatten)]
     pub overrides: ObjectiveOverrides,
 
-    /// Evaluate every N steps, before training and at the end (0 = off) [default: 0].
+    /// Evaluate every N steps, before training and at the end (0 = off).
     #[arg(long, value_name = "N", help_heading = "Evaluation")]
     pub eval_every: Option<u64>,
     /// Evaluation sets: files, suites or task:NAME, comma-separated.
     #[arg(long, value_delimiter = ',', help_heading = "Evaluation")]
     pub eval_data: Option<Vec<String>>,
-    /// Samples per problem (avg@k, pass@k) [default: 4].
+    /// Samples per problem (avg@k, pass@k).
     #[arg(long, value_name = "K", help_heading = "Evaluation")]
     pub eval_k: Option<usize>,
-    /// Problems per evaluation set (0 = all) [default: 64].
+    /// Problems per evaluation set (0 = all).
     #[arg(long, value_name = "M", help_heading = "Evaluation")]
     pub eval_limit: Option<usize>,
-    /// Sampling temperature of evaluations [default: 1].
+    /// Sampling temperature of evaluations.
     #[arg(long, help_heading = "Evaluation")]
     pub eval_temperature: Option<f64>,
 }
 
+/// The command line, with the `[default: X]` note of every training flag filled from
+/// `TrainConfig::default()`, plus `; Y for a pretrained model` where a pretrained model's default
+/// differs ([`pretrained_defaults`]), so the help cannot drift from the config. Flags whose
+/// default is a rule (`on for dapo`) say it in their doc comment.
+pub fn command() -> clap::Command {
+    let defaults = serde_json::to_value(TrainConfig::default()).unwrap_or_default();
+    let (model, model_later) = (pretrained_defaults(100), pretrained_defaults(200));
+    let shown = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(_) | Value::Bool(_) => Some(v.to_string()),
+        _ => None,
+    };
+    let note = move |id: &str| -> Option<String> {
+        let value = match id {
+            "cpgd_weight_cap" => Some(serde_json::json!(CPGD_WEIGHT_CAP)),
+            _ => defaults.get(id).cloned(),
+        };
+        let value = shown(&value?)?;
+        Some(match (model.get(id), model_later.get(id)) {
+            // A pretrained model's default that scales with --steps (the warm-up: a tenth).
+            (Some(a), Some(b)) if a != b => format!(
+                "[default: {value} for tiny; steps/{} for a pretrained model]",
+                100 / a.as_u64().unwrap_or(1).max(1)
+            ),
+            (Some(m), _) => {
+                format!("[default: {value} for tiny; {} for a pretrained model]", shown(m).unwrap_or_default())
+            }
+            (None, _) => format!("[default: {value}]"),
+        })
+    };
+    let fill = move |cmd: clap::Command| {
+        cmd.mut_args(|arg| match note(arg.get_id().as_str()) {
+            Some(n) if !arg.is_hide_set() => {
+                let help = arg.get_help().map_or_else(String::new, |h| h.to_string());
+                let arg = arg.help(format!("{} {n}", help.trim_end_matches('.')).trim_start().to_string());
+                match arg.get_long_help().map(|h| h.to_string()) {
+                    Some(long) => arg.long_help(format!("{long} {n}")),
+                    None => arg,
+                }
+            }
+            _ => arg,
+        })
+    };
+    let cmd = fill.clone()(Cli::command());
+    cmd.mut_subcommand("train", fill)
+}
+
+/// The schedules `--lr-schedule` takes (listed in the help; a typo gets the closest).
+fn schedule_kinds() -> impl clap::builder::TypedValueParser<Value = ScheduleKind> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(ScheduleKind::NAMES).try_map(|s| s.parse::<ScheduleKind>())
+}
+
+/// A registry name, checked where it is typed (a typo gets "did you mean" and the valid names).
+fn objective_name(name: &str) -> Result<String, String> {
+    rltrain::objectives::Objective::from_name(name).map(|o| o.name.to_string()).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
     use rltrain::config::{pretrained_defaults, TrainConfig};
     use serde_json::Value;
 
-    use super::Cli;
+    use super::{Cli, DeviceSpec};
 
     /// `X` of every `[default: X]` note in the help of `rltrain train`, by config key.
     fn help_defaults() -> Vec<(String, String)> {
-        let mut cmd = Cli::command();
+        let mut cmd = super::command();
         cmd.build();
         let train = cmd.find_subcommand("train").expect("train subcommand");
         let mut out = Vec::new();
@@ -278,6 +340,18 @@ mod tests {
         }
     }
 
+    /// The device and the objective are checked where they are typed, with the flag named.
+    #[test]
+    fn device_and_objective_are_checked_at_parse_time() {
+        use clap::Parser;
+        let err = Cli::try_parse_from(["rltrain", "--device", "gpu0"]).unwrap_err().to_string();
+        assert!(err.contains("--device") && err.contains("auto, cpu, cuda or cuda:N"), "{err}");
+        let err = Cli::try_parse_from(["rltrain", "--objective", "dgop"]).unwrap_err().to_string();
+        assert!(err.contains("--objective") && err.contains("did you mean `dgpo`"), "{err}");
+        let ok = Cli::try_parse_from(["rltrain", "--objective", "dgpo", "--device", "cuda:1"]).expect("valid flags");
+        assert_eq!((ok.train.objective.as_deref(), ok.train.device), (Some("dgpo"), Some(DeviceSpec::Cuda(1))));
+    }
+
     #[test]
     fn help_shows_the_real_defaults() {
         let defaults = serde_json::to_value(TrainConfig::default()).expect("serialise");
@@ -286,7 +360,7 @@ mod tests {
         assert!(notes.len() >= 30, "only {} notes found: {notes:?}", notes.len());
         for (key, note) in notes {
             // Conditional defaults ("on for dapo", "max-new-tokens/5 for dapo") name a rule, not a value.
-            let unconditional = note.split([';', ',']).next().unwrap_or_default();
+            let unconditional = note.split(';').next().unwrap_or_default();
             let (value, condition) = match unconditional.split_once(" for ") {
                 Some((v, c)) => (v.trim(), Some(c)),
                 None => (unconditional.trim(), None),

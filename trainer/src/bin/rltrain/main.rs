@@ -4,12 +4,13 @@
 
 mod args;
 
+use rlverify::cli::Exit;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use clap::Parser;
+use clap::FromArgMatches;
 use indicatif::{ProgressBar, ProgressStyle};
 use rltrain::config::ResumeChange;
 use rltrain::objectives::Objective;
@@ -22,30 +23,33 @@ use args::{Cli, Command, TrainArgs};
 
 fn main() -> ExitCode {
     rlengine::element_wise_on_caller();
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches(&args::command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     rlverify::cli::main(|| run(cli))
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Some(Command::Objectives) => {
             print!("{}", Objective::render_table());
             println!("\nPaper presets (`--paper NAME`; a flag you give wins over the preset):\n");
             print!("{}", rltrain::presets::render_table());
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         Some(Command::Tasks { name: None, .. }) => {
             for t in TASKS {
                 println!("{:<10} {}", t.name, t.description);
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         Some(Command::Tasks { name: Some(name), size, seed }) => {
             print!("{}", Task::from_name(&name)?.to_jsonl(size, seed));
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         Some(Command::Plot { run_dirs, keys, out }) => {
-            let files = match run_dirs.as_slice() {
+            let plotted = match run_dirs.as_slice() {
                 [one] => rltrain::plot::plot_run(one)?,
                 many => {
                     let runs: Vec<(String, std::path::PathBuf)> = many
@@ -62,10 +66,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     rltrain::plot::plot_compare(&runs, &keys, &out)?
                 }
             };
-            for f in files {
+            for s in &plotted.skipped {
+                rlverify::cli::print_warning(&format!("skipped {s}"));
+            }
+            for f in plotted.files {
                 println!("{}", f.display());
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         Some(Command::Train(args)) => train(*args),
         None => train(cli.train),
@@ -146,7 +153,7 @@ fn fmt(v: &Value, key: &str) -> String {
     }
 }
 
-fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
+fn train(args: TrainArgs) -> anyhow::Result<Exit> {
     let cfg = resolve(&args)?;
     let tty = std::io::stderr().is_terminal();
     let mut bar: Option<ProgressBar> = None;
@@ -173,8 +180,8 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             }
         }
         Event::Warning(w) => match &bar {
-            Some(b) => b.println(format!("warning: {w}")),
-            None => eprintln!("warning: {w}"),
+            Some(b) => b.println(rlverify::cli::warning_line(w)),
+            None => rlverify::cli::print_warning(w),
         },
         Event::Step(v) => {
             let step = v.get("step").and_then(Value::as_u64).unwrap_or(0);
@@ -225,8 +232,8 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             outcome.checkpoint.as_ref().map_or_else(|| "-".into(), |p| p.display().to_string()),
             outcome.run_dir.display()
         );
-        return Ok(ExitCode::from(130));
+        return Ok(Exit::Interrupted);
     }
     eprintln!("done: {} steps; metrics in {}", outcome.steps, outcome.run_dir.join("metrics.jsonl").display());
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

@@ -7,10 +7,10 @@ use super::{open_input, thread_pool, LineChunks};
 use crate::args::BenchArgs;
 use anyhow::{bail, Context};
 use rayon::prelude::*;
+use rlverify::cli::Exit;
 use rlverify::input::parse_line;
 use rlverify::{score, Config, Status};
 use std::io::{self, Write};
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 /// One measured configuration.
@@ -22,7 +22,7 @@ struct Run {
     latencies: Vec<Duration>,
 }
 
-pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: BenchArgs) -> anyhow::Result<Exit> {
     if args.repeat == 0 {
         bail!("`--repeat` must be at least 1");
     }
@@ -102,7 +102,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             )?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// The `n` slowest items of one single-threaded pass, slowest first, as (latency, index).

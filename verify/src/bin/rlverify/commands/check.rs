@@ -2,11 +2,11 @@
 
 use super::text_arg;
 use crate::args::CheckArgs;
+use rlverify::cli::Exit;
 use rlverify::{Gold, ParseError, Verdict};
 use std::io::{self, Write};
-use std::process::ExitCode;
 
-pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
     let cfg = args.scoring.config();
     let pred = text_arg(&args.pred)?;
     let gold = Gold::new(&args.gold, &cfg);
@@ -48,7 +48,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         detail.push_str(&format!(", limit: {limit}"));
     }
     writeln!(out, "{verdict} ({detail})")?;
-    Ok(if score.correct { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if score.correct { Exit::Success } else { Exit::Negative })
 }
 
 fn parse_text(parsed: &Result<rlverify::Expr, ParseError>) -> String {

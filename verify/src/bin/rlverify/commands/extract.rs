@@ -2,11 +2,11 @@
 
 use super::text_arg;
 use crate::args::ExtractArgs;
+use rlverify::cli::Exit;
 use rlverify::{extract, ExtractOptions, Extraction, Truncated};
 use std::io::{self, Write};
-use std::process::ExitCode;
 
-pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ExtractArgs) -> anyhow::Result<Exit> {
     let text = text_arg(&args.text)?;
     let opts = ExtractOptions {
         lenient: args.extract == Extraction::Lenient,
@@ -16,7 +16,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
     };
     let Some(answer) = extract(&text, &opts) else {
         eprintln!("no answer found");
-        return Ok(ExitCode::from(1));
+        return Ok(Exit::Negative);
     };
     let mut out = io::stdout().lock();
     writeln!(out, "{}", answer.text)?;
@@ -26,5 +26,5 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "candidate {}: {part}", k + 1)?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

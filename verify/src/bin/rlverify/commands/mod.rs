@@ -8,14 +8,14 @@ mod serve;
 
 use crate::args::{Cli, Command};
 use anyhow::Context;
+use rlverify::cli::Exit;
 use rlverify::input::{JsonLines, Line};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::ExitCode;
 
 /// Run the parsed command line.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Score(args) => score::run(args),
         Command::Check(args) => check::run(args),

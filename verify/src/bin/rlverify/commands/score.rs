@@ -5,6 +5,7 @@ use crate::args::ScoreArgs;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
+use rlverify::cli::Exit;
 use rlverify::format::{is_well_formed, total_reward};
 use rlverify::input::{parse_json, resolve, FieldSpec, InputError, Responses};
 use rlverify::{Config, Gold, Score, Status};
@@ -13,7 +14,6 @@ use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::process::ExitCode;
 use std::time::Instant;
 
 /// Lines per parallel chunk, per worker thread.
@@ -49,7 +49,7 @@ pub(super) struct Scored {
     number: u64,
 }
 
-pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ScoreArgs) -> anyhow::Result<Exit> {
     let ctx = Ctx { cfg: args.scoring.config(), fields: args.fields.spec(), format_weight: args.format.format_reward };
     let pool = thread_pool(args.threads)?;
     let input = open_input(&args.input)?;
@@ -97,7 +97,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     if !args.quiet {
         summary.print(start.elapsed().as_secs_f64(), pool.current_num_threads(), ctx.format_weight.is_some());
     }
-    Ok(if summary.malformed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if summary.malformed > 0 { Exit::Negative } else { Exit::Success })
 }
 
 fn progress_bar(len: Option<u64>, disabled: bool) -> ProgressBar {

@@ -23,6 +23,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use rayon::prelude::*;
+use rlverify::cli::Exit;
 use rlverify::format::{is_well_formed, total_reward};
 use rlverify::input::{type_name, FieldPath, FieldSpec};
 use rlverify::{Config, Gold, Status};
@@ -32,7 +33,6 @@ use std::future::IntoFuture;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -65,7 +65,7 @@ struct App {
     metrics: Metrics,
 }
 
-pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     let pool = thread_pool(args.threads)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -92,7 +92,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     runtime.block_on(serve(app, &args.host, args.port))
 }
 
-async fn serve(app: Arc<App>, host: &str, port: u16) -> anyhow::Result<ExitCode> {
+async fn serve(app: Arc<App>, host: &str, port: u16) -> anyhow::Result<Exit> {
     let listener = tokio::net::TcpListener::bind((host, port))
         .await
         .with_context(|| format!("failed to listen on {host}:{port}"))?;
@@ -139,15 +139,15 @@ async fn serve(app: Arc<App>, host: &str, port: u16) -> anyhow::Result<ExitCode>
         result = server => {
             result.context("the server failed")?;
             eprintln!("rlverify serve: stopped");
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         finished = drained => {
             if finished {
                 eprintln!("rlverify serve: stopped (closed the connections with no request under way)");
-                Ok(ExitCode::SUCCESS)
+                Ok(Exit::Success)
             } else {
                 eprintln!("rlverify serve: requests still running {}s after the signal; stopping anyway", grace.as_secs());
-                Ok(ExitCode::from(1))
+                Ok(Exit::Negative)
             }
         }
     }

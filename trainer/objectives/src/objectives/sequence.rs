@@ -4,10 +4,11 @@
 
 use candle_core::Tensor;
 
-use super::parts::{and, full_like, row_mean, select, Prepared};
+use super::parts::Prepared;
 use super::ppo_clip::check_widths;
 use super::{LossInputs, LossTerms, Regions};
 use crate::error::Result;
+use crate::ops::{and, clamp, full_like, or, row_mean, select, RHO_CLAMP};
 
 /// Cap on the log of the sequence ratio (verl's GSPO clamps `log s <= 10`).
 const LOG_S_MAX: f64 = 10.0;
@@ -29,10 +30,13 @@ impl Default for GspoConfig {
 
 /// Per-sequence pieces shared by both GSPO forms.
 struct SeqRatio {
-    /// `s_i` as `[B,1]` (differentiable through the mean log-ratio).
+    /// `s_i` as `[B,1]` (differentiable through the mean log-ratio inside the clamp).
     s: Tensor,
     /// `sg(s_i)` as `[B,1]` (from `x̄`).
     s_d: Tensor,
+    /// Sequences whose mean log-ratio (at `x̄`) lies outside the clamp `[-20, 10]`, as `[B,1]`
+    /// `u8`; `None` when there is none (the common case).
+    clamped: Option<Tensor>,
     /// Sequence advantage `A_i = mean_t A_{i,t}` as `[B,1]`.
     a: Tensor,
     /// Sequence regions broadcast to `[B,T]`.
@@ -41,12 +45,12 @@ struct SeqRatio {
 
 fn seq_ratio(p: &Prepared, cfg: &GspoConfig) -> Result<SeqRatio> {
     check_widths(cfg.eps_low, cfg.eps_high)?;
-    let seq_ratio = |rho: &Tensor| -> Result<Tensor> {
-        let log_s = row_mean(rho, &p.mask_f)?;
-        Ok(super::parts::clamp(&log_s, -super::parts::RHO_CLAMP, LOG_S_MAX)?.exp()?)
-    };
-    let s = seq_ratio(&p.rho)?;
-    let s_d = seq_ratio(&(&p.x_bar - &p.old)?)?;
+    let clamped_exp = |log_s: &Tensor| -> Result<Tensor> { Ok(clamp(log_s, -RHO_CLAMP, LOG_S_MAX)?.exp()?) };
+    let s = clamped_exp(&row_mean(&p.rho, &p.mask_f)?)?;
+    let log_s_d = row_mean(&(&p.x_bar - &p.old)?, &p.mask_f)?;
+    let s_d = clamped_exp(&log_s_d)?;
+    let outside = or(&log_s_d.gt(LOG_S_MAX)?, &log_s_d.lt(-RHO_CLAMP)?)?;
+    let clamped = if outside.max_all()?.to_scalar::<u8>()? > 0 { Some(outside) } else { None };
     let a = row_mean(&p.adv, &p.mask_f)?;
     let shape = p.x.shape().clone();
     let s_full = s_d.broadcast_as(&shape)?.contiguous()?;
@@ -56,7 +60,7 @@ fn seq_ratio(p: &Prepared, cfg: &GspoConfig) -> Result<SeqRatio> {
     let pos = and(&a_full.gt(0.0)?, &p.mask)?;
     let neg = and(&a_full.lt(0.0)?, &p.mask)?;
     let regions = Regions::from_sides(&below, &above, &pos, &neg, &p.mask)?;
-    Ok(SeqRatio { s, s_d, a, regions })
+    Ok(SeqRatio { s, s_d, clamped, a, regions })
 }
 
 /// GSPO, sequence form (Zheng et al. 2025, arXiv:2507.18071):
@@ -75,17 +79,29 @@ pub fn gspo(inp: &LossInputs, cfg: &GspoConfig) -> Result<LossTerms> {
     let l_seq = select(&below, &low, &select(&above, &high, &unclipped)?)?;
     let loss = l_seq.broadcast_as(p.x.shape())?.mul(&p.mask_f)?;
     let mut regions = sr.regions;
-    regions.clipped = super::parts::or(&regions.ln, &regions.hp)?;
+    regions.clipped = or(&regions.ln, &regions.hp)?;
     Ok(LossTerms { loss, regions })
 }
 
 /// GSPO-token (verl `gspo`, TRL `gspo_token`; GSPO arXiv:2507.18071): `s_{i,t} = sg(s_i)·exp(logπ - sg(logπ))`
 /// (value `s_i`, derivative `s_i`), then PPO-clip per token with `A_{i,t}` and the sequence's
 /// clip decision. Same gradient as [`gspo`] under seq-mean-token-mean when `A_{i,t} = A_i`.
+///
+/// Where the mean log-ratio is clamped (above 10, as verl clamps `log s_{i,t}`, or below -20,
+/// the crate's clamp of every log-ratio) the value is the clamped `s_i` and no gradient flows
+/// through it, as in verl (`torch.clamp` passes none outside its bounds). TRL's `gspo_token`
+/// does not clamp: there its value is the unclamped `s_i` and its gradient `s_i`.
 pub fn gspo_token(inp: &LossInputs, cfg: &GspoConfig) -> Result<LossTerms> {
     let p = Prepared::new(inp)?;
     let sr = seq_ratio(&p, cfg)?;
-    let s_tok = sr.s_d.broadcast_mul(&(&p.x - &p.x_bar)?.exp()?)?;
+    let live = sr.s_d.broadcast_mul(&(&p.x - &p.x_bar)?.exp()?)?;
+    let s_tok = match &sr.clamped {
+        Some(rows) => {
+            let shape = p.x.shape();
+            select(&rows.broadcast_as(shape)?.contiguous()?, &sr.s_d.broadcast_as(shape)?.contiguous()?, &live)?
+        }
+        None => live,
+    };
     // Clip decision per token uses the token's advantage sign with the sequence ratio.
     let s_d = sr.s_d.broadcast_as(p.x.shape())?.contiguous()?;
     let below = s_d.lt(1.0 - cfg.eps_low)?;
@@ -136,9 +152,9 @@ pub fn gmpo(inp: &LossInputs, cfg: &GmpoConfig) -> Result<LossTerms> {
         &select(&clip_lo, &full_like(&p.rho_c, -cfg.log_eps_low)?, &p.rho_c)?,
     )?;
     let mean = row_mean(&rho_t, &p.mask_f)?;
-    let r_bar = super::parts::clamp(&mean, -super::parts::RHO_CLAMP, super::parts::RHO_CLAMP)?.exp()?;
+    let r_bar = clamp(&mean, -RHO_CLAMP, RHO_CLAMP)?.exp()?;
     let l_seq = (r_bar * &a)?.neg()?;
     let loss = l_seq.broadcast_as(&shape)?.mul(&p.mask_f)?;
-    regions.clipped = super::parts::or(&clip_hi, &clip_lo)?;
+    regions.clipped = or(&clip_hi, &clip_lo)?;
     Ok(LossTerms { loss, regions })
 }

@@ -2,6 +2,18 @@
 //! Outcome estimators give one scalar per response, broadcast to its tokens; REINFORCE++ and the
 //! RLOO variant give token-level returns. Responses are right-padded: token `t` of response `i`
 //! is valid iff `t < lengths[i]`.
+//!
+//! # A group of one response
+//!
+//! The estimators do not agree on a prompt with a single response (group size 1, or a group cut
+//! to one by dynamic sampling), and neither do the peers; each does this:
+//!
+//! - group-norm (GRPO): `A = R / (1 + ε_std)`, as verl (mean 0, std 1 for a singleton);
+//! - mean-centred (Dr.GRPO) and LOO (RLOO): `A = R` (verl's RLOO keeps `R` for a singleton too);
+//! - REINFORCE++-baseline, GPG, CPGD (every weight) and OPO: `A = 0`, the reward minus its own
+//!   group mean; verl's REINFORCE++-baseline instead takes a singleton's mean as 0 (`A = R` before
+//!   its whitening);
+//! - REINFORCE++ and raw: `A` does not depend on the group (token returns, or `R`).
 
 use std::collections::BTreeMap;
 
@@ -94,6 +106,55 @@ pub enum Estimator {
     Raw,
 }
 
+/// Default cap `c_ω` of CPGD's clip-filter-like weight (CPGD official code, arXiv:2505.12504 §4.3).
+pub const CPGD_WEIGHT_CAP: f64 = 3.0;
+
+impl Estimator {
+    /// GRPO's group normalisation with verl's `ε_std = 1e-6` and Bessel's correction.
+    pub const GRPO: Estimator = Estimator::GroupNorm { eps_std: 1e-6, unbiased: true };
+    /// RLOO (Ahmadian et al. 2024): leave-one-out baseline, no shaping.
+    pub const RLOO: Estimator = Estimator::Loo { kl_coef: 0.0, whitening: None };
+    /// RLOO as the CPGD paper writes it (§5 baselines): LOO baseline, k1 KL shaping (β = 0.01)
+    /// into token returns, global whitening (OpenRLHF before 2025-06-11).
+    pub const RLOO_CPGD: Estimator = Estimator::Loo { kl_coef: 0.01, whitening: Some(Whitening::Biased) };
+    /// REINFORCE++ with OpenRLHF's `init_coef` 0.01, γ = 1, OpenRLHF's whitening.
+    pub const REINFORCE_PP: Estimator =
+        Estimator::ReinforcePP { kl_coef: 0.01, gamma: 1.0, whitening: Whitening::Biased };
+    /// REINFORCE++-baseline with OpenRLHF's whitening.
+    pub const REINFORCE_PP_BASELINE: Estimator = Estimator::ReinforcePPBaseline { whitening: Whitening::Biased };
+    /// GPG with `F_norm = 1`.
+    pub const GPG: Estimator = Estimator::Gpg { f_norm: GpgNorm::One };
+    /// CPGD with the STD weight `ω = 1/(std + 1e-6)`.
+    pub const CPGD: Estimator = Estimator::Cpgd { weight: CpgdWeight::Std { eps: 1e-6 } };
+
+    /// Every estimator by the name `--advantage` takes, in help order (`cpgd-clip-filter` with the
+    /// default cap [`CPGD_WEIGHT_CAP`]).
+    pub const NAMED: [(&'static str, Estimator); 12] = [
+        ("group-norm", Self::GRPO),
+        ("mean-centred", Estimator::MeanCentred),
+        ("loo", Self::RLOO),
+        ("rloo-cpgd", Self::RLOO_CPGD),
+        ("reinforce++", Self::REINFORCE_PP),
+        ("reinforce++-baseline", Self::REINFORCE_PP_BASELINE),
+        ("gpg", Self::GPG),
+        ("cpgd", Self::CPGD),
+        ("cpgd-equal", Estimator::Cpgd { weight: CpgdWeight::Equal }),
+        ("cpgd-clip-filter", Estimator::Cpgd { weight: CpgdWeight::ClipFilterLike { cap: CPGD_WEIGHT_CAP } }),
+        ("opo", Estimator::Opo),
+        ("raw", Estimator::Raw),
+    ];
+
+    /// The estimator `--advantage NAME` names (`mean-centered` is accepted too); the error lists
+    /// the valid names.
+    pub fn from_name(name: &str) -> Result<Estimator> {
+        let name = if name == "mean-centered" { "mean-centred" } else { name };
+        Self::NAMED.iter().find(|(n, _)| *n == name).map(|(_, e)| *e).ok_or_else(|| {
+            let valid: Vec<&str> = Self::NAMED.iter().map(|(n, _)| *n).collect();
+            Error::InvalidConfig(format!("unknown advantage estimator `{name}`; valid: {}", valid.join(", ")))
+        })
+    }
+}
+
 impl std::fmt::Display for Estimator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -163,27 +224,6 @@ impl Rollout<'_> {
             m.entry(g).or_default().push(i);
         }
         m
-    }
-}
-
-/// Binary reward encoding (CPGD arXiv:2505.12504 uses {0,1}; DAPO arXiv:2503.14476 and DGPO
-/// arXiv:2603.14389 use ±1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RewardEncoding {
-    /// Correct 1, wrong 0 (CPGD, MM-EUREKA).
-    ZeroOne,
-    /// Correct +1, wrong −1 (DAPO, DGPO).
-    PlusMinusOne,
-}
-
-impl RewardEncoding {
-    /// The reward of a verdict.
-    pub fn reward(&self, correct: bool) -> f64 {
-        match (self, correct) {
-            (_, true) => 1.0,
-            (Self::ZeroOne, false) => 0.0,
-            (Self::PlusMinusOne, false) => -1.0,
-        }
     }
 }
 
@@ -379,28 +419,6 @@ pub fn frac_zero_std_groups(rewards: &[f64], groups: &[usize]) -> f64 {
     }
     let zero = g.values().filter(|m| m.iter().all(|&i| rewards.get(i) == rewards.get(m[0]))).count();
     zero as f64 / g.len() as f64
-}
-
-/// DAPO dynamic sampling: `true` for responses of groups whose rewards are not all equal.
-pub fn dynamic_sampling_keep(rewards: &[f64], groups: &[usize]) -> Vec<bool> {
-    let mut first: BTreeMap<usize, (f64, bool)> = BTreeMap::new();
-    for (&g, &r) in groups.iter().zip(rewards) {
-        first.entry(g).and_modify(|e| e.1 |= e.0 != r).or_insert((r, false));
-    }
-    groups.iter().map(|g| first.get(g).is_some_and(|e| e.1)).collect()
-}
-
-/// DAPO soft overlong punishment (arXiv:2503.14476 §3.4): 0 up to `L_max - L_cache`, linear to −1 at `L_max`,
-/// −1 beyond.
-pub fn overlong_penalty(len: usize, l_max: usize, l_cache: usize) -> f64 {
-    let free = l_max.saturating_sub(l_cache);
-    if len <= free {
-        0.0
-    } else if len <= l_max && l_cache > 0 {
-        (free as f64 - len as f64) / l_cache as f64
-    } else {
-        -1.0
-    }
 }
 
 /// Right-padded `[B,T]` tensor from token rows (rows longer than `t` are an error).

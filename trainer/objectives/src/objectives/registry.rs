@@ -177,16 +177,41 @@ pub struct Objective {
     pub follows: &'static str,
     /// Per-token loss and gradient, one line.
     pub formula: &'static str,
+    /// How a runtime shapes this objective's rewards and batches by default.
+    pub shaping: Shaping,
     pub(super) defaults: fn() -> LossConfig,
 }
 
+/// What an objective asks of the runtime around the loss, by default (a user's setting wins):
+/// the reward encoding and DAPO's batch and length shaping (arXiv:2503.14476 §3.2, §3.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shaping {
+    /// Rewards of ±1 instead of {0,1} (DAPO arXiv:2503.14476, DGPO arXiv:2603.14389).
+    pub signed_rewards: bool,
+    /// DAPO's dynamic sampling: drop groups whose rewards are all equal and refill the batch.
+    pub dynamic_sampling: bool,
+    /// DAPO's soft overlong punishment with the buffer `L_cache = L_max / N` (`Some(N)`; DAPO
+    /// pairs `L_max` = 20480 with `L_cache` = 4096, a fifth); `None` = off.
+    pub overlong_buffer_divisor: Option<usize>,
+}
+
+impl Shaping {
+    /// Nothing beyond the loss: {0,1} rewards, every group kept, no length shaping.
+    pub const NONE: Shaping = Shaping { signed_rewards: false, dynamic_sampling: false, overlong_buffer_divisor: None };
+    /// DAPO's: ±1 rewards, dynamic sampling, a fifth of the length as the overlong buffer.
+    pub const DAPO: Shaping =
+        Shaping { signed_rewards: true, dynamic_sampling: true, overlong_buffer_divisor: Some(5) };
+}
+
 impl Objective {
-    /// Looks an objective up by name; the error lists every valid name.
+    /// Looks an objective up by name; the error names the closest registered name ("did you
+    /// mean") and lists every valid one.
     pub fn from_name(name: &str) -> Result<&'static Objective> {
-        OBJECTIVES
-            .iter()
-            .find(|o| o.name == name)
-            .ok_or_else(|| Error::UnknownObjective { name: name.to_string(), valid: Self::names().join(", ") })
+        OBJECTIVES.iter().find(|o| o.name == name).ok_or_else(|| Error::UnknownObjective {
+            name: name.to_string(),
+            suggestion: closest(name, Self::names()),
+            valid: Self::names().join(", "),
+        })
     }
 
     /// Every registered name, in table order.
@@ -247,4 +272,31 @@ impl Objective {
         }
         s
     }
+}
+
+/// The candidate closest to `name` by edit distance (case-insensitive), when it is close: at most
+/// a third of the longer name's characters differ, plus two (so a swapped pair in a short name,
+/// `dgop`, still finds `dgpo`).
+pub fn closest(name: &str, candidates: impl IntoIterator<Item = &'static str>) -> Option<&'static str> {
+    let name = name.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&name, &c.to_ascii_lowercase()), c))
+        .filter(|&(d, c)| d > 0 && 3 * d <= name.chars().count().max(c.chars().count()) + 2)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance between two strings, in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }

@@ -23,7 +23,7 @@ pub use covariance::{ClipCovConfig, KlCovConfig};
 pub use cpgd::{CpgConfig, CpgValue, DriftConfig};
 pub use penalty::CfpoConfig;
 pub use ppo_clip::PpoClipConfig;
-pub use registry::{LossConfig, LossOutput, Objective, ObjectiveKind, OBJECTIVES};
+pub use registry::{LossConfig, LossOutput, Objective, ObjectiveKind, Shaping, OBJECTIVES};
 pub use reinforce::{PgConfig, PgValue};
 pub use sequence::{GmpoConfig, GspoConfig};
 pub use soft_clip::{AspoConfig, CispoConfig, DgpoConfig, GppoConfig, SapoConfig};
@@ -133,7 +133,7 @@ pub struct Regions {
 impl Regions {
     /// Builds the five regions from `below`/`above` band masks and the advantage signs.
     pub fn from_sides(below: &Tensor, above: &Tensor, pos: &Tensor, neg: &Tensor, mask: &Tensor) -> Result<Self> {
-        use parts::{and, not, or};
+        use crate::ops::{and, not, or};
         let below = and(below, mask)?;
         let above = and(above, mask)?;
         let ln = and(&below, neg)?;
@@ -192,7 +192,86 @@ pub enum ObjectiveConfig {
     KlCov(KlCovConfig),
 }
 
+/// A kernel hyper-parameter a user may set over the registry default (`rltrain`'s objective
+/// flags). [`ObjectiveConfig::set`] knows which kernel has which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// One width `ε` for both sides: the single width of CPG/CPGD and CFPO, or both widths of a
+    /// two-sided kernel.
+    ClipEps,
+    /// Lower clip width `ε_l` of a two-sided kernel.
+    ClipLow,
+    /// Upper clip width `ε_h` of a two-sided kernel.
+    ClipHigh,
+    /// Hard dual-clip constant `c` (PPO family, GPPO).
+    DualClip,
+    /// CPGD's tight-to-loose factor `λ`.
+    CpgLambda,
+    /// DGPO's left-boundary power `n`.
+    DgpoN,
+    /// DGPO's right-boundary root `m`.
+    DgpoM,
+}
+
+impl Param {
+    /// The parameter's name as a flag (`clip-low`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ClipEps => "clip-eps",
+            Self::ClipLow => "clip-low",
+            Self::ClipHigh => "clip-high",
+            Self::DualClip => "dual-clip",
+            Self::CpgLambda => "cpg-lambda",
+            Self::DgpoN => "dgpo-n",
+            Self::DgpoM => "dgpo-m",
+        }
+    }
+}
+
 impl ObjectiveConfig {
+    /// Sets hyper-parameter `p` of this kernel to `v`; an error names the kernel when it has no
+    /// such parameter. Set [`Param::ClipEps`] before the one-sided widths, so that they win.
+    pub fn set(&mut self, p: Param, v: f64) -> Result<()> {
+        use Param::*;
+        let kernel = self.kernel();
+        let widths = match self {
+            Self::PpoClip(PpoClipConfig { eps_low, eps_high, .. })
+            | Self::Dgpo(DgpoConfig { eps_low, eps_high, .. })
+            | Self::Gppo(GppoConfig { eps_low, eps_high, .. })
+            | Self::Aspo(AspoConfig { eps_low, eps_high, .. })
+            | Self::Gspo(GspoConfig { eps_low, eps_high })
+            | Self::GspoToken(GspoConfig { eps_low, eps_high })
+            | Self::ClipCov(ClipCovConfig { eps_low, eps_high, .. }) => Some((eps_low, eps_high)),
+            _ => None,
+        };
+        match (p, widths) {
+            (ClipEps, Some((lo, hi))) => (*lo, *hi) = (v, v),
+            (ClipLow, Some((lo, _))) => *lo = v,
+            (ClipHigh, Some((_, hi))) => *hi = v,
+            _ => match (p, self) {
+                (ClipEps, Self::Cispo(c)) => (c.eps_low, c.eps_high) = (Some(v), v),
+                (ClipLow, Self::Cispo(c)) => c.eps_low = Some(v),
+                (ClipHigh, Self::Cispo(c)) => c.eps_high = v,
+                (ClipEps, Self::Cpg(CpgConfig { eps, .. }) | Self::Cfpo(CfpoConfig { eps })) => *eps = v,
+                (ClipLow | ClipHigh, Self::Cpg(_) | Self::Cfpo(_)) => {
+                    return Err(Error::InvalidConfig(format!(
+                        "{kernel} has one clip width: set clip-eps, not {}",
+                        p.name()
+                    )))
+                }
+                (
+                    DualClip,
+                    Self::PpoClip(PpoClipConfig { dual_clip, .. }) | Self::Gppo(GppoConfig { dual_clip, .. }),
+                ) => *dual_clip = Some(v),
+                (CpgLambda, Self::Cpg(c)) => c.lambda = v,
+                (DgpoN, Self::Dgpo(c)) => c.n = v,
+                (DgpoM, Self::Dgpo(c)) => c.m = v,
+                _ => return Err(Error::InvalidConfig(format!("{kernel} has no `{}` parameter", p.name()))),
+            },
+        }
+        Ok(())
+    }
+
     /// Short name of the kernel family (for errors and tables).
     pub fn kernel(&self) -> &'static str {
         match self {

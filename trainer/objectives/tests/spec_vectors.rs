@@ -3,18 +3,18 @@
 //! numbers.
 
 use candle_core::{DType, Device, Tensor, Var};
-use rltrain::advantage::{self, CpgdWeight, Estimator, GpgNorm, Rollout, Whitening};
-use rltrain::aggregate::{aggregate, weights, AggMode};
-use rltrain::kl::{drift_k3, full_kl, kl_ref, KlEstimator};
-use rltrain::metrics::{batch_metrics, token_entropy, token_logprobs};
-use rltrain::objectives::{
+use rlobjectives::advantage::{self, CpgdWeight, Estimator, GpgNorm, Rollout, Whitening};
+use rlobjectives::aggregate::{aggregate, weights, AggMode};
+use rlobjectives::kl::{drift_k3, full_kl, kl_ref, KlEstimator};
+use rlobjectives::metrics::{batch_metrics, token_entropy, token_logprobs};
+use rlobjectives::objectives::{
     cpgd, AspoConfig, CispoConfig, CpgConfig, CpgValue, DgpoConfig, DriftConfig, GmpoConfig, GppoConfig, GspoConfig,
     KlCovConfig, LossConfig, LossInputs, Objective, ObjectiveConfig, ObjectiveKind, PgConfig, PgValue, PpoClipConfig,
     SapoConfig, OBJECTIVES,
 };
-use rltrain::objectives::{CfpoConfig, ClipCovConfig};
+use rlobjectives::objectives::{CfpoConfig, ClipCovConfig};
 
-type R<T> = rltrain::Result<T>;
+type R<T> = rlobjectives::Result<T>;
 
 const TOL: f64 = 1e-6;
 const OLD: [f64; 9] = [-1.0, -0.7, -2.0, -0.3, -0.2, -1.2, -0.9, -2.5, -3.0];
@@ -354,6 +354,61 @@ fn t3_gspo_sequence_and_token_forms() -> R<()> {
     Ok(())
 }
 
+/// GSPO-token where the sequence's mean log-ratio passes verl's clamp (`log s ≤ 10`), against the
+/// two peers written out in f64: verl's `compute_policy_loss_gspo` (clamp the token log-ratio
+/// `sg(log s) + logπ - sg(logπ)` at 10, so no gradient where it is clamped) and TRL's
+/// `gspo_token` (no clamp). Inside the clamp all three agree; above it the value and the zero
+/// gradient are verl's, and TRL's differ (its ratio is the unclamped `s`, its gradient `-A·s`).
+#[test]
+fn gspo_token_clamp_passes_no_gradient_as_in_verl() -> R<()> {
+    let (eps_low, eps_high) = (3e-4, 4e-4);
+    // Per-token loss and its derivative in logπ_t of one token: `max(-A s, -A clip(s))` at value
+    // `s`; `live` says whether ds/dlogπ_t = s (else 0).
+    let peer = |log_s: f64, a: f64, clamp_at: Option<f64>| -> (f64, f64) {
+        let (log_v, live) = match clamp_at {
+            Some(c) if log_s > c => (c, false),
+            _ => (log_s, true),
+        };
+        let s = log_v.exp();
+        let (l1, l2) = (-a * s, -a * s.clamp(1.0 - eps_low, 1.0 + eps_high));
+        if l1 >= l2 {
+            (l1, if live { -a * s } else { 0.0 })
+        } else {
+            (l2, 0.0) // the clipped branch is constant
+        }
+    };
+    // Row 0 inside the clamp; rows 1 and 2 have mean log-ratio 12 > 10, with A < 0 (the unclipped
+    // branch wins) and A > 0 (the clipped branch wins). Row 2 is padded.
+    let rho = [vec![0.0002, -0.0001, 0.0005], vec![12.5, 11.5, 12.0], vec![13.0, 11.0, 0.0]];
+    let mask = [vec![1.0; 3], vec![1.0; 3], vec![1.0, 1.0, 0.0]];
+    let a = [1.0, -0.5, 2.0];
+    let adv: Vec<Vec<f64>> = a.iter().zip(&mask).map(|(&a, m)| m.iter().map(|x| x * a).collect()).collect();
+    let old: Vec<Vec<f64>> = mask.iter().map(|m| m.iter().map(|_| -20.0).collect()).collect();
+    let new: Vec<Vec<f64>> = rho.iter().map(|r| r.iter().map(|x| x - 20.0).collect()).collect();
+    let cfg = Objective::from_name("gspo-token")?.defaults();
+    let (var, inp) = inputs(&new, &old, &adv, &mask)?;
+    let (l, g) = loss_and_grad(&cfg, &var, &inp)?;
+    for i in 0..3 {
+        let n = mask[i].iter().sum::<f64>();
+        let log_s = (0..3).map(|t| rho[i][t] * mask[i][t]).sum::<f64>() / n;
+        let verl = peer(log_s, a[i], Some(10.0));
+        let trl = peer(log_s, a[i], None);
+        for t in (0..3).filter(|&t| mask[i][t] != 0.0) {
+            let k = 3 * i + t;
+            let scale = verl.0.abs().max(1.0);
+            assert!((l[k] - verl.0).abs() <= 1e-9 * scale, "ℓ[{i},{t}] = {}, verl {}", l[k], verl.0);
+            assert!((g[k] - verl.1).abs() <= 1e-9 * verl.1.abs().max(1.0), "g[{i},{t}] = {}, verl {}", g[k], verl.1);
+            if log_s <= 10.0 {
+                assert!((l[k] - trl.0).abs() <= 1e-9 && (g[k] - trl.1).abs() <= 1e-9, "TRL agrees inside the clamp");
+            }
+        }
+    }
+    assert_eq!((g[3], g[4], g[5]), (0.0, 0.0, 0.0), "no gradient through the clamped ratio (A < 0)");
+    let trl_row1 = peer(12.0, a[1], None);
+    assert!(trl_row1.1 != 0.0 && (l[3] - trl_row1.0).abs() > 1.0, "TRL, which does not clamp, differs above it");
+    Ok(())
+}
+
 #[test]
 fn t4_gmpo() -> R<()> {
     let cases = [
@@ -520,7 +575,7 @@ fn t8_kl_estimators() -> R<()> {
 #[test]
 fn t9_kl_cov_and_clip_cov() -> R<()> {
     let (_, inp) = canonical()?;
-    let cov = rltrain::objectives::covariance::centred_cov(&inp.advantages, &inp.logp, &inp.mask)?;
+    let cov = rlobjectives::objectives::covariance::centred_cov(&inp.advantages, &inp.logp, &inp.mask)?;
     let cov: Vec<f64> = cov.into_iter().map(|c| c.unwrap_or(f64::NAN)).collect();
     close("cov", &cov, &[0.156852, 0.731852, -0.412037, 0.536296, -0.749259, -0.032593, 0.107407, 1.122407, 0.837407]);
     let (var, inp) = canonical()?;
@@ -566,10 +621,4 @@ fn t10_logits_backprop_and_entropy() -> R<()> {
     Ok(())
 }
 
-#[test]
-fn t11_dapo_overlong_shaping() {
-    let cases = [(16000, 0.0), (16384, 0.0), (18432, -0.5), (20480, -1.0), (20481, -1.0)];
-    for (len, want) in cases {
-        assert_eq!(advantage::overlong_penalty(len, 20480, 4096), want, "len {len}");
-    }
-}
+// T11 (DAPO's soft overlong punishment) is reward shaping: `rltrain`'s `reward.rs` tests it.

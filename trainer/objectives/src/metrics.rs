@@ -4,9 +4,9 @@
 
 use candle_core::{DType, Tensor, D};
 
-use crate::error::{Error, Result};
-use crate::objectives::parts::{clamp, RHO_CLAMP};
+use crate::error::Result;
 use crate::objectives::{LossInputs, Regions};
+use crate::ops::{clamp, log_softmax_t, RHO_CLAMP};
 
 /// Metrics of one batch; fractions are over valid tokens.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,18 +97,6 @@ pub fn batch_metrics(inp: &LossInputs, regions: &Regions) -> Result<Metrics> {
         ppo_kl_k3: k3 / nf,
         entropy,
     })
-}
-
-/// Log-softmax of `logits / temperature` over the last dim (differentiable, elementary ops only).
-pub fn log_softmax_t(logits: &Tensor, temperature: f64) -> Result<Tensor> {
-    if !(temperature.is_finite() && temperature > 0.0) {
-        return Err(Error::InvalidConfig(format!("temperature must be > 0, got {temperature}")));
-    }
-    let z = logits.affine(1.0 / temperature, 0.0)?;
-    let max = z.max_keepdim(D::Minus1)?.detach();
-    let diff = z.broadcast_sub(&max)?;
-    let lse = diff.exp()?.sum_keepdim(D::Minus1)?.log()?;
-    Ok(diff.broadcast_sub(&lse)?)
 }
 
 /// `log π(y)` of the sampled tokens: logits `[B,T,V]`, tokens `[B,T]` (u32) → `[B,T]`.

@@ -215,9 +215,9 @@ impl AdamW {
     pub fn load_state(&mut self, tensors: &HashMap<String, Tensor>, steps: u64) -> Result<()> {
         for ((name, shape), moments) in self.names.iter().zip(&self.shapes).zip(self.moments.iter_mut()) {
             let get = |key: String| -> Result<Tensor> {
-                let t = tensors.get(&key).ok_or_else(|| Error::Checkpoint(format!("optimizer state lacks `{key}`")))?;
+                let t = tensors.get(&key).ok_or_else(|| Error::State(format!("no `{key}`")))?;
                 if t.dims() != shape.as_slice() {
-                    return Err(Error::Checkpoint(format!("`{key}` has shape {:?}, expected {shape:?}", t.dims())));
+                    return Err(Error::State(format!("`{key}` has shape {:?}, expected {shape:?}", t.dims())));
                 }
                 Ok(t.clone())
             };

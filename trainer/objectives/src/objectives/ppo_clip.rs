@@ -2,9 +2,11 @@
 //! REINFORCE++ and the RLOO variant all share this per-token loss and differ in widths, advantage
 //! estimator and aggregation (see the registry).
 
-use super::parts::{and, or, select, Prepared};
-use super::{LossInputs, LossTerms};
+use super::parts::Prepared;
+use super::{LossInputs, LossTerms, Regions};
 use crate::error::{Error, Result};
+use crate::ops::{and, or, select};
+use candle_core::Tensor;
 
 /// Config of [`ppo_clip`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,12 +62,19 @@ pub fn ppo_clip(inp: &LossInputs, cfg: &PpoClipConfig) -> Result<LossTerms> {
     let high = (&p.adv * (-(1.0 + cfg.eps_high)))?;
     let mut loss = select(&regions.ln, &low, &select(&regions.hp, &high, &unclipped)?)?;
     if let Some(c) = cfg.dual_clip {
-        let dual = and(&p.neg, &p.r_d.gt(c)?)?;
-        loss = select(&dual, &(&p.adv * (-c))?, &loss)?;
-        regions.clipped = or(&regions.clipped, &dual)?;
-        regions.dual_clip = dual;
+        loss = apply_dual_clip(&p, c, loss, &mut regions)?;
     }
     Ok(LossTerms { loss, regions })
+}
+
+/// The hard dual-clip (Ye et al. 2020, arXiv:1912.09729) on a per-token loss: where `A < 0` and
+/// `r > c` the loss is the constant `-cA` (no gradient); marks those tokens clipped.
+pub(crate) fn apply_dual_clip(p: &Prepared, c: f64, loss: Tensor, regions: &mut Regions) -> Result<Tensor> {
+    let dual = and(&p.neg, &p.r_d.gt(c)?)?;
+    let loss = select(&dual, &(&p.adv * (-c))?, &loss)?;
+    regions.clipped = or(&regions.clipped, &dual)?;
+    regions.dual_clip = dual;
+    Ok(loss)
 }
 
 /// GRPO without clipping (a baseline of CPGD, arXiv:2505.12504 §4.2): `ℓ = -rA`,

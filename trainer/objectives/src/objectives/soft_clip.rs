@@ -1,10 +1,11 @@
 //! Soft clipping: objectives that keep (reshaped, bounded) gradients beyond the PPO band —
 //! CISPO, GPPO, CE-GPPO, ASPO, DGPO and SAPO (arXiv:2506.13585, 2508.07629, 2509.20712, 2510.06062, 2603.14389, 2511.20347).
 
-use super::parts::{and, full_like, or, select, sigmoid, Prepared};
+use super::parts::Prepared;
 use super::ppo_clip::{check_dual, check_widths};
 use super::{LossInputs, LossTerms};
 use crate::error::{Error, Result};
+use crate::ops::{and, full_like, or, select, sigmoid};
 
 /// Config of [`cispo`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -88,10 +89,7 @@ pub fn gppo(inp: &LossInputs, cfg: &GppoConfig) -> Result<LossTerms> {
     let unclipped = (&p.r * &p.adv)?.neg()?;
     let mut loss = select(&regions.ln, &low, &select(&regions.hp, &high, &unclipped)?)?;
     if let Some(c) = cfg.dual_clip {
-        let dual = and(&p.neg, &p.r_d.gt(c)?)?;
-        loss = select(&dual, &(&p.adv * (-c))?, &loss)?;
-        regions.clipped = or(&regions.clipped, &dual)?;
-        regions.dual_clip = dual;
+        loss = super::ppo_clip::apply_dual_clip(&p, c, loss, &mut regions)?;
     }
     Ok(LossTerms { loss, regions })
 }

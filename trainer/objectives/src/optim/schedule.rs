@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 
 /// Shape of the schedule after warm-up (`--lr-schedule`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScheduleKind {
     /// Constant at the peak.
@@ -16,6 +16,9 @@ pub enum ScheduleKind {
 }
 
 impl ScheduleKind {
+    /// Every kind, by its name.
+    pub const NAMES: [&'static str; 3] = ["constant", "linear", "cosine"];
+
     /// Parses `constant`, `linear` or `cosine`.
     pub fn parse(name: &str) -> Result<Self> {
         match name {
@@ -26,6 +29,14 @@ impl ScheduleKind {
                 Err(Error::InvalidConfig(format!("unknown LR schedule `{other}`; valid: constant, linear, cosine")))
             }
         }
+    }
+}
+
+impl std::str::FromStr for ScheduleKind {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Self> {
+        Self::parse(name)
     }
 }
 

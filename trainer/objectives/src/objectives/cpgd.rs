@@ -4,9 +4,10 @@
 
 use candle_core::{DType, Tensor};
 
-use super::parts::{select, Prepared};
+use super::parts::Prepared;
 use super::{LossInputs, LossTerms, Regions};
 use crate::error::{Error, Result};
+use crate::ops::select;
 
 /// Which value the CPG loss reports; the gradient is identical (the paper reports the log-ratio form, siiRL and LightRFT the log-prob one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

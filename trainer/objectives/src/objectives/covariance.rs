@@ -4,10 +4,11 @@
 
 use candle_core::{DType, Tensor};
 
-use super::parts::{and, or, select, Prepared};
+use super::parts::Prepared;
 use super::ppo_clip::{ppo_clip, PpoClipConfig};
 use super::{LossInputs, LossTerms};
 use crate::error::{Error, Result};
+use crate::ops::{and, or, select};
 
 /// Config of [`clip_cov`].
 #[derive(Debug, Clone, Copy, PartialEq)]

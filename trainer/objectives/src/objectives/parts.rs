@@ -1,13 +1,12 @@
-//! Shared pieces of every objective: input preparation (masking, log-ratio, clamped ratio), region
-//! masks (LN/HP/LP/HN/M, the naming of DGPO arXiv:2603.14389 Table 1), masked selection and small tensor helpers. Nothing here is objective-specific.
+//! Shared pieces of every objective: input preparation (masking, log-ratio, clamped ratio) and
+//! region masks (LN/HP/LP/HN/M, the naming of DGPO arXiv:2603.14389 Table 1). Nothing here is
+//! objective-specific; the tensor helpers are in [`crate::ops`].
 
-use candle_core::{DType, Tensor};
+use candle_core::Tensor;
 
 use super::{LossInputs, Regions};
 use crate::error::Result;
-
-/// Log-ratios are clamped to `[-RHO_CLAMP, RHO_CLAMP]` before `exp` (as verl and OpenRLHF do).
-pub const RHO_CLAMP: f64 = 20.0;
+use crate::ops::{clamp, RHO_CLAMP};
 
 /// Inputs after masking, with the log-ratio and ratio computed once.
 ///
@@ -78,68 +77,9 @@ impl Prepared {
     }
 }
 
-/// `clamp(x, lo, hi)` built from masks: derivative 1 strictly inside, 0 outside.
-pub fn clamp(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
-    // Fast path: nothing to clamp (the common case) costs two reductions instead of six ops.
-    let xd = x.detach();
-    let min = xd.min_all()?.to_dtype(DType::F64)?.to_scalar::<f64>()?;
-    let max = xd.max_all()?.to_dtype(DType::F64)?.to_scalar::<f64>()?;
-    if min >= lo && max <= hi {
-        return Ok(x.clone());
-    }
-    let lo_t = full_like(x, lo)?;
-    let hi_t = full_like(x, hi)?;
-    let y = xd.lt(lo)?.where_cond(&lo_t, x)?;
-    Ok(xd.gt(hi)?.where_cond(&hi_t, &y)?)
-}
-
-/// A constant tensor shaped and typed like `t`.
-pub fn full_like(t: &Tensor, v: f64) -> Result<Tensor> {
-    Ok(t.ones_like()?.detach().affine(0.0, v)?)
-}
-
-/// Logical and of two `u8` masks.
-pub fn and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    Ok(a.mul(b)?)
-}
-
-/// Logical or of two 0/1 `u8` masks (`a + b - a·b`; candle's `u8` maximum is slow on CPU).
-pub fn or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    Ok(((a + b)? - a.mul(b)?)?)
-}
-
-/// Logical not of a 0/1 `u8` mask.
-pub fn not(a: &Tensor) -> Result<Tensor> {
-    Ok((a.ones_like()? - a)?)
-}
-
-/// `where(mask, on_true, on_false)`.
-pub fn select(mask: &Tensor, on_true: &Tensor, on_false: &Tensor) -> Result<Tensor> {
-    Ok(mask.where_cond(on_true, on_false)?)
-}
-
 impl Prepared {
     /// `r / sg(r) = exp(ρ - sg(ρ))`: value 1 (at `x = x̄`), derivative equal to its value.
     pub fn unit(&self) -> Result<Tensor> {
         Ok((&self.rho_c - &self.rho_d)?.exp()?)
     }
-}
-
-/// Logistic sigmoid from `exp` (has a backward, unlike some candle-nn ops).
-pub fn sigmoid(z: &Tensor) -> Result<Tensor> {
-    Ok(z.neg()?.exp()?.affine(1.0, 1.0)?.recip()?)
-}
-
-/// Sum over the last dim of `t * mask` divided by the number of valid tokens per row (`[B,1]`),
-/// 0 for rows without valid tokens.
-pub fn row_mean(t: &Tensor, mask_f: &Tensor) -> Result<Tensor> {
-    let sum = (t * mask_f)?.sum_keepdim(1)?;
-    let len = mask_f.sum_keepdim(1)?;
-    let safe = len.maximum(&full_like(&len, 1.0)?)?;
-    Ok(sum.div(&safe)?)
-}
-
-/// Converts a `u8` mask to the dtype `d` (0/1).
-pub fn as_float(m: &Tensor, d: DType) -> Result<Tensor> {
-    Ok(m.to_dtype(d)?)
 }

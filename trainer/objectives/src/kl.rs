@@ -4,7 +4,7 @@
 use candle_core::Tensor;
 
 use crate::error::Result;
-use crate::objectives::parts::{clamp, RHO_CLAMP};
+use crate::ops::{clamp, log_softmax_t, RHO_CLAMP};
 
 /// Per-token KL estimator of `KL(π‖π_ref)` with `d = logπ - logπ_ref`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,8 +14,14 @@ pub enum KlEstimator {
     /// `d²/2`; gradient `d` (the reverse-KL gradient).
     K2,
     /// `e^{-d} - 1 + d`; gradient `1 - π_ref/π` (forward-KL gradient). `-d` clamped to ±20 before `exp`.
+    ///
+    /// This is the papers' estimator (Schulman 2020; DeepSeekMath eq. 4), with no clamp on the
+    /// value. verl's `kl_loss_type: k3` is not: verl treats `k3` as an alias of its
+    /// `low_var_kl`, whose value is clamped to ±10 ([`KlEstimator::LowVarK3`]); pick that one to
+    /// reproduce verl's numbers.
     K3,
-    /// verl `low_var_kl`: k3 with `-d` clamped to ±20 and the value clamped to ±10.
+    /// verl `low_var_kl` (and verl's `k3`, an alias of it): k3 with `-d` clamped to ±20 and the
+    /// value clamped to ±10.
     LowVarK3,
     /// verl `k3+`: value of k3, gradient of k2 (`k2 - sg(k2) + sg(k3)`).
     K3Plus,
@@ -79,7 +85,7 @@ pub fn drift_k3(logp: &Tensor, logp_old: &Tensor) -> Result<Tensor> {
 /// Exact `KL(π‖π_ref)` over the vocabulary at each position (the sum the k-estimators approximate), from logits
 /// `[..,V]` of the policy (differentiable) and the reference (constant) at `temperature`.
 pub fn full_kl(logits: &Tensor, ref_logits: &Tensor, temperature: f64) -> Result<Tensor> {
-    let lp = crate::metrics::log_softmax_t(logits, temperature)?;
-    let lr = crate::metrics::log_softmax_t(&ref_logits.detach(), temperature)?;
+    let lp = log_softmax_t(logits, temperature)?;
+    let lr = log_softmax_t(&ref_logits.detach(), temperature)?;
     Ok((lp.exp()? * (&lp - lr)?)?.sum(candle_core::D::Minus1)?)
 }
