@@ -32,6 +32,7 @@ pub enum LastNumber {
     Auto,
     /// Always, also in strict mode (an explicit opt-in).
     Always,
+    /// Never.
     Never,
 }
 
@@ -65,8 +66,11 @@ pub enum Extraction {
 /// Everything that changes a verdict. `Config::default()` is what the CLI, bench and trainer use.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
+    /// The cost bounds of one call.
     pub limits: Limits,
+    /// The equivalence options (decimal digits, tolerances).
     pub equiv: EquivOptions,
+    /// How a verdict becomes a reward.
     pub reward: RewardKind,
     /// Which readings count as an answer (strict by default).
     pub extract: Extraction,
@@ -79,7 +83,9 @@ pub struct Config {
 /// The outcome class of one scored response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Status {
+    /// The final answer equals the gold.
     Correct,
+    /// It does not.
     Wrong,
     /// No final answer could be found in the response.
     NoAnswer,
@@ -124,9 +130,11 @@ impl Status {
 /// The result of scoring one response.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Score {
+    /// Whether the final answer equals the gold.
     pub correct: bool,
     /// 1/0 or 1/-1 according to [`RewardKind`].
     pub reward: f64,
+    /// The outcome class.
     pub status: Status,
     /// The answer string extracted from the response, if any.
     pub extracted: Option<String>,
@@ -473,6 +481,7 @@ fn is_collection(e: &Expr) -> bool {
 /// A score with the steps that led to it.
 #[derive(Clone, Debug)]
 pub struct Explained {
+    /// The score.
     pub score: Score,
     /// The extracted answer of the response.
     pub answer: Option<Answer>,

@@ -60,14 +60,18 @@ const MAX_TRIG_ARG_BITS: u64 = 1 << 14;
 /// A complex high-precision float.
 #[derive(Clone, Debug)]
 pub struct Cf {
+    /// Real part.
     pub re: BigFloat,
+    /// Imaginary part.
     pub im: BigFloat,
 }
 
 /// The value of an expression.
 #[derive(Clone, Debug)]
 pub enum Value {
+    /// An exact complex rational.
     Exact(Q),
+    /// A high-precision complex float.
     Approx(Cf),
 }
 

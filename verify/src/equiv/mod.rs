@@ -46,7 +46,9 @@ use astro_float::Consts;
 /// The outcome of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// The two sides are equivalent.
     Equal,
+    /// They are not (or could not be shown to be).
     NotEqual,
     /// A cost bound stopped the comparison before it could decide.
     Limit(LimitKind),
@@ -55,6 +57,7 @@ pub enum Verdict {
 /// A verdict and the name of the rule that decided it (for `--explain`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decision {
+    /// What was decided.
     pub verdict: Verdict,
     /// A short stable rule name, e.g. "exact", "decimal_tolerance", "set", "random_points".
     pub rule: &'static str,

@@ -56,7 +56,12 @@ pub use normalize_api::normalized;
 pub enum ParseError {
     /// The grammar rejected the input; `position` is a byte offset into the *normalised* input
     /// (see [`normalized`]).
-    Syntax { message: String, position: usize },
+    Syntax {
+        /// What the grammar expected.
+        message: String,
+        /// Byte offset in the normalised input.
+        position: usize,
+    },
     /// A cost cap was hit before or during parsing.
     Limit(LimitKind),
 }
