@@ -303,6 +303,86 @@ fn output_over_the_input_is_refused() {
     let p = path.to_string_lossy().into_owned();
     let out = run(&["score", &p, "-o", &p], "");
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("is the input file"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the same file"), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&path).expect("input"), text, "the input was modified");
+
+    // A hard link to the input is the input.
+    let link = path.with_file_name("same-link.jsonl");
+    let _ = std::fs::remove_file(&link);
+    std::fs::hard_link(&path, &link).expect("hard link");
+    let out = run(&["score", &p, "-o", &link.to_string_lossy()], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the same file"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&path).expect("input"), text, "the input was emptied through its link");
+
+    // `score - -o f < f`: standard input is the output file.
+    let out = Command::new(BIN)
+        .args(["score", "-", "-o", &p])
+        .stdin(std::fs::File::open(&path).expect("open"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("standard input"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&path).expect("input"), text, "stdin's file was emptied");
+}
+
+/// `-o FILE` appears whole or not at all: a run that fails leaves the old file as it was and no
+/// temporary file beside it.
+#[test]
+fn output_is_replaced_only_when_complete() {
+    let good = temp_file("replace-in.jsonl", &jsonl(&[json!({"id": 1, "response": "42", "gold": "42"})]));
+    let dest = temp_file("replace-out.jsonl", "old contents\n");
+    let d = dest.to_string_lossy().into_owned();
+    let out = run(&["score", &good.to_string_lossy(), "-o", &d], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(&dest).expect("output").contains("\"correct\":true"));
+    // A directory as input fails while reading: the previous output stays.
+    std::fs::write(&dest, "old contents\n").expect("write");
+    let dir = good.parent().expect("dir").to_string_lossy().into_owned();
+    let out = run(&["score", &dir, "-o", &d], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&dest).expect("output"), "old contents\n");
+    let leftovers: Vec<_> = std::fs::read_dir(good.parent().expect("dir"))
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// A full disk on standard output is an `error:` line and status 2, not a panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_standard_output_is_an_error() {
+    let input: Vec<Value> = (0..2_000).map(|k| json!({"id": k, "response": "42", "gold": "42"})).collect();
+    let path = temp_file("full.jsonl", &jsonl(&input));
+    let out = Command::new(BIN)
+        .args(["score", &path.to_string_lossy(), "-q"])
+        .stdout(std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+}
+
+/// `-j` is bounded: a huge count is refused where it is typed, before any thread starts.
+#[test]
+fn thread_counts_are_bounded() {
+    let out = run(&["score", "-", "-j", "100000"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("at most 256 threads"), "{}", stderr(&out));
+    let (code, lines, _) = score(&[json!({"id": 1, "response": "42", "gold": "42"})], &["-j", "3"]);
+    assert_eq!((code, lines.len()), (0, 1));
+}
+
+/// Negative answers are values, not flags.
+#[test]
+fn negative_answers_are_checked() {
+    let out = run(&["check", "-5", "\\boxed{-5}"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(&["check", "-\\frac12", "-0.5"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(&["check", "-5", "5"], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }

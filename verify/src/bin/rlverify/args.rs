@@ -1,14 +1,14 @@
 //! What the user typed: the clap definitions of every subcommand and flag.
 
-use clap::{Args, Parser, Subcommand};
-pub use rlverify::cli::FieldArgs;
-use rlverify::{Config, Extraction, LastNumber, RewardKind, Truncated};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use rlverify::cli::{parse_threads, AnswerArgs, EXIT_STATUS_HELP};
+pub use rlverify::cli::{FieldArgs, FormatRewardArgs, ScoringArgs};
 use std::path::PathBuf;
 
 /// Decide whether math answers are right: extract the final answer, parse its LaTeX, compare exactly.
 #[derive(Debug, Parser)]
 #[command(name = "rlverify", version, propagate_version = true, max_term_width = 100)]
-#[command(after_help = "Use `rlverify help <command>` for the details of a command.")]
+#[command(after_help = "Use `rlverify help <command>` for the details of a command.", after_long_help = EXIT_STATUS_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -24,7 +24,9 @@ pub enum Command {
     /// A malformed line gets `{"line": N, "error": "..."}` and the rest of the file is still scored.
     ///
     /// Exit status: 0 when every line was read, 1 when some line was malformed, 2 on usage or I/O
-    /// errors.
+    /// errors. The output is written to a temporary file beside `-o FILE` and renamed at the end,
+    /// so an input is never truncated before it is read (also through a hard link or standard
+    /// input redirected from it).
     #[command(after_help = "Examples:\n  rlverify score generations.jsonl -o scored.jsonl\n  \
         cat preds.jsonl | rlverify score - --reward signed --format-reward\n  \
         rlverify score eval.jsonl --response-field outputs.0.text --gold-field meta.answer")]
@@ -32,8 +34,9 @@ pub enum Command {
     /// Check one prediction against one gold answer.
     ///
     /// Prints `correct` or `wrong` with the status. Exit status 0 when correct, 1 otherwise.
+    /// Answers that start with `-` are answers, not flags (`rlverify check -5 '\boxed{-5}'`).
     #[command(after_help = "Examples:\n  rlverify check '\\frac{1}{2}' 'so the answer is \\boxed{0.5}'\n  \
-        rlverify check 42 41 --explain")]
+        rlverify check 42 41 --explain\n  rlverify check -5 '\\boxed{-5}'")]
     Check(CheckArgs),
     /// Print the final answer extracted from a response.
     ///
@@ -62,50 +65,6 @@ pub enum Command {
     Serve(ServeArgs),
 }
 
-/// Flags that change verdicts and rewards.
-#[derive(Debug, Args, Clone)]
-#[command(next_help_heading = "Scoring")]
-pub struct ScoringArgs {
-    /// Reward encoding: `binary` is 1/0, `signed` is 1/-1.
-    #[arg(long, value_enum, default_value_t = Config::default().reward)]
-    pub reward: RewardKind,
-    /// Which readings of a response count as its answer.
-    ///
-    /// `strict`: only a committed answer (a box, an answer tag, an answer phrase, `####`, a bold
-    /// or choice final line, a concluding sentence, or a response that is only an answer);
-    /// anything else is `no_answer`. `lenient` also takes the last math block, the last number
-    /// (see `--last-number`) and an answer inside the reasoning: for base models that never mark
-    /// one. Risk: a response that gives up on its last number is then read as answering it.
-    #[arg(long, value_enum, default_value_t = Config::default().extract)]
-    pub extract: Extraction,
-    /// When `--extract lenient` takes the last number of a response with no explicit answer.
-    ///
-    /// `auto` does so only when the gold answer is a plain number (the GSM8K convention);
-    /// `always` does so in strict mode too.
-    #[arg(long, value_enum, default_value_t = Config::default().last_number)]
-    pub last_number: LastNumber,
-    /// What a response cut off mid-derivation (no final-answer marker, an unfinished last line)
-    /// answers.
-    ///
-    /// `no-answer` gives it none; `lenient` takes its last math block or number, like a finished
-    /// response without a marker.
-    #[arg(long, value_enum, default_value_t = Config::default().truncated)]
-    pub truncated: Truncated,
-}
-
-impl ScoringArgs {
-    /// The library configuration these flags describe.
-    pub fn config(&self) -> Config {
-        Config {
-            reward: self.reward,
-            extract: self.extract,
-            last_number: self.last_number,
-            truncated: self.truncated,
-            ..Config::default()
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
     /// JSONL file to score, or `-` for standard input.
@@ -120,8 +79,8 @@ pub struct ScoreArgs {
     pub scoring: ScoringArgs,
     #[command(flatten)]
     pub fields: FieldArgs,
-    /// Worker threads (default: all cores).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance")]
+    /// Worker threads (default: one per core; at most 256).
+    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Never show a progress bar (it is only shown when standard error is a terminal).
     #[arg(long, help_heading = "Output")]
@@ -131,32 +90,13 @@ pub struct ScoreArgs {
     pub quiet: bool,
 }
 
-/// The CPGD format reward, shared by `score` and `serve`.
-#[derive(Debug, Args)]
-pub struct FormatRewardArgs {
-    /// Add the CPGD format reward: `reward = accuracy + W * format_ok` (`--format-reward` alone: W = 0.5).
-    ///
-    /// A response is well formed when it is exactly `<think>...</think>` followed by
-    /// `<answer>...</answer>` (whitespace aside, each tag once, neither part blank). Adds
-    /// `format_ok` to the output. Give a weight with `=`: `--format-reward=0.2`.
-    #[arg(long, value_name = "W", num_args = 0..=1, require_equals = true, default_missing_value = "0.5",
-          help_heading = "Scoring", value_parser = parse_weight)]
-    pub format_reward: Option<f64>,
-}
-
-fn parse_weight(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(w) if w.is_finite() => Ok(w),
-        Ok(_) => Err("the weight must be a finite number".to_string()),
-        Err(e) => Err(format!("`{s}` is not a number: {e}")),
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The gold answer (bare LaTeX, or a reference solution with a `\boxed{}`).
+    #[arg(allow_hyphen_values = true)]
     pub gold: String,
     /// The prediction (a bare answer or a whole response), or `-` for standard input.
+    #[arg(allow_hyphen_values = true)]
     pub pred: String,
     /// Show the extracted answers, their parses, the verdict and the rule that decided it.
     #[arg(long, short)]
@@ -168,19 +108,13 @@ pub struct CheckArgs {
 #[derive(Debug, Args)]
 pub struct ExtractArgs {
     /// The response text, or `-` for standard input.
+    #[arg(allow_hyphen_values = true)]
     pub text: String,
     /// Also print which strategy found the answer (and the parts of a multi-box answer).
     #[arg(long, short)]
     pub verbose: bool,
-    /// Fall back to the last number in the text when no explicit answer is found.
-    #[arg(long)]
-    pub last_number: bool,
-    /// Which readings count as the answer, as for `score` (`lenient`: also the last math block).
-    #[arg(long, value_enum, default_value_t = Config::default().extract)]
-    pub extract: Extraction,
-    /// What a response cut off mid-derivation (no final-answer marker) answers, as for `score`.
-    #[arg(long, value_enum, default_value_t = Config::default().truncated)]
-    pub truncated: Truncated,
+    #[command(flatten)]
+    pub answer: AnswerArgs,
 }
 
 #[derive(Debug, Args)]
@@ -188,8 +122,8 @@ pub struct BenchArgs {
     /// JSONL file of responses and gold answers (any shape `score` accepts).
     #[arg(value_name = "FILE")]
     pub input: PathBuf,
-    /// Threads for the parallel run (default: all cores).
-    #[arg(long, short = 'j', value_name = "N")]
+    /// Threads for the parallel run (default: one per core; at most 256).
+    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Passes over the file per configuration; throughput is the median pass.
     #[arg(long, short, value_name = "R", default_value_t = 3)]
@@ -235,9 +169,14 @@ pub struct ServeArgs {
     /// and `label`; in an OpenRLHF body, lists instead of `query` (minus `prompts`) and `labels`.
     #[command(flatten)]
     pub fields: FieldArgs,
-    /// Worker threads for verification (default: all cores).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance")]
+    /// Worker threads for verification (default: one per core; at most 256).
+    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
     pub threads: Option<usize>,
+}
+
+/// The command line with the verifier's defaults in the help of the scoring flags.
+pub fn command() -> clap::Command {
+    rlverify::cli::fill_default_notes(Cli::command(), &rlverify::cli::scoring_default_note)
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {
@@ -274,23 +213,32 @@ mod tests {
         Cli::command().debug_assert();
     }
 
-    /// The defaults `--help` shows are the library's (`Config::default()`), written once.
+    /// The defaults `--help` shows are the library's (`Config::default()`), written once, in
+    /// every command that takes the scoring flags.
     #[test]
     fn help_shows_the_library_defaults() {
         use clap::ValueEnum;
-        let mut score = Cli::command().find_subcommand("score").expect("score").clone();
-        let help = score.render_long_help().to_string();
-        let cfg = Config::default();
-        for (flag, value) in [
-            ("reward", cfg.reward.to_possible_value().expect("a value").get_name().to_string()),
-            ("extract", cfg.extract.to_possible_value().expect("a value").get_name().to_string()),
-            ("last-number", cfg.last_number.to_possible_value().expect("a value").get_name().to_string()),
-            ("truncated", cfg.truncated.to_possible_value().expect("a value").get_name().to_string()),
-        ] {
-            let arg = score.get_arguments().find(|a| a.get_long() == Some(flag)).expect(flag);
-            let shown: Vec<_> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
-            assert_eq!(shown, std::slice::from_ref(&value), "--{flag}");
-            assert!(help.contains(&format!("[default: {value}]")), "--{flag} default missing from --help");
+        let cfg = rlverify::Config::default();
+        let name = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| v().expect("a value").get_name().to_string();
+        let expected = [
+            ("reward", name(&|| cfg.reward.to_possible_value())),
+            ("extract", name(&|| cfg.extract.to_possible_value())),
+            ("last-number", name(&|| cfg.last_number.to_possible_value())),
+            ("truncated", name(&|| cfg.truncated.to_possible_value())),
+        ];
+        for sub in ["score", "check", "bench", "serve", "extract"] {
+            let mut cmd = command().find_subcommand(sub).expect(sub).clone();
+            let help = cmd.render_long_help().to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+            for (flag, value) in &expected {
+                if sub == "extract" && *flag == "reward" {
+                    continue;
+                }
+                let at = help.find(&format!("--{flag} <")).unwrap_or_else(|| panic!("{sub}: no --{flag}"));
+                let note = format!("[default: {value}]");
+                let block = &help[at..];
+                let next = block[2..].find(" --").map_or(block.len(), |k| k + 2);
+                assert!(block[..next].contains(&note), "{sub} --{flag}: {note} missing in {}", &block[..next]);
+            }
         }
         let parsed = match Cli::try_parse_from(["rlverify", "score", "f"]).map(|c| c.command) {
             Ok(Command::Score(s)) => s.scoring.config(),
@@ -298,6 +246,25 @@ mod tests {
         };
         assert_eq!((parsed.reward, parsed.last_number, parsed.truncated), (cfg.reward, cfg.last_number, cfg.truncated));
         assert_eq!(parsed.extract, cfg.extract);
+    }
+
+    /// Answers that start with `-` are values: a negative number, `-\frac12`.
+    #[test]
+    fn negative_answers_are_values() {
+        for (gold, pred) in [("-5", "\\boxed{-5}"), ("-\\frac12", "-0.5"), ("-x", "-")] {
+            match Cli::try_parse_from(["rlverify", "check", gold, pred]).map(|c| c.command) {
+                Ok(Command::Check(c)) => assert_eq!((c.gold.as_str(), c.pred.as_str()), (gold, pred)),
+                other => panic!("{gold} {pred}: {other:?}"),
+            }
+        }
+        match Cli::try_parse_from(["rlverify", "check", "--explain", "-5", "-5"]).map(|c| c.command) {
+            Ok(Command::Check(c)) => assert!(c.explain && c.gold == "-5"),
+            other => panic!("{other:?}"),
+        }
+        match Cli::try_parse_from(["rlverify", "extract", "-3 is it", "--verbose"]).map(|c| c.command) {
+            Ok(Command::Extract(e)) => assert!(e.verbose && e.text == "-3 is it"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
                     writeln!(out, "  parts:      {}", answer.parts.join(" | "))?;
                 }
             }
-            None => println!("  extracted:  (no answer found)"),
+            None => writeln!(out, "  extracted:  (no answer found)")?,
         }
         if let Some(parsed) = &explained.parsed {
             writeln!(out, "  parsed:     {}", parse_text(parsed))?;

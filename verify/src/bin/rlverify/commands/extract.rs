@@ -3,19 +3,22 @@
 use super::text_arg;
 use crate::args::ExtractArgs;
 use rlverify::cli::Exit;
-use rlverify::{extract, ExtractOptions, Extraction, Truncated};
+use rlverify::{extract, ExtractOptions, Extraction, LastNumber, Truncated};
 use std::io::{self, Write};
 
 pub fn run(args: ExtractArgs) -> anyhow::Result<Exit> {
     let text = text_arg(&args.text)?;
+    // The options as `score` reads them; `--last-number auto` needs a gold to decide, so it never
+    // takes the last number here.
+    let cfg = args.answer.config();
     let opts = ExtractOptions {
-        lenient: args.extract == Extraction::Lenient,
-        last_number_fallback: args.last_number,
-        truncated_fallback: args.truncated == Truncated::Lenient,
+        lenient: cfg.extract == Extraction::Lenient,
+        last_number_fallback: cfg.last_number == LastNumber::Always,
+        truncated_fallback: cfg.truncated == Truncated::Lenient,
         ..ExtractOptions::default()
     };
     let Some(answer) = extract(&text, &opts) else {
-        eprintln!("no answer found");
+        rlverify::cli::info("no answer found");
         return Ok(Exit::Negative);
     };
     let mut out = io::stdout().lock();

@@ -14,6 +14,7 @@ use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Lines per parallel chunk, per worker thread.
@@ -53,16 +54,12 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<Exit> {
     let ctx = Ctx { cfg: args.scoring.config(), fields: args.fields.spec(), format_weight: args.format.format_reward };
     let pool = thread_pool(args.threads)?;
     let input = open_input(&args.input)?;
-    if let Some(path) = &args.output {
-        let same = |a: &std::path::Path, b: &std::path::Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y);
-        if same(path, &args.input) {
-            bail!("the output `{}` is the input file: it would be truncated before it is read", path.display());
-        }
-    }
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(BufWriter::new(
-            File::create(path).with_context(|| format!("failed to create `{}`", path.display()))?,
-        )),
+    let mut output = match &args.output {
+        Some(path) => Some(Output::create(path, &args.input)?),
+        None => None,
+    };
+    let mut out: Box<dyn Write> = match &mut output {
+        Some(o) => Box::new(BufWriter::new(o.file.try_clone().context("failed to open the output")?)),
         None => Box::new(BufWriter::new(io::stdout().lock())),
     };
     let progress = progress_bar(input.len, args.no_progress);
@@ -92,12 +89,104 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<Exit> {
         progress.set_message(format!("{} responses", summary.items));
     }
     out.flush().context("failed to write the output")?;
+    drop(out);
+    if let Some(o) = output.take() {
+        o.commit()?;
+    }
     progress.finish_and_clear();
     rlverify::cli::print_more_line_errors(summary.malformed, summary.missing_field > 0);
     if !args.quiet {
         summary.print(start.elapsed().as_secs_f64(), pool.current_num_threads(), ctx.format_weight.is_some());
     }
     Ok(if summary.malformed > 0 { Exit::Negative } else { Exit::Success })
+}
+
+/// `-o FILE`: written into a temporary file beside it and renamed over it at the end, so a
+/// failed run leaves the old file as it was and an input is never truncated before it is read.
+/// An output that is one of the inputs (the same file, a hard link to it, or the file standard
+/// input is redirected from) is refused before anything is written. A device or a pipe (`-o
+/// /dev/null`) is written in place.
+struct Output {
+    file: File,
+    path: PathBuf,
+    /// The temporary file, renamed to `path` by [`Output::commit`]; `None` for devices and pipes.
+    tmp: Option<PathBuf>,
+}
+
+impl Output {
+    fn create(path: &Path, input: &Path) -> anyhow::Result<Output> {
+        let existing = std::fs::metadata(path).ok();
+        if let Some(out) = &existing {
+            let inputs: Vec<(String, std::fs::Metadata)> = if input.as_os_str() == "-" {
+                stdin_metadata().map(|m| ("standard input".to_string(), m)).into_iter().collect()
+            } else {
+                std::fs::metadata(input).map(|m| (format!("the input `{}`", input.display()), m)).into_iter().collect()
+            };
+            for (what, m) in inputs {
+                if same_file(out, &m) {
+                    bail!(
+                        "the output `{}` is {what} (the same file): writing it would replace the scores' own input; \
+                         pass another -o FILE",
+                        path.display()
+                    );
+                }
+            }
+        }
+        if existing.as_ref().is_some_and(|m| !m.is_file()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("failed to open `{}`", path.display()))?;
+            return Ok(Output { file, path: path.to_path_buf(), tmp: None });
+        }
+        let name = path.file_name().map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let file = File::create(&tmp).with_context(|| format!("failed to create `{}`", tmp.display()))?;
+        Ok(Output { file, path: path.to_path_buf(), tmp: Some(tmp) })
+    }
+
+    /// Puts the finished output in place.
+    fn commit(mut self) -> anyhow::Result<()> {
+        self.file.sync_all().ok();
+        if let Some(tmp) = self.tmp.take() {
+            std::fs::rename(&tmp, &self.path)
+                .with_context(|| format!("failed to move `{}` to `{}`", tmp.display(), self.path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Output {
+    /// An output that was not committed (an error, a closed pipe) leaves no temporary file.
+    fn drop(&mut self) {
+        if let Some(tmp) = &self.tmp {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Whether two metadata describe the same file: (device, inode) on Unix.
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.is_file() && b.is_file() && a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
+/// What standard input is (a file it is redirected from, a pipe, a terminal).
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+        File::from(fd).metadata().ok()
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 fn progress_bar(len: Option<u64>, disabled: bool) -> ProgressBar {

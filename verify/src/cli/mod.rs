@@ -1,0 +1,241 @@
+//! What the three command lines (`rlverify`, `rlbench`, `rltrain`) share, in the style of ruff and
+//! uv: `error: what`, one `Caused by:` per link of the chain, `hint:` where there is something to
+//! do; colour only on a terminal and never under `NO_COLOR`; one exit-status table ([`Exit`]); a
+//! closed output pipe (`rlbench score f | head`) ends the program quietly with status 0, a full
+//! disk with an `error:` line and status 2, and a closed standard error never panics ([`info`]);
+//! SIGINT and SIGTERM stop work where it can be saved ([`signals`]); the flags that mean the same
+//! thing in every tool, defined once ([`FieldArgs`], [`ScoringArgs`], [`FormatRewardArgs`],
+//! [`parse_threads`], [`DeviceSpec`], parsed without candle). Nothing here needs an async runtime
+//! or an HTTP stack (`rlverify serve` has its own feature).
+//!
+//! ```no_run
+//! use rlverify::cli::Exit;
+//! fn main() -> std::process::ExitCode {
+//!     rlverify::cli::main(|| {
+//!         println!("42");
+//!         Ok(Exit::Success)
+//!     })
+//! }
+//! ```
+
+mod args;
+pub mod signals;
+
+pub use args::{
+    fill_default_notes, parse_f64_in, parse_positive, parse_threads, scoring_default_note, AnswerArgs, FieldArgs,
+    FormatRewardArgs, ScoringArgs, MAX_THREADS,
+};
+pub use rlbase::DeviceSpec;
+
+use std::fmt::Display;
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+/// How a command line ends: the exit status of all three binaries, written once (the table of
+/// [`EXIT_STATUS_HELP`], which every `--help` ends with, and of the workspace README).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: done (also after a closed output pipe).
+    Success,
+    /// 1: done, with a negative result: a wrong answer, no answer found, malformed input lines,
+    /// samples missing from a run, requests that failed.
+    Negative,
+    /// 2: a usage, input or I/O error (what [`main`] returns for an `Err`; clap's usage errors too).
+    Error,
+    /// 130: stopped by SIGINT (Ctrl-C) after saving what was done.
+    Interrupted,
+    /// 143: stopped by SIGTERM (Slurm, Kubernetes, `timeout`) after saving what was done.
+    Terminated,
+}
+
+/// The exit-status table, as every command's `--help` ends with it (`after_long_help`).
+pub const EXIT_STATUS_HELP: &str = "Exit status (the same for rlverify, rlbench and rltrain):
+  0    success
+  1    done, with a negative result: a wrong answer, no answer, malformed input lines, missing samples or failed requests
+  2    error: bad usage, unreadable input, I/O, network or TLS failure
+  130  stopped by SIGINT (Ctrl-C) after saving what was done
+  143  stopped by SIGTERM after saving what was done";
+
+impl Exit {
+    /// Every status, in the order of the table.
+    pub const ALL: [Exit; 5] = [Exit::Success, Exit::Negative, Exit::Error, Exit::Interrupted, Exit::Terminated];
+
+    /// The numeric status.
+    pub const fn code(self) -> u8 {
+        match self {
+            Self::Success => 0,
+            Self::Negative => 1,
+            Self::Error => 2,
+            Self::Interrupted => 130,
+            Self::Terminated => 143,
+        }
+    }
+
+    /// [`Exit::Success`] when `ok`, else [`Exit::Negative`].
+    pub const fn negative_unless(ok: bool) -> Self {
+        if ok {
+            Self::Success
+        } else {
+            Self::Negative
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e.code())
+    }
+}
+
+/// Runs a command line's body: errors print as [`print_error`] and exit 2; a broken pipe, as an
+/// error or as the panic of `println!` into a closed pipe, exits 0 without a word; any other
+/// failed write to standard output (a full disk) is an `error:` line and status 2.
+pub fn main(run: impl FnOnce() -> anyhow::Result<Exit>) -> ExitCode {
+    output_failures_end_quietly();
+    match run() {
+        Ok(code) => code.into(),
+        Err(err) if is_broken_pipe(&err) => Exit::Success.into(),
+        Err(err) => {
+            print_error(&err);
+            Exit::Error.into()
+        }
+    }
+}
+
+/// `println!` panics when standard output cannot be written: into a closed pipe the process
+/// ends with status 0 and no message, on any other failure (a full disk) with an `error:` line
+/// and status 2. `eprintln!` into a closed standard error ends with status 2 (the binaries write
+/// their messages with [`info`] and the printers here, which never panic). Every other panic goes
+/// to the default hook.
+fn output_failures_end_quietly() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if let Some(cause) = message.strip_prefix("failed printing to stdout: ") {
+            if cause.contains("Broken pipe") {
+                std::process::exit(0);
+            }
+            let _ = writeln!(io::stderr().lock(), "{} failed to write to standard output: {cause}", label("error"));
+            std::process::exit(i32::from(Exit::Error.code()));
+        }
+        if message.starts_with("failed printing to stderr") {
+            std::process::exit(i32::from(Exit::Error.code()));
+        }
+        default(info);
+    }));
+}
+
+/// The `error:`/`warning:`/`hint:` label, coloured when standard error is a terminal and
+/// `NO_COLOR` is unset.
+fn label(kind: &str) -> String {
+    if !io::stderr().is_terminal() || std::env::var_os("NO_COLOR").is_some() {
+        return format!("{kind}:");
+    }
+    let code = match kind {
+        "error" => "1;31",
+        "warning" => "1;33",
+        _ => "1;36",
+    };
+    format!("\x1b[{code}m{kind}\x1b[0m:")
+}
+
+/// Prints an error and its causes: one `Caused by:` line per link that says something the lines
+/// before it have not said (a link whose text is already part of the message above is skipped,
+/// and so is a backtrace appended to a message: `RUST_BACKTRACE` backtraces are not errors).
+pub fn print_error(err: &anyhow::Error) {
+    let mut out = io::stderr().lock();
+    let mut said = without_backtrace(&err.to_string()).to_string();
+    let _ = writeln!(out, "{} {said}", label("error"));
+    for cause in err.chain().skip(1) {
+        let text = without_backtrace(&cause.to_string()).to_string();
+        if text.is_empty() || said.contains(&text) {
+            continue;
+        }
+        let _ = writeln!(out, "  Caused by: {text}");
+        said.push('\n');
+        said.push_str(&text);
+    }
+}
+
+/// A message without the backtrace some libraries (candle under `RUST_BACKTRACE=1`) append to it.
+fn without_backtrace(message: &str) -> &str {
+    let cut = ["\nstack backtrace:", "\n   0: ", "\n  0: "].iter().filter_map(|m| message.find(m)).min();
+    message[..cut.unwrap_or(message.len())].trim_end()
+}
+
+/// Prints a warning.
+pub fn print_warning(message: &str) {
+    info(warning_line(message));
+}
+
+/// `warning: message` as [`print_warning`] writes it, for a progress bar's `println`.
+pub fn warning_line(message: &str) -> String {
+    format!("{} {message}", label("warning"))
+}
+
+/// Prints a per-line input error: `FILE:N: error: message`.
+pub fn print_line_error(file: &str, line: u64, message: &str) {
+    info(format_args!("{file}:{line}: {} {message}", label("error")));
+}
+
+/// Writes one line of progress or information to standard error. A write that fails (standard
+/// error is a closed pipe: `2>&1 | head` after `head` left) is ignored: a log reader that goes
+/// away never stops the work.
+pub fn info(message: impl Display) {
+    let _ = writeln!(io::stderr().lock(), "{message}");
+}
+
+/// Per-line input errors printed in full by `rlverify score` and `rlbench score`; the rest are
+/// counted ([`print_more_line_errors`]).
+pub const MAX_PRINTED_LINE_ERRORS: u64 = 20;
+
+/// After the printed line errors: how many more there were (nothing when none), then the hint
+/// that names the field flags when a line lacked a field.
+pub fn print_more_line_errors(errors: u64, missing_field: bool) {
+    if errors > MAX_PRINTED_LINE_ERRORS {
+        info(format_args!("... and {} more malformed lines", errors - MAX_PRINTED_LINE_ERRORS));
+    }
+    if missing_field {
+        print_hint(
+            "name the fields with `--response-field PATH`, `--gold-field PATH` and `--id-field PATH` (dotted paths)",
+        );
+    }
+}
+
+/// Prints a hint.
+pub fn print_hint(message: &str) {
+    info(format_args!("\n{} {message}", label("hint")));
+}
+
+/// True when the error comes from writing into a closed pipe.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().filter_map(|e| e.downcast_ref::<io::Error>()).any(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The help's table lists every status once, with its code, in order.
+    #[test]
+    fn the_exit_table_lists_every_status() {
+        let codes: Vec<u8> = EXIT_STATUS_HELP
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().next().and_then(|c| c.parse().ok()).expect("a code"))
+            .collect();
+        assert_eq!(codes, Exit::ALL.map(Exit::code).to_vec());
+    }
+
+    #[test]
+    fn backtraces_are_not_messages() {
+        assert_eq!(without_backtrace("no such file\nstack backtrace:\n   0: main"), "no such file");
+        assert_eq!(without_backtrace("shape mismatch\n   0: candle_core::error"), "shape mismatch");
+        assert_eq!(without_backtrace("plain"), "plain");
+    }
+}
