@@ -137,22 +137,84 @@ pub fn latest(checkpoints: &Path) -> Result<Option<PathBuf>> {
 }
 
 /// Loads weights (into the engine's existing parameters), optimizer moments and trainer state.
+/// Every error names the file it comes from.
 pub fn restore(dir: &Path, engine: &Engine, opt: &mut AdamW) -> Result<TrainerState> {
     let path = dir.join("trainer_state.json");
     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
     let state: TrainerState =
-        serde_json::from_str(&text).map_err(|e| Error::Checkpoint(format!("{}: {e}", path.display())))?;
+        serde_json::from_str(&text).map_err(|e| Error::Checkpoint(format!("`{}`: {e}", path.display())))?;
     let model = engine.model();
     let device = model.device();
-    let weights: HashMap<String, Tensor> = candle_core::safetensors::load(dir.join("model.safetensors"), &device)?;
+    let path = dir.join("model.safetensors");
+    let weights: HashMap<String, Tensor> = candle_core::safetensors::load(&path, &device).map_err(in_file(&path))?;
     for (name, var) in model.vars() {
-        let t = weights.get(name).ok_or_else(|| Error::Checkpoint(format!("{} lacks `{name}`", dir.display())))?;
+        let t = weights.get(name).ok_or_else(|| Error::Checkpoint(format!("`{}` lacks `{name}`", path.display())))?;
         if t.dims() != var.dims() {
-            return Err(Error::Checkpoint(format!("`{name}` has shape {:?}, the model {:?}", t.dims(), var.dims())));
+            return Err(Error::Checkpoint(format!(
+                "`{}`: `{name}` has shape {:?}, the model {:?}",
+                path.display(),
+                t.dims(),
+                var.dims()
+            )));
         }
-        var.set(&t.to_dtype(var.dtype())?)?;
+        var.set(&t.to_dtype(var.dtype()).map_err(in_file(&path))?).map_err(in_file(&path))?;
     }
-    let moments = candle_core::safetensors::load(dir.join("optimizer.safetensors"), &device)?;
-    opt.load_state(&moments, state.optimizer_steps)?;
+    let path = dir.join("optimizer.safetensors");
+    let moments = candle_core::safetensors::load(&path, &device).map_err(in_file(&path))?;
+    opt.load_state(&moments, state.optimizer_steps)
+        .map_err(|e| Error::Checkpoint(format!("`{}`: {e}", path.display())))?;
     Ok(state)
+}
+
+/// A candle error while reading `path`, naming it.
+fn in_file(path: &Path) -> impl Fn(candle_core::Error) -> Error + '_ {
+    move |e| Error::Checkpoint(format!("`{}`: {e}", path.display()))
+}
+
+/// Restores the newest checkpoint that reads back whole: the one `latest` names, else (it is
+/// damaged, or `latest` is missing or names a missing folder) the newest older `step-N` folder,
+/// after a `warn`ing that names the damaged file and the checkpoint used instead. `Ok(None)`
+/// when there is no checkpoint at all; an error naming every damaged checkpoint when none reads.
+pub fn restore_newest(
+    checkpoints: &Path,
+    engine: &Engine,
+    opt: &mut AdamW,
+    warn: &mut dyn FnMut(&str),
+) -> Result<Option<(PathBuf, TrainerState)>> {
+    let named = latest(checkpoints);
+    let mut candidates: Vec<PathBuf> =
+        steps(checkpoints)?.into_iter().rev().map(|s| checkpoints.join(step_dir_name(s))).collect();
+    if let Ok(Some(dir)) = &named {
+        // `latest` first, then the older ones (a newer folder than `latest` was never completed).
+        let newest = candidates.iter().position(|c| c == dir).unwrap_or(0);
+        candidates.drain(..newest);
+    }
+    let mut failed: Vec<String> = Vec::new();
+    if let Err(e) = &named {
+        failed.push(e.to_string());
+    }
+    for dir in candidates {
+        match restore(&dir, engine, opt) {
+            Ok(state) => {
+                if !failed.is_empty() {
+                    warn(&format!(
+                        "{}; resuming from the previous complete checkpoint `{}` (step {}) instead",
+                        failed.join("; "),
+                        dir.display(),
+                        state.step
+                    ));
+                }
+                return Ok(Some((dir, state)));
+            }
+            Err(e) => failed.push(format!("checkpoint `{}` cannot be restored: {e}", dir.display())),
+        }
+    }
+    match failed.is_empty() {
+        true => Ok(None),
+        false => Err(Error::Checkpoint(format!(
+            "no checkpoint of `{}` can be restored: {}; start a new run with another --out",
+            checkpoints.display(),
+            failed.join("; ")
+        ))),
+    }
 }

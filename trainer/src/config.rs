@@ -14,13 +14,14 @@ use serde_json::{Map, Value};
 
 use crate::advantage::{CpgdWeight, Estimator};
 use crate::aggregate::AggMode;
+use crate::config_values::{self as values, by_flag_name};
 use crate::error::{Error, Result};
 use crate::kl::{KlEstimator, RefKl};
 use crate::objectives::{DriftConfig, LossConfig, Objective, ObjectiveConfig, Param};
 use crate::optim::ScheduleKind;
 pub use crate::presets::Paper;
 use rlbase::DeviceSpec;
-use rlverify::RewardKind;
+use rlverify::{Extraction, LastNumber, RewardKind, Truncated};
 
 /// Every setting of a training run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,6 +89,15 @@ pub struct TrainConfig {
     pub tis_cap: Option<f64>,
     /// Reward encoding of the verdict.
     pub reward: RewardChoice,
+    /// Which readings of a response count as its answer (`--extract`, as in `rlverify score`).
+    #[serde(with = "by_flag_name")]
+    pub extract: Extraction,
+    /// When the last number of a response is its answer (`--last-number`, as in `rlverify score`).
+    #[serde(with = "by_flag_name")]
+    pub last_number: LastNumber,
+    /// What a response cut off mid-derivation answers (`--truncated`, as in `rlverify score`).
+    #[serde(with = "by_flag_name")]
+    pub truncated: Truncated,
     /// Weight of the `<think>..</think><answer>..</answer>` format reward (0 = off).
     pub format_reward: f64,
     /// DAPO dynamic sampling (drop groups with equal rewards and refill); `None` = the objective's
@@ -229,16 +239,28 @@ fn advantage_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(Estimator::NAMED.map(|(name, _)| name))
 }
 
-/// `--reward`: the encoding of the verifier's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+/// `--reward`: the encoding of the verifier's verdict (`binary` and `signed` as in `rlverify
+/// score`; `zero-one` and `plus-minus-one`, the names of older config files, are read too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RewardChoice {
     /// ±1 for dapo and dgpo (DAPO arXiv:2503.14476, DGPO arXiv:2603.14389), else {0,1}.
     Auto,
     /// Correct 1, wrong 0.
-    ZeroOne,
+    #[serde(alias = "zero-one")]
+    Binary,
     /// Correct +1, wrong −1.
-    PlusMinusOne,
+    #[serde(alias = "plus-minus-one")]
+    Signed,
+}
+
+impl From<RewardKind> for RewardChoice {
+    fn from(kind: RewardKind) -> Self {
+        match kind {
+            RewardKind::Binary => Self::Binary,
+            RewardKind::Signed => Self::Signed,
+        }
+    }
 }
 
 /// `--rollout-decode`: the decoder rollouts sample with.
@@ -332,6 +354,9 @@ impl Default for TrainConfig {
             rollout_decode: RolloutDecode::Auto,
             tis_cap: None,
             reward: RewardChoice::Auto,
+            extract: rlverify::Config::default().extract,
+            last_number: rlverify::Config::default().last_number,
+            truncated: rlverify::Config::default().truncated,
             format_reward: 0.0,
             dynamic_sampling: None,
             dynamic_sampling_rounds: 2,
@@ -371,40 +396,40 @@ impl Default for TrainConfig {
 #[command(next_help_heading = "Objective")]
 pub struct ObjectiveOverrides {
     /// Lower clip width ε_l (PPO family, DGPO, GPPO, ASPO, GSPO, CISPO, Clip-Cov).
-    #[arg(long)]
+    #[arg(long, value_parser = values::clip_width)]
     pub clip_low: Option<f64>,
     /// Upper clip width ε_h.
-    #[arg(long)]
+    #[arg(long, value_parser = values::clip_width)]
     pub clip_high: Option<f64>,
     /// Single width ε (CPG/CPGD, CFPO); for two-sided kernels sets both sides.
-    #[arg(long, visible_alias = "cfpo-eps")]
+    #[arg(long, visible_alias = "cfpo-eps", value_parser = values::clip_width)]
     pub clip_eps: Option<f64>,
     /// Dual-clip constant c (PPO family, GPPO).
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", value_parser = values::dual_clip)]
     pub dual_clip: Option<f64>,
     /// CPGD tight-to-loose factor λ (1 = constant width).
-    #[arg(long)]
+    #[arg(long, value_parser = values::positive)]
     pub cpg_lambda: Option<f64>,
     /// CPGD policy-drift coefficient α (0 = no drift term).
-    #[arg(long, visible_alias = "drift-alpha")]
+    #[arg(long, visible_alias = "drift-alpha", value_parser = values::non_negative)]
     pub drift_coef: Option<f64>,
     /// Cap c of the drift's gradient coefficient.
-    #[arg(long)]
+    #[arg(long, value_parser = values::positive)]
     pub drift_clip: Option<f64>,
     /// DGPO n (left-boundary power).
-    #[arg(long)]
+    #[arg(long, value_parser = values::positive)]
     pub dgpo_n: Option<f64>,
     /// DGPO m (right-boundary root).
-    #[arg(long)]
+    #[arg(long, value_parser = values::positive)]
     pub dgpo_m: Option<f64>,
     /// Reference-KL coefficient β (0 = no reference model).
-    #[arg(long)]
+    #[arg(long, value_parser = values::non_negative)]
     pub kl_coef: Option<f64>,
     /// Reference-KL estimator.
     #[arg(long)]
     pub kl_estimator: Option<KlName>,
     /// Entropy bonus coefficient.
-    #[arg(long)]
+    #[arg(long, value_parser = values::finite)]
     pub entropy_coef: Option<f64>,
     /// Loss aggregation.
     #[arg(long)]
@@ -413,7 +438,7 @@ pub struct ObjectiveOverrides {
     #[arg(long, value_parser = advantage_names())]
     pub advantage: Option<String>,
     /// Cap c_ω of CPGD's clip-filter-like weight (with --advantage cpgd-clip-filter).
-    #[arg(long, value_name = "C_OMEGA")]
+    #[arg(long, value_name = "C_OMEGA", value_parser = values::cap)]
     pub cpgd_weight_cap: Option<f64>,
 }
 
@@ -635,8 +660,19 @@ impl TrainConfig {
     pub fn reward_kind(&self) -> Result<RewardKind> {
         Ok(match self.reward {
             RewardChoice::Auto if self.objective()?.shaping.signed_rewards => RewardKind::Signed,
-            RewardChoice::Auto | RewardChoice::ZeroOne => RewardKind::Binary,
-            RewardChoice::PlusMinusOne => RewardKind::Signed,
+            RewardChoice::Auto | RewardChoice::Binary => RewardKind::Binary,
+            RewardChoice::Signed => RewardKind::Signed,
+        })
+    }
+
+    /// The verifier's settings of this run: its reward encoding and answer reading.
+    pub fn verify_config(&self) -> Result<rlverify::Config> {
+        Ok(rlverify::Config {
+            reward: self.reward_kind()?,
+            extract: self.extract,
+            last_number: self.last_number,
+            truncated: self.truncated,
+            ..rlverify::Config::default()
         })
     }
 
@@ -737,11 +773,23 @@ impl TrainConfig {
 
 /// The defaults of a pretrained model: the learning rate of the seed papers' 1.5B runs (CPGD
 /// arXiv:2505.12504 §5.1, DGPO arXiv:2603.14389 §5.1: 1e-6) and CFPO's schedule (arXiv:2601.22801
-/// §5: cosine after a warm-up of a tenth of the run). The tiny model keeps the built-in 3e-3,
-/// constant.
+/// §5: cosine after a warm-up of a tenth of the run); responses long enough to reason in
+/// ([`PRETRAINED_MAX_NEW_TOKENS`], not the tiny model's one-token answers); and a checkpoint
+/// every tenth of the run, the newest 3 kept, so a killed job loses at most a tenth of its work.
+/// The tiny model keeps the built-in 3e-3, constant, one token, and a checkpoint at the end.
 pub fn pretrained_defaults(steps: u64) -> Value {
-    serde_json::json!({ "lr": 1e-6, "lr_schedule": "cosine", "warmup_steps": steps / 10 })
+    serde_json::json!({
+        "lr": 1e-6,
+        "lr_schedule": "cosine",
+        "warmup_steps": steps / 10,
+        "max_new_tokens": PRETRAINED_MAX_NEW_TOKENS,
+        "save_every": (steps / 10).max(1),
+        "keep_checkpoints": 3,
+    })
 }
+
+/// `max_new_tokens` of a pretrained model unless set.
+pub const PRETRAINED_MAX_NEW_TOKENS: usize = 512;
 
 /// `v` without `null` members (an unset `Option` flag), recursively.
 fn without_nulls(v: &Value) -> Value {
@@ -816,7 +864,7 @@ mod tests {
         assert_eq!(shaping(&run("dapo")), (RewardKind::Signed, true, 4096));
         assert_eq!(shaping(&run("dgpo")), (RewardKind::Signed, false, 0));
         assert_eq!(shaping(&run("grpo")), (RewardKind::Binary, false, 0));
-        let user = TrainConfig { reward: RewardChoice::ZeroOne, dynamic_sampling: Some(false), ..run("dapo") };
+        let user = TrainConfig { reward: RewardChoice::Binary, dynamic_sampling: Some(false), ..run("dapo") };
         assert_eq!(shaping(&TrainConfig { overlong_buffer: Some(0), ..user }), (RewardKind::Binary, false, 0));
     }
 
@@ -832,6 +880,29 @@ mod tests {
             let c = TrainConfig { objective: objective.into(), overrides: overrides.clone(), ..TrainConfig::default() };
             assert!(c.loss_config().is_err(), "{objective} {overrides:?}");
         }
+    }
+
+    /// A pretrained model gets responses it can reason in and periodic checkpoints, unless set;
+    /// the tiny model keeps one token and a checkpoint at the end.
+    #[test]
+    fn pretrained_models_get_real_lengths_and_checkpoints() {
+        let resolve = |layer: Value| TrainConfig::resolve(None, &[layer]).expect("resolve");
+        let c = resolve(serde_json::json!({"model": "default", "steps": 200}));
+        assert_eq!((c.max_new_tokens, c.save_every, c.keep_checkpoints), (PRETRAINED_MAX_NEW_TOKENS, 20, 3));
+        assert_eq!(c.sources.get("max_new_tokens"), Some(&Source::Model));
+        let c = resolve(serde_json::json!({"model": "default", "max_new_tokens": 64, "save_every": 0}));
+        assert_eq!((c.max_new_tokens, c.save_every), (64, 0));
+        let c = resolve(serde_json::json!({"model": "tiny"}));
+        assert_eq!((c.max_new_tokens, c.save_every), (1, 0));
+    }
+
+    /// Older config files name the reward encodings `zero-one` and `plus-minus-one`.
+    #[test]
+    fn older_reward_names_are_read() {
+        let c = TrainConfig::from_json(r#"{"reward": "plus-minus-one"}"#).unwrap();
+        assert_eq!(c.reward, RewardChoice::Signed);
+        assert!(serde_json::to_string(&c).unwrap().contains(r#""reward":"signed""#));
+        assert!(TrainConfig::from_json(r#"{"extract": "lenientt"}"#).is_err_and(|e| e.to_string().contains("strict")));
     }
 
     #[test]

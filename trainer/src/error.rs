@@ -27,6 +27,11 @@ pub enum Error {
     /// A checkpoint or run directory is missing something or holds something unexpected.
     #[error("checkpoint: {0}")]
     Checkpoint(String),
+    /// A run cannot start or continue as asked, although every setting is valid: its directory
+    /// already holds another run, `--steps` is below the checkpoint's step, the device is not
+    /// there. The message says what to do.
+    #[error("{0}")]
+    Run(String),
     /// Too many consecutive updates had a non-finite loss or gradient.
     #[error("stopping after {count} consecutive non-finite steps (--max-bad-steps {count}); last: {last}")]
     TooManyBadSteps {

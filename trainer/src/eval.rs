@@ -46,7 +46,7 @@ pub fn evaluate(engine: &Engine, cfg: &TrainConfig, set: &EvalSet, step: u64) ->
         ..SamplingParams::default()
     };
     let out = engine.generate_ids(&prompts, &params)?;
-    let verify = rlverify::Config::default();
+    let verify = cfg.verify_config()?;
     let mut tallies = Vec::with_capacity(set.problems.len());
     for (problem, completions) in set.problems.iter().zip(&out) {
         let gold = Gold::new(&problem.answer, &verify);

@@ -20,7 +20,7 @@ use rlbase::DeviceSpec;
 /// Opens the device named by `--device`: `auto` (the first GPU of a `cuda` build, else the CPU),
 /// `cpu`, `cuda` or `cuda:N` (the spelling was checked where it was typed: [`DeviceSpec`]).
 pub fn device(spec: DeviceSpec) -> Result<Device> {
-    rlengine::open_device(spec).map_err(|e| Error::invalid_config(format!("--device {spec}: {e}")))
+    rlengine::open_device(spec).map_err(|e| Error::Run(format!("--device {spec}: {e}")))
 }
 
 /// Loads the policy named by `cfg.model` (for `tiny`, a from-scratch model seeded with

@@ -80,13 +80,13 @@ impl Paper {
     /// Run settings shared by every objective of the paper.
     fn common(self) -> Value {
         match self {
-            Self::Cpgd => json!({ "reward": "zero-one", "temperature": 1.0, "overrides": { "kl_coef": 0.0 } }),
+            Self::Cpgd => json!({ "reward": "binary", "temperature": 1.0, "overrides": { "kl_coef": 0.0 } }),
             Self::Cfpo => json!({
-                "reward": "zero-one", "temperature": 0.9,
+                "reward": "binary", "temperature": 0.9,
                 "overrides": { "kl_coef": 0.0, "aggregation": "seq-mean-token-mean", "advantage": "group-norm" }
             }),
             Self::Dgpo => json!({
-                "reward": "plus-minus-one", "temperature": 1.0, "adam_beta2": 0.95, "grad_clip": 1.0,
+                "reward": "signed", "temperature": 1.0, "adam_beta2": 0.95, "grad_clip": 1.0,
                 "overrides": { "kl_coef": 0.0, "aggregation": "group-token-mean", "advantage": "group-norm" }
             }),
         }

@@ -47,7 +47,7 @@ impl RunDir {
 
     /// Writes the resolved config (pretty JSON), atomically.
     pub fn write_config(&self, cfg: &TrainConfig) -> Result<()> {
-        let text = serde_json::to_string_pretty(cfg).map_err(|e| Error::invalid_config(e.to_string()))?;
+        let text = serde_json::to_string_pretty(cfg).map_err(|e| Error::Run(format!("config.json: {e}")))?;
         write_atomic(&self.config_path(), text.as_bytes())
     }
 

@@ -200,7 +200,7 @@ impl<'a> Session<'a> {
             0 => None,
             l => Some((cfg.max_new_tokens, l)),
         };
-        let rewarder = Rewarder::new(cfg.reward_kind()?, cfg.format_reward, overlong);
+        let rewarder = Rewarder { verify: cfg.verify_config()?, format_weight: cfg.format_reward, overlong };
         let adam = AdamWConfig {
             beta1: cfg.adam_beta1,
             beta2: cfg.adam_beta2,
@@ -443,11 +443,14 @@ fn resume_state(
     fresh: TrainerState,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<TrainerState> {
-    match (resume, checkpoint::latest(&run.checkpoints())?) {
-        (true, Some(dir)) => {
-            let mut state = checkpoint::restore(&dir, engine, opt)?;
+    let restored = match resume {
+        true => checkpoint::restore_newest(&run.checkpoints(), engine, opt, &mut |w| on_event(Event::Warning(w)))?,
+        false => None,
+    };
+    match (resume, restored) {
+        (true, Some((dir, mut state))) => {
             if cfg.steps < state.step {
-                return Err(Error::invalid_config(format!(
+                return Err(Error::Run(format!(
                     "--steps {} is below the step of the checkpoint `{}` ({}); pass --steps {} or more to continue \
                      the run, or start a new one with another --out",
                     cfg.steps,
@@ -473,7 +476,7 @@ fn resume_state(
         }
         (false, _) => {
             if std::fs::metadata(run.metrics_path()).is_ok_and(|m| m.len() > 0) {
-                return Err(Error::invalid_config(format!(
+                return Err(Error::Run(format!(
                     "`{}` already holds a run; continue it with --resume {0} or choose another --out",
                     run.root.display()
                 )));

@@ -184,11 +184,12 @@ pub fn scoring_default_note(id: &str) -> Option<String> {
     Some(format!("[default: {value}]"))
 }
 
-/// Appends the note `note(id)` returns (`[default: X]`) to the help of every flag of `cmd` and
-/// of its subcommands, so that a default written once in a library (`Config::default()`,
-/// `TrainConfig::default()`) is the one the help shows. Hidden flags are left alone.
+/// Appends the note `note(id)` returns (`[default: X]`) to the help of every flag of `cmd` (not
+/// of its subcommands: `cmd.mut_subcommand(name, ...)` for those), so that a default written
+/// once in a library (`Config::default()`, `TrainConfig::default()`) is the one the help shows.
+/// Hidden flags are left alone.
 pub fn fill_default_notes(cmd: clap::Command, note: &dyn Fn(&str) -> Option<String>) -> clap::Command {
-    let cmd = cmd.mut_args(|arg| match note(arg.get_id().as_str()) {
+    cmd.mut_args(|arg| match note(arg.get_id().as_str()) {
         Some(n) if !arg.is_hide_set() => {
             let help = arg.get_help().map_or_else(String::new, |h| h.to_string());
             let long = arg.get_long_help().map(|h| h.to_string());
@@ -199,9 +200,15 @@ pub fn fill_default_notes(cmd: clap::Command, note: &dyn Fn(&str) -> Option<Stri
             }
         }
         _ => arg,
-    });
+    })
+}
+
+/// [`fill_default_notes`] with the verifier's defaults ([`scoring_default_note`]) on `cmd` and
+/// each of its subcommands.
+pub fn with_scoring_defaults(cmd: clap::Command) -> clap::Command {
+    let cmd = fill_default_notes(cmd, &scoring_default_note);
     let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
-    names.into_iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, |sub| fill_default_notes(sub, note)))
+    names.into_iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, with_scoring_defaults))
 }
 
 #[cfg(test)]
@@ -236,7 +243,7 @@ mod tests {
     /// Unset flags keep the verifier's defaults, which the help shows; set ones reach the config.
     #[test]
     fn scoring_flags_default_to_the_library_and_say_so() {
-        let cmd = fill_default_notes(T::command(), &scoring_default_note);
+        let cmd = with_scoring_defaults(T::command());
         let help = cmd.clone().render_long_help().to_string();
         for needle in ["[default: binary]", "[default: strict]", "[default: auto]", "[default: no-answer]"] {
             assert!(help.contains(needle), "{needle} missing:\n{help}");

@@ -22,8 +22,8 @@ mod args;
 pub mod signals;
 
 pub use args::{
-    fill_default_notes, parse_f64_in, parse_positive, parse_threads, scoring_default_note, AnswerArgs, FieldArgs,
-    FormatRewardArgs, ScoringArgs, MAX_THREADS,
+    fill_default_notes, parse_f64_in, parse_positive, parse_threads, scoring_default_note, with_scoring_defaults,
+    AnswerArgs, FieldArgs, FormatRewardArgs, ScoringArgs, MAX_THREADS,
 };
 pub use rlbase::DeviceSpec;
 
@@ -145,27 +145,40 @@ fn label(kind: &str) -> String {
 }
 
 /// Prints an error and its causes: one `Caused by:` line per link that says something the lines
-/// before it have not said (a link whose text is already part of the message above is skipped,
-/// and so is a backtrace appended to a message: `RUST_BACKTRACE` backtraces are not errors).
+/// before it have not said (a link whose text is already part of the message above is skipped).
+/// A backtrace that a library appends to its message (candle under `RUST_BACKTRACE=1`) is
+/// printed once, after the chain.
 pub fn print_error(err: &anyhow::Error) {
     let mut out = io::stderr().lock();
-    let mut said = without_backtrace(&err.to_string()).to_string();
+    let whole = err.to_string();
+    let (first, mut backtrace) = split_backtrace(&whole);
+    let mut said = first.to_string();
     let _ = writeln!(out, "{} {said}", label("error"));
     for cause in err.chain().skip(1) {
-        let text = without_backtrace(&cause.to_string()).to_string();
-        if text.is_empty() || said.contains(&text) {
+        let whole = cause.to_string();
+        let (text, trace) = split_backtrace(&whole);
+        if backtrace.is_empty() {
+            backtrace = trace.to_string();
+        }
+        if text.is_empty() || said.contains(text) {
             continue;
         }
         let _ = writeln!(out, "  Caused by: {text}");
         said.push('\n');
-        said.push_str(&text);
+        said.push_str(text);
+    }
+    if !backtrace.is_empty() {
+        let _ = writeln!(out, "\n{backtrace}");
     }
 }
 
-/// A message without the backtrace some libraries (candle under `RUST_BACKTRACE=1`) append to it.
-fn without_backtrace(message: &str) -> &str {
+/// A message and the backtrace some libraries (candle under `RUST_BACKTRACE=1`) append to it.
+fn split_backtrace(message: &str) -> (&str, String) {
     let cut = ["\nstack backtrace:", "\n   0: ", "\n  0: "].iter().filter_map(|m| message.find(m)).min();
-    message[..cut.unwrap_or(message.len())].trim_end()
+    match cut {
+        Some(k) => (message[..k].trim_end(), message[k..].trim_matches('\n').to_string()),
+        None => (message.trim_end(), String::new()),
+    }
 }
 
 /// Prints a warning.
@@ -234,8 +247,9 @@ mod tests {
 
     #[test]
     fn backtraces_are_not_messages() {
-        assert_eq!(without_backtrace("no such file\nstack backtrace:\n   0: main"), "no such file");
-        assert_eq!(without_backtrace("shape mismatch\n   0: candle_core::error"), "shape mismatch");
-        assert_eq!(without_backtrace("plain"), "plain");
+        let (text, trace) = split_backtrace("no such file\nstack backtrace:\n   0: main");
+        assert_eq!((text, trace.as_str()), ("no such file", "stack backtrace:\n   0: main"));
+        assert_eq!(split_backtrace("shape mismatch\n   0: candle_core::error").0, "shape mismatch");
+        assert_eq!(split_backtrace("plain"), ("plain", String::new()));
     }
 }

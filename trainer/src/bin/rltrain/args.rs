@@ -9,9 +9,10 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use rltrain::config::{pretrained_defaults, TrainConfig, CPGD_WEIGHT_CAP};
-use rltrain::config::{ObjectiveOverrides, Paper, PromptTemplate, RewardChoice, RolloutDecode, TokenizerChoice};
+use rltrain::config::{ObjectiveOverrides, Paper, PromptTemplate, RolloutDecode, TokenizerChoice};
+use rltrain::config_values as values;
 use rltrain::optim::ScheduleKind;
-use rlverify::cli::DeviceSpec;
+use rlverify::cli::{DeviceSpec, FormatRewardArgs, ScoringArgs, EXIT_STATUS_HELP};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,6 +21,9 @@ use serde_json::Value;
 #[command(
     name = "rltrain",
     version,
+    propagate_version = true,
+    allow_negative_numbers = true,
+    after_long_help = EXIT_STATUS_HELP,
     args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  rltrain --objective dgpo --model tiny --data task:add-small --steps 100 --out runs/dgpo\n  rltrain --resume runs/dgpo --steps 200\n  rltrain objectives\n\nUse `rltrain help train` for every training flag."
 )]
@@ -33,6 +37,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train a policy (the default command).
+    #[command(allow_negative_numbers = true, after_long_help = EXIT_STATUS_HELP)]
     Train(Box<TrainArgs>),
     /// List every objective of the registry with its defaults (Markdown table).
     Objectives,
@@ -150,10 +155,10 @@ pub struct TrainArgs {
     #[arg(long, value_name = "G", help_heading = "Rollout")]
     pub group_size: Option<usize>,
     /// Sampling temperature (log-probs are taken at it too).
-    #[arg(long, help_heading = "Rollout")]
+    #[arg(long, help_heading = "Rollout", value_parser = values::temperature)]
     pub temperature: Option<f64>,
     /// Nucleus sampling mass.
-    #[arg(long, help_heading = "Rollout")]
+    #[arg(long, help_heading = "Rollout", value_parser = values::top_p)]
     pub top_p: Option<f64>,
     /// Most tokens per response; also Dr.GRPO's L_max (1 suits task:succ; use e.g. 512 for real models).
     #[arg(long, help_heading = "Rollout")]
@@ -165,14 +170,17 @@ pub struct TrainArgs {
     #[arg(long, help_heading = "Rollout")]
     pub rollout_decode: Option<RolloutDecode>,
     /// Truncated importance correction min(π_old/π_sampler, C) on the advantages of quantized rollouts (off when unset).
-    #[arg(long, value_name = "C", help_heading = "Rollout")]
+    #[arg(long, value_name = "C", help_heading = "Rollout", value_parser = values::cap)]
     pub tis_cap: Option<f64>,
-    /// Reward encoding: auto = ±1 for dapo and dgpo, else {0,1}.
-    #[arg(long, help_heading = "Rollout")]
-    pub reward: Option<RewardChoice>,
-    /// Weight of the <think>/<answer> format reward (0 = off).
-    #[arg(long, help_heading = "Rollout")]
-    pub format_reward: Option<f64>,
+    /// The verifier's flags, as in `rlverify score` (`--reward` unset: signed for dapo and dgpo,
+    /// else binary).
+    #[command(flatten)]
+    #[serde(skip)]
+    pub scoring: ScoringArgs,
+    /// The format reward, as in `rlverify score` (unset: off).
+    #[command(flatten)]
+    #[serde(skip)]
+    pub format: FormatRewardArgs,
     /// DAPO dynamic sampling: drop all-equal groups and refill [default: on for dapo].
     #[arg(long, help_heading = "Rollout")]
     pub dynamic_sampling: Option<bool>,
@@ -196,7 +204,7 @@ pub struct TrainArgs {
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = "Optimisation")]
     pub recompute_activations: Option<bool>,
     /// Peak learning rate.
-    #[arg(long, help_heading = "Optimisation")]
+    #[arg(long, help_heading = "Optimisation", value_parser = values::non_negative)]
     pub lr: Option<f64>,
     /// Schedule after the linear warm-up.
     #[arg(long, help_heading = "Optimisation", value_parser = schedule_kinds())]
@@ -205,22 +213,22 @@ pub struct TrainArgs {
     #[arg(long, help_heading = "Optimisation")]
     pub warmup_steps: Option<u64>,
     /// Final LR as a fraction of --lr (linear, cosine).
-    #[arg(long, help_heading = "Optimisation")]
+    #[arg(long, help_heading = "Optimisation", value_parser = values::fraction)]
     pub min_lr_ratio: Option<f64>,
     /// Decoupled weight decay on matrices.
-    #[arg(long, help_heading = "Optimisation")]
+    #[arg(long, help_heading = "Optimisation", value_parser = values::non_negative)]
     pub weight_decay: Option<f64>,
     /// AdamW beta1.
-    #[arg(long, help_heading = "Optimisation")]
+    #[arg(long, help_heading = "Optimisation", value_parser = values::beta)]
     pub adam_beta1: Option<f64>,
     /// AdamW beta2.
-    #[arg(long, help_heading = "Optimisation")]
+    #[arg(long, help_heading = "Optimisation", value_parser = values::beta)]
     pub adam_beta2: Option<f64>,
     /// AdamW epsilon.
-    #[arg(long, help_heading = "Optimisation")]
+    #[arg(long, help_heading = "Optimisation", value_parser = values::positive)]
     pub adam_eps: Option<f64>,
     /// Clip the gradient's global norm (0 = off).
-    #[arg(long, help_heading = "Optimisation")]
+    #[arg(long, help_heading = "Optimisation", value_parser = values::grad_clip)]
     pub grad_clip: Option<f64>,
 
     /// Objective from the registry (`rltrain objectives`).
@@ -245,7 +253,7 @@ pub struct TrainArgs {
     #[arg(long, value_name = "M", help_heading = "Evaluation")]
     pub eval_limit: Option<usize>,
     /// Sampling temperature of evaluations.
-    #[arg(long, help_heading = "Evaluation")]
+    #[arg(long, help_heading = "Evaluation", value_parser = values::temperature)]
     pub eval_temperature: Option<f64>,
 }
 
@@ -279,21 +287,31 @@ pub fn command() -> clap::Command {
             (None, _) => format!("[default: {value}]"),
         })
     };
-    let fill = move |cmd: clap::Command| {
-        cmd.mut_args(|arg| match note(arg.get_id().as_str()) {
-            Some(n) if !arg.is_hide_set() => {
-                let help = arg.get_help().map_or_else(String::new, |h| h.to_string());
-                let arg = arg.help(format!("{} {n}", help.trim_end_matches('.')).trim_start().to_string());
-                match arg.get_long_help().map(|h| h.to_string()) {
-                    Some(long) => arg.long_help(format!("{long} {n}")),
-                    None => arg,
-                }
+    let cmd = rlverify::cli::fill_default_notes(Cli::command(), &note);
+    cmd.mut_subcommand("train", |train| rlverify::cli::fill_default_notes(train, &note))
+}
+
+impl TrainArgs {
+    /// The flags given, as a JSON layer of config keys (unset flags are `null`, which
+    /// `TrainConfig::resolve` ignores); the verifier's flags under their config keys.
+    pub fn layer(&self) -> serde_json::Result<Value> {
+        let mut flags = serde_json::to_value(self)?;
+        if let Some(map) = flags.as_object_mut() {
+            let name = |v: Option<clap::builder::PossibleValue>| v.map(|p| Value::from(p.get_name()));
+            use clap::ValueEnum;
+            let s = &self.scoring;
+            map.insert("reward".into(), name(s.reward.and_then(|r| r.to_possible_value())).unwrap_or(Value::Null));
+            for (key, value) in [
+                ("extract", s.answer.extract.and_then(|v| v.to_possible_value())),
+                ("last_number", s.answer.last_number.and_then(|v| v.to_possible_value())),
+                ("truncated", s.answer.truncated.and_then(|v| v.to_possible_value())),
+            ] {
+                map.insert(key.into(), name(value).unwrap_or(Value::Null));
             }
-            _ => arg,
-        })
-    };
-    let cmd = fill.clone()(Cli::command());
-    cmd.mut_subcommand("train", fill)
+            map.insert("format_reward".into(), self.format.format_reward.map_or(Value::Null, Value::from));
+        }
+        Ok(flags)
+    }
 }
 
 /// The schedules `--lr-schedule` takes (listed in the help; a typo gets the closest).
@@ -302,9 +320,11 @@ fn schedule_kinds() -> impl clap::builder::TypedValueParser<Value = ScheduleKind
     clap::builder::PossibleValuesParser::new(ScheduleKind::NAMES).try_map(|s| s.parse::<ScheduleKind>())
 }
 
-/// A registry name, checked where it is typed (a typo gets "did you mean" and the valid names).
+/// A registry name, checked where it is typed, in any case (`GRPO` is `grpo`; a typo gets "did
+/// you mean" and the valid names).
 fn objective_name(name: &str) -> Result<String, String> {
-    rltrain::objectives::Objective::from_name(name).map(|o| o.name.to_string()).map_err(|e| e.to_string())
+    let name = name.trim().to_ascii_lowercase().replace('_', "-");
+    rltrain::objectives::Objective::from_name(&name).map(|o| o.name.to_string()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -350,6 +370,99 @@ mod tests {
         assert!(err.contains("--objective") && err.contains("did you mean `dgpo`"), "{err}");
         let ok = Cli::try_parse_from(["rltrain", "--objective", "dgpo", "--device", "cuda:1"]).expect("valid flags");
         assert_eq!((ok.train.objective.as_deref(), ok.train.device), (Some("dgpo"), Some(DeviceSpec::Cuda(1))));
+    }
+
+    /// Non-finite and out-of-range numbers are refused where they are typed, naming the flag:
+    /// none becomes the default silently (JSON has no NaN: a `nan` flag used to serialise to
+    /// `null`, which the layering skips, and was recorded as `default`).
+    #[test]
+    fn non_finite_and_out_of_range_numbers_are_refused_naming_the_flag() {
+        use clap::Parser;
+        for (flag, value) in [
+            ("--lr", "nan"),
+            ("--lr", "-1"),
+            ("--clip-high", "inf"),
+            ("--clip-low", "-1"),
+            ("--dual-clip", "inf"),
+            ("--grad-clip", "inf"),
+            ("--temperature", "nan"),
+            ("--temperature", "0"),
+            ("--top-p", "1.5"),
+            ("--adam-beta2", "1"),
+            ("--kl-coef", "NaN"),
+            ("--entropy-coef", "inf"),
+            ("--tis-cap", "0.5"),
+            ("--eval-temperature", "inf"),
+            ("--min-lr-ratio", "2"),
+        ] {
+            for args in [vec!["rltrain", flag, value], vec!["rltrain", "train", flag, value]] {
+                let err = Cli::try_parse_from(&args).map(|_| ()).expect_err(&format!("{args:?} accepted"));
+                let text = err.to_string();
+                assert!(text.contains(flag) && text.contains(value), "{args:?}: {text}");
+            }
+        }
+        let err = Cli::try_parse_from(["rltrain", "--grad-clip", "inf"]).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains("0 turns gradient clipping off"), "{err}");
+        let ok =
+            Cli::try_parse_from(["rltrain", "--lr", "1e-6", "--grad-clip", "0", "--clip-high", "0.28"]).expect("valid");
+        assert_eq!(
+            (ok.train.lr, ok.train.grad_clip, ok.train.overrides.clip_high),
+            (Some(1e-6), Some(0.0), Some(0.28))
+        );
+    }
+
+    /// The verifier's flags are `rlverify score`'s, and they reach the config under their keys.
+    #[test]
+    fn verifier_flags_are_rlverify_s() {
+        use clap::Parser;
+        let cli = Cli::try_parse_from([
+            "rltrain",
+            "--reward",
+            "signed",
+            "--extract",
+            "lenient",
+            "--last-number",
+            "never",
+            "--truncated",
+            "lenient",
+            "--format-reward=0.2",
+        ])
+        .expect("valid");
+        let layer = cli.train.layer().expect("layer");
+        let cfg = TrainConfig::resolve(None, &[layer]).expect("resolve");
+        let v = cfg.verify_config().expect("verifier config");
+        assert_eq!(
+            (v.reward, v.extract, v.last_number, v.truncated, cfg.format_reward),
+            (
+                rlverify::RewardKind::Signed,
+                rlverify::Extraction::Lenient,
+                rlverify::LastNumber::Never,
+                rlverify::Truncated::Lenient,
+                0.2
+            )
+        );
+        assert_eq!(cfg.sources.get("extract"), Some(&rltrain::config::Source::User));
+        let json = serde_json::to_value(&cfg).expect("json");
+        assert_eq!((json["extract"].as_str(), json["reward"].as_str()), (Some("lenient"), Some("signed")));
+        // Unset: the verifier's defaults, and the objective's reward encoding.
+        let cli = Cli::try_parse_from(["rltrain", "--objective", "dgpo"]).expect("valid");
+        let cfg = TrainConfig::resolve(None, &[cli.train.layer().expect("layer")]).expect("resolve");
+        let v = cfg.verify_config().expect("verifier config");
+        let d = rlverify::Config::default();
+        assert_eq!((v.reward, v.extract, v.truncated), (rlverify::RewardKind::Signed, d.extract, d.truncated));
+        assert_eq!(cfg.format_reward, 0.0);
+    }
+
+    /// Objective names are read in any case; a typo still gets "did you mean".
+    #[test]
+    fn objective_names_in_any_case() {
+        use clap::Parser;
+        for name in ["DGPO", "Dgpo", "dgpo", "Dr_GRPO"] {
+            let cli = Cli::try_parse_from(["rltrain", "--objective", name]).expect(name);
+            assert_eq!(cli.train.objective.as_deref(), Some(if name == "Dr_GRPO" { "dr-grpo" } else { "dgpo" }));
+        }
+        let err = Cli::try_parse_from(["rltrain", "--objective", "DGOP"]).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains("did you mean `dgpo`"), "{err}");
     }
 
     #[test]

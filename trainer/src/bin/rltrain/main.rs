@@ -1,13 +1,17 @@
 //! `rltrain`: train a policy with verifiable rewards (`rltrain --objective dgpo ...`), list the
 //! objectives (`rltrain objectives`) and the synthetic tasks (`rltrain tasks`), plot runs
 //! (`rltrain plot RUN_DIR`).
+//!
+//! Exit status: `rlverify::cli::EXIT_STATUS_HELP`. SIGINT (Ctrl-C) and SIGTERM (Slurm,
+//! Kubernetes, `timeout`) finish the current step, save a checkpoint, say how to continue and
+//! exit 130 or 143. Log lines go to standard error and are dropped when nobody reads them (a
+//! closed `2>&1 | head`): training never stops for its log.
 
 mod args;
 
-use rlverify::cli::Exit;
+use rlverify::cli::{info, signals, Exit};
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use clap::FromArgMatches;
@@ -95,7 +99,7 @@ fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
         TrainConfig::from_json(&text).with_context(|| format!("`{}`", path.display()))?;
         layers.push(file);
     }
-    let mut flags = serde_json::to_value(args)?;
+    let mut flags = args.layer()?;
     if let (Some(dir), Some(map)) = (&args.resume, flags.as_object_mut()) {
         map.insert("out".into(), serde_json::to_value(dir)?);
     }
@@ -120,30 +124,10 @@ fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
     Ok(cfg)
 }
 
-/// Set by the first Ctrl-C: the loop finishes its step, saves a checkpoint and returns.
-static STOP: AtomicBool = AtomicBool::new(false);
-
-#[cfg(unix)]
-extern "C" fn on_sigint(_: libc::c_int) {
-    const MSG: &[u8] =
-        b"\nrltrain: interrupted; finishing this step and saving a checkpoint (Ctrl-C again to quit now)\n";
-    STOP.store(true, Ordering::SeqCst);
-    // SAFETY: write(2) and signal(2) are async-signal-safe; MSG is a static buffer of MSG.len()
-    // bytes. Restoring the default action makes a second Ctrl-C end the process at once.
-    unsafe {
-        libc::write(2, MSG.as_ptr().cast(), MSG.len());
-        libc::signal(libc::SIGINT, libc::SIG_DFL);
-    }
-}
-
-/// Routes the first Ctrl-C to [`STOP`].
-fn install_interrupt_handler() {
-    #[cfg(unix)]
-    // SAFETY: `on_sigint` only touches an atomic and calls async-signal-safe functions.
-    unsafe {
-        libc::signal(libc::SIGINT, on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t);
-    }
-}
+/// What the first SIGINT or SIGTERM prints: the loop finishes its step, saves a checkpoint and
+/// returns.
+const STOP_MESSAGE: &str =
+    "\nrltrain: stopping: finishing this step and saving a checkpoint (signal again to quit now)\n";
 
 fn fmt(v: &Value, key: &str) -> String {
     match v.get(key).and_then(Value::as_f64) {
@@ -161,14 +145,14 @@ fn train(args: TrainArgs) -> anyhow::Result<Exit> {
     let total = cfg.steps;
     let mut on_event = |e: Event| match e {
         Event::Start { first_step, total_steps, model, problems } => {
-            eprintln!(
+            info(format_args!(
                 "rltrain: {} on {} ({} problems), model {model}, steps {}..{total_steps}, out {}",
                 cfg.objective,
                 cfg.data,
                 problems,
                 first_step + 1,
                 cfg.out.display()
-            );
+            ));
             if tty {
                 let b = ProgressBar::new(total_steps).with_position(first_step);
                 if let Ok(style) =
@@ -203,7 +187,7 @@ fn train(args: TrainArgs) -> anyhow::Result<Exit> {
             if log_every > 0 && (step.is_multiple_of(log_every) || step == total) {
                 match &bar {
                     Some(b) => b.println(line),
-                    None => eprintln!("{line}"),
+                    None => info(line),
                 }
             }
         }
@@ -211,7 +195,7 @@ fn train(args: TrainArgs) -> anyhow::Result<Exit> {
             let line = format!("eval {v}");
             match &bar {
                 Some(b) => b.println(line),
-                None => eprintln!("{line}"),
+                None => info(line),
             }
         }
         Event::Checkpoint(p) => {
@@ -220,20 +204,21 @@ fn train(args: TrainArgs) -> anyhow::Result<Exit> {
             }
         }
     };
-    install_interrupt_handler();
-    let outcome = rltrain::train_until(&cfg, args.resume.is_some(), &STOP, &mut on_event)?;
+    signals::install(STOP_MESSAGE);
+    let outcome = rltrain::train_until(&cfg, args.resume.is_some(), signals::stop_flag(), &mut on_event)?;
     if let Some(b) = &bar {
         b.abandon();
     }
     if outcome.interrupted {
-        eprintln!(
-            "interrupted after step {}: checkpoint in {}; continue with `rltrain --resume {}`",
+        info(format_args!(
+            "stopped by {} after step {}: checkpoint in {}; continue with `rltrain --resume {}`",
+            signals::received_name(),
             outcome.steps,
             outcome.checkpoint.as_ref().map_or_else(|| "-".into(), |p| p.display().to_string()),
             outcome.run_dir.display()
-        );
-        return Ok(Exit::Interrupted);
+        ));
+        return Ok(signals::received().unwrap_or(Exit::Interrupted));
     }
-    eprintln!("done: {} steps; metrics in {}", outcome.steps, outcome.run_dir.join("metrics.jsonl").display());
+    info(format_args!("done: {} steps; metrics in {}", outcome.steps, outcome.run_dir.join("metrics.jsonl").display()));
     Ok(Exit::Success)
 }

@@ -176,7 +176,7 @@ pub struct ServeArgs {
 
 /// The command line with the verifier's defaults in the help of the scoring flags.
 pub fn command() -> clap::Command {
-    rlverify::cli::fill_default_notes(Cli::command(), &rlverify::cli::scoring_default_note)
+    rlverify::cli::with_scoring_defaults(Cli::command())
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {

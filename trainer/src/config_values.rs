@@ -1,0 +1,110 @@
+//! The values `rltrain` flags take, checked where they are typed: every number must be finite and
+//! in its range (`--lr nan`, `--grad-clip inf` and `--temperature -1` are errors naming the flag,
+//! never a silent default: JSON, and so a run's `config.json`, cannot hold a non-finite number),
+//! and the verifier's option enums written in `config.json` by their flag names.
+
+use rlverify::cli::parse_f64_in;
+
+/// Any finite number.
+pub fn finite(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |_| true, "a finite number")
+}
+
+/// A finite number, 0 or more.
+pub fn non_negative(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v >= 0.0, "a finite number, 0 or more")
+}
+
+/// A finite number above 0.
+pub fn positive(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v > 0.0, "a finite number above 0")
+}
+
+/// A sampling temperature of the trainer: above 0 (log-probs are taken at it).
+pub fn temperature(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v > 0.0, "a finite number above 0 (log-probs are taken at the sampling temperature)")
+}
+
+/// A nucleus mass: above 0, at most 1.
+pub fn top_p(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v > 0.0 && v <= 1.0, "above 0 and at most 1 (1 turns nucleus sampling off)")
+}
+
+/// A fraction from 0 to 1.
+pub fn fraction(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| (0.0..=1.0).contains(&v), "from 0 to 1")
+}
+
+/// An AdamW β: 0 or more, below 1.
+pub fn beta(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| (0.0..1.0).contains(&v), "0 or more and below 1")
+}
+
+/// A cap of a ratio or weight: 1 or more.
+pub fn cap(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v >= 1.0, "a finite number, 1 or more")
+}
+
+/// The gradient-norm clip: 0 turns it off (there is no infinite clip).
+pub fn grad_clip(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v >= 0.0, "a finite number, 0 or more (0 turns gradient clipping off)")
+}
+
+/// A clip width ε: a side without clipping is a large width, not infinity.
+pub fn clip_width(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v >= 0.0, "a finite number, 0 or more (for no clipping on a side, a large width such as 1e9)")
+}
+
+/// The dual-clip constant c (> 1); leaving the flag out keeps the objective's own (often none).
+pub fn dual_clip(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |v| v > 1.0, "a finite number above 1 (for no dual clip, leave the flag out)")
+}
+
+/// Serde of rlverify's option enums (`Extraction`, `LastNumber`, `Truncated`, `RewardKind`) by
+/// their flag names (`strict`, `no-answer`, ...), so `config.json` reads like the command line.
+pub mod by_flag_name {
+    use clap::ValueEnum;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes the value's flag name.
+    pub fn serialize<T: ValueEnum, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+        match value.to_possible_value() {
+            Some(p) => s.serialize_str(p.get_name()),
+            None => Err(serde::ser::Error::custom("a value without a name")),
+        }
+    }
+
+    /// Reads a flag name; an unknown one lists the valid names.
+    pub fn deserialize<'de, T: ValueEnum, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+        let name = String::deserialize(d)?;
+        T::from_str(&name, true).map_err(|_| {
+            let valid: Vec<String> = T::value_variants()
+                .iter()
+                .filter_map(|v| v.to_possible_value())
+                .map(|p| p.get_name().to_string())
+                .collect();
+            serde::de::Error::custom(format!("unknown value `{name}`; expected one of {}", valid.join(", ")))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Non-finite values are refused by every parser, with the range in the message.
+    #[test]
+    fn non_finite_values_are_refused_everywhere() {
+        let parsers: [fn(&str) -> Result<f64, String>; 11] =
+            [finite, non_negative, positive, temperature, top_p, fraction, beta, cap, grad_clip, clip_width, dual_clip];
+        for p in parsers {
+            for bad in ["nan", "NaN", "inf", "-inf", "infinity", "1e999", "x"] {
+                assert!(p(bad).is_err(), "{bad} accepted");
+            }
+        }
+        assert!(grad_clip("inf").is_err_and(|e| e.contains("0 turns gradient clipping off")));
+        assert!(clip_width("inf").is_err_and(|e| e.contains("1e9")));
+        assert_eq!((grad_clip("0"), top_p("1"), dual_clip("3")), (Ok(0.0), Ok(1.0), Ok(3.0)));
+        assert!(temperature("0").is_err() && top_p("0").is_err() && beta("1").is_err() && dual_clip("1").is_err());
+    }
+}

@@ -1,0 +1,134 @@
+//! The binary under the signals and pipes of real jobs: SIGTERM (Slurm, Kubernetes, `timeout`)
+//! and SIGINT finish the step, save a checkpoint, say how to continue and exit 143 and 130; a
+//! closed log pipe never stops training; a full standard output is an error, not a panic; a
+//! damaged checkpoint names its file and the run resumes from the previous complete one.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rltrain");
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rltrain-signals-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A long tiny run (far more steps than the test waits for).
+fn long_run(out: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(["--model", "tiny", "--data", "task:succ", "--steps", "100000", "--log-every", "1", "--out"]).arg(out);
+    c
+}
+
+fn metrics_lines(out: &Path) -> usize {
+    std::fs::read_to_string(out.join("metrics.jsonl")).map_or(0, |t| t.lines().count())
+}
+
+/// Waits (bounded) until the run has written `n` metrics lines.
+fn wait_for_steps(child: &mut Child, out: &Path, n: usize) {
+    let start = Instant::now();
+    while metrics_lines(out) < n {
+        assert!(child.try_wait().expect("wait").is_none(), "rltrain ended before step {n}");
+        assert!(start.elapsed() < Duration::from_secs(300), "no step {n} within 300 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[cfg(unix)]
+fn stopped_by(signal: libc::c_int, code: i32) {
+    let out = tmp(&format!("sig{signal}"));
+    let mut child = long_run(&out).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn");
+    wait_for_steps(&mut child, &out, 2);
+    // SAFETY: kill(2) on the pid of a child this test started and has not yet reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+    let o = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "{stderr}");
+    let latest = std::fs::read_to_string(out.join("checkpoints/latest")).expect("a checkpoint was saved");
+    let step: u64 = latest.trim().trim_start_matches("step-").parse().expect("step-N");
+    assert!(step >= 2 && step as usize == metrics_lines(&out), "checkpoint {latest} vs {} steps", metrics_lines(&out));
+    assert!(stderr.contains("rltrain --resume"), "{stderr}");
+    // And it resumes from there.
+    let o =
+        Command::new(BIN).arg("--resume").arg(&out).args(["--steps", &(step + 1).to_string()]).output().expect("run");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(metrics_lines(&out), step as usize + 1);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_saves_a_checkpoint_and_exits_143() {
+    stopped_by(libc::SIGTERM, 143);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_saves_a_checkpoint_and_exits_130() {
+    stopped_by(libc::SIGINT, 130);
+}
+
+/// `rltrain ... 2>&1 | head`: once the reader is gone the log is dropped, and the run goes on to
+/// its end and its checkpoint.
+#[test]
+fn a_closed_log_pipe_never_stops_training() {
+    let out = tmp("closed-stderr");
+    let mut child = Command::new(BIN)
+        .args(["--model", "tiny", "--data", "task:succ", "--steps", "6", "--log-every", "1", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stderr.take());
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(metrics_lines(&out), 6);
+    assert_eq!(std::fs::read_to_string(out.join("checkpoints/latest")).expect("latest").trim(), "step-6");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// `rltrain objectives > /dev/full`: an `error:` line and status 2, not a panic (101).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_standard_output_is_an_error() {
+    let o = Command::new(BIN)
+        .args(["tasks", "succ", "--size", "100000"])
+        .stdout(std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full"))
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("error: ") && !stderr.contains("panicked"), "{stderr}");
+}
+
+/// A damaged newest checkpoint: the warning names the file, and the run resumes from the
+/// previous complete checkpoint instead of failing or starting over.
+#[test]
+fn a_damaged_checkpoint_names_its_file_and_the_previous_one_is_used() {
+    let out = tmp("damaged");
+    let o = Command::new(BIN)
+        .args(["--model", "tiny", "--data", "task:succ", "--steps", "4", "--save-every", "2", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let damaged = out.join("checkpoints/step-4/model.safetensors");
+    std::fs::write(&damaged, b"not a safetensors file").expect("damage");
+    let o = Command::new(BIN).arg("--resume").arg(&out).args(["--steps", "5"]).output().expect("run");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains(&damaged.display().to_string()) && stderr.contains("step-2"), "{stderr}");
+    assert_eq!(metrics_lines(&out), 5, "steps 3..5 trained again after step 2");
+    // With every checkpoint damaged: an error naming the files, no fresh start.
+    for step in ["step-2", "step-4", "step-5"] {
+        std::fs::write(out.join("checkpoints").join(step).join("optimizer.safetensors"), b"x").expect("damage");
+    }
+    let o = Command::new(BIN).arg("--resume").arg(&out).args(["--steps", "6"]).output().expect("run");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("optimizer.safetensors") && stderr.starts_with("error: "), "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+}
