@@ -41,7 +41,14 @@ pub struct Comparison {
     pub ks: Vec<usize>,
     /// The bootstrap settings the intervals used.
     pub bootstrap: Bootstrap,
+    /// What makes the comparison weaker than it looks: the runs asked for another K or another
+    /// `--limit`, or too few problems pair for an interval or a p-value to mean much.
+    pub caveats: Vec<String>,
 }
+
+/// Fewest paired problems for which an interval and a p-value are reported; below it they are
+/// `n/a` (`null` in JSON): a bootstrap over 2 problems can print p < 0.001.
+pub const MIN_PAIRED: usize = 10;
 
 /// (samples, correct samples) of one problem in one run.
 type Counts = (usize, usize);
@@ -103,7 +110,42 @@ pub fn compare(a: &ScoredRun, b: &ScoredRun, opts: &Bootstrap) -> Result<Compari
     }
     let mut rows: Vec<Row> = per_suite.into_iter().flatten().collect();
     rows.extend(overall);
-    Ok(Comparison { rows, unpaired, ks, bootstrap: *opts })
+    let caveats = caveats(a, b, &paired.iter().map(|(name, ps)| (*name, ps.len())).collect::<Vec<_>>());
+    Ok(Comparison { rows, unpaired, ks, bootstrap: *opts, caveats })
+}
+
+/// What makes two runs hard to compare: another K, another `--limit`, few paired problems.
+fn caveats(a: &ScoredRun, b: &ScoredRun, paired: &[(&str, usize)]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let (Some(ma), Some(mb)) = (&a.manifest, &b.manifest) {
+        if ma.sampling.k != mb.sampling.k {
+            out.push(format!(
+                "the runs asked for different K (A: {}, B: {}): avg@K estimates the same quantity from other sample \
+                 counts, and pass@k is compared up to the smaller",
+                ma.sampling.k, mb.sampling.k
+            ));
+        }
+        if ma.limit != mb.limit {
+            let show = |l: Option<usize>| l.map_or_else(|| "none".to_string(), |l| l.to_string());
+            out.push(format!(
+                "the runs were made with different --limit (A: {}, B: {}): only the problems both have are compared",
+                show(ma.limit),
+                show(mb.limit)
+            ));
+        }
+    }
+    for (suite, n) in paired {
+        if *n < MIN_PAIRED {
+            out.push(format!(
+                "{suite}: only {n} problem(s) pair; intervals and p-values need at least {MIN_PAIRED} and are n/a"
+            ));
+        }
+    }
+    let total: usize = paired.iter().map(|(_, n)| n).sum();
+    if paired.len() > 1 && total < MIN_PAIRED {
+        out.push(format!("overall: only {total} problem(s) pair; intervals and p-values are n/a"));
+    }
+    out
 }
 
 fn pct(x: f64) -> String {
@@ -140,19 +182,23 @@ pub fn markdown(c: &Comparison, a_name: &str, b_name: &str) -> String {
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
     for r in &c.rows {
         let d = &r.diff;
+        let (ci, p) = match d.n >= MIN_PAIRED {
+            true => (format!("[{}, {}]", signed_pct(d.ci.0), signed_pct(d.ci.1)), p_label(d.p_value)),
+            false => ("n/a".to_string(), "n/a".to_string()),
+        };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | [{}, {}] | {} |",
+            "| {} | {} | {} | {} | {} | {} | {ci} | {p} |",
             r.suite,
             d.n,
             r.metric,
             pct(d.a),
             pct(d.b),
             signed_pct(d.diff),
-            signed_pct(d.ci.0),
-            signed_pct(d.ci.1),
-            p_label(d.p_value)
         );
+    }
+    for caveat in &c.caveats {
+        let _ = writeln!(s, "\n**Caveat:** {caveat}.");
     }
     for u in &c.unpaired {
         let list = |ids: &[String]| {
@@ -182,7 +228,8 @@ pub fn markdown(c: &Comparison, a_name: &str, b_name: &str) -> String {
 }
 
 /// The comparison as JSON: `rows` (suite, metric, problems, a, b, diff, ci_low, ci_high,
-/// p_value; fractions), `unpaired`, `ks`, `resamples`, `seed`, `level`.
+/// p_value; fractions; the last three `null` below [`MIN_PAIRED`] problems), `unpaired`, `ks`,
+/// `resamples`, `seed`, `level`, `caveats`.
 pub fn to_json(c: &Comparison, a_name: &str, b_name: &str) -> Value {
     json!({
         "a": a_name,
@@ -191,17 +238,21 @@ pub fn to_json(c: &Comparison, a_name: &str, b_name: &str) -> Value {
         "seed": c.bootstrap.seed,
         "level": c.bootstrap.level,
         "ks": c.ks,
-        "rows": c.rows.iter().map(|r| json!({
-            "suite": r.suite,
-            "metric": r.metric,
-            "problems": r.diff.n,
-            "a": r.diff.a,
-            "b": r.diff.b,
-            "diff": r.diff.diff,
-            "ci_low": r.diff.ci.0,
-            "ci_high": r.diff.ci.1,
-            "p_value": r.diff.p_value,
-        })).collect::<Vec<_>>(),
+        "rows": c.rows.iter().map(|r| {
+            let enough = r.diff.n >= MIN_PAIRED;
+            json!({
+                "suite": r.suite,
+                "metric": r.metric,
+                "problems": r.diff.n,
+                "a": r.diff.a,
+                "b": r.diff.b,
+                "diff": r.diff.diff,
+                "ci_low": enough.then_some(r.diff.ci.0),
+                "ci_high": enough.then_some(r.diff.ci.1),
+                "p_value": enough.then_some(r.diff.p_value),
+            })
+        }).collect::<Vec<_>>(),
+        "caveats": c.caveats,
         "unpaired": c.unpaired.iter().map(|u| json!({"suite": u.suite, "only_a": u.only_a, "only_b": u.only_b})).collect::<Vec<_>>(),
     })
 }
@@ -260,6 +311,38 @@ mod tests {
         assert!(c.unpaired.is_empty());
         let md = markdown(&c, "a", "a");
         assert!(md.contains("| overall | 4 | avg@K | "), "{md}");
+    }
+
+    /// Two paired problems make no p-value: the table says n/a and a caveat says why, as it does
+    /// for runs of different K and --limit.
+    #[test]
+    fn few_pairs_and_other_settings_are_caveats() {
+        let mut a = run(&[("s", &[("p1", 4, 0), ("p2", 4, 0)])]);
+        let mut b = run(&[("s", &[("p1", 4, 4), ("p2", 4, 4)])]);
+        let manifest = |k: usize, limit: Option<usize>| crate::run::RunManifest {
+            rlbench_version: "0".into(),
+            verifier_version: "0".into(),
+            created: String::new(),
+            backend: "openai-chat".into(),
+            model: "m".into(),
+            endpoint: None,
+            prompt: crate::run::PromptInfo { name: "boxed".into(), hash: "h".into() },
+            sampling: crate::run::SamplingSettings { k, ..Default::default() },
+            suites: vec!["s".into()],
+            problems: Default::default(),
+            limit,
+            complete: true,
+        };
+        a.manifest = Some(manifest(4, Some(2)));
+        b.manifest = Some(manifest(8, None));
+        let c = compare(&a, &b, &Bootstrap { resamples: 200, ..Bootstrap::default() }).expect("comparison");
+        assert_eq!(c.caveats.len(), 3, "{:?}", c.caveats);
+        assert!(c.caveats[0].contains("different K (A: 4, B: 8)") && c.caveats[1].contains("--limit (A: 2, B: none)"));
+        assert!(c.caveats[2].contains("only 2 problem(s) pair"));
+        let md = markdown(&c, "a", "b");
+        assert!(md.contains("| n/a | n/a |") && !md.contains("<0.001"), "{md}");
+        let json = to_json(&c, "a", "b");
+        assert!(json["rows"][0]["p_value"].is_null() && json["caveats"].as_array().is_some_and(|c| c.len() == 3));
     }
 
     /// Problems are paired by suite and id; those of one run only are listed and left out, and

@@ -104,6 +104,9 @@ struct ProblemState {
     tally: ProblemTally,
 }
 
+/// The suite of rows that name none, in an input where other rows name theirs.
+pub const NO_SUITE: &str = "(no suite)";
+
 /// Per-suite and whole-input metrics of a scored set of generations.
 #[derive(Clone, Debug)]
 pub struct ScoreSummary {
@@ -177,13 +180,17 @@ impl Scorer {
         }
     }
 
-    /// The metrics of everything pushed.
+    /// The metrics of everything pushed. When some rows name their suite, the problems of rows
+    /// that name none are the suite [`NO_SUITE`]: every scored row is in the tables.
     pub fn finish(self) -> ScoreSummary {
         let all = SuiteMetrics::from_tallies(self.problems.iter().map(|p| &p.tally));
         let mut by_suite: BTreeMap<String, Vec<&ProblemTally>> = BTreeMap::new();
+        let named = self.problems.iter().any(|p| p.suite.is_some());
         for p in &self.problems {
-            if let Some(s) = &p.suite {
-                by_suite.entry(s.clone()).or_default().push(&p.tally);
+            match &p.suite {
+                Some(s) => by_suite.entry(s.clone()).or_default().push(&p.tally),
+                None if named => by_suite.entry(NO_SUITE.to_string()).or_default().push(&p.tally),
+                None => {}
             }
         }
         let suites = by_suite.into_iter().map(|(k, v)| (k, SuiteMetrics::from_tallies(v))).collect();
@@ -247,12 +254,35 @@ pub fn score_reader_observed(
     let mut lines = JsonLines::new(reader);
     let (mut n_lines, mut by_prompt) = (0u64, 0usize);
     let mut prompt_ids = std::collections::HashSet::new();
+    // The gold of each problem and the line it came from: a problem has one gold, so a row that
+    // gives it another is an error (as `rlverify score`, which scores each row against its own
+    // gold, would otherwise give it a different verdict).
+    let mut golds: HashMap<(Option<String>, String), (String, u64)> = HashMap::new();
     while let Some(line) = lines.next_line()? {
         n_lines += 1;
-        match parse_line(&line.bytes, fields).and_then(|rec| {
+        let read = parse_line(&line.bytes, fields).and_then(|rec| {
             let grouped_by_prompt = rec.id.is_none() && rec.prompt.is_some();
             gen_row(rec, line.number, fields).map(|row| (row, grouped_by_prompt))
-        }) {
+        });
+        let read = read.map_err(|e| (e.to_string(), e.is_missing_field())).and_then(|(row, by_prompt)| {
+            let key = (row.suite.clone(), row.id.clone());
+            match golds.get(&key) {
+                Some((gold, first)) if *gold != row.gold => Err((
+                    format!(
+                        "problem `{}` has the gold `{}` here but `{gold}` on line {first}: a problem has one gold \
+                         (fix the row, or give it its own id)",
+                        row.id, row.gold
+                    ),
+                    false,
+                )),
+                Some(_) => Ok((row, by_prompt)),
+                None => {
+                    golds.insert(key, (row.gold.clone(), line.number));
+                    Ok((row, by_prompt))
+                }
+            }
+        });
+        match read {
             Ok((row, grouped_by_prompt)) => {
                 if grouped_by_prompt {
                     by_prompt += 1;
@@ -261,11 +291,7 @@ pub fn score_reader_observed(
                 pending += row.samples.len();
                 rows.push(row);
             }
-            Err(e) => errors.push(LineError {
-                line: line.number,
-                message: e.to_string(),
-                missing_field: e.is_missing_field(),
-            }),
+            Err((message, missing_field)) => errors.push(LineError { line: line.number, message, missing_field }),
         }
         if pending >= batch.max(1) {
             scorer.push_observed(std::mem::take(&mut rows), observe);
@@ -380,5 +406,35 @@ mod tests {
         assert_eq!((m.n_problems, m.k_min, read.grouped_by_prompt, read.prompt_problems), (1, 4, 4, 1));
         assert_eq!(m.maj, 1.0);
         assert_eq!(m.avg, 0.5);
+    }
+
+    /// A problem has one gold: a row that gives its id another is a line error naming both
+    /// lines, so `rlbench score` and `rlverify score` never disagree on the same row.
+    #[test]
+    fn two_golds_for_one_problem_are_an_error() {
+        let text = [
+            r#"{"id":"a","answer":"1","response":"1"}"#,
+            r#"{"id":"a","answer":"2","response":"2"}"#,
+            r#"{"id":"a","answer":"1","response":"2"}"#,
+        ]
+        .join("\n");
+        let read = score_reader(std::io::Cursor::new(text), Config::default(), &FieldSpec::default(), 8, |_| {});
+        let Ok(read) = read else { panic!("read") };
+        assert_eq!(read.errors.len(), 1);
+        assert_eq!(read.errors[0].line, 2);
+        assert!(read.errors[0].message.contains("`2` here but `1` on line 1"), "{}", read.errors[0].message);
+        assert_eq!((read.summary.all.n_samples, read.summary.all.avg), (2, 0.5));
+    }
+
+    /// Rows that name no suite, among rows that do, are a suite of their own in the tables.
+    #[test]
+    fn rows_without_a_suite_are_not_left_out() {
+        let text =
+            [r#"{"id":"a","suite":"s","answer":"1","response":"1"}"#, r#"{"id":"b","answer":"1","response":"1"}"#]
+                .join("\n");
+        let read = score_reader(std::io::Cursor::new(text), Config::default(), &FieldSpec::default(), 8, |_| {});
+        let Ok(read) = read else { panic!("read") };
+        let names: Vec<&str> = read.summary.suites.keys().map(String::as_str).collect();
+        assert_eq!(names, ["(no suite)", "s"]);
     }
 }

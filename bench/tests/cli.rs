@@ -201,10 +201,69 @@ fn rerunning_the_same_command_without_out_continues_the_unfinished_run() {
     let lines = std::fs::read_to_string(runs[0].join("mini.jsonl")).expect("completions");
     assert_eq!(lines.lines().count(), 8);
     assert_eq!(server.request_count(), 8 + 3);
-    // Once complete, the same command starts a fresh run directory.
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    assert!(run().status.success());
-    assert_eq!(std::fs::read_dir(dir.join("runs")).map(|d| d.count()).ok(), Some(2));
+    // Once complete, the same command finds its run: nothing is generated, the report is printed.
+    let third = run();
+    assert!(third.status.success(), "{}", String::from_utf8_lossy(&third.stderr));
+    assert!(String::from_utf8_lossy(&third.stdout).contains("| mini | 4 | 2 |"));
+    assert_eq!(server.request_count(), 8 + 3);
+    assert_eq!(std::fs::read_dir(dir.join("runs")).map(|d| d.count()).ok(), Some(1));
+    assert!(!runs[0].join("run.lock").exists(), "the lock goes with the run");
+}
+
+/// A sweep without `--out`: commands with other settings, started together, each get their own
+/// run directory (named by a hash of the settings, not by the second they started in).
+#[test]
+fn parallel_runs_with_other_settings_never_share_a_directory() {
+    let dir = temp_dir("sweep");
+    let rows: String =
+        (0..3).map(|i| format!("{{\"id\":\"q{i}\",\"problem\":\"P{i}\",\"answer\":\"{i}\"}}\n")).collect();
+    std::fs::write(dir.join("mini.jsonl"), rows).expect("write");
+    let server = FakeServer::start(Behaviour::default());
+    let children: Vec<_> = (0..4)
+        .map(|seed| {
+            rlbench()
+                .current_dir(&dir)
+                .args(["run", "--suite", "mini.jsonl", "-k", "2", "--prompt", "plain", "--seed", &seed.to_string()])
+                .args(["--endpoint", &server.url(), "--served-model", "fake"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().expect("wait");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let runs: Vec<PathBuf> =
+        std::fs::read_dir(dir.join("runs")).expect("runs").filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    for r in runs {
+        assert_eq!(std::fs::read_to_string(r.join("mini.jsonl")).map(|t| t.lines().count()).ok(), Some(6));
+    }
+}
+
+/// A run whose every request is refused leaves nothing behind: no run.json, no run.lock, no
+/// directory; `report` on a directory that is not a run says so.
+#[test]
+fn a_refused_run_leaves_no_run_behind() {
+    let dir = temp_dir("refused");
+    let suite = write_suite(&dir, "mini", 2);
+    let server = FakeServer::start(Behaviour { faults: vec![support::Fault::Status(400); 4], ..Behaviour::default() });
+    let out = dir.join("out");
+    let o = run_into(&server, &suite, &out, 2, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        !out.exists(),
+        "{:?}",
+        std::fs::read_dir(&out).map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name()).collect::<Vec<_>>())
+    );
+    // `report` on something that is not a run.
+    std::fs::write(dir.join("data/notes.jsonl"), "{\"x\": 1}\n").expect("write");
+    let o = rlbench().arg("report").arg(dir.join("data")).output().expect("report");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("is not a run directory") && err.contains("rlbench score"), "{err}");
 }
 
 /// A suite file of `n` problems `c0..` whose answers are their index, in `dir/data/<name>.jsonl`.

@@ -2,10 +2,9 @@
 //! skipped), bench's suites by name, and synthetic `task:NAME` problems; and the seeded prompt
 //! order whose position is part of the training state.
 
-use std::io::BufRead;
 use std::path::Path;
 
-use rlbench::suite::{find_suite_file, parse_problem_line, Fields, Manifest, Problem};
+use rlbench::suite::{find_suite_file, load_jsonl, Fields, Manifest, Problem, SuiteError};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -60,35 +59,15 @@ impl Dataset {
         Self::from_jsonl(spec, &file, &suite.fields())
     }
 
-    /// Reads a JSONL file, keeping every good line and reporting bad ones (`path:line: why`).
-    /// Fails only when the file cannot be read or no line is usable.
+    /// Reads a JSONL file as `rlbench run` reads a suite ([`load_jsonl`]): every good line kept,
+    /// bad ones reported (`path:line: why`). Fails only when the file cannot be read or no line is
+    /// usable.
     pub fn from_jsonl(name: &str, path: &Path, fields: &Fields) -> Result<Self> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let mut problems = Vec::new();
-        let mut skipped = Vec::new();
-        for (idx, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let lineno = idx + 1;
-            let line = line.map_err(|e| Error::io(path, e))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            match parse_problem_line(&line, lineno, fields) {
-                Ok(problem) if problem.problem.trim().is_empty() => {
-                    skipped.push(format!("{}:{lineno}: field `{}` is empty", path.display(), fields.problem))
-                }
-                Ok(problem) => problems.push(problem),
-                Err(why) => skipped.push(format!("{}:{lineno}: {why}", path.display())),
-            }
-        }
-        if problems.is_empty() {
-            return Err(Error::Data(format!(
-                "{}: no usable problem ({} bad lines{})",
-                path.display(),
-                skipped.len(),
-                skipped.first().map(|s| format!("; first: {s}")).unwrap_or_default()
-            )));
-        }
-        Ok(Dataset { name: name.into(), problems, skipped, task: None })
+        let read = load_jsonl(path, fields).map_err(|e| match e {
+            SuiteError::Io { path, source } => Error::io(path, source),
+            other => Error::Data(other.to_string()),
+        })?;
+        Ok(Dataset { name: name.into(), problems: read.problems, skipped: read.skipped, task: None })
     }
 }
 

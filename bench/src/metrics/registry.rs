@@ -43,6 +43,12 @@ pub fn pct(x: f64) -> String {
     format!("{:.1}", 100.0 * x)
 }
 
+/// `v`, when the suite has samples: a suite without any has no rate or mean (`n/a`, `null`),
+/// never a 0 that would count in the macro average.
+fn scored(m: &SuiteMetrics, v: f64) -> Option<f64> {
+    (m.n_samples > 0).then_some(v)
+}
+
 /// Every metric after Pass@k, in table order.
 pub static METRICS: &[Metric] = &[
     Metric {
@@ -52,8 +58,8 @@ pub static METRICS: &[Metric] = &[
         markdown: "avg@K ± se",
         cell: |m| format!("{} ± {}", pct(m.avg), pct(m.avg_stderr)),
         fields: &[
-            Field { csv: "avg", json: "avg@{K}", value: |m| Some(m.avg) },
-            Field { csv: "avg_stderr", json: "avg@{K}_stderr", value: |m| Some(m.avg_stderr) },
+            Field { csv: "avg", json: "avg@{K}", value: |m| scored(m, m.avg) },
+            Field { csv: "avg_stderr", json: "avg@{K}_stderr", value: |m| scored(m, m.avg_stderr) },
         ],
     },
     Metric {
@@ -62,7 +68,7 @@ pub static METRICS: &[Metric] = &[
         selectable: true,
         markdown: "maj@K",
         cell: |m| pct(m.maj),
-        fields: &[Field { csv: "maj", json: "maj@{K}", value: |m| Some(m.maj) }],
+        fields: &[Field { csv: "maj", json: "maj@{K}", value: |m| scored(m, m.maj) }],
     },
     Metric {
         name: "no-answer",
@@ -70,7 +76,7 @@ pub static METRICS: &[Metric] = &[
         selectable: false,
         markdown: "no answer",
         cell: |m| pct(m.no_answer_rate),
-        fields: &[Field { csv: "no_answer_rate", json: "no_answer_rate", value: |m| Some(m.no_answer_rate) }],
+        fields: &[Field { csv: "no_answer_rate", json: "no_answer_rate", value: |m| scored(m, m.no_answer_rate) }],
     },
     Metric {
         name: "ambiguous",
@@ -78,7 +84,7 @@ pub static METRICS: &[Metric] = &[
         selectable: false,
         markdown: "ambiguous",
         cell: |m| pct(m.ambiguous_rate),
-        fields: &[Field { csv: "ambiguous_rate", json: "ambiguous_rate", value: |m| Some(m.ambiguous_rate) }],
+        fields: &[Field { csv: "ambiguous_rate", json: "ambiguous_rate", value: |m| scored(m, m.ambiguous_rate) }],
     },
     Metric {
         name: "invalid-gold",
@@ -103,7 +109,7 @@ pub static METRICS: &[Metric] = &[
         markdown: "mean tokens",
         cell: |m| m.mean_tokens.map_or_else(|| format!("{:.0} chars", m.mean_chars), |t| format!("{t:.0}")),
         fields: &[
-            Field { csv: "mean_chars", json: "mean_chars", value: |m| Some(m.mean_chars) },
+            Field { csv: "mean_chars", json: "mean_chars", value: |m| scored(m, m.mean_chars) },
             Field { csv: "mean_tokens", json: "mean_tokens", value: |m| m.mean_tokens },
         ],
     },

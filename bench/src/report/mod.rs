@@ -64,6 +64,16 @@ pub fn invalid_gold_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
         .collect()
 }
 
+/// A note per suite without a single sample: its metrics are n/a and it is left out of the
+/// macro average and Overall.
+pub fn empty_suite_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
+    suites
+        .iter()
+        .filter(|(_, m)| m.n_samples == 0)
+        .map(|(name, _)| format!("{name} has no samples: its metrics are n/a and it is left out of the averages."))
+        .collect()
+}
+
 /// One sentence per suite that lacks samples: how many, and that the run is incomplete.
 pub fn incomplete_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
     suites
@@ -132,7 +142,11 @@ impl Report {
             macro_avg: macro_average(&scores),
             overall,
             baseline_path: baseline.map(|(p, _)| p),
-            notes: incomplete_notes(&suites).into_iter().chain(invalid_gold_notes(&suites)).collect(),
+            notes: incomplete_notes(&suites)
+                .into_iter()
+                .chain(empty_suite_notes(&suites))
+                .chain(invalid_gold_notes(&suites))
+                .collect(),
             suites,
             metric: metric.to_string(),
             verifier_version: rlverify::VERSION.to_string(),
@@ -157,8 +171,12 @@ pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, S
 /// it has none), with the current verifier, and write each sample's verdict to
 /// `scores/<suite>.jsonl` (`{id, sample, correct, status, extracted}`) for inspection. Metrics are
 /// named for the K of the manifest (else the most samples of any problem), with the missing
-/// samples counted.
+/// samples counted. A directory that is not a run (no `run.json`, and files that are not
+/// completions records) is an error that says so and points at `rlbench score`.
 pub fn score_run(dir: &Path, cfg: &Config) -> Result<ScoredRun, String> {
+    if !dir.is_dir() {
+        return Err(format!("`{}` is not a directory (a run directory of `rlbench run`)", dir.display()));
+    }
     let manifest = RunManifest::read(dir)?;
     let names: Vec<String> = match &manifest {
         Some(m) => m.suites.clone(),
@@ -175,12 +193,23 @@ pub fn score_run(dir: &Path, cfg: &Config) -> Result<ScoredRun, String> {
             v
         }
     };
+    let not_a_run = |why: String| {
+        format!(
+            "`{}` is not a run directory of `rlbench run` (it has no {}{why}); to score a file of generations, use \
+             `rlbench score FILE`",
+            dir.display(),
+            crate::run::MANIFEST_FILE
+        )
+    };
     if names.is_empty() {
-        return Err(format!("{}: no run.json and no .jsonl completions files", dir.display()));
+        return Err(not_a_run(" and no completions files".into()));
     }
     let mut out = Vec::new();
     for name in names {
-        let records = read_records(&suite_file(dir, &name)).map_err(|e| e.to_string())?;
+        let records = read_records(&suite_file(dir, &name)).map_err(|e| match &manifest {
+            Some(_) => e.to_string(),
+            None => not_a_run(format!(", and {e}")),
+        })?;
         let mut scorer = Scorer::new(cfg.clone());
         let rows = records
             .into_iter()
@@ -232,7 +261,24 @@ pub fn score_run(dir: &Path, cfg: &Config) -> Result<ScoredRun, String> {
 /// `avg`/`maj` without `@K`, the file's `avg@*`/`maj@*` key is used.
 pub fn load_baseline(path: &Path, metric: &str) -> Result<BTreeMap<String, f64>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse_baseline(&text, &path.display().to_string(), metric)
+}
+
+/// `--baseline VALUE`: a file, or the JSON itself when it starts with `{` (`--baseline
+/// '{"gsm8k": 0.5}'`). Returns what to name it in the report and the scores.
+pub fn baseline_from_arg(arg: &str, metric: &str) -> Result<(PathBuf, BTreeMap<String, f64>), String> {
+    if arg.trim_start().starts_with('{') {
+        let scores = parse_baseline(arg, "--baseline", metric)?;
+        return Ok((PathBuf::from(arg.trim()), scores));
+    }
+    let path = PathBuf::from(arg);
+    Ok((path.clone(), load_baseline(&path, metric)?))
+}
+
+/// The baseline scores of a JSON text (`source` names it in errors).
+fn parse_baseline(text: &str, source: &str, metric: &str) -> Result<BTreeMap<String, f64>, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("{source}: not JSON: {e}"))?;
+    let path = Path::new(source);
     let suites = v.get("suites").unwrap_or(&v);
     let Some(obj) = suites.as_object() else {
         return Err(format!("{}: expected a JSON object of suites", path.display()));
@@ -286,6 +332,38 @@ pub fn write_files(dir: &Path, report: &Report) -> Result<Vec<PathBuf>, String> 
 mod tests {
     use super::*;
 
+    /// A suite without samples (every request failed) shows n/a, not 0.0, and is left out of the
+    /// macro average.
+    #[test]
+    fn a_suite_without_samples_is_n_a_and_left_out_of_the_average() {
+        use crate::metrics::{ProblemTally, SampleResult};
+        let mut t = ProblemTally::default();
+        let right = SampleResult {
+            sample: 0,
+            correct: true,
+            status: rlverify::Status::Correct,
+            extracted: Some("1".into()),
+            parsed: None,
+            truncated: None,
+            chars: 3,
+            tokens: None,
+        };
+        t.add(right, &Default::default(), &Default::default());
+        let full = SuiteMetrics::from_tallies([&t]);
+        let mut empty = SuiteMetrics::from_tallies(std::iter::empty());
+        empty.set_requested(1, 5, std::iter::empty());
+        for metric in ["avg", "maj", "pass@1"] {
+            let r = Report::new(vec![("a".into(), full.clone()), ("b".into(), empty.clone())], metric, None);
+            assert_eq!(r.macro_avg, Some(1.0), "{metric}");
+            let md = markdown(&r);
+            let row = md.lines().find(|l| l.starts_with("| b |")).unwrap_or_default();
+            assert!(!row.contains("0.0") && row.contains("n/a"), "{row}");
+            assert!(md.contains("over 1 suite(s)") && md.contains("b has no samples"), "{md}");
+            let json = to_json(&r);
+            assert!(json["suites"]["b"]["avg@1"].is_null() && json["suites"]["b"]["maj@1"].is_null(), "{json}");
+        }
+    }
+
     #[test]
     fn baseline_shapes() {
         let dir = std::env::temp_dir().join(format!("rlbench-baseline-{}", std::process::id()));
@@ -304,5 +382,11 @@ mod tests {
         assert!(load_baseline(&p, "pass@1").is_err());
         assert!(write(r#"{"aime24": {"maj@4": 0.3}}"#));
         assert!(load_baseline(&p, "pass@1").is_err());
+        // Given inline, as the help offers it.
+        let (name, b) = baseline_from_arg(r#" {"gsm8k": 0.5}"#, "pass@1").expect("inline JSON");
+        assert_eq!((name, b.get("gsm8k").copied()), (PathBuf::from(r#"{"gsm8k": 0.5}"#), Some(0.5)));
+        let err = baseline_from_arg("{gsm8k: 0.5}", "pass@1").unwrap_err();
+        assert!(err.starts_with("--baseline: not JSON"), "{err}");
+        assert_eq!(baseline_from_arg(&p.display().to_string(), "maj").map(|(n, _)| n), Ok(p.clone()));
     }
 }

@@ -49,7 +49,8 @@ pub fn markdown(r: &Report) -> String {
             let blank = if *k <= m.k { "n/a" } else { "" };
             row.push(m.pass_at.iter().find(|(kk, _)| kk == k).map_or(blank.into(), |(_, v)| pct(*v)));
         }
-        row.extend(METRICS.iter().map(|metric| (metric.cell)(m)));
+        // A suite without samples has no rate or mean to show.
+        row.extend(METRICS.iter().map(|metric| if m.n_samples == 0 { "n/a".into() } else { (metric.cell)(m) }));
         let _ = writeln!(s, "| {} |", row.join(" | "));
     }
     let _ = writeln!(s);
@@ -57,7 +58,8 @@ pub fn markdown(r: &Report) -> String {
         let _ = writeln!(s, "**{note}**\n");
     }
     if let Some(v) = r.macro_avg {
-        let _ = writeln!(s, "Macro average of {} over {} suite(s): **{}**", r.metric, r.suites.len(), pct(v));
+        let counted = r.suites.iter().filter(|(_, m)| m.get(&r.metric).is_some()).count();
+        let _ = writeln!(s, "Macro average of {} over {counted} suite(s): **{}**", r.metric, pct(v));
     }
     if let Some(o) = &r.overall {
         let base = r.baseline_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();

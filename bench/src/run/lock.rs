@@ -1,5 +1,6 @@
 //! One writer per run directory: `run.lock`, held with an OS file lock (released by the OS when
-//! the process ends, even on a kill, so a stale file never blocks), holding the owner's pid.
+//! the process ends, even on a kill, so a stale file never blocks), holding the owner's pid, and
+//! removed when the run ends.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -11,7 +12,17 @@ pub const LOCK_FILE: &str = "run.lock";
 /// An exclusive lock on a run directory, held until dropped.
 #[derive(Debug)]
 pub struct RunLock {
-    _file: File,
+    file: File,
+    path: PathBuf,
+}
+
+impl Drop for RunLock {
+    /// Removes `run.lock` while still holding it (a process that opened the old file and locks it
+    /// afterwards sees it is no longer the file at that path, and starts over).
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
 }
 
 /// Why a run directory could not be locked.
@@ -43,28 +54,51 @@ impl RunLock {
     pub fn acquire(dir: &Path) -> Result<RunLock, LockError> {
         let path = dir.join(LOCK_FILE);
         let io = |source| LockError::Io { path: path.clone(), source };
-        // Not truncated on open: the holder's pid must stay readable for the error.
-        let mut file =
-            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                let mut text = String::new();
-                let _ = file.read_to_string(&mut text);
-                let owner = match text.trim() {
-                    "" => "pid unknown".to_string(),
-                    pid => format!("pid {pid}"),
-                };
-                return Err(LockError::Busy { dir: dir.to_path_buf(), lock: path.clone(), owner });
+        let mut attempts = 0;
+        let mut file = loop {
+            // Not truncated on open: the holder's pid must stay readable for the error.
+            let mut file =
+                OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(TryLockError::WouldBlock) => {
+                    let mut text = String::new();
+                    let _ = file.read_to_string(&mut text);
+                    let owner = match text.trim() {
+                        "" => "pid unknown".to_string(),
+                        pid => format!("pid {pid}"),
+                    };
+                    return Err(LockError::Busy { dir: dir.to_path_buf(), lock: path.clone(), owner });
+                }
+                Err(TryLockError::Error(e)) => return Err(io(e)),
             }
-            Err(TryLockError::Error(e)) => return Err(io(e)),
-        }
+            // The holder before us may have removed the file between our open and our lock.
+            attempts += 1;
+            if is_at(&file, &path) || attempts > 16 {
+                break file;
+            }
+        };
         file.set_len(0).map_err(io)?;
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         file.write_all(format!("{}\n", std::process::id()).as_bytes()).map_err(io)?;
         file.flush().map_err(io)?;
-        Ok(RunLock { _file: file })
+        Ok(RunLock { file, path })
     }
+}
+
+/// Whether `file` is still the file at `path`.
+#[cfg(unix)]
+fn is_at(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn is_at(_: &File, path: &Path) -> bool {
+    path.exists()
 }
 
 #[cfg(test)]
@@ -82,6 +116,7 @@ mod tests {
         let pid = format!("pid {}", std::process::id());
         assert!(matches!(&err, Err(m) if m.contains(&pid) && m.contains(&dir.display().to_string())), "{err:?}");
         drop(first);
+        assert!(!dir.join(LOCK_FILE).exists(), "removed on drop");
         assert!(RunLock::acquire(&dir).is_ok(), "released on drop");
     }
 }

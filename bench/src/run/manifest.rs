@@ -120,6 +120,32 @@ impl RunManifest {
         std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))
     }
 
+    /// A short hash of what makes a run: the settings [`RunManifest::conflicts`] compares and the
+    /// suites. Runs of the same command share it; runs of other settings never do, so it names
+    /// default run directories (`rlbench run` without `--out`).
+    pub fn settings_hash(&self) -> String {
+        let s = &self.sampling;
+        let text = format!(
+            "{}\0{}\0{}\0{}\0{}\0{}\0{}\0{:?}\0{}\0{:?}\0{:?}\0{}\0{}",
+            self.backend,
+            self.model,
+            self.prompt.name,
+            self.prompt.hash,
+            s.k,
+            s.temperature,
+            s.top_p,
+            s.top_k,
+            s.max_tokens,
+            s.stop,
+            s.seed,
+            s.samples_per_request,
+            self.suites.join("\0")
+        );
+        let mut h = rlbase::Fnv1a::new();
+        h.write(text.as_bytes());
+        format!("{:08x}", h.finish() >> 32)
+    }
+
     /// The settings that differ between an existing run and a new invocation, as
     /// `field: run has X, this command has Y`. Empty means the run may be resumed. Endpoint,
     /// suites, limit, versions and creation time may differ.
@@ -239,6 +265,24 @@ mod tests {
         assert!(old.conflicts(&manifest(0.6)).is_empty());
         let c = old.conflicts(&manifest(0.7));
         assert_eq!(c, vec!["temperature: run has 0.6000000238418579, this command has 0.7".to_string()]);
+    }
+
+    /// The same settings give the same hash; any setting that makes another run, another hash.
+    #[test]
+    fn settings_hashes_name_runs() {
+        let a = manifest(0.6);
+        let mut later = a.clone();
+        later.created = format_utc(99);
+        later.endpoint = Some("http://elsewhere:8000".into());
+        assert_eq!(a.settings_hash(), later.settings_hash());
+        let mut other_seed = a.clone();
+        other_seed.sampling.seed = Some(2);
+        let mut other_suites = a.clone();
+        other_suites.suites.push("gsm8k".into());
+        for other in [manifest(0.7), other_seed, other_suites] {
+            assert_ne!(a.settings_hash(), other.settings_hash());
+        }
+        assert_eq!(a.settings_hash().len(), 8);
     }
 
     #[test]

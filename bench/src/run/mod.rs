@@ -194,11 +194,14 @@ pub fn run(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<RunOutcome, RunError> {
     let dir = &spec.out;
+    let created = !dir.exists();
     std::fs::create_dir_all(dir).map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
     // Two runs on one directory would request the same samples twice.
-    let _lock = RunLock::acquire(dir)?;
+    let lock = RunLock::acquire(dir)?;
     let mut manifest = manifest_for(spec, backend);
-    if let Some(old) = RunManifest::read(dir).map_err(RunError::Io)? {
+    let old_manifest = RunManifest::read(dir).map_err(RunError::Io)?;
+    let fresh = old_manifest.is_none();
+    if let Some(old) = old_manifest {
         let conflicts = old.conflicts(&manifest);
         if !conflicts.is_empty() {
             return Err(RunError::Conflict { dir: dir.clone(), conflicts });
@@ -372,9 +375,30 @@ pub fn run(
     outcome.stopped = spec.max_failures > 0 && budget_used.load(Ordering::SeqCst) >= spec.max_failures;
     outcome.not_started = queue.into_inner().unwrap_or_else(|e| e.into_inner()).iter().map(|j| j.count).sum();
     outcome.missing += outcome.not_started;
+    if fresh && outcome.generated + outcome.already_present == 0 {
+        // Nothing came of a new run (every request refused): leave no run behind, so the next
+        // command, with these settings or others, starts clean.
+        remove_empty_run(dir, spec, created);
+        drop(lock);
+        if created {
+            let _ = std::fs::remove_dir(dir);
+        }
+        return Ok(outcome);
+    }
     manifest.complete = outcome.failures.is_empty() && outcome.not_started == 0;
     manifest.write(dir).map_err(RunError::Io)?;
     Ok(outcome)
+}
+
+/// Removes what a run that produced nothing wrote: its manifest and empty completions files.
+fn remove_empty_run(dir: &Path, spec: &RunSpec, created: bool) {
+    let _ = std::fs::remove_file(dir.join(MANIFEST_FILE));
+    for suite in &spec.suites {
+        let path = suite_file(dir, &suite.name);
+        if created || std::fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 /// The completions file of a suite in a run directory.
@@ -382,13 +406,15 @@ pub fn suite_file(dir: &Path, suite: &str) -> PathBuf {
     dir.join(format!("{suite}.jsonl"))
 }
 
-/// The default run directory name: `<model>_<suites>_<UTC time>`, with the model's last path
-/// component and only `[A-Za-z0-9._+-]` kept.
-pub fn default_run_name(model: &str, suites: &[String], now: &str) -> String {
-    format!("{}{}", run_name_prefix(model, suites), now.replace(['-', ':'], "").replace('T', "-").trim_end_matches('Z'))
+/// The default run directory name: `<model>_<suites>_<settings hash>`
+/// ([`RunManifest::settings_hash`]), with the model's last path component and only
+/// `[A-Za-z0-9._+-]` kept. The same command finds its run again (to continue it, or to re-print
+/// its report); commands with other settings, run in parallel or not, never share one.
+pub fn default_run_name(manifest: &RunManifest) -> String {
+    format!("{}{}", run_name_prefix(&manifest.model, &manifest.suites), manifest.settings_hash())
 }
 
-/// The part of [`default_run_name`] before the time.
+/// The part of [`default_run_name`] before the hash.
 pub fn run_name_prefix(model: &str, suites: &[String]) -> String {
     let clean = |s: &str| -> String {
         s.chars()
@@ -401,23 +427,6 @@ pub fn run_name_prefix(model: &str, suites: &[String]) -> String {
         suites.truncate(60);
     }
     format!("{}_{}_", clean(model), suites)
-}
-
-/// The newest incomplete run directory under `root` whose name starts with `prefix` and whose
-/// manifest has no conflict with `manifest`: where a re-run of the same command without `--out`
-/// continues.
-pub fn find_resumable(root: &Path, prefix: &str, manifest: &RunManifest) -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs.into_iter()
-        .rev()
-        .find(|d| matches!(RunManifest::read(d), Ok(Some(m)) if !m.complete && m.conflicts(manifest).is_empty()))
 }
 
 #[cfg(test)]
@@ -451,9 +460,10 @@ mod tests {
 
     #[test]
     fn run_names() {
-        let n = default_run_name("Qwen/Qwen2.5-Math-7B", &["aime24".into(), "math500".into()], "2026-11-21T20:30:00Z");
-        assert_eq!(n, "Qwen2.5-Math-7B_aime24+math500_20261121-203000");
-        assert!(n.starts_with(&run_name_prefix("Qwen/Qwen2.5-Math-7B", &["aime24".into(), "math500".into()])));
+        assert_eq!(
+            run_name_prefix("Qwen/Qwen2.5-Math-7B", &["aime24".into(), "math500".into()]),
+            "Qwen2.5-Math-7B_aime24+math500_"
+        );
         assert_eq!(run_name_prefix("/models/my model/", &["x/y.jsonl".into()]), "my-model_x-y.jsonl_");
     }
 }

@@ -91,13 +91,24 @@ pub fn find_suite_file(file: &str, explicit: Option<&Path>) -> Result<PathBuf, V
     dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()).ok_or(dirs)
 }
 
-/// Read a JSONL problem file. Blank lines are skipped; a malformed row is an error naming its line,
-/// and so is a repeated id (naming both lines: two problems under one id would mix their golds and
-/// completions). Ids default to `line-N`; numeric answers are accepted and written as text.
-pub fn load_jsonl(path: &Path, fields: &Fields) -> Result<Vec<Problem>, SuiteError> {
+/// The problems of a JSONL file, and the lines skipped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProblemFile {
+    /// Usable problems, in file order.
+    pub problems: Vec<Problem>,
+    /// `path:line: why` of every line left out.
+    pub skipped: Vec<String>,
+}
+
+/// Read a JSONL problem file, as `rlbench run` and `rltrain` both do. Blank lines are skipped; a
+/// malformed row (invalid JSON, the problem or answer missing or empty) and a repeated id (which
+/// would mix two problems' golds and completions) are left out and listed with their line, and
+/// the rest of the file is read. Ids default to `line-N`; numeric answers are accepted and written
+/// as text. Fails only when the file cannot be read or holds no usable problem.
+pub fn load_jsonl(path: &Path, fields: &Fields) -> Result<ProblemFile, SuiteError> {
     let io = |source| SuiteError::Io { path: path.to_path_buf(), source };
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut out = Vec::new();
+    let mut out = ProblemFile::default();
     let mut first_line: HashMap<String, usize> = HashMap::new();
     for (idx, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(io)?;
@@ -105,37 +116,61 @@ pub fn load_jsonl(path: &Path, fields: &Fields) -> Result<Vec<Problem>, SuiteErr
         if line.trim().is_empty() {
             continue;
         }
-        let problem = parse_problem_line(&line, lineno, fields).map_err(|message| SuiteError::Row {
-            path: path.to_path_buf(),
-            line: lineno,
-            message,
-        })?;
-        if let Some(first) = first_line.insert(problem.id.clone(), lineno) {
-            return Err(SuiteError::Row {
-                path: path.to_path_buf(),
-                line: lineno,
-                message: format!(
-                    "duplicate id `{}` (field `{}`): lines {first} and {lineno} both use it; give every problem its own id",
-                    problem.id, fields.id
-                ),
-            });
+        let problem = match parse_problem_line(&line, lineno, fields) {
+            Ok(p) => p,
+            Err(why) => {
+                out.skipped.push(format!("{}:{lineno}: {why}", path.display()));
+                continue;
+            }
+        };
+        if let Some(&first) = first_line.get(&problem.id) {
+            out.skipped.push(format!(
+                "{}:{lineno}: duplicate id `{}` (field `{}`): line {first} has it already; give every problem its own id",
+                path.display(),
+                problem.id,
+                fields.id
+            ));
+            continue;
         }
-        out.push(problem);
+        first_line.insert(problem.id.clone(), lineno);
+        out.problems.push(problem);
+    }
+    if out.problems.is_empty() {
+        return Err(SuiteError::NoProblem {
+            path: path.to_path_buf(),
+            skipped: out.skipped.len(),
+            first: out.skipped.first().cloned().unwrap_or_else(|| "the file is empty".into()),
+        });
     }
     Ok(out)
 }
 
 /// One JSONL line as a [`Problem`] (`lineno` names it when it has no id field), or why it is not one:
-/// invalid JSON, or the problem or answer field missing, empty or not a string/number.
+/// invalid JSON, or the problem or answer field missing, empty or not a string/number. A row
+/// without the problem field but with a chat (`messages` or `prompt`: a list of `{role,
+/// content}`) takes its last user message as the problem.
 pub fn parse_problem_line(line: &str, lineno: usize, fields: &Fields) -> Result<Problem, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
     let problem = text_field(&v, &fields.problem)
+        .or_else(|| ["messages", "prompt"].iter().find_map(|f| last_user_message(v.get(*f)?)))
         .ok_or_else(|| format!("field `{}` is missing or not a string", fields.problem))?;
+    if problem.trim().is_empty() {
+        return Err(format!("field `{}` is empty", fields.problem));
+    }
     let answer = text_field(&v, &fields.answer)
         .filter(|a| !a.trim().is_empty())
         .ok_or_else(|| format!("field `{}` is missing or empty", fields.answer))?;
     let id = text_field(&v, &fields.id).unwrap_or_else(|| format!("line-{lineno}"));
     Ok(Problem { id, problem, answer })
+}
+
+/// The content of the last `user` message of a chat (a list of `{role, content}`).
+fn last_user_message(chat: &Value) -> Option<String> {
+    chat.as_array()?
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .and_then(|m| m.get("content")?.as_str().map(str::to_string))
 }
 
 /// A string or number field as text.
@@ -175,7 +210,7 @@ mod tests {
         let ok = "{\"id\":\"a\",\"q\":\"P\",\"gt\":27.0}\n\n{\"q\":\"Q\",\"gt\":\"x\"}\n";
         assert!(std::fs::write(&p, ok).is_ok());
         let f = Fields { problem: "q".into(), answer: "gt".into(), id: "id".into() };
-        let rows = load_jsonl(&p, &f).map_err(|e| e.to_string());
+        let rows = load_jsonl(&p, &f).map(|r| r.problems).map_err(|e| e.to_string());
         assert_eq!(
             rows,
             Ok(vec![
@@ -185,24 +220,42 @@ mod tests {
         );
         assert!(std::fs::write(&p, "{\"q\":\"P\",\"gt\":\"\"}\n").is_ok());
         let err = load_jsonl(&p, &f).map_err(|e| e.to_string());
-        assert!(matches!(&err, Err(m) if m.ends_with(":1: field `gt` is missing or empty")), "{err:?}");
-        assert!(std::fs::write(&p, "{\"q\":\"P\",\"gt\":\"1\"}\nnot json\n").is_ok());
-        assert!(matches!(load_jsonl(&p, &f), Err(SuiteError::Row { line: 2, .. })));
+        assert!(matches!(&err, Err(m) if m.contains(":1: field `gt` is missing or empty")), "{err:?}");
+        // A bad line is listed with its line; the rest of the file is read.
+        assert!(std::fs::write(&p, "{\"q\":\"P\",\"gt\":\"1\"}\nnot json\n{\"q\":\"R\",\"gt\":\"\"}\n").is_ok());
+        let read = load_jsonl(&p, &f).expect("one usable row");
+        assert_eq!(read.problems.len(), 1);
+        assert_eq!(read.skipped.len(), 2);
+        assert!(read.skipped[0].ends_with(":2: invalid JSON: expected ident at line 1 column 2"), "{:?}", read.skipped);
+        assert!(read.skipped[1].ends_with(":3: field `gt` is missing or empty"), "{:?}", read.skipped);
+    }
+
+    /// A chat row (`messages`) without a problem field asks its last user message.
+    #[test]
+    fn chat_rows_ask_their_last_user_message() {
+        let row =
+            r#"{"messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "2+2?"}], "answer": "4"}"#;
+        let p = parse_problem_line(row, 1, &Fields::default()).expect("a problem");
+        assert_eq!((p.problem.as_str(), p.answer.as_str()), ("2+2?", "4"));
+        assert!(parse_problem_line(r#"{"problem": " ", "answer": "4"}"#, 1, &Fields::default()).is_err());
     }
 
     /// Two problems under one id would merge (golds mixed, the second counted as done on resume):
-    /// an error naming both lines, also when one id is the `line-N` default.
+    /// the second is left out and listed, naming both lines, also when one id is the `line-N`
+    /// default.
     #[test]
     fn duplicate_ids_are_an_error_naming_both_lines() {
         let d = tmp("dups");
         let p = d.join("s.jsonl");
         let rows = "{\"id\":\"a\",\"problem\":\"P\",\"answer\":\"1\"}\n\n{\"id\":\"b\",\"problem\":\"Q\",\"answer\":\"2\"}\n{\"id\":\"a\",\"problem\":\"R\",\"answer\":\"3\"}\n";
         assert!(std::fs::write(&p, rows).is_ok());
-        let err = load_jsonl(&p, &Fields::default()).map_err(|e| e.to_string());
-        let want = format!("{}:4: duplicate id `a` (field `id`): lines 1 and 4 both use it", p.display());
-        assert!(matches!(&err, Err(m) if m.starts_with(&want)), "{err:?}");
+        let read = load_jsonl(&p, &Fields::default()).expect("readable");
+        let want = format!("{}:4: duplicate id `a` (field `id`): line 1 has it already", p.display());
+        assert!(read.skipped[0].starts_with(&want), "{:?}", read.skipped);
+        assert_eq!(read.problems.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         let rows = "{\"problem\":\"P\",\"answer\":\"1\"}\n{\"id\":\"line-1\",\"problem\":\"Q\",\"answer\":\"2\"}\n";
         assert!(std::fs::write(&p, rows).is_ok());
-        assert!(matches!(load_jsonl(&p, &Fields::default()), Err(SuiteError::Row { line: 2, .. })));
+        let read = load_jsonl(&p, &Fields::default()).expect("readable");
+        assert!(read.skipped[0].contains(":2: duplicate id `line-1`"), "{:?}", read.skipped);
     }
 }

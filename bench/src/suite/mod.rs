@@ -4,7 +4,9 @@
 mod loader;
 mod manifest;
 
-pub use loader::{data_dir_candidates, find_suite_file, load_jsonl, parse_problem_line, Fields, LoadedSuite, Problem};
+pub use loader::{
+    data_dir_candidates, find_suite_file, load_jsonl, parse_problem_line, Fields, LoadedSuite, Problem, ProblemFile,
+};
 pub use manifest::{Manifest, SuiteSpec};
 
 use std::path::{Path, PathBuf};
@@ -48,9 +50,30 @@ pub enum SuiteError {
         /// What is wrong.
         message: String,
     },
+    /// No line of the file is a usable problem.
+    #[error("{path}: no usable problem ({skipped} lines left out; first: {first})")]
+    NoProblem {
+        /// The file.
+        path: PathBuf,
+        /// Lines left out.
+        skipped: usize,
+        /// The first of them, `path:line: why`.
+        first: String,
+    },
+    /// `--data-dir` (or `RLVR_DATA_DIR`) names no directory.
+    #[error("data directory `{0}` does not exist or is not a directory (--data-dir or RLVR_DATA_DIR)")]
+    DataDir(PathBuf),
     /// The manifest itself is malformed.
     #[error("suite manifest: {0}")]
     Manifest(String),
+}
+
+/// `--data-dir` must name a directory: a typo never falls back to the defaults silently.
+pub fn check_data_dir(dir: Option<&Path>) -> Result<(), SuiteError> {
+    match dir {
+        Some(d) if !d.is_dir() => Err(SuiteError::DataDir(d.to_path_buf())),
+        _ => Ok(()),
+    }
 }
 
 /// How suites are located: an explicit data directory, if any, and the field names for files that
@@ -68,6 +91,7 @@ pub struct SuiteQuery {
 /// Resolve a suite by manifest name or file path and load it. Warnings (count mismatches) are
 /// returned with the suite, never printed.
 pub fn load_suite(manifest: &Manifest, name_or_path: &str, q: &SuiteQuery) -> Result<LoadedSuite, SuiteError> {
+    check_data_dir(q.data_dir.as_deref())?;
     let (name, path, spec) = if let Some(spec) = manifest.get(name_or_path) {
         let path = find_suite_file(&spec.file, q.data_dir.as_deref()).map_err(|searched| SuiteError::NotFound {
             name: spec.name.clone(),
@@ -86,8 +110,8 @@ pub fn load_suite(manifest: &Manifest, name_or_path: &str, q: &SuiteQuery) -> Re
         Some(s) => s.fields(),
         None => q.fields.clone(),
     };
-    let mut problems = load_jsonl(&path, &fields)?;
-    let mut warnings = Vec::new();
+    let ProblemFile { mut problems, skipped } = load_jsonl(&path, &fields)?;
+    let mut warnings = skipped.into_iter().map(|s| format!("{s} (left out)")).collect::<Vec<_>>();
     if let Some(expected) = spec.and_then(|s| s.count) {
         if problems.len() != expected {
             warnings.push(format!(

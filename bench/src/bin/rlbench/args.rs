@@ -1,17 +1,20 @@
 //! What the user typed.
 
+use clap::CommandFactory;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rlbench::backend::{FleetOptions, RetryPolicy, DEFAULT_ENGINE_BATCH};
 use rlbench::metrics::{Bootstrap, MetricName};
 use rlbench::prompt::DEFAULT_PROMPT;
 use rlbench::run::SamplingSettings;
 use rlbench::suite::Fields;
+use rlverify::cli::{parse_f64_in, parse_positive, parse_threads, AnswerArgs, EXIT_STATUS_HELP};
 pub use rlverify::cli::{DeviceSpec, FieldArgs};
 use std::path::PathBuf;
 
 /// Evaluate math reasoning models: unbiased Pass@k, Avg@K, Maj@K over standard suites.
 #[derive(Debug, Parser)]
-#[command(name = "rlbench", version, after_help = "Use `rlbench <command> --help` for the options of a command.")]
+#[command(name = "rlbench", version, propagate_version = true, max_term_width = 100)]
+#[command(after_help = "Use `rlbench help <command>` for the details of a command.", after_long_help = EXIT_STATUS_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -21,6 +24,13 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)] // parsed once; boxing buys nothing
 pub enum Command {
     /// Generate K completions per problem (resumable), then score and write the report.
+    ///
+    /// Without `--out` the run directory is `runs/<model>_<suites>_<hash of the settings>`: the
+    /// same command finds its run again (it continues an unfinished one and re-prints the report
+    /// of a finished one), and commands with other settings never share a directory. SIGINT
+    /// (Ctrl-C) and SIGTERM stop the run; every completion received is kept, and the same command
+    /// continues it.
+    #[command(allow_negative_numbers = true)]
     Run(RunArgs),
     /// Score an existing generations file (JSONL; `-` for stdin) with the same metrics.
     Score(ScoreArgs),
@@ -38,7 +48,7 @@ pub enum Command {
 /// Where suites are found.
 #[derive(Debug, Args, Clone)]
 pub struct DataArgs {
-    /// Directory holding the suite files (searched before the defaults).
+    /// Directory holding the suite files (searched before the defaults; it must exist).
     #[arg(long, env = "RLVR_DATA_DIR", help_heading = "Data")]
     pub data_dir: Option<PathBuf>,
 }
@@ -196,10 +206,15 @@ pub struct RunArgs {
           value_parser = parse_positive)]
     pub samples_per_request: usize,
 
-    /// Run directory (default: runs/<model>_<suites>_<UTC time>, or the newest unfinished run of
-    /// the same model, suites and settings).
+    /// Run directory (default: runs/<model>_<suites>_<hash of the settings>, so the same command
+    /// finds its run again).
     #[arg(long, help_heading = "Output")]
     pub out: Option<PathBuf>,
+    /// Seconds between progress lines on standard error when it is not a terminal (a log file, a
+    /// Slurm job); 0 writes one per request.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, help_heading = "Output",
+          value_parser = |s: &str| parse_f64_in(s, |v| v >= 0.0, "0 or more seconds"))]
+    pub progress_every: f64,
     #[command(flatten)]
     pub report: ReportOptions,
 }
@@ -207,15 +222,25 @@ pub struct RunArgs {
 /// Options shared by everything that prints metrics.
 #[derive(Debug, Args, Clone)]
 pub struct ReportOptions {
-    /// Baseline scores for CPGD's Overall: a previous metrics.json, or {"suite": value}.
-    #[arg(long, help_heading = "Report")]
-    pub baseline: Option<PathBuf>,
+    /// Baseline scores for CPGD's Overall: a previous metrics.json, or the JSON itself
+    /// (`'{"aime24": 0.3, "gsm8k": 0.8}'`).
+    #[arg(long, value_name = "FILE|JSON", help_heading = "Report")]
+    pub baseline: Option<String>,
     /// Metric of the macro average and Overall: pass@k, avg, maj (or avg@K, maj@K; any selectable
     /// metric of `rlbench::metrics::METRICS`).
     #[arg(long, default_value = "pass@1", help_heading = "Report")]
     pub metric: MetricName,
-    /// Scoring threads (default: all cores).
-    #[arg(long, help_heading = "Report")]
+    #[command(flatten)]
+    pub scoring: ScoringOptions,
+}
+
+/// How responses are scored: the verifier's flags (as `rlverify score` takes them) and threads.
+#[derive(Debug, Args, Clone)]
+pub struct ScoringOptions {
+    #[command(flatten)]
+    pub answer: AnswerArgs,
+    /// Scoring threads (default: one per core; at most 256).
+    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
     pub threads: Option<usize>,
 }
 
@@ -223,7 +248,8 @@ pub struct ReportOptions {
 pub struct ScoreArgs {
     /// Generations file (JSONL); `-` reads stdin.
     pub file: PathBuf,
-    /// Print one JSON object (n_problems, pass@1, pass@2, ..., avg@K, maj@K as fractions).
+    /// Print one JSON object instead of the table (n_problems, pass@1, pass@2, ..., avg@K, maj@K
+    /// as fractions).
     #[arg(long)]
     pub json: bool,
     /// Responses scored per parallel batch.
@@ -261,37 +287,23 @@ pub struct CompareArgs {
     /// Coverage of the intervals (above 0, below 1).
     #[arg(long, default_value_t = Bootstrap::default().level, value_parser = parse_level)]
     pub level: f64,
-    /// Print JSON instead of the table.
+    /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
     /// Also write Pass@k against k of both runs, overlaid, to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Scoring threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub scoring: ScoringOptions,
+}
+
+/// The command line with the verifier's defaults in the help of the scoring flags.
+pub fn command() -> clap::Command {
+    rlverify::cli::with_scoring_defaults(Cli::command())
 }
 
 fn parse_level(s: &str) -> Result<f64, String> {
     parse_f64_in(s, |v| v > 0.0 && v < 1.0, "the level is above 0 and below 1, e.g. 0.95")
-}
-
-/// A number, refused at parse time (never sent to a server or written to the run manifest) when
-/// `ok` says it is out of range.
-fn parse_f64_in(s: &str, ok: impl Fn(f64) -> bool, range: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && ok(v) => Ok(v),
-        Ok(_) => Err(format!("`{s}` is out of range: {range}")),
-        Err(e) => Err(format!("`{s}` is not a number: {e}")),
-    }
-}
-
-fn parse_positive(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(0) => Err("must be 1 or more".to_string()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(format!("`{s}` is not a whole number: {e}")),
-    }
 }
 
 fn parse_temperature(s: &str) -> Result<f64, String> {
@@ -341,6 +353,8 @@ mod tests {
             &["--temperature", "inf"][..],
             &["--temperature", "nan"],
             &["--temperature=-1"],
+            &["--temperature", "-1"],
+            &["--top-p", "-0.5"],
             &["--top-p", "7"],
             &["--top-p", "0"],
             &["--max-tokens", "0"],

