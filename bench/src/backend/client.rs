@@ -1,19 +1,22 @@
 //! The HTTP side of the OpenAI-compatible backend, on [`ureq`] (blocking, rustls):
 //!
 //! - keep-alive: one [`ureq::Agent`] per endpoint keeps its connections open between requests;
-//! - `http://` and `https://` (Mozilla's roots, or the certificates of `--ca-cert FILE` alone,
-//!   for a server with a self-signed or private certificate);
+//! - `http://` and `https://` ([`super::tls`]: Mozilla's roots, or the certificates of
+//!   `--ca-cert FILE` or `SSL_CERT_FILE`/`SSL_CERT_DIR` alone, a server's own certificate pinned;
+//!   each TLS failure names its cause and fix);
 //! - proxies from the environment, as curl reads them: `HTTPS_PROXY` for `https://` endpoints,
 //!   `HTTP_PROXY` for `http://` ones, `ALL_PROXY` for both (lower-case names too), and hosts
 //!   listed in `NO_PROXY` reached directly;
 //! - a deadline on the whole exchange (connect, send, receive), a cap on the response size, and
 //!   `Retry-After` (seconds or HTTP-date) read from 429 and 503 answers.
 
+pub use super::tls::CaCerts;
+use super::tls::{self, TlsConnector};
 use super::BackendError;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
-use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
+use ureq::unversioned::resolver::DefaultResolver;
+use ureq::unversioned::transport::{ConnectProxyConnector, Connector, TcpConnector};
 use ureq::Agent;
 
 /// Largest response body accepted (bytes).
@@ -163,7 +166,8 @@ pub struct ClientOptions {
     pub timeout: Duration,
     /// Bearer token.
     pub api_key: Option<String>,
-    /// Trust only these root certificates (from `--ca-cert`); `None` trusts Mozilla's roots.
+    /// Trust only these certificates (from `--ca-cert`), and pin them; `None` reads
+    /// `SSL_CERT_FILE`/`SSL_CERT_DIR`, else trusts Mozilla's roots.
     pub ca_certs: Option<CaCerts>,
     /// Which proxy to use, if any.
     pub proxy: ProxyConfig,
@@ -175,33 +179,6 @@ impl ClientOptions {
     /// Options with this timeout, no token, Mozilla's roots and proxies from the environment.
     pub fn new(timeout: Duration) -> ClientOptions {
         ClientOptions { timeout, api_key: None, ca_certs: None, proxy: ProxyConfig::FromEnv, max_idle_connections: 64 }
-    }
-}
-
-/// Root certificates read from a PEM file.
-#[derive(Clone, Debug)]
-pub struct CaCerts {
-    /// The PEM file they were read from.
-    pub path: PathBuf,
-    certs: Arc<Vec<Certificate<'static>>>,
-}
-
-impl CaCerts {
-    /// Read every certificate of a PEM file (a bundle may hold several).
-    pub fn load(path: &Path) -> Result<CaCerts, String> {
-        let pem = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut certs = Vec::new();
-        for item in ureq::tls::parse_pem(&pem) {
-            match item {
-                Ok(PemItem::Certificate(c)) => certs.push(c),
-                Ok(_) => {}
-                Err(e) => return Err(format!("{}: not a PEM certificate file: {e}", path.display())),
-            }
-        }
-        if certs.is_empty() {
-            return Err(format!("{}: no certificate (-----BEGIN CERTIFICATE-----) in the file", path.display()));
-        }
-        Ok(CaCerts { path: path.to_path_buf(), certs: Arc::new(certs) })
     }
 }
 
@@ -225,7 +202,10 @@ pub struct HttpClient {
     api_key: Option<String>,
     /// The proxy in use, for messages.
     proxy: Option<String>,
-    ca_file: Option<PathBuf>,
+    /// Where the trusted certificates come from (`None`: Mozilla's roots), for messages.
+    trusted: Option<String>,
+    /// Whether the other protocol answers on this endpoint's port (probed once, on a failure).
+    other_protocol: Arc<OnceLock<bool>>,
 }
 
 impl std::fmt::Debug for HttpClient {
@@ -249,15 +229,15 @@ impl HttpClient {
             ),
             None => None,
         };
-        let roots = match &opts.ca_certs {
-            Some(ca) => RootCerts::Specific(ca.certs.clone()),
-            None => RootCerts::WebPki,
+        let ca = match &opts.ca_certs {
+            Some(ca) => Some(ca.clone()),
+            None => CaCerts::from_env(|k| std::env::var(k).ok()).map_err(BackendError::Fatal)?,
         };
+        let tls_config = tls::client_config(ca.as_ref()).map_err(BackendError::Fatal)?;
         let config = Agent::config_builder()
             .timeout_global(Some(opts.timeout))
             .http_status_as_error(false)
             .proxy(proxy)
-            .tls_config(TlsConfig::builder().root_certs(roots).build())
             .user_agent(format!("rlbench/{}", env!("CARGO_PKG_VERSION")))
             .max_idle_connections(opts.max_idle_connections.max(1))
             .max_idle_connections_per_host(opts.max_idle_connections.max(1))
@@ -265,13 +245,19 @@ impl HttpClient {
             // Servers close idle connections after 5 s (uvicorn, cpp-httplib); do not reuse older ones.
             .max_idle_age(Duration::from_secs(4))
             .build();
+        // ureq's chain (a CONNECT proxy, TCP), with our TLS step: trust and pinning as above.
+        let connector =
+            ().chain(ConnectProxyConnector::default())
+                .chain(TcpConnector::default())
+                .chain(TlsConnector::new(tls_config));
         Ok(HttpClient {
             endpoint,
-            agent: Agent::new_with_config(config),
+            agent: Agent::with_parts(config, connector, DefaultResolver::default()),
             timeout: opts.timeout,
             api_key: opts.api_key.clone(),
             proxy: proxy_url,
-            ca_file: opts.ca_certs.as_ref().map(|c| c.path.clone()),
+            trusted: ca.map(|c| c.source),
+            other_protocol: Arc::new(OnceLock::new()),
         })
     }
 
@@ -336,29 +322,55 @@ impl HttpClient {
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
                 BackendError::Timeout(timeout.as_secs_f64())
             }
-            e if is_certificate_error(&e) => {
-                let hint = match &self.ca_file {
-                    Some(f) => format!("the server's certificate is not signed by {}", f.display()),
-                    None => "for a self-signed or private certificate pass its CA with --ca-cert FILE".to_string(),
-                };
-                BackendError::Fatal(format!("{url}{via}: TLS certificate not trusted ({e}); {hint}"))
-            }
             ureq::Error::InvalidProxyUrl | ureq::Error::BadUri(_) => BackendError::Fatal(format!("{url}{via}: {e}")),
-            e => BackendError::Io(format!("{url}{via}: {e}")),
+            e => {
+                let host = &self.endpoint.host;
+                if let Some(why) = tls::rustls_error(&e).and_then(|r| tls::explain(r, host, self.trusted.as_deref())) {
+                    return BackendError::Fatal(format!("{url}{via}: TLS: {why}"));
+                }
+                if let Some(why) = self.protocol_mismatch(&e) {
+                    return BackendError::Fatal(format!("{url}{via}: {why}"));
+                }
+                BackendError::Io(format!("{url}{via}: {e}"))
+            }
         }
     }
-}
 
-/// Whether a TLS failure comes from certificate verification (never fixed by retrying).
-fn is_certificate_error(e: &ureq::Error) -> bool {
-    let text = match e {
-        ureq::Error::Rustls(r) => r.to_string(),
-        ureq::Error::Io(io) => io.to_string(),
-        ureq::Error::Tls(t) => t.to_string(),
-        _ => return false,
-    };
-    let t = text.to_ascii_lowercase();
-    t.contains("certificate") || t.contains("unknownissuer") || t.contains("unknown issuer")
+    /// `http://` to a TLS server, or `https://` to a plain HTTP one: the error names the scheme to
+    /// use. Probed once per client, and only for errors a scheme mismatch causes (a protocol
+    /// error, a connection closed before or during the handshake), never through a proxy.
+    fn protocol_mismatch(&self, e: &ureq::Error) -> Option<String> {
+        let suspicious = match e {
+            ureq::Error::Protocol(_) | ureq::Error::ConnectionFailed => true,
+            ureq::Error::Io(io) => matches!(
+                io.kind(),
+                std::io::ErrorKind::UnexpectedEof
+                    | std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::InvalidData
+            ),
+            ureq::Error::Rustls(_) => true,
+            _ => false,
+        };
+        if !suspicious || self.proxy.is_some() {
+            return None;
+        }
+        let (host, port) = (self.endpoint.host.clone(), self.endpoint.port);
+        let https = self.endpoint.scheme == "https";
+        let other = *self.other_protocol.get_or_init(|| {
+            if https {
+                tls::speaks_http(&host, port)
+            } else {
+                tls::speaks_tls(&host, port)
+            }
+        });
+        match (other, https) {
+            (true, true) => {
+                Some(format!("the server speaks plain HTTP, not TLS ({e}): use http:// instead of https://"))
+            }
+            (true, false) => Some(format!("the server speaks TLS ({e}): use https:// instead of http://")),
+            (false, _) => None,
+        }
+    }
 }
 
 /// `Retry-After` as a delay from `now`: delay-seconds or an HTTP-date, capped at

@@ -17,6 +17,8 @@ pub mod fleet;
 pub mod openai;
 pub mod retry;
 pub mod stats;
+#[cfg(feature = "http")]
+pub mod tls;
 
 #[cfg(feature = "http")]
 pub use fleet::{Fleet, FleetOptions};
