@@ -33,7 +33,8 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::io::{self, BufRead};
 
-/// Response fields in lookup order: full texts first, already-extracted predictions last.
+/// Response fields in lookup order: full texts first, already-extracted predictions, then a whole
+/// conversation (`messages`: its last assistant message).
 pub const RESPONSE_FIELDS: &[&str] = &[
     "response",
     "responses",
@@ -52,6 +53,7 @@ pub const RESPONSE_FIELDS: &[&str] = &[
     "predictions",
     "pred",
     "preds",
+    "messages",
 ];
 
 /// Gold fields in lookup order (`solution`, a whole reference solution, comes last).
@@ -232,6 +234,9 @@ pub enum InputError {
         /// What it holds.
         found: String,
     },
+    /// The field looked for is there, but null (its name).
+    #[error("field `{0}` is null")]
+    Null(String),
     /// A chat field (a list of messages) has no assistant message (the field's name).
     #[error("field `{0}` is a chat without an assistant message")]
     NoAssistantMessage(String),
@@ -334,11 +339,15 @@ pub fn resolve(value: &Value, fields: &FieldSpec) -> Result<Record, InputError> 
         return Err(InputError::NotObject(type_name(value).trim_start_matches("a ").trim_start_matches("an ")));
     };
     let id = fields.find_id(value);
-    let (gold_name, gold_value) = find_field(value, fields.gold.as_ref(), GOLD_FIELDS)
-        .ok_or_else(|| InputError::NoGoldField(looked_for(fields.gold.as_ref(), GOLD_FIELDS)))?;
+    let (gold_name, gold_value) = find_field(value, fields.gold.as_ref(), GOLD_FIELDS).ok_or_else(|| {
+        null_field(value, fields.gold.as_ref(), GOLD_FIELDS)
+            .unwrap_or_else(|| InputError::NoGoldField(looked_for(fields.gold.as_ref(), GOLD_FIELDS)))
+    })?;
     let gold = gold_text(&gold_name, gold_value)?;
-    let (resp_name, resp_value) = find_field(value, fields.response.as_ref(), RESPONSE_FIELDS)
-        .ok_or_else(|| InputError::NoResponseField(looked_for(fields.response.as_ref(), RESPONSE_FIELDS)))?;
+    let (resp_name, resp_value) = find_field(value, fields.response.as_ref(), RESPONSE_FIELDS).ok_or_else(|| {
+        null_field(value, fields.response.as_ref(), RESPONSE_FIELDS)
+            .unwrap_or_else(|| InputError::NoResponseField(looked_for(fields.response.as_ref(), RESPONSE_FIELDS)))
+    })?;
     let (responses, mut info) = responses_of(&resp_name, resp_value)?;
     if let Responses::One(_) = responses {
         let row = &mut info[0];
@@ -387,6 +396,16 @@ fn looked_for(forced: Option<&FieldPath>, defaults: &[&str]) -> Vec<String> {
         Some(p) => vec![p.to_string()],
         None => defaults.iter().map(|s| s.to_string()).collect(),
     }
+}
+
+/// [`InputError::Null`] for the first of the fields looked for that is there but null: a row whose
+/// response is `null` says so, instead of "no response field".
+fn null_field(root: &Value, forced: Option<&FieldPath>, defaults: &[&str]) -> Option<InputError> {
+    let names = looked_for(forced, defaults);
+    names
+        .into_iter()
+        .find(|name| FieldPath::parse(name).ok().and_then(|p| p.get(root).cloned()) == Some(Value::Null))
+        .map(InputError::Null)
 }
 
 /// The forced path, or the first default name present (null counts as absent).
@@ -679,6 +698,21 @@ mod tests {
         assert_eq!(rec.responses, Responses::Many(vec!["a".into(), "b".into()]));
         let err = parse(r#"{"completion": [{"role": "user", "content": "q"}], "answer": "1"}"#).unwrap_err();
         assert_eq!(err, InputError::NoAssistantMessage("completion".into()));
+        // A whole conversation answers with its last assistant message.
+        let rec = parse(
+            r#"{"messages": [{"role": "user", "content": "1+1?"}, {"role": "assistant", "content": "\\boxed{2}"}],
+                "answer": "2"}"#,
+        )
+        .unwrap();
+        assert_eq!(rec.responses, one("\\boxed{2}"));
+    }
+
+    /// A field that is there but null says so (the same error in every tool that reads rows).
+    #[test]
+    fn null_fields_are_named() {
+        assert_eq!(parse(r#"{"response": null, "answer": "1"}"#).unwrap_err(), InputError::Null("response".into()));
+        assert_eq!(parse(r#"{"response": "1", "gold": null}"#).unwrap_err(), InputError::Null("gold".into()));
+        assert!(matches!(parse(r#"{"answer": "1"}"#), Err(InputError::NoResponseField(_))));
     }
 
     #[test]

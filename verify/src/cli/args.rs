@@ -49,7 +49,7 @@ pub struct FieldArgs {
     ///
     /// Default: the first of response, responses, completion, completions, generation,
     /// generations, output, outputs, choices, samples, model_output, code, text, prediction,
-    /// predictions, pred, preds.
+    /// predictions, pred, preds, messages (a chat: its last assistant message).
     #[arg(long, value_name = "PATH", value_parser = FieldPath::parse)]
     pub response_field: Option<FieldPath>,
     /// Read the gold answer from this field (a dotted path, e.g. `reward_model.ground_truth`).
@@ -211,6 +211,66 @@ pub fn with_scoring_defaults(cmd: clap::Command) -> clap::Command {
     names.into_iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, with_scoring_defaults))
 }
 
+/// Where a command line departs from the flags the three tools share: `-j` is `--threads`
+/// everywhere, `--format-reward` takes its weight after `=`, the scoring flags take the same
+/// values, and every command answers `-V`. Each binary's tests call this on its command
+/// (`Vec::is_empty` when all is well).
+pub fn shared_flag_problems(cmd: &clap::Command) -> Vec<String> {
+    let mut cmd = cmd.clone();
+    cmd.build();
+    let mut out = Vec::new();
+    check_command(&cmd, cmd.get_name(), &mut out);
+    out
+}
+
+fn check_command(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+    let values = |arg: &clap::Arg| -> Vec<String> {
+        arg.get_possible_values().iter().map(|v| v.get_name().to_string()).collect()
+    };
+    let shared = |name: &str| -> Vec<String> {
+        let names = |vs: &[clap::builder::PossibleValue]| vs.iter().map(|v| v.get_name().to_string()).collect();
+        let pv = |v: Option<clap::builder::PossibleValue>| v.into_iter().collect::<Vec<_>>();
+        match name {
+            "reward" => {
+                names(&RewardKind::value_variants().iter().flat_map(|v| pv(v.to_possible_value())).collect::<Vec<_>>())
+            }
+            "extract" => {
+                names(&Extraction::value_variants().iter().flat_map(|v| pv(v.to_possible_value())).collect::<Vec<_>>())
+            }
+            "last-number" => {
+                names(&LastNumber::value_variants().iter().flat_map(|v| pv(v.to_possible_value())).collect::<Vec<_>>())
+            }
+            "truncated" => {
+                names(&Truncated::value_variants().iter().flat_map(|v| pv(v.to_possible_value())).collect::<Vec<_>>())
+            }
+            _ => Vec::new(),
+        }
+    };
+    for arg in cmd.get_arguments() {
+        let Some(long) = arg.get_long() else { continue };
+        match long {
+            "threads" if arg.get_short() != Some('j') => out.push(format!("{path} --threads has no -j")),
+            "format-reward" if !arg.is_require_equals_set() => {
+                out.push(format!("{path} --format-reward takes its weight without `=`"))
+            }
+            "reward" | "extract" | "last-number" | "truncated" if values(arg) != shared(long) => {
+                out.push(format!("{path} --{long} takes {:?}, the other tools {:?}", values(arg), shared(long)))
+            }
+            _ => {}
+        }
+        if arg.get_short() == Some('j') && long != "threads" {
+            out.push(format!("{path} -j is --{long}, not --threads"));
+        }
+    }
+    if !cmd.get_arguments().any(|a| a.get_long() == Some("version") && a.get_short() == Some('V')) {
+        out.push(format!("{path} has no -V/--version"));
+    }
+    // clap's own `help` subcommand takes no flags.
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        check_command(sub, &format!("{path} {}", sub.get_name()), out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,6 +288,26 @@ mod tests {
             let written = format!("{}{sep}{}", init.join(", "), last[0]);
             assert!(help.contains(&written), "--help does not list `{written}`:\n{help}");
         }
+    }
+
+    /// The README's field table lists each lookup order as the reader uses it.
+    #[test]
+    fn readme_lists_the_readers_field_orders() {
+        use crate::input::{SAMPLE_FIELDS, SUITE_FIELDS};
+        let readme = include_str!("../../README.md");
+        for list in [RESPONSE_FIELDS, GOLD_FIELDS, ID_FIELDS, PROMPT_FIELDS, SUITE_FIELDS, SAMPLE_FIELDS] {
+            let written = list.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
+            assert!(readme.contains(&format!("| {written} |")), "verify/README.md does not list {written}");
+        }
+    }
+
+    /// The checker finds a `-j` that is not `--threads` and a command without `-V`.
+    #[test]
+    fn shared_flags_are_checked() {
+        let good = clap::Command::new("t").version("1").arg(clap::Arg::new("threads").long("threads").short('j'));
+        assert_eq!(shared_flag_problems(&good), Vec::<String>::new());
+        let bad = clap::Command::new("t").arg(clap::Arg::new("jobs").long("jobs").short('j'));
+        assert_eq!(shared_flag_problems(&bad), ["t -j is --jobs, not --threads", "t has no -V/--version"]);
     }
 
     #[derive(Debug, Parser)]

@@ -22,8 +22,8 @@ mod args;
 pub mod signals;
 
 pub use args::{
-    fill_default_notes, parse_f64_in, parse_positive, parse_threads, scoring_default_note, with_scoring_defaults,
-    AnswerArgs, FieldArgs, FormatRewardArgs, ScoringArgs, MAX_THREADS,
+    fill_default_notes, parse_f64_in, parse_positive, parse_threads, scoring_default_note, shared_flag_problems,
+    with_scoring_defaults, AnswerArgs, FieldArgs, FormatRewardArgs, ScoringArgs, MAX_THREADS,
 };
 pub use rlbase::DeviceSpec;
 

@@ -319,6 +319,12 @@ mod tests {
     use super::*;
     use clap::{CommandFactory, Parser};
 
+    /// `-j`, `-V`, `--format-reward=W` and the scoring flags are the other tools'.
+    #[test]
+    fn flags_are_the_other_tools() {
+        assert_eq!(rlverify::cli::shared_flag_problems(&command()), Vec::<String>::new());
+    }
+
     #[test]
     fn cli_definition_is_valid() {
         Cli::command().debug_assert();

@@ -70,8 +70,11 @@ impl Progress {
             bar.set_position(done as u64);
             return;
         }
-        let due = self.last.is_none_or(|t| t.elapsed() >= self.every) || (done == total && total > 0);
-        if !due || (done == 0 && self.last.is_some()) {
+        // A line every `every` (the first after `every`: quick work says nothing), and the last
+        // one when lines were written.
+        let since = self.last.unwrap_or(self.start).elapsed();
+        let finished = done == total && total > 0 && (self.last.is_some() || self.every.is_zero());
+        if since < self.every && !finished {
             return;
         }
         self.last = Some(Instant::now());

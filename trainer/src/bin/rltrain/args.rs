@@ -465,6 +465,12 @@ mod tests {
         assert!(err.contains("did you mean `dgpo`"), "{err}");
     }
 
+    /// `-j`, `-V`, `--format-reward=W` and the scoring flags are the other tools'.
+    #[test]
+    fn flags_are_the_other_tools() {
+        assert_eq!(rlverify::cli::shared_flag_problems(&super::command()), Vec::<String>::new());
+    }
+
     #[test]
     fn help_shows_the_real_defaults() {
         let defaults = serde_json::to_value(TrainConfig::default()).expect("serialise");
