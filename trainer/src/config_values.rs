@@ -95,7 +95,8 @@ mod tests {
     /// Non-finite values are refused by every parser, with the range in the message.
     #[test]
     fn non_finite_values_are_refused_everywhere() {
-        let parsers: [fn(&str) -> Result<f64, String>; 11] =
+        type Parser = fn(&str) -> Result<f64, String>;
+        let parsers: [Parser; 11] =
             [finite, non_negative, positive, temperature, top_p, fraction, beta, cap, grad_clip, clip_width, dual_clip];
         for p in parsers {
             for bad in ["nan", "NaN", "inf", "-inf", "infinity", "1e999", "x"] {

@@ -132,3 +132,30 @@ fn a_damaged_checkpoint_names_its_file_and_the_previous_one_is_used() {
     assert!(stderr.contains("optimizer.safetensors") && stderr.starts_with("error: "), "{stderr}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A run directory that holds a run is not a config error: the message says what to do, once.
+#[test]
+fn errors_say_what_happened_once() {
+    let out = tmp("twice");
+    let first = Command::new(BIN)
+        .args(["--model", "tiny", "--data", "task:succ", "--steps", "1", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let again = Command::new(BIN)
+        .args(["--model", "tiny", "--data", "task:succ", "--steps", "1", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("already holds a run") && stderr.contains("--resume"), "{stderr}");
+    assert!(!stderr.contains("invalid config"), "{stderr}");
+    // A run to resume that is not there: the OS error once, not once per link of the chain.
+    let o = Command::new(BIN).args(["--resume", "/nonexistent/run"]).output().expect("run");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -304,12 +304,13 @@ pub fn explain(e: &rustls::Error, host: &str, trusted: Option<&str>) -> Option<S
                  it with --ca-cert FILE",
                 trusted.unwrap_or_default()
             ),
-            CertificateError::Other(other) if format!("{other:?}").contains("CaUsedAsEndEntity") => format!(
+            CertificateError::Other(other) if format!("{other:?}").contains("CaUsedAsEndEntity") => {
                 "the server's certificate is a CA certificate (basicConstraints CA:TRUE, what `openssl req -x509` \
                  makes by default), which is refused as a server's own certificate unless pinned; give that \
                  very certificate with --ca-cert FILE (then it is trusted as the server's identity), or issue \
                  the server a certificate without CA:TRUE"
-            ),
+                    .to_string()
+            }
             _ => format!("the server's certificate is not trusted ({e}); {give}"),
         },
         E::InvalidMessage(_) | E::InappropriateMessage { .. } | E::InappropriateHandshakeMessage { .. } => {

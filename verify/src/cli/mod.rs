@@ -144,32 +144,38 @@ fn label(kind: &str) -> String {
     format!("\x1b[{code}m{kind}\x1b[0m:")
 }
 
-/// Prints an error and its causes: one `Caused by:` line per link that says something the lines
-/// before it have not said (a link whose text is already part of the message above is skipped).
-/// A backtrace that a library appends to its message (candle under `RUST_BACKTRACE=1`) is
-/// printed once, after the chain.
+/// Prints an error and its causes ([`format_error`]).
 pub fn print_error(err: &anyhow::Error) {
-    let mut out = io::stderr().lock();
+    let _ = write!(io::stderr().lock(), "{}", format_error(err, &label("error")));
+}
+
+/// An error and its causes as [`print_error`] writes them after `label` (`error:`): one
+/// `Caused by:` line per link that says something the lines before it have not said (a link
+/// whose text is already part of the message above is skipped). A backtrace that a library
+/// appends to its message (candle under `RUST_BACKTRACE=1`) is written once, after the chain.
+pub fn format_error(err: &anyhow::Error, label: &str) -> String {
+    let mut out = String::new();
     let whole = err.to_string();
     let (first, mut backtrace) = split_backtrace(&whole);
     let mut said = first.to_string();
-    let _ = writeln!(out, "{} {said}", label("error"));
+    out.push_str(&format!("{label} {said}\n"));
     for cause in err.chain().skip(1) {
         let whole = cause.to_string();
         let (text, trace) = split_backtrace(&whole);
         if backtrace.is_empty() {
-            backtrace = trace.to_string();
+            backtrace = trace;
         }
         if text.is_empty() || said.contains(text) {
             continue;
         }
-        let _ = writeln!(out, "  Caused by: {text}");
+        out.push_str(&format!("  Caused by: {text}\n"));
         said.push('\n');
         said.push_str(text);
     }
     if !backtrace.is_empty() {
-        let _ = writeln!(out, "\n{backtrace}");
+        out.push_str(&format!("\n{backtrace}\n"));
     }
+    out
 }
 
 /// A message and the backtrace some libraries (candle under `RUST_BACKTRACE=1`) append to it.
@@ -243,6 +249,37 @@ mod tests {
             .map(|l| l.split_whitespace().next().and_then(|c| c.parse().ok()).expect("a code"))
             .collect();
         assert_eq!(codes, Exit::ALL.map(Exit::code).to_vec());
+    }
+
+    /// A cause already said by the message above is not repeated; a backtrace inside messages is
+    /// written once, at the end.
+    #[test]
+    fn causes_and_backtraces_are_written_once() {
+        // An error that shows its source in its own message (thiserror's `{path}: {source}`).
+        #[derive(Debug)]
+        struct WithPath(io::Error);
+        impl std::fmt::Display for WithPath {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "`cfg.json`: {}", self.0)
+            }
+        }
+        impl std::error::Error for WithPath {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let io = io::Error::new(io::ErrorKind::NotFound, "No such file or directory (os error 2)");
+        let err = anyhow::Error::new(WithPath(io)).context("cannot read the config");
+        let text = format_error(&err, "error:");
+        assert_eq!(
+            text,
+            "error: cannot read the config\n  Caused by: `cfg.json`: No such file or directory (os error 2)\n"
+        );
+        let inner = anyhow::anyhow!("shape mismatch\nstack backtrace:\n   0: candle_core::error");
+        let outer = inner.context("engine: shape mismatch\nstack backtrace:\n   0: candle_core::error");
+        let text = format_error(&outer, "error:");
+        assert_eq!(text.matches("stack backtrace:").count(), 1, "{text}");
+        assert_eq!(text.matches("shape mismatch").count(), 1, "{text}");
     }
 
     #[test]
