@@ -7,7 +7,8 @@
 //!   run when what they need is cached, under CI, or when `RLVR_NETWORK_TESTS=1`; otherwise they
 //!   skip with a notice instead of failing offline;
 //! - the closed-pipe check ([`assert_quiet_into_closed_pipe`]): a command whose reader goes away
-//!   ends with status 0 and no panic message, as `rlverify::cli::main` promises.
+//!   ends with status 0 and no panic message, as `rlverify::cli::main` promises; and the full-disk
+//!   check ([`assert_error_into_full_stdout`]): an `error:` line and status 2.
 //!
 //! The cross-crate tests themselves live in `tests/tests/`. This library depends on no crate of
 //! the workspace, so it never builds in a cycle.
@@ -100,4 +101,19 @@ pub fn assert_quiet_into_closed_pipe(command: &mut Command) -> String {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     stderr
+}
+
+/// Runs `command` with its standard output on `/dev/full` (a full disk), and checks that it ends
+/// with status 2 and an `error:` line, without a panic. Returns its standard error; `None` (with a
+/// skip notice) where there is no `/dev/full`.
+pub fn assert_error_into_full_stdout(command: &mut Command) -> Option<String> {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        skip("no /dev/full on this system");
+        return None;
+    };
+    let out = command.stdout(full).stderr(Stdio::piped()).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("error: ")) && !stderr.contains("panicked"), "{stderr}");
+    Some(stderr)
 }

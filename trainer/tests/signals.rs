@@ -90,18 +90,10 @@ fn a_closed_log_pipe_never_stops_training() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-/// `rltrain objectives > /dev/full`: an `error:` line and status 2, not a panic (101).
-#[cfg(target_os = "linux")]
+/// `rltrain tasks ... > /dev/full`: an `error:` line and status 2, not a panic (101).
 #[test]
 fn a_full_standard_output_is_an_error() {
-    let o = Command::new(BIN)
-        .args(["tasks", "succ", "--size", "100000"])
-        .stdout(std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full"))
-        .output()
-        .expect("run");
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{stderr}");
-    assert!(stderr.starts_with("error: ") && !stderr.contains("panicked"), "{stderr}");
+    rl_tests::assert_error_into_full_stdout(Command::new(BIN).args(["tasks", "succ", "--size", "100000"]));
 }
 
 /// A damaged newest checkpoint: the warning names the file, and the run resumes from the

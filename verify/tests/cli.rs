@@ -351,19 +351,11 @@ fn output_is_replaced_only_when_complete() {
 }
 
 /// A full disk on standard output is an `error:` line and status 2, not a panic.
-#[cfg(target_os = "linux")]
 #[test]
 fn a_full_standard_output_is_an_error() {
     let input: Vec<Value> = (0..2_000).map(|k| json!({"id": k, "response": "42", "gold": "42"})).collect();
     let path = temp_file("full.jsonl", &jsonl(&input));
-    let out = Command::new(BIN)
-        .args(["score", &path.to_string_lossy(), "-q"])
-        .stdout(std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full"))
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    rl_tests::assert_error_into_full_stdout(Command::new(BIN).args(["score", &path.to_string_lossy(), "-q"]));
 }
 
 /// `-j` is bounded: a huge count is refused where it is typed, before any thread starts.
