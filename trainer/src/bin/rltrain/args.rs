@@ -254,7 +254,7 @@ pub struct TrainArgs {
 /// differs ([`pretrained_defaults`]), so the help cannot drift from the config. Flags whose
 /// default is a rule (`on for dapo`) say it in their doc comment.
 pub fn command() -> clap::Command {
-    let defaults = serde_json::to_value(TrainConfig::default()).unwrap_or_default();
+    let defaults = TrainConfig::default().settings();
     let (model, model_later) = (pretrained_defaults(100), pretrained_defaults(200));
     let shown = |v: &Value| match v {
         Value::String(s) => Some(s.clone()),
@@ -354,7 +354,7 @@ mod tests {
 
     #[test]
     fn help_shows_the_real_defaults() {
-        let defaults = serde_json::to_value(TrainConfig::default()).expect("serialise");
+        let defaults = TrainConfig::default().settings();
         let pretrained = pretrained_defaults(100);
         let notes = help_defaults();
         assert!(notes.len() >= 30, "only {} notes found: {notes:?}", notes.len());
