@@ -65,6 +65,7 @@ const CONTROL_FAMILIES: &[&str] = &[
     "control_decimal",
     "control_true_equation",
     "control_format",
+    "control_missed_right",
 ];
 
 const FIELDS: &[&str] = &["family", "gold", "response", "expect", "why"];

@@ -332,13 +332,16 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
             let parts: Vec<String> = letters.iter().map(char::to_string).collect();
             return Some(Answer::from_parts(parts, Source::Choice, true));
         }
+        // `A. Because ...`, `B is the only valid option`: the response opens with its choice; a
+        // concluding sentence that states a value still wins over it.
+        let opening = choice::opening_choice(text);
         if let Some((raw, end)) = tagged::conclusion(text) {
-            if let Some(a) = Answer::cleaned(&raw, Source::Conclusion) {
+            let states_value = raw.bytes().any(|c| c.is_ascii_digit() || matches!(c, b'\\' | b'=' | b'^'));
+            if let Some(a) = Answer::cleaned(&raw, Source::Conclusion).filter(|_| states_value || opening.is_none()) {
                 return Some(a.with_alternatives(text, end, end));
             }
         }
-        if let Some(c) = choice::opening_choice(text) {
-            // `A. Because ...`, `B is the only valid option`: the response opens with its choice.
+        if let Some(c) = opening {
             return Some(Answer::single(c.to_string(), Source::Choice));
         }
     }
