@@ -345,8 +345,8 @@ impl Gold {
     /// the comparison, with the multiple-choice readings of a labelled option.
     fn judge_candidate(&self, answer: &Answer, cfg: &Config, budget: &mut Budget) -> Judged {
         // Words the gold itself has are no qualifier (`\text{Monday}` in both).
-        let own_words = same_text(&self.answer, &answer.text);
-        if !own_words && answer.candidates().iter().any(|c| wording(c) == Wording::Qualified) {
+        let qualified = answer.candidates().iter().any(|c| wording(c) == Wording::Qualified);
+        if qualified && !same_text(&self.answer, &answer.text) {
             // `\text{less than } 7`, `7 \text{ or so}`: the words change the value.
             return Judged {
                 answer: answer.clone(),

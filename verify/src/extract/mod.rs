@@ -547,10 +547,15 @@ fn unwrap_box(t: &str) -> &str {
 
 /// `~~15~~ 12` -> ` 12`: markdown strikethrough retracts the text it strikes.
 fn without_struck_text(raw: &str) -> std::borrow::Cow<'_, str> {
-    let Some(open) = raw.find("~~") else { return std::borrow::Cow::Borrowed(raw) };
-    match raw[open + 2..].find("~~") {
-        Some(k) => {
-            let rest = without_struck_text(&raw[open + 2 + k + 2..]).into_owned();
+    let tilde_pair = |from: usize| {
+        memchr::memchr_iter(b'~', &raw.as_bytes()[from..])
+            .map(|k| from + k)
+            .find(|&k| raw.as_bytes().get(k + 1) == Some(&b'~'))
+    };
+    let Some(open) = tilde_pair(0) else { return std::borrow::Cow::Borrowed(raw) };
+    match tilde_pair(open + 2) {
+        Some(close) => {
+            let rest = without_struck_text(&raw[close + 2..]).into_owned();
             std::borrow::Cow::Owned(format!("{}{}", &raw[..open], rest))
         }
         None => std::borrow::Cow::Borrowed(raw),

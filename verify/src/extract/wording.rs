@@ -520,7 +520,8 @@ pub(crate) fn qualifies_prose(before: &str) -> bool {
 /// Does the value in `answer` stand as stated? See the module doc. An answer without digits has
 /// no value to qualify (text answers such as `\text{Monday}` are compared as text).
 pub(crate) fn wording(answer: &str) -> Wording {
-    if !answer.bytes().any(|c| c.is_ascii_digit()) {
+    // No digit: no value to qualify; no letter: no word.
+    if !answer.bytes().any(|c| c.is_ascii_digit()) || !answer.bytes().any(|c| c.is_ascii_alphabetic() || c >= 0x80) {
         return Wording::Plain;
     }
     match value_tokens(answer) {
