@@ -37,7 +37,7 @@
 //! - `-5` is `Neg(Num(5))` (never a negative literal), `(a)` is `a`, `\boxed{..}` is unwrapped and
 //!   several boxes are a `List`.
 
-mod domain;
+pub(crate) mod domain;
 mod fast;
 mod normalize;
 pub(crate) use normalize::is_unit_word;
