@@ -42,13 +42,14 @@ class CharTokenizer:
 
 
 class RecordedEngine:
-    """Stands in for vLLM: answers each prompt with its recorded response."""
+    """Stands in for vLLM: answers each prompt with its recorded response, then ``end``."""
 
-    def __init__(self, responses):
+    def __init__(self, responses, end=END_OF_TURN):
         self.responses = responses
+        self.end = end
 
     async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
-        text = self.responses["".join(map(chr, prompt_token_ids))] + END_OF_TURN
+        text = self.responses["".join(map(chr, prompt_token_ids))] + self.end
         out = SimpleNamespace(token_ids=[ord(c) for c in text], text=text, finish_reason="stop", logprobs=None)
         return SimpleNamespace(outputs=[out])
 
@@ -74,20 +75,26 @@ def batched_rewards(url, items):
         return json.loads(resp.read())["rewards"]
 
 
-async def burst(url, items):
-    executor = SingleTurnAgentExecutor(remote_rm_url=url)
-    engine = RecordedEngine({p: r for p, r, _ in items})
+async def rollout(remote, items, end=END_OF_TURN):
+    """OpenRLHF's async rollout: `execute` for every (prompt, response, label) at once, the reward
+    asked of ``remote`` (a URL, or a ``.py`` file with ``reward_func``). (output, seconds) each."""
+    executor = SingleTurnAgentExecutor(remote_rm_url=remote)
+    engine = RecordedEngine({p: r for p, r, _ in items}, end)
     tokenizer = CharTokenizer()
     params = SimpleNamespace(max_tokens=1 << 20, logprobs=None)
 
     async def one(prompt, label):
         start = time.perf_counter()
         out = await executor.execute(prompt, label, params, 1 << 22, tokenizer, engine)
-        return out["reward"], time.perf_counter() - start
+        return out, time.perf_counter() - start
 
+    return await asyncio.gather(*(one(p, g) for p, _, g in items))
+
+
+async def burst(url, items):
     start = time.perf_counter()
-    results = await asyncio.gather(*(one(p, g) for p, _, g in items))
-    return results, time.perf_counter() - start
+    results = await rollout(url, items)
+    return [(out["reward"], secs) for out, secs in results], time.perf_counter() - start
 
 
 def main():

@@ -2,49 +2,28 @@
 `rlverify serve` and against the `.py` adapter. Skipped when openrlhf is not installed."""
 
 import asyncio
-from types import SimpleNamespace
+import importlib.util
+import pathlib
 
 import pytest
 
-agent = pytest.importorskip("openrlhf.utils.agent", reason="openrlhf is not installed (verify/python/frameworks/venvs.sh)")
-torch = pytest.importorskip("torch")
+pytest.importorskip("openrlhf.utils.agent", reason="openrlhf is not installed (verify/python/frameworks/venvs.sh)")
 
+REPO = pathlib.Path(__file__).resolve().parents[4]
 END = "<|im_end|>"
 
 
-class CharTokenizer:
-    """One token per character, so decoding keeps every special token, as OpenRLHF decodes."""
-
-    def __call__(self, text, add_special_tokens=False, return_tensors=None):
-        return {"input_ids": torch.tensor([[ord(c) for c in text]])}
-
-    def decode(self, ids, skip_special_tokens=False):
-        return "".join(map(chr, ids))
-
-
-class Engine:
-    """Stands in for vLLM: answers each prompt with a given response."""
-
-    def __init__(self, responses):
-        self.responses = responses
-
-    async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
-        text = self.responses["".join(map(chr, prompt_token_ids))]
-        out = SimpleNamespace(token_ids=[ord(c) for c in text], text=text, finish_reason="stop", logprobs=None)
-        return SimpleNamespace(outputs=[out])
+def load_burst():
+    """verify/bench/serve/openrlhf_burst.py: OpenRLHF's rollout with recorded responses."""
+    spec = importlib.util.spec_from_file_location("openrlhf_burst", REPO / "verify/bench/serve/openrlhf_burst.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def rollout(remote, samples):
-    """OpenRLHF's async rollout: `execute` for every sample at once. Returns the outputs."""
-    executor = agent.SingleTurnAgentExecutor(remote_rm_url=remote)
-    engine = Engine({p: r for p, r, _ in samples})
-    params = SimpleNamespace(max_tokens=4096, logprobs=None)
-
-    async def run():
-        return await asyncio.gather(*(executor.execute(p, g, params, 1 << 16, CharTokenizer(), engine)
-                                      for p, _, g in samples))
-
-    return asyncio.run(run())
+    """Every sample at once through OpenRLHF's own client; the responses end as given."""
+    return [out for out, _ in asyncio.run(load_burst().rollout(remote, samples, end=""))]
 
 
 def samples(n):
@@ -96,17 +75,15 @@ def test_reward_func_file(tmp_path):
 def test_readme_flags_are_openrlhfs(tmp_path):
     """The READMEs' OpenRLHF command lines use flags the installed OpenRLHF defines (issue 20,
     point 2: `--remote_rm_url ... --label_key` is rejected by 0.10 and later)."""
-    import pathlib
     import re
 
     import openrlhf
 
     source = (pathlib.Path(openrlhf.__file__).parent / "cli" / "train_ppo_ray.py").read_text(encoding="utf-8")
     defined = set(re.findall(r"add_argument\(\s*\"(--[\w.]+)\"", source))
-    repo = pathlib.Path(__file__).resolve().parents[4]
     used = set()
     for readme in ["README.md", "verify/README.md", "verify/python/README.md"]:
-        for line in (repo / readme).read_text(encoding="utf-8").splitlines():
+        for line in (REPO / readme).read_text(encoding="utf-8").splitlines():
             if "openrlhf.cli.train_ppo_ray" in line:
                 command = line.split("openrlhf.cli.train_ppo_ray", 1)[1]
                 used |= set(re.findall(r"(?<![\w-])(--[a-z_][\w.]*)", command))
