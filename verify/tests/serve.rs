@@ -451,6 +451,13 @@ fn a_queue_smaller_than_a_body_is_a_usage_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--max-queue") && stderr.contains("--max-body"), "{stderr}");
+    // A queue of exactly one body, not a whole number of KiB, takes that body.
+    let server =
+        Server::start("queue-one-body", &["--max-body", "1500", "--max-queue", "1500", "--queue-timeout", "5"]);
+    let body = openrlhf_body(&[""], &[&format!("{} \\boxed{{2}}", "x".repeat(1400))], &[json!("2")]);
+    assert!(body.len() > 1024 && body.len() <= 1500, "{}", body.len());
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
 }
 
 #[test]

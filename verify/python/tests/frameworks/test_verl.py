@@ -1,10 +1,10 @@
 """verl's own reward loading (`load_reward_manager` from a `custom_reward_function` config) and
 reward managers, with the rlverify verl adapter. Skipped when verl is not installed."""
 
-import numpy as np
 import pytest
 
 verl = pytest.importorskip("verl", reason="verl is not installed (verify/python/frameworks/venvs.sh)")
+np = pytest.importorskip("numpy")
 torch = pytest.importorskip("torch")
 OmegaConf = pytest.importorskip("omegaconf").OmegaConf
 

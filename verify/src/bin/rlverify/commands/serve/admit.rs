@@ -53,7 +53,8 @@ pub(super) struct Queue {
 
 impl Queue {
     pub fn new(max_bytes: usize, max_in_flight: usize) -> Queue {
-        let memory_kib = (max_bytes / 1024).clamp(1, (u32::MAX as usize).min(Semaphore::MAX_PERMITS));
+        // Rounded up, as each body is: a body of `--max-body` <= `--max-queue` bytes always fits.
+        let memory_kib = max_bytes.div_ceil(1024).clamp(1, (u32::MAX as usize).min(Semaphore::MAX_PERMITS));
         Queue {
             memory: Arc::new(Semaphore::new(memory_kib)),
             memory_kib,

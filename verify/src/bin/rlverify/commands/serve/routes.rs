@@ -5,6 +5,7 @@ use super::metrics::{self, ROUTES};
 use super::App;
 use crate::commands::score::score_line;
 use crate::commands::{Line, LineChunks};
+use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
@@ -155,7 +156,7 @@ impl Drop for CancelOnDrop {
     }
 }
 
-type Work = fn(&App, &[u8], &AtomicBool) -> Result<Answer, Fail>;
+type Work = fn(&App, Bytes, &AtomicBool) -> Result<Answer, Fail>;
 
 /// Admits `req` ([`admit`]), runs `work` on its body on the verifier's pool, and bounds the whole
 /// by `--request-timeout`. The slot and the memory are given back when `work` returns.
@@ -172,7 +173,7 @@ async fn scoring(app: Arc<App>, req: Request, work: Work) -> Response {
     let shared = app.clone();
     app.pool.spawn(move || {
         let admitted: Admitted = admitted;
-        let result = catch_unwind(AssertUnwindSafe(|| work(&shared, &admitted.body, &cancel)));
+        let result = catch_unwind(AssertUnwindSafe(|| work(&shared, admitted.body.clone(), &cancel)));
         drop(admitted);
         let _ = tx.send(result);
     });
@@ -334,7 +335,7 @@ fn invalid_reasons(items: &[(GoldText, String)], graded: &[Graded]) -> Vec<Strin
 /// `{"rewards": [...], "scores": [...], "extra_logs": {...}}`.
 async fn get_reward(State(app): State<Arc<App>>, req: Request) -> Response {
     scoring(app, req, |app, bytes, cancel| {
-        let items = openrlhf_items(&parse_json(bytes)?, app)?;
+        let items = openrlhf_items(&parse_json(&bytes)?, app)?;
         let graded = grade_all(&items, app, cancel)?;
         let list = |f: &dyn Fn(&Graded) -> f64| -> Value { graded.iter().map(f).collect() };
         let flag = |b: bool| if b { 1.0 } else { 0.0 };
@@ -404,7 +405,7 @@ fn openrlhf_items(body: &Value, app: &App) -> Result<Vec<(GoldText, String)>, Fa
 /// slime: `{"prompt", "response", "label"}` -> the reward, a bare JSON number.
 async fn slime(State(app): State<Arc<App>>, req: Request) -> Response {
     scoring(app, req, |app, bytes, _cancel| {
-        let body = parse_json(bytes)?;
+        let body = parse_json(&bytes)?;
         as_object(&body, "`response` and `label` (slime)")?;
         let (gold_name, gold_value) = required(&body, app.fields.gold.as_ref(), "label")?;
         let gold = gold_text(&gold_name, gold_value);
@@ -426,7 +427,7 @@ async fn batch(State(app): State<Arc<App>>, req: Request) -> Response {
     scoring(app, req, |app, bytes, cancel| {
         let as_list = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
         let lines: Vec<Line> = if as_list {
-            let Value::Array(rows) = parse_json(bytes)? else {
+            let Value::Array(rows) = parse_json(&bytes)? else {
                 return Err(fail(StatusCode::BAD_REQUEST, "the body is not a JSON list of rows"));
             };
             rows.iter()
@@ -434,7 +435,7 @@ async fn batch(State(app): State<Arc<App>>, req: Request) -> Response {
                 .map(|(k, row)| Line { number: k as u64 + 1, bytes: serde_json::to_vec(row).unwrap_or_default() })
                 .collect()
         } else {
-            let mut chunks = LineChunks::new(Box::new(std::io::Cursor::new(bytes.to_vec())));
+            let mut chunks = LineChunks::new(Box::new(std::io::Cursor::new(bytes)));
             chunks
                 .next_chunk(usize::MAX, usize::MAX)
                 .map_err(|e| fail(StatusCode::BAD_REQUEST, format!("could not read the rows: {e}")))?
