@@ -268,6 +268,8 @@ impl Gold {
             decision: None,
         };
         if let Some(why) = self.invalid {
+            // The model is not to blame for a bad dataset row: 0, also with signed rewards.
+            out.score.reward = 0.0;
             out.score.status = Status::InvalidGold;
             out.score.rule = why;
             return out;
@@ -579,6 +581,17 @@ mod tests {
         assert!(score(&finished, "3", &lenient).correct);
         // A marked answer counts whatever comes after it.
         assert!(score(&format!("{steps}so \\boxed{{3}}. Then we check that"), "3", &strict).correct);
+    }
+
+    #[test]
+    fn invalid_gold_is_never_rewarded_nor_penalised() {
+        let signed = Config { reward: RewardKind::Signed, ..Config::default() };
+        for gold in ["", "  ", "\\frac{1}{2", "\u{c}rac{1}{2}"] {
+            let s = score("\\boxed{1}", gold, &signed);
+            assert_eq!((s.status, s.correct, s.reward), (Status::InvalidGold, false, 0.0), "{gold:?}");
+        }
+        // Well formed but not parsable: compared as text.
+        assert!(score("3:4:5", "3:4:5", &Config::default()).correct);
     }
 
     #[test]

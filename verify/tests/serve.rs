@@ -273,7 +273,6 @@ fn end_of_turn_tokens_on_every_route() {
 
 /// The format reward is read before the end-of-turn token too.
 #[test]
-#[ignore = "needs a core change (issue 20 report): rlverify::format::is_well_formed does not cut at the end of the turn"]
 fn format_reward_before_end_of_turn_tokens() {
     let server = Server::start("turn-format", &["--format-reward=0.5"]);
     let body = openrlhf_body(&[""], &["<think>3*5=15</think><answer>\\boxed{15}</answer><|im_end|>"], &[json!("15")]);

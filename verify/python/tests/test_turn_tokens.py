@@ -57,8 +57,6 @@ def test_openrlhf():
     assert (rewards.tolist() if hasattr(rewards, "tolist") else list(rewards)) == WANT
 
 
-@pytest.mark.xfail(strict=True, reason="needs a core change (issue 20 report): rlverify::format::is_well_formed "
-                                       "reads the response before the end-of-turn cut")
 def test_format_reward_before_end_of_turn_tokens():
     s = rlverify.score("15", "<think>3*5=15</think><answer>\\boxed{15}</answer><|im_end|>", format_reward=True)
     assert (s.format_ok, s.reward) == (True, 1.5)

@@ -83,6 +83,7 @@ mod tagged;
 #[cfg(test)]
 mod tests;
 mod turn;
+pub(crate) use turn::model_turn;
 pub(crate) mod wording;
 
 use std::collections::HashSet;

@@ -1036,6 +1036,7 @@ pub fn check_case(case: &Case, opts: &CheckOptions) -> Result<(), Failure> {
 /// The `invariants` property of a `Score`.
 fn invariants(s: &Score, cfg: &Config) -> Result<(), Failure> {
     let want_reward = match (s.correct, cfg.reward) {
+        _ if s.status == Status::InvalidGold => 0.0,
         (true, _) => 1.0,
         (false, RewardKind::Binary) => 0.0,
         (false, RewardKind::Signed) => -1.0,
