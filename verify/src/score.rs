@@ -182,7 +182,7 @@ impl Gold {
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
         let choice = crate::extract::choice::choice_letter(&answer);
-        let invalid = invalid_gold(&answer, &parsed);
+        let invalid = invalid_gold(gold, &answer, &parsed);
         let is_collection = parsed.as_ref().is_ok_and(is_collection);
         let is_ordered =
             parsed.as_ref().is_ok_and(|e| matches!(e, Expr::Tuple(_) | Expr::Interval { .. } | Expr::Matrix(_)));
@@ -444,15 +444,15 @@ fn text_with_one_number(g: &Expr, p: &Expr, cfg: &Config, budget: &mut Budget) -
 /// comparison can trust (control characters, as when a JSON layer turned `\f` of `\frac` into a
 /// form feed; unbalanced braces). A gold that is well formed but does not parse (`3:4:5`,
 /// `\cotx`) is still compared as text.
-fn invalid_gold(answer: &str, parsed: &Result<Expr, ParseError>) -> Option<&'static str> {
+fn invalid_gold(raw: &str, answer: &str, parsed: &Result<Expr, ParseError>) -> Option<&'static str> {
     if answer.trim().is_empty() {
         return Some("empty");
     }
+    if raw.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+        return Some("control_characters");
+    }
     if parsed.is_ok() {
         return None;
-    }
-    if answer.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
-        return Some("control_characters");
     }
     let (mut depth, mut escaped) = (0i64, false);
     for c in answer.chars() {
