@@ -10,7 +10,8 @@
 //!   mantissa; what matters is that it was written as a decimal).
 //! - `\frac{a}{b}`, `a/b`, `a \div b` are `Div`; `a - b` is `Add([a, Neg(b)])`; n-ary `Add`/`Mul`
 //!   are flattened one level (`a+b+c` is one `Add` with three terms).
-//! - Mixed numbers `2\frac{1}{2}` are `Add([2, Div(1, 2)])`.
+//! - Mixed numbers `2\frac{1}{2}` are `Add([2, Div(1, 2)])`; a repeating decimal `0.1\overline{6}`
+//!   is the exact `Div(Add([16, Neg(1)]), 90)`.
 //! - `\sqrt{x}` is `Root { index: 2, .. }`, `\sqrt[3]{x}` has index 3.
 //! - `\pi`, `π` are `Const(Pi)`; a lone `e` (and `\mathrm{e}`) is `Const(E)`; a lone `i` (and
 //!   `\mathrm{i}`) is `Const(I)`; `\infty`, `∞` are `Const(Infinity)`. Other letters are `Sym`.
@@ -47,12 +48,22 @@ pub enum Expr {
     /// Power `base^exp` (also `\exp(x)` is `Func(Exp, ..)`, not a power).
     Pow(Box<Expr>, Box<Expr>),
     /// `\sqrt[index]{radicand}`; plain `\sqrt` has index 2.
-    Root { index: Box<Expr>, radicand: Box<Expr> },
+    Root {
+        /// The index (2 for a square root).
+        index: Box<Expr>,
+        /// The expression under the root.
+        radicand: Box<Expr>,
+    },
     /// A named function applied to arguments (`\sin x`, `\max(a,b)`, `f(x)`).
     Func(Func, Vec<Expr>),
     /// Logarithm with an explicit base (`\log_2 8`); `\ln` is `Func(Ln)`, `\log` without base is
     /// `Func(Log10)`.
-    Log { base: Box<Expr>, arg: Box<Expr> },
+    Log {
+        /// The base.
+        base: Box<Expr>,
+        /// The argument.
+        arg: Box<Expr>,
+    },
     /// `n!`
     Factorial(Box<Expr>),
     /// `\binom{n}{k}`, `\dbinom`, `\tbinom`, `C(n,k)` is not recognised.
@@ -71,10 +82,20 @@ pub enum Expr {
     /// `\{a, b\}`: unordered, duplicates irrelevant.
     Set(Vec<Expr>),
     /// An interval with its end types; ends may be `Const(Infinity)` or `Neg(Const(Infinity))`.
-    Interval { lo: Box<Expr>, hi: Box<Expr>, lo_closed: bool, hi_closed: bool },
+    Interval {
+        /// The lower end.
+        lo: Box<Expr>,
+        /// The upper end.
+        hi: Box<Expr>,
+        /// Whether the lower end belongs to the interval.
+        lo_closed: bool,
+        /// Whether the upper end belongs to the interval.
+        hi_closed: bool,
+    },
     /// `A \cup B \cup ...`
     Union(Vec<Expr>),
-    /// `A \cap B \cap ...`
+    /// `A \cap B \cap ...`; also inequalities joined by "and" (`x > -2 \text{ and } x < 5`) and a
+    /// set minus points (`A \setminus \{p\}` is `A` intersected with `(-\infty, p) \cup (p, \infty)`).
     Intersection(Vec<Expr>),
     /// `\emptyset`, `\varnothing`, `\{\}`, `∅`.
     EmptySet,
@@ -82,7 +103,12 @@ pub enum Expr {
     Matrix(Vec<Vec<Expr>>),
     /// An equation, inequality or chain: `terms[0] ops[0] terms[1] ops[1] terms[2] ...`
     /// (`ops.len() + 1 == terms.len()`, at least one op).
-    Relation { terms: Vec<Expr>, ops: Vec<RelOp> },
+    Relation {
+        /// The terms, in order.
+        terms: Vec<Expr>,
+        /// The operator between each two neighbouring terms.
+        ops: Vec<RelOp>,
+    },
     /// A text answer, normalised (lower case, collapsed spaces).
     Text(String),
 }
@@ -107,43 +133,70 @@ impl Number {
 /// Named mathematical constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Constant {
+    /// π.
     Pi,
+    /// Euler's number e.
     E,
     /// The imaginary unit.
     I,
+    /// ∞.
     Infinity,
 }
 
 /// Known functions. `Other` holds a user function name (`f(x)`, `g(2)`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Func {
+    /// sin
     Sin,
+    /// cos
     Cos,
+    /// tan
     Tan,
+    /// cot
     Cot,
+    /// sec
     Sec,
+    /// csc
     Csc,
+    /// arcsin
     Arcsin,
+    /// arccos
     Arccos,
+    /// arctan
     Arctan,
+    /// arccot
     Arccot,
+    /// arcsec
     Arcsec,
+    /// arccsc
     Arccsc,
+    /// sinh
     Sinh,
+    /// cosh
     Cosh,
+    /// tanh
     Tanh,
+    /// coth
     Coth,
     /// Natural logarithm `\ln`.
     Ln,
     /// `\log` without a base (base 10 by convention here).
     Log10,
+    /// exp
     Exp,
+    /// |x|
     Abs,
+    /// ⌊x⌋
     Floor,
+    /// ⌈x⌉
     Ceil,
+    /// gcd
     Gcd,
+    /// lcm
     Lcm,
+    /// max
     Max,
+    /// min
     Min,
     /// Real/imaginary part, argument, conjugate and other rarely seen named operators.
     Other(String),
@@ -152,11 +205,17 @@ pub enum Func {
 /// Relation operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RelOp {
+    /// `=`
     Eq,
+    /// `≠`
     Ne,
+    /// `<`
     Lt,
+    /// `≤`
     Le,
+    /// `>`
     Gt,
+    /// `≥`
     Ge,
     /// `\approx`: treated as `=` by the checker.
     Approx,

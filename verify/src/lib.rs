@@ -29,21 +29,20 @@
 // A library returns values; its binaries print.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
-#[allow(missing_docs)] // TODO(issue 25 merge): document
 pub mod ast;
 #[cfg(feature = "cli")]
 pub mod cli;
-#[allow(missing_docs)] // TODO(issue 25 merge): document
+
 pub mod equiv;
-#[allow(missing_docs, rustdoc::private_intra_doc_links)] // TODO(issue 25 merge): document
+#[allow(rustdoc::private_intra_doc_links)]
 pub mod extract;
 pub mod format;
 #[cfg(feature = "input")]
 pub mod input;
-#[allow(missing_docs)] // TODO(issue 25 merge): document
+
 pub mod latex;
 pub mod limits;
-#[allow(missing_docs)] // TODO(issue 25 merge): document
+
 pub mod score;
 
 pub use ast::Expr;
@@ -51,7 +50,7 @@ pub use equiv::{equivalent, Decision, EquivOptions, Verdict};
 pub use extract::{extract, Answer, ExtractOptions, Source};
 pub use latex::{parse, ParseError};
 pub use limits::{Budget, LimitKind, Limits};
-pub use score::{check, score, Config, Explained, Gold, LastNumber, RewardKind, Score, Status, Truncated};
+pub use score::{check, score, Config, Explained, Extraction, Gold, LastNumber, RewardKind, Score, Status, Truncated};
 
 /// The verifier's version, recorded in run manifests so scores stay comparable.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

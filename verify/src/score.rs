@@ -6,6 +6,7 @@
 
 use crate::ast::Expr;
 use crate::equiv::{equivalent, Decision, EquivOptions, Verdict};
+use crate::extract::wording::{bare_value, wording, Wording};
 use crate::extract::{extract, Answer, ExtractOptions, Source};
 use crate::latex::{parse, ParseError};
 use crate::limits::{Budget, LimitKind, Limits};
@@ -25,10 +26,13 @@ pub enum RewardKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LastNumber {
-    /// Only when the gold answer is a plain number (the GSM8K convention).
+    /// With `--extract lenient`, when the gold answer is a plain number (the GSM8K convention);
+    /// never in strict mode.
     #[default]
     Auto,
+    /// Always, also in strict mode (an explicit opt-in).
     Always,
+    /// Never.
     Never,
 }
 
@@ -43,12 +47,34 @@ pub enum Truncated {
     Lenient,
 }
 
+/// Which readings of a response count as its answer (see the final-answer contract in
+/// `verify/README.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Extraction {
+    /// Only a committed answer: a box, an answer tag, an answer phrase, `####`, a bold or choice
+    /// final line, or a response that is nothing but an answer. Anything else is `no_answer`.
+    #[default]
+    Strict,
+    /// Also the last math block of the text, the last number (see [`LastNumber`]) and an answer in
+    /// the reasoning before `</think>`: for base models that never mark an answer. Risk: a
+    /// response that gives up (`I tried 3, 8 and 11 but could not finish.`) is read as answering
+    /// its last number, so a policy trained on this reward learns to end on a guess.
+    Lenient,
+}
+
 /// Everything that changes a verdict. `Config::default()` is what the CLI, bench and trainer use.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
+    /// The cost bounds of one call.
     pub limits: Limits,
+    /// The equivalence options (decimal digits, tolerances).
     pub equiv: EquivOptions,
+    /// How a verdict becomes a reward.
     pub reward: RewardKind,
+    /// Which readings count as an answer (strict by default).
+    pub extract: Extraction,
+    /// When the lenient reading falls back to the last number (`Always` also in strict mode).
     pub last_number: LastNumber,
     /// What a response that stops mid-derivation answers (see [`Truncated`]).
     pub truncated: Truncated,
@@ -57,7 +83,9 @@ pub struct Config {
 /// The outcome class of one scored response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Status {
+    /// The final answer equals the gold.
     Correct,
+    /// It does not.
     Wrong,
     /// No final answer could be found in the response.
     NoAnswer,
@@ -65,9 +93,26 @@ pub enum Status {
     Unparsable,
     /// A cost bound was hit; see [`Score::limit`].
     Limit,
+    /// The final statement offers several different candidates (a hedge: `5, or perhaps 6`);
+    /// see [`Score::candidates`]. Never rewarded.
+    Ambiguous,
+    /// The gold answer cannot be read (empty, or it does not parse): never rewarded, counted
+    /// apart in reports so a bad dataset row shows up.
+    InvalidGold,
 }
 
 impl Status {
+    /// Every status, in the order reports list them.
+    pub const ALL: [Status; 7] = [
+        Status::Correct,
+        Status::Wrong,
+        Status::NoAnswer,
+        Status::Ambiguous,
+        Status::Unparsable,
+        Status::Limit,
+        Status::InvalidGold,
+    ];
+
     /// Stable snake_case name for JSON output.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -76,6 +121,8 @@ impl Status {
             Status::NoAnswer => "no_answer",
             Status::Unparsable => "unparsable",
             Status::Limit => "limit",
+            Status::Ambiguous => "ambiguous",
+            Status::InvalidGold => "invalid_gold",
         }
     }
 }
@@ -83,9 +130,11 @@ impl Status {
 /// The result of scoring one response.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Score {
+    /// Whether the final answer equals the gold.
     pub correct: bool,
     /// 1/0 or 1/-1 according to [`RewardKind`].
     pub reward: f64,
+    /// The outcome class.
     pub status: Status,
     /// The answer string extracted from the response, if any.
     pub extracted: Option<String>,
@@ -93,6 +142,8 @@ pub struct Score {
     pub limit: Option<LimitKind>,
     /// The rule that decided the comparison (e.g. "exact", "decimal_tolerance", "text").
     pub rule: &'static str,
+    /// The candidates of the final statement when it offers several (`ambiguous`), else empty.
+    pub candidates: Vec<String>,
 }
 
 /// A gold answer, extracted and parsed once.
@@ -108,6 +159,14 @@ pub struct Gold {
     pub is_plain_number: bool,
     /// The choice letter when the gold is a multiple-choice label (`C`, `(C)`, `\text{C}`).
     choice: Option<char>,
+    /// Why the gold cannot be read, when it cannot (see [`Status::InvalidGold`]).
+    pub invalid: Option<&'static str>,
+    /// Whether the gold is a list or set of values (`2, 3`, `\{1, 2\}`, `\pm 2`, a union):
+    /// several candidates may then form it as a whole.
+    pub is_collection: bool,
+    /// Whether the gold is one ordered object of several values (a point, an interval, a
+    /// matrix): listed candidates (`$x = 2$ and $y = 3$`) may form it as a whole.
+    pub is_ordered: bool,
     /// The limits the gold was parsed under: a response whose answer text is the gold's parses
     /// the same way under the same limits, so the gold's parse is reused for it.
     parse_limits: Limits,
@@ -116,13 +175,28 @@ pub struct Gold {
 impl Gold {
     /// Extract and parse a gold answer.
     pub fn new(gold: &str, cfg: &Config) -> Gold {
-        // A gold is never cut off: its last math block counts whatever its last character.
-        let gold_opts = ExtractOptions { truncated_fallback: true, ..ExtractOptions::default() };
+        // A gold is trusted and never cut off: every reading counts, and its last math block
+        // counts whatever its last character.
+        let gold_opts = ExtractOptions { truncated_fallback: true, lenient: true, ..ExtractOptions::default() };
         let answer = extract(gold, &gold_opts).map(|a| a.text).unwrap_or_else(|| gold.trim().to_string());
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
         let choice = crate::extract::choice::choice_letter(&answer);
-        Gold { raw: gold.to_string(), answer, parsed, is_plain_number, choice, parse_limits: cfg.limits.clone() }
+        let invalid = invalid_gold(gold, &answer, &parsed);
+        let is_collection = parsed.as_ref().is_ok_and(is_collection);
+        let is_ordered =
+            parsed.as_ref().is_ok_and(|e| matches!(e, Expr::Tuple(_) | Expr::Interval { .. } | Expr::Matrix(_)));
+        Gold {
+            raw: gold.to_string(),
+            answer,
+            parsed,
+            is_plain_number,
+            choice,
+            invalid,
+            is_collection,
+            is_ordered,
+            parse_limits: cfg.limits.clone(),
+        }
     }
 
     /// Score one response against this gold.
@@ -187,20 +261,30 @@ impl Gold {
                 extracted: None,
                 limit: None,
                 rule: "none",
+                candidates: Vec::new(),
             },
             answer: None,
             parsed: None,
             decision: None,
         };
+        if let Some(why) = self.invalid {
+            // The model is not to blame for a bad dataset row: 0, also with signed rewards.
+            out.score.reward = 0.0;
+            out.score.status = Status::InvalidGold;
+            out.score.rule = why;
+            return out;
+        }
         if response.len() > cfg.limits.max_response_bytes {
             out.score.status = Status::Limit;
             out.score.limit = Some(LimitKind::ResponseTooLong);
             out.score.rule = "limit";
             return out;
         }
+        let lenient = cfg.extract == Extraction::Lenient;
         let opts = ExtractOptions {
+            lenient,
             last_number_fallback: match cfg.last_number {
-                LastNumber::Auto => self.is_plain_number,
+                LastNumber::Auto => lenient && self.is_plain_number,
                 LastNumber::Always => true,
                 LastNumber::Never => false,
             },
@@ -211,44 +295,7 @@ impl Gold {
             return out;
         };
         let mut budget = Budget::new(&cfg.limits);
-        let mut judged = self.judge(&answer, cfg, &mut budget);
-        if judged.status != Status::Correct {
-            // A multiple-choice gold (`C`) against a labelled answer (`(C) y = 2x + 1`): the
-            // label; another gold against it: the option text (`y = 2x + 1`).
-            if let Some((letter, option)) = crate::extract::choice::split_choice_label(&answer.text) {
-                if self.choice.is_none() {
-                    let alt = Answer { text: option.trim().to_string(), parts: Vec::new(), source: answer.source };
-                    let j = self.judge(&alt, cfg, &mut budget);
-                    if j.status == Status::Correct {
-                        judged = j;
-                    }
-                } else if Some(letter) == self.choice {
-                    judged = Judged {
-                        answer: answer.clone(),
-                        parsed: Ok(Expr::Sym(letter.to_string())),
-                        decision: None,
-                        status: Status::Correct,
-                        rule: "choice_letter",
-                        limit: None,
-                    };
-                }
-            }
-        }
-        if judged.status != Status::Correct && answer.parts.len() > 1 {
-            // A list of several parts also stands for itself without repeats (`\boxed{5}` twice
-            // is `5`) and without the parts that cannot be read (`$17$ and $\prod ...$` is 17).
-            let alternatives = [
-                answer.without_repeats(),
-                answer.only_parts(|p| parse(p, &cfg.limits).is_ok() || same_text(&self.answer, p)),
-            ];
-            for alt in alternatives.into_iter().flatten() {
-                let j = self.judge(&alt, cfg, &mut budget);
-                if j.status == Status::Correct {
-                    judged = j;
-                    break;
-                }
-            }
-        }
+        let judged = self.judge_statement(&answer, cfg, &mut budget);
         let Judged { answer, parsed, decision, status, rule, limit } = judged;
         out.score.extracted = Some(answer.text.clone());
         let correct = status == Status::Correct;
@@ -257,10 +304,105 @@ impl Gold {
         out.score.status = status;
         out.score.limit = limit;
         out.score.rule = rule;
+        if status == Status::Ambiguous {
+            out.score.candidates = answer.parts.clone();
+        }
         out.answer = Some(answer);
         out.parsed = Some(parsed);
         out.decision = decision;
         out
+    }
+
+    /// Judge a final statement: one candidate is the answer; several are `ambiguous` unless the
+    /// gold is a collection they form as a whole (a list or set; a point or interval only when
+    /// the candidates are listed, never offered as alternatives), or every one of them equals the
+    /// gold (a value restated: `\boxed{5}` twice, `$\frac12$, or $0.5$`).
+    fn judge_statement(&self, answer: &Answer, cfg: &Config, budget: &mut Budget) -> Judged {
+        let candidates = answer.candidates();
+        if candidates.len() > 1 {
+            if self.is_collection || (self.is_ordered && !answer.hedged) {
+                let whole = self.judge_candidate(answer, cfg, budget);
+                if whole.status == Status::Correct || self.is_collection {
+                    return whole;
+                }
+            }
+            let mut last = None;
+            for c in &candidates {
+                let single = Answer::bare(c, answer.source);
+                let j = self.judge_candidate(&single, cfg, budget);
+                if j.status != Status::Correct {
+                    let status = if matches!(j.status, Status::Limit) { Status::Limit } else { Status::Ambiguous };
+                    return Judged { answer: answer.clone(), status, rule: "several_candidates", ..j };
+                }
+                last = Some(j);
+            }
+            if let Some(j) = last {
+                return Judged { answer: answer.clone(), rule: "restated", ..j };
+            }
+        }
+        self.judge_candidate(answer, cfg, budget)
+    }
+
+    /// Judge one candidate (or a collection answer as a whole): its wording, then the parse and
+    /// the comparison, with the multiple-choice readings of a labelled option.
+    fn judge_candidate(&self, answer: &Answer, cfg: &Config, budget: &mut Budget) -> Judged {
+        // Words the gold itself has are no qualifier (`\text{Monday}` in both).
+        let qualified = answer.candidates().iter().any(|c| wording(c) == Wording::Qualified);
+        if qualified && !same_text(&self.answer, &answer.text) {
+            // `\text{less than } 7`, `7 \text{ or so}`: the words change the value.
+            return Judged {
+                answer: answer.clone(),
+                parsed: Err(ParseError::Syntax { message: "a value with words that qualify it".into(), position: 0 }),
+                decision: None,
+                status: Status::Wrong,
+                rule: "qualified",
+                limit: None,
+            };
+        }
+        let judged = self.judge(answer, cfg, budget);
+        if judged.status == Status::Correct {
+            return judged;
+        }
+        // `The final answer is $\frac{1}{}$ = 7`: a plain value restating an answer that cannot be
+        // parsed.
+        if judged.status == Status::Unparsable {
+            if let Some(v) = &answer.restated {
+                let alt = Answer::bare(v, answer.source);
+                let j = self.judge(&alt, cfg, budget);
+                if j.status == Status::Correct {
+                    return Judged { answer: answer.clone(), ..j };
+                }
+            }
+        }
+        // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted.
+        if let Some(value) = bare_value(&answer.text) {
+            let alt = Answer::bare(value, answer.source);
+            let j = self.judge(&alt, cfg, budget);
+            if j.status == Status::Correct {
+                return Judged { answer: answer.clone(), ..j };
+            }
+        }
+        // A multiple-choice gold (`C`) against a labelled answer (`(C) y = 2x + 1`): the
+        // label; another gold against it: the option text (`y = 2x + 1`).
+        if let Some((letter, option)) = crate::extract::choice::split_choice_label(&answer.text) {
+            if self.choice.is_none() {
+                let alt = Answer::bare(option.trim(), answer.source);
+                let j = self.judge(&alt, cfg, budget);
+                if j.status == Status::Correct {
+                    return j;
+                }
+            } else if Some(letter) == self.choice {
+                return Judged {
+                    answer: answer.clone(),
+                    parsed: Ok(Expr::Sym(letter.to_string())),
+                    decision: None,
+                    status: Status::Correct,
+                    rule: "choice_letter",
+                    limit: None,
+                };
+            }
+        }
+        judged
     }
 }
 
@@ -275,61 +417,73 @@ struct Judged {
 }
 
 /// A whole-text prediction that states one number against a numeric gold: `\text{Bo earns
-/// \$12.}` against `12`. The text must hold exactly one number and no word that qualifies it
-/// (`not`, `than`, `least`, `about`, `or`, ...); the number is then compared like any answer.
+/// \$12.}` against `12`. The text must hold exactly one number, and its words must leave that
+/// number as stated (the allow-lists of [`wording`]: a stating word before it, units or counted
+/// nouns after it); the number is then compared like any answer.
 fn text_with_one_number(g: &Expr, p: &Expr, cfg: &Config, budget: &mut Budget) -> Option<&'static str> {
-    const QUALIFIERS: &[&str] = &[
-        "not",
-        "no",
-        "never",
-        "than",
-        "least",
-        "most",
-        "about",
-        "approximately",
-        "around",
-        "nearly",
-        "almost",
-        "between",
-        "or",
-        "and",
-        "except",
-        "per",
-        "times",
-        "over",
-        "under",
-        "minus",
-        "plus",
-        "negative",
-        "if",
-    ];
     let Expr::Text(t) = p else { return None };
-    if !matches!(g, Expr::Num(_) | Expr::Neg(_) | Expr::Div(..)) || t.len() > 200 {
+    if !matches!(g, Expr::Num(_) | Expr::Neg(_) | Expr::Div(..)) || t.len() > 200 || wording(t) != Wording::Plain {
         return None;
     }
     let mut number: Option<&str> = None;
     for w in t.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '!' | '?' | '(' | ')')) {
-        let w = w.trim_matches(|c: char| matches!(c, '.' | ':' | '$' | '"' | '\''));
-        if w.is_empty() {
-            continue;
-        }
+        let w = w.trim_matches(|c: char| matches!(c, '.' | ':' | '$' | '"' | '\'' | '\\'));
         if w.bytes().any(|b| b.is_ascii_digit()) {
             let numeric = w.bytes().all(|b| b.is_ascii_digit() || b == b'.');
             if number.is_some() || !numeric {
                 return None;
             }
             number = Some(w);
-        } else if QUALIFIERS.contains(&w) {
-            return None;
         }
     }
     let n = parse(number?, &cfg.limits).ok()?;
     (equivalent(g, &n, &cfg.equiv, budget).verdict == Verdict::Equal).then_some("text_number")
 }
 
+/// Why a gold cannot be read, if it cannot: it is empty, or it is malformed text that no
+/// comparison can trust (control characters, as when a JSON layer turned `\f` of `\frac` into a
+/// form feed; unbalanced braces). A gold that is well formed but does not parse (`3:4:5`,
+/// `\cotx`) is still compared as text.
+fn invalid_gold(raw: &str, answer: &str, parsed: &Result<Expr, ParseError>) -> Option<&'static str> {
+    if answer.trim().is_empty() {
+        return Some("empty");
+    }
+    if raw.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+        return Some("control_characters");
+    }
+    if parsed.is_ok() {
+        return None;
+    }
+    let (mut depth, mut escaped) = (0i64, false);
+    for c in answer.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return Some("unbalanced_braces");
+        }
+    }
+    (depth != 0).then_some("unbalanced_braces")
+}
+
+/// Whether a parsed gold is a collection of values that several candidates may form as a whole:
+/// a list, a set, `\pm`, a union of intervals or sets, or a list of equations.
+fn is_collection(e: &Expr) -> bool {
+    match e {
+        Expr::List(_) | Expr::Set(_) | Expr::Union(_) | Expr::PlusMinus(..) => true,
+        Expr::Relation { terms, .. } => terms.iter().any(is_collection),
+        _ => false,
+    }
+}
+
 /// A score with the steps that led to it.
 #[derive(Clone, Debug)]
 pub struct Explained {
+    /// The score.
     pub score: Score,
     /// The extracted answer of the response.
     pub answer: Option<Answer>,
@@ -420,10 +574,24 @@ mod tests {
         assert_eq!(strict.truncated, Truncated::NoAnswer);
         let s = score(&cut, "3", &strict);
         assert_eq!((s.correct, s.status), (false, Status::NoAnswer));
+        let lenient = Config { extract: Extraction::Lenient, ..lenient };
         assert!(score(&cut, "3", &lenient).correct);
-        assert!(score(&finished, "3", &strict).correct);
+        // A step that ends the text is no committed answer (strict), the last block (lenient).
+        assert_eq!(score(&finished, "3", &strict).status, Status::NoAnswer);
+        assert!(score(&finished, "3", &lenient).correct);
         // A marked answer counts whatever comes after it.
         assert!(score(&format!("{steps}so \\boxed{{3}}. Then we check that"), "3", &strict).correct);
+    }
+
+    #[test]
+    fn invalid_gold_is_never_rewarded_nor_penalised() {
+        let signed = Config { reward: RewardKind::Signed, ..Config::default() };
+        for gold in ["", "  ", "\\frac{1}{2", "\u{c}rac{1}{2}"] {
+            let s = score("\\boxed{1}", gold, &signed);
+            assert_eq!((s.status, s.correct, s.reward), (Status::InvalidGold, false, 0.0), "{gold:?}");
+        }
+        // Well formed but not parsable: compared as text.
+        assert!(score("3:4:5", "3:4:5", &Config::default()).correct);
     }
 
     #[test]

@@ -257,10 +257,10 @@ fn extract_follows_the_truncation_policy() {
     let cut = format!("{steps}Step 41: then the sum of the first");
     let default = run(&["extract", "-"], &cut);
     assert_eq!(default.status.code(), Some(1), "{}", String::from_utf8_lossy(&default.stdout));
-    let lenient = run(&["extract", "-", "--truncated", "lenient"], &cut);
+    let lenient = run(&["extract", "-", "--truncated", "lenient", "--extract", "lenient"], &cut);
     assert_eq!(lenient.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&lenient.stdout).trim(), "m = 40");
-    let scored = run(&["check", "40", "-", "--truncated", "lenient"], &cut);
+    let scored = run(&["check", "40", "-", "--truncated", "lenient", "--extract", "lenient"], &cut);
     assert_eq!(scored.status.code(), Some(0), "{}", String::from_utf8_lossy(&scored.stdout));
     assert_eq!(run(&["check", "40", "-"], &cut).status.code(), Some(1));
 }

@@ -48,6 +48,10 @@ pub struct ProblemTally {
     pub correct: usize,
     /// Samples with no extracted answer.
     pub no_answer: usize,
+    /// Samples whose final statement offers several candidates (a hedge).
+    pub ambiguous: usize,
+    /// Samples scored against a gold that cannot be read (counted apart: a bad dataset row).
+    pub invalid_gold: usize,
     /// Samples cut by the length limit.
     pub truncated: usize,
     /// Samples whose finish reason is known.
@@ -68,6 +72,8 @@ impl ProblemTally {
         self.n += 1;
         self.correct += usize::from(s.correct);
         self.no_answer += usize::from(s.status == Status::NoAnswer);
+        self.ambiguous += usize::from(s.status == Status::Ambiguous);
+        self.invalid_gold += usize::from(s.status == Status::InvalidGold);
         if let Some(t) = s.truncated {
             self.finish_known += 1;
             self.truncated += usize::from(t);
@@ -115,6 +121,11 @@ pub struct SuiteMetrics {
     pub maj: f64,
     /// Fraction of samples with no extracted answer.
     pub no_answer_rate: f64,
+    /// Fraction of samples whose final statement offers several candidates (`ambiguous`).
+    pub ambiguous_rate: f64,
+    /// Samples scored against a gold that cannot be read (`invalid_gold`): never rewarded, and
+    /// a sign of a bad dataset row rather than of the model.
+    pub invalid_gold: usize,
     /// Fraction of samples cut by the length limit, over samples whose finish reason is known.
     pub truncation_rate: Option<f64>,
     /// Mean response length in characters.
@@ -158,6 +169,8 @@ impl SuiteMetrics {
             avg_stderr,
             maj,
             no_answer_rate: ratio(tallies.iter().map(|t| t.no_answer as u64).sum(), n_samples as u64),
+            ambiguous_rate: ratio(tallies.iter().map(|t| t.ambiguous as u64).sum(), n_samples as u64),
+            invalid_gold: tallies.iter().map(|t| t.invalid_gold).sum(),
             truncation_rate: (finish_known > 0)
                 .then(|| ratio(tallies.iter().map(|t| t.truncated as u64).sum(), finish_known as u64)),
             mean_chars: ratio(tallies.iter().map(|t| t.chars).sum(), n_samples as u64),

@@ -73,6 +73,22 @@ pub static METRICS: &[Metric] = &[
         fields: &[Field { csv: "no_answer_rate", json: "no_answer_rate", value: |m| Some(m.no_answer_rate) }],
     },
     Metric {
+        name: "ambiguous",
+        about: "fraction of samples whose final statement offers several candidates (a hedge; never rewarded)",
+        selectable: false,
+        markdown: "ambiguous",
+        cell: |m| pct(m.ambiguous_rate),
+        fields: &[Field { csv: "ambiguous_rate", json: "ambiguous_rate", value: |m| Some(m.ambiguous_rate) }],
+    },
+    Metric {
+        name: "invalid-gold",
+        about: "samples scored against a gold that cannot be read (a bad dataset row; never rewarded)",
+        selectable: false,
+        markdown: "invalid gold",
+        cell: |m| m.invalid_gold.to_string(),
+        fields: &[Field { csv: "invalid_gold", json: "invalid_gold", value: |m| Some(m.invalid_gold as f64) }],
+    },
+    Metric {
         name: "truncated",
         about: "fraction of samples cut by the length limit, over those whose finish reason is known",
         selectable: false,

@@ -48,6 +48,22 @@ impl ScoredRun {
     }
 }
 
+/// A note per suite with samples scored against a gold that cannot be read (`invalid_gold`):
+/// those samples score 0 whatever the model said, so the dataset row needs fixing.
+pub fn invalid_gold_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
+    suites
+        .iter()
+        .filter(|(_, m)| m.invalid_gold > 0)
+        .map(|(name, m)| {
+            format!(
+                "{name}: {} sample(s) were scored against a gold that cannot be read (status invalid_gold, never \
+                 rewarded): fix those dataset rows",
+                m.invalid_gold
+            )
+        })
+        .collect()
+}
+
 /// One sentence per suite that lacks samples: how many, and that the run is incomplete.
 pub fn incomplete_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
     suites
@@ -116,7 +132,7 @@ impl Report {
             macro_avg: macro_average(&scores),
             overall,
             baseline_path: baseline.map(|(p, _)| p),
-            notes: incomplete_notes(&suites),
+            notes: incomplete_notes(&suites).into_iter().chain(invalid_gold_notes(&suites)).collect(),
             suites,
             metric: metric.to_string(),
             verifier_version: rlverify::VERSION.to_string(),

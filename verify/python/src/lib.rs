@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use rlverify::format::{is_well_formed, total_reward, CPGD_FORMAT_WEIGHT};
-use rlverify::{Config, ExtractOptions, Gold, LastNumber, RewardKind, Truncated};
+use rlverify::{Config, Extraction, ExtractOptions, Gold, LastNumber, RewardKind, Truncated};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
@@ -32,6 +32,9 @@ type Setter = fn(&mut Options, &Bound<'_, PyAny>) -> PyResult<()>;
 static OPTIONS: &[(&str, Setter)] = &[
     ("reward", |o, v| {
         set(&mut o.cfg.reward, v, "reward", &[("binary", RewardKind::Binary), ("signed", RewardKind::Signed)])
+    }),
+    ("extract", |o, v| {
+        set(&mut o.cfg.extract, v, "extract", &[("strict", Extraction::Strict), ("lenient", Extraction::Lenient)])
     }),
     ("last_number", |o, v| {
         let values = [("auto", LastNumber::Auto), ("always", LastNumber::Always), ("never", LastNumber::Never)];
@@ -110,7 +113,7 @@ struct Score {
     /// The reward: 1/0 (`reward="binary"`) or 1/-1 (`"signed"`), plus the format weight when the
     /// response is well formed and `format_reward` is on.
     reward: f64,
-    /// `correct`, `wrong`, `no_answer`, `unparsable` or `limit`.
+    /// `correct`, `wrong`, `no_answer`, `ambiguous`, `unparsable`, `limit` or `invalid_gold`.
     status: String,
     /// The answer extracted from the response, or None.
     extracted: Option<String>,
@@ -120,6 +123,8 @@ struct Score {
     limit: Option<String>,
     /// With `format_reward`: whether the response is `<think>..</think><answer>..</answer>`.
     format_ok: Option<bool>,
+    /// The candidates of the final statement when it offers several (`ambiguous`), else empty.
+    candidates: Vec<String>,
 }
 
 impl std::hash::Hash for Score {
@@ -133,6 +138,7 @@ impl std::hash::Hash for Score {
             &self.rule,
             &self.limit,
             self.format_ok,
+            &self.candidates,
         )
             .hash(h)
     }
@@ -141,7 +147,8 @@ impl std::hash::Hash for Score {
 #[pymethods]
 impl Score {
     #[new]
-    #[pyo3(signature = (correct, reward, status, extracted=None, rule="none".to_string(), limit=None, format_ok=None))]
+    #[pyo3(signature = (correct, reward, status, extracted=None, rule="none".to_string(), limit=None, format_ok=None, candidates=Vec::new()))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         correct: bool,
         reward: f64,
@@ -150,8 +157,9 @@ impl Score {
         rule: String,
         limit: Option<String>,
         format_ok: Option<bool>,
+        candidates: Vec<String>,
     ) -> Self {
-        Score { correct, reward, status, extracted, rule, limit, format_ok }
+        Score { correct, reward, status, extracted, rule, limit, format_ok, candidates }
     }
 
     fn __repr__(&self) -> String {
@@ -170,6 +178,10 @@ impl Score {
         if let Some(ok) = self.format_ok {
             out.push_str(&format!(", format_ok={}", if ok { "True" } else { "False" }));
         }
+        if !self.candidates.is_empty() {
+            let items: Vec<String> = self.candidates.iter().map(|c| py_str_repr(c)).collect();
+            out.push_str(&format!(", candidates=[{}]", items.join(", ")));
+        }
         out.push(')');
         out
     }
@@ -177,9 +189,17 @@ impl Score {
     /// Pickling: rebuilt from its fields.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let s = slf.get();
-        let args =
-            (s.correct, s.reward, s.status.clone(), s.extracted.clone(), s.rule.clone(), s.limit.clone(), s.format_ok)
-                .into_pyobject(slf.py())?;
+        let args = (
+            s.correct,
+            s.reward,
+            s.status.clone(),
+            s.extracted.clone(),
+            s.rule.clone(),
+            s.limit.clone(),
+            s.format_ok,
+            s.candidates.clone(),
+        )
+            .into_pyobject(slf.py())?;
         Ok((slf.get_type().into_any(), args))
     }
 }
@@ -227,6 +247,7 @@ fn score_one(gold: &str, response: &str, o: &Options) -> Result<Score, String> {
             rule: s.rule.to_string(),
             limit: s.limit.map(|k| k.as_str().to_string()),
             format_ok,
+            candidates: s.candidates,
         }
     }))
     .map_err(|_| "internal error: the verifier panicked (please report this input)".to_string())
@@ -255,20 +276,66 @@ fn verify(py: Python<'_>, gold: String, response: String, options: Option<&Bound
     score(py, gold, response, options).map(|s| s.correct)
 }
 
-/// `extract(response, last_number=False) -> str | None`
+/// `extract(response, last_number=False, extract=None) -> str | None`
 ///
 /// The final answer the verifier reads in a response (`\boxed{}`, `<answer>` tags, "the final
-/// answer is", `#### 42`, ...), or None. `last_number=True` falls back to the last number.
+/// answer is", `#### 42`, ...), or None; end-of-turn tokens and what follows them are cut first.
+/// `last_number=True` falls back to the last number; `extract="lenient"` also reads answers
+/// without a marker (the last math block), as `score(..., extract="lenient")` does.
 #[pyfunction]
-#[pyo3(signature = (response, last_number=false))]
-fn extract(py: Python<'_>, response: String, last_number: bool) -> PyResult<Option<String>> {
+#[pyo3(signature = (response, last_number=false, extract=None))]
+fn extract(
+    py: Python<'_>,
+    response: String,
+    last_number: bool,
+    extract: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<String>> {
+    let mut mode = Extraction::Strict;
+    if let Some(v) = extract.filter(|v| !v.is_none()) {
+        set(&mut mode, v, "extract", &[("strict", Extraction::Strict), ("lenient", Extraction::Lenient)])?;
+    }
     py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            let opts = ExtractOptions { last_number_fallback: last_number, ..ExtractOptions::default() };
+            let opts = ExtractOptions {
+                last_number_fallback: last_number,
+                lenient: mode == Extraction::Lenient,
+                ..ExtractOptions::default()
+            };
             rlverify::extract(&response, &opts).map(|a| a.text)
         }))
     })
     .map_err(|_| PyRuntimeError::new_err("internal error: the extractor panicked (please report this input)"))
+}
+
+/// `value(answer) -> (real, imag, integer_text) | None`
+///
+/// The number an answer stands for (`0.5`, `\frac{1}{2}`, `2\sqrt{2}`, `50\%`, `3+4i`), as
+/// floats, with the exact decimal digits when it is an integer; None when it is not a number (a
+/// set, an interval, an equation, text, a free symbol). A value in degrees (`30^\circ`) is its
+/// number of degrees. What `float()`, `int()` and `complex()` of `rlverify.compat.Answer` use.
+#[pyfunction]
+fn value(py: Python<'_>, answer: String) -> PyResult<Option<(f64, f64, Option<String>)>> {
+    use rlverify::equiv::eval::{bf_to_f64, Evaluator, PREC};
+    py.detach(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            let cfg = Config::default();
+            let expr = rlverify::parse(&answer, &cfg.limits).ok()?;
+            let expr = match expr {
+                rlverify::Expr::Degrees(inner) => *inner,
+                other => other,
+            };
+            let mut budget = rlverify::Budget::new(&cfg.limits);
+            let mut consts = None;
+            let v = Evaluator::new(PREC, &mut budget, &mut consts, &[]).eval(&expr).ok()?;
+            let integer = v.exact().and_then(|q| {
+                let real = q.im.is_integer() && q.im.to_integer().bits() == 0;
+                (real && q.re.is_integer()).then(|| q.re.to_integer().to_string())
+            });
+            let c = v.to_cf(PREC);
+            Some((bf_to_f64(&c.re), bf_to_f64(&c.im), integer))
+        }))
+    })
+    .map_err(|_| PyRuntimeError::new_err("internal error: the evaluator panicked (please report this input)"))
 }
 
 /// Worker pools by thread count, and the process they were built in: a forked child inherits
@@ -351,6 +418,7 @@ fn _rlverify(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(extract, m)?)?;
     m.add_function(wrap_pyfunction!(score_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(value, m)?)?;
     m.add("__version__", rlverify::VERSION)?;
     m.add("OPTIONS", OPTIONS.iter().map(|(n, _)| *n).collect::<Vec<_>>())?;
     Ok(())

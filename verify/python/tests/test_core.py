@@ -31,14 +31,16 @@ def test_extract():
 
 
 def test_options_have_the_cli_defaults_and_names():
-    assert rlverify.OPTIONS == ["reward", "last_number", "truncated", "format_reward"]
+    assert rlverify.OPTIONS == ["reward", "extract", "last_number", "truncated", "format_reward"]
     wrong = "The final answer is 41."
     assert rlverify.score("42", wrong, reward="signed").reward == -1.0
     assert rlverify.score("42", wrong, reward="binary").reward == 0.0
     assert rlverify.score("42", wrong, reward=None) == rlverify.score("42", wrong)
-    # last_number: the GSM8K fallback is on for a plain-number gold (auto), off with never.
+    # last_number: with extract="lenient", the GSM8K fallback is on for a plain-number gold
+    # (auto), off with never; strict extraction (the default) reads no answer into unmarked text.
     text = "Adding them up gives 18 apples in total"
-    assert rlverify.score("18", text).correct
+    assert rlverify.score("18", text).status == "no_answer"
+    assert rlverify.score("18", text, extract="lenient").correct
     assert not rlverify.score("18", text, last_number="never").correct
     assert rlverify.score("x+1", "so it is 5 then", last_number="always").extracted == "5"
 
@@ -145,3 +147,19 @@ def test_version():
 def test_equal_scores_hash_equal():
     assert Score(False, 0.0, "wrong") == Score(False, -0.0, "wrong")
     assert hash(Score(False, 0.0, "wrong")) == hash(Score(False, -0.0, "wrong"))
+
+
+def test_the_final_answer_contract():
+    # A hedge offers two candidates: ambiguous, never rewarded, with both listed.
+    hedged = rlverify.score("5", "The answer is $5$, or perhaps $6$.")
+    assert (hedged.correct, hedged.status, hedged.candidates) == (False, "ambiguous", ["5", "6"])
+    assert rlverify.score("5", "\\boxed{5 \\text{ or } 6}").status == "ambiguous"
+    # No marker, no answer; the lenient reading is an explicit opt-in.
+    gave_up = "I tried 3, 8 and 11 but could not finish."
+    assert rlverify.score("11", gave_up).status == "no_answer"
+    assert rlverify.score("11", gave_up, extract="lenient", last_number="always").correct
+    # End-of-turn tokens as OpenRLHF sends them, and an unreadable gold.
+    assert rlverify.verify("15", "A: 15</s>")
+    assert rlverify.score("", "\\boxed{1}").status == "invalid_gold"
+    with pytest.raises(ValueError, match="extract"):
+        rlverify.score("1", "1", extract="loose")

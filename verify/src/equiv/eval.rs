@@ -60,14 +60,18 @@ const MAX_TRIG_ARG_BITS: u64 = 1 << 14;
 /// A complex high-precision float.
 #[derive(Clone, Debug)]
 pub struct Cf {
+    /// Real part.
     pub re: BigFloat,
+    /// Imaginary part.
     pub im: BigFloat,
 }
 
 /// The value of an expression.
 #[derive(Clone, Debug)]
 pub enum Value {
+    /// An exact complex rational.
     Exact(Q),
+    /// A high-precision complex float.
     Approx(Cf),
 }
 
@@ -648,6 +652,35 @@ impl<'a> Evaluator<'a> {
                     // negative bases for odd denominators.
                     let num = xr.numer().clone();
                     if let Some(den) = xr.denom().to_u64().filter(|d| *d <= MAX_ROOT_INDEX) {
+                        let exact_root = match &b {
+                            Value::Exact(q) if q.is_real() => {
+                                self.budget.charge(1 + number::bits(&q.re) / 64)?;
+                                let den32 = u32::try_from(den).map_err(|_| EvalErr::Undefined)?;
+                                number::rational_root(&q.re.abs(), den32).is_some()
+                            }
+                            _ => false,
+                        };
+                        if !exact_root {
+                            // No exact root: `b^x` is a float power `exp(x ln |b|)`, with the sign
+                            // of the real odd root of a negative base. (Taking the root first and
+                            // raising it to the numerator cost a 997th root at every sampled
+                            // point, and a numerator beyond `max_exponent` noted a cap: `3^n`
+                            // against `3 \cdot 3^{n-1}` ended in `exponent_too_large`.)
+                            let sign = match &b {
+                                Value::Exact(q) if q.is_real() && !q.re.is_zero() => Some(q.re.is_negative()),
+                                Value::Approx(c) if c.is_real() && !c.re.is_zero() => Some(c.re.is_negative()),
+                                _ => None,
+                            };
+                            match sign {
+                                Some(false) => return self.general_pow(b, x),
+                                Some(true) if den % 2 == 1 => {
+                                    let abs_b = self.neg(b);
+                                    let m = self.general_pow(abs_b, x)?;
+                                    return Ok(if num.bit(0) { self.neg(m) } else { m });
+                                }
+                                _ => {}
+                            }
+                        }
                         let r = self.root(b, den)?;
                         return self.pow(r, Value::Exact(Q::real(BigRational::from_integer(num))));
                     }

@@ -149,6 +149,48 @@ fn is_constant_name(s: &str) -> bool {
     matches!(base, "C" | "c" | "k" | "K")
 }
 
+/// Letters conventionally used for the integer parameter of a general solution
+/// (`x = k\pi`, `\frac{\pi}{6} + 2n\pi`, `x = m \cdot 180^\circ`).
+const INTEGER_PARAMETERS: [&str; 3] = ["k", "n", "m"];
+
+/// Largest answer (in tree nodes) searched for an integer parameter.
+const MAX_PARAMETER_NODES: usize = 256;
+
+/// Whether `name` is the integer parameter of the general solution `e` (whose free symbols are
+/// `syms`): one of `k`, `n`, `m`, the only one of them in `e`, and a multiple of a period: it
+/// multiplies `\pi` or an angle in degrees (`k\pi`, `\frac{k\pi}{2}`, `(2k+1)\frac{\pi}{2}`,
+/// `360^\circ n`). Then `x = k\pi` and `x = n\pi` are the same set of solutions, while a
+/// parameter the answer is a function of (`2n + 1`, `n^2`) keeps its name.
+fn is_integer_parameter_of(e: &Expr, syms: &[String], name: &str) -> bool {
+    if !INTEGER_PARAMETERS.contains(&name)
+        || syms.iter().filter(|s| INTEGER_PARAMETERS.contains(&s.as_str())).count() != 1
+    {
+        return false;
+    }
+    // The test below is quadratic in the size; general solutions are short.
+    let mut nodes = 0usize;
+    super::scalar::visit(e, &mut |_| nodes += 1);
+    if nodes > MAX_PARAMETER_NODES {
+        return false;
+    }
+    let has = |x: &Expr, f: &dyn Fn(&Expr) -> bool| {
+        let mut found = false;
+        super::scalar::visit(x, &mut |y| found |= f(y));
+        found
+    };
+    let is_period = |y: &Expr| matches!(y, Expr::Const(crate::ast::Constant::Pi) | Expr::Degrees(_));
+    let is_param = |y: &Expr| matches!(y, Expr::Sym(s) if s == name);
+    let mut multiple = false;
+    super::scalar::visit(e, &mut |x| {
+        if let Expr::Mul(factors) = x {
+            let period = factors.iter().any(|f| has(f, &is_period));
+            let param = factors.iter().any(|f| !has(f, &is_period) && has(f, &is_param));
+            multiple |= period && param;
+        }
+    });
+    multiple
+}
+
 /// Most symbols renamed at once (the bijections tried grow as a factorial).
 const MAX_RENAMED: usize = 3;
 
@@ -247,6 +289,14 @@ fn renamings(gold: &Expr, pred: &Expr) -> Vec<Vec<(String, String)>> {
     }
     if g_rest.is_empty() {
         return vec![fixed];
+    }
+    // The integer parameter of a general solution, named differently.
+    if let ([a], [b]) = (g_rest.as_slice(), p_rest.as_slice()) {
+        if is_integer_parameter_of(gold, &gs, a) && is_integer_parameter_of(pred, &ps, b) {
+            let mut m = fixed.clone();
+            m.push(((*b).clone(), (*a).clone()));
+            return vec![m];
+        }
     }
     // Arbitrary constants: every remaining symbol must be constant-like, and a symbol shared by
     // both sides must remain (the variable of the general solution).

@@ -87,13 +87,17 @@ fn answers_spread_over_words_and_boxes() {
             ("5", r"\boxed{5} and \boxed{5}", true, One),
             ("(3,3)", r"$x = \boxed{3}$, $y = \boxed{3}$", true, One),
             // A relation in a block is a statement, not a list item: the last one answers.
-            ("3", "so $x = 2$ and $y = 3$", true, One),
+            // Two values stated, one asked for: two candidates, never the last one alone.
+            ("3", "so $x = 2$ and $y = 3$", false, One),
+            ("(2, 3)", "so $x = 2$ and $y = 3$", true, One),
             ("2,3", "The solutions are $x = 2$ or $x = 3$.", true, One),
             ("2,4", "The solutions are $x = 2$ or $x = 3$.", false, One),
             ("1,2", "Maximum: 2, Minimum: 1", true, One),
             (r"(-\infty,-1) \cup (3,\infty)", r"x < -1 \lor x > 3", true, One),
             (r"(-\infty,-1] \cup \{3\}", r"\{b \mid b \le -1 \text{ or } b = 3\}", true, One),
-            (r"(-1, 3)", r"\{x \mid x > -1 \text{ and } x < 3\}", false, One),
+            // "and" between conditions is their intersection.
+            (r"(-1, 3)", r"\{x \mid x > -1 \text{ and } x < 3\}", true, One),
+            (r"(-\infty, -1) \cup (3, \infty)", r"\{x \mid x > -1 \text{ and } x < 3\}", false, One),
             ("(2,1),(4,1)", "a=2,b=1;a=4,b=1", true, Both),
             ("p=5,q=2;p=7,q=2", "(5,2),(7,2)", true, Both),
             ("(2,1),(4,1)", "a=2,b=1;a=1,b=4", false, Both),
@@ -102,7 +106,8 @@ fn answers_spread_over_words_and_boxes() {
             ("1,2", "Maximum = 2, Minimum = 1", true, Both),
             ("(2,1)", "Maximum = 2, Minimum = 1", true, One),
             ("1,2", "Maximum = 2, Minimum = 3", false, Both),
-            ("17", "The answers are $17$ and $\\prod_{j=1}^m\\bigl(j\\bigr)$", true, One),
+            // A second value beside 17 (that it does not parse does not make it go away).
+            ("17", "The answers are $17$ and $\\prod_{j=1}^m\\bigl(j\\bigr)$", false, One),
             ("18", "The answers are $17$ and $\\prod_{j=1}^m\\bigl(j\\bigr)$", false, One),
         ],
     );

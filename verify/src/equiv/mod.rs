@@ -3,8 +3,12 @@
 //! The comparison dispatches on the shape of the answers:
 //! - text (`Text`) after normalisation, also against a one-letter symbol (multiple choice);
 //! - relations (`relation`, `roots`): `x = 5` against `5`, equations with the same solution set,
-//!   inequalities against intervals, a polynomial equation against the list of its roots;
+//!   inequalities against intervals, a polynomial equation against the list of its roots; a
+//!   predicted chain with a false link between numbers (`7 = 5`) answers nothing, a gold solved
+//!   for a variable (`x > 3`) needs a prediction solved for it, orderings compare term by term;
 //! - structures (`structure`): sets, lists, tuples, intervals, unions, matrices, `\pm`;
+//!   intersections of sets of reals (`sets`: inequalities joined by "and", a set minus points);
+//!   arithmetic on matrices written out entry by entry (`matrix`);
 //! - scalars (`scalar`): exact rational arithmetic (Gaussian rationals, big integers) where every
 //!   step is rational, otherwise 256-bit complex evaluation ([`eval`]) with a relative test;
 //!   expressions with free symbols are compared at seeded pseudo-random points.
@@ -20,10 +24,14 @@ mod families;
 #[cfg(test)]
 mod families_tests;
 mod fast;
+mod matrix;
 pub mod number;
+#[cfg(test)]
+mod policies_tests;
 mod relation;
 mod roots;
 mod scalar;
+mod sets;
 #[cfg(test)]
 mod soundness_tests;
 mod structure;
@@ -38,7 +46,9 @@ use astro_float::Consts;
 /// The outcome of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// The two sides are equivalent.
     Equal,
+    /// They are not (or could not be shown to be).
     NotEqual,
     /// A cost bound stopped the comparison before it could decide.
     Limit(LimitKind),
@@ -47,6 +57,7 @@ pub enum Verdict {
 /// A verdict and the name of the rule that decided it (for `--explain`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decision {
+    /// What was decided.
     pub verdict: Verdict,
     /// A short stable rule name, e.g. "exact", "decimal_tolerance", "set", "random_points".
     pub rule: &'static str,
@@ -63,11 +74,22 @@ pub struct EquivOptions {
     pub eval_rel_tol: f64,
     /// Whether `28\%` may also match `28` (percent read as a unit) besides `0.28`.
     pub percent_as_unit: bool,
+    /// Significant digits a lone decimal prediction needs to answer a gold written without
+    /// decimals that it does not equal exactly (`\sqrt3`, `3\pi`, `e`, `\frac13`): the gold
+    /// rounded at the prediction's last digit must give the prediction, and the prediction must
+    /// write at least this many significant digits (`1.73205` answers `\sqrt3`, `1.73` does not).
+    /// Default 6; 3 accepts three-digit roundings such as `1.73`, `9.42` for `3\pi`.
+    pub min_decimal_digits_for_exact: u32,
 }
 
 impl Default for EquivOptions {
     fn default() -> Self {
-        EquivOptions { decimal_rel_tol: 1e-6, eval_rel_tol: 1e-30, percent_as_unit: true }
+        EquivOptions {
+            decimal_rel_tol: 1e-6,
+            eval_rel_tol: 1e-30,
+            percent_as_unit: true,
+            min_decimal_digits_for_exact: 6,
+        }
     }
 }
 
@@ -171,6 +193,20 @@ fn dispatch(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         (Expr::Text(_), _) | (_, Expr::Text(_)) => return Ok(Cmp::new(false, "text")),
         (Expr::Relation { .. }, _) | (_, Expr::Relation { .. }) => return relation::compare(g, p, cx),
         _ => {}
+    }
+    // Sums, scalar multiples and products of matrices, written out entry by entry.
+    if matrix::is_matrix_arithmetic(g) || matrix::is_matrix_arithmetic(p) {
+        let side = |e: &Expr, cx: &mut Cx| -> Result<Option<Expr>, LimitKind> {
+            if matrix::is_matrix_arithmetic(e) {
+                matrix::evaluate(e, cx)
+            } else {
+                Ok(Some(e.clone()))
+            }
+        };
+        return match (side(g, cx)?, side(p, cx)?) {
+            (Some(a), Some(b)) => compare(&a, &b, cx).map(|c| c.with_rule_if_eq("matrix")),
+            _ => Ok(Cmp::new(false, "matrix")),
+        };
     }
     if structure::is_structure(g)
         || structure::is_structure(p)

@@ -14,7 +14,9 @@ pub fn bits(q: &BigRational) -> u64 {
 /// An exact complex rational `re + im*i` (almost always with `im == 0`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Q {
+    /// Real part.
     pub re: BigRational,
+    /// Imaginary part.
     pub im: BigRational,
 }
 
@@ -34,10 +36,12 @@ impl Q {
         Q { re: BigRational::zero(), im: BigRational::one() }
     }
 
+    /// Whether the imaginary part is zero.
     pub fn is_real(&self) -> bool {
         self.im.is_zero()
     }
 
+    /// Whether both parts are zero.
     pub fn is_zero(&self) -> bool {
         self.re.is_zero() && self.im.is_zero()
     }
@@ -91,6 +95,7 @@ fn rat_mul(a: &BigRational, b: &BigRational) -> BigRational {
 }
 
 impl Q {
+    /// The negated number.
     pub fn negate(self) -> Q {
         Q { re: -self.re, im: -self.im }
     }

@@ -7,6 +7,7 @@ use super::fast;
 use super::scalar::{free_symbols, has_decimal, sample_point, values_close, Summary};
 use super::{compare as compare_any, Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, Func, RelOp};
+use crate::limits::LimitKind;
 use num_rational::BigRational;
 use num_traits::Signed;
 
@@ -48,7 +49,9 @@ fn is_plain_name(e: &Expr) -> bool {
 }
 
 /// For `x = v`, `f(x) = v`, `v = x` and chains of equalities `x = a = v` (also `1 = y = 0`,
-/// whose last term is taken as the final value): the named side and the value side.
+/// whose last term is taken as the final value): the named side and the value side. A chain that
+/// ends in decimal approximations of a variable-free value (`x = \sqrt2 \approx 1.414`) has that
+/// value as its value (see [`exact_index`]).
 pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
     let Expr::Relation { terms, ops } = e else { return None };
     if ops.is_empty() || !ops.iter().all(|o| is_eq(*o)) || terms.len() != ops.len() + 1 {
@@ -57,7 +60,8 @@ pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
     let first = &terms[0];
     let last = &terms[terms.len() - 1];
     if is_name(first) || terms.len() > 2 {
-        return Some((first, last));
+        let value = exact_index(terms, ops).map_or(last, |j| &terms[j]);
+        return Some((first, value));
     }
     if terms.len() == 2 && matches!(last, Expr::Sym(_)) {
         return Some((last, first));
@@ -66,13 +70,110 @@ pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
 }
 
 /// A predicted equation or chain of equalities (`\frac{3}{4} \cdot 12 = 9`, `x + 2 = 18`): its
-/// last term is the answer. (Only for predictions: a gold `7 = 11a + c` does not mean `11a + c`.)
+/// last term is the answer, or the exact value its trailing decimals approximate. (Only for
+/// predictions: a gold `7 = 11a + c` does not mean `11a + c`.)
 fn computed_value(e: &Expr) -> Option<&Expr> {
     let Expr::Relation { terms, ops } = e else { return None };
     if ops.is_empty() || !ops.iter().all(|o| is_eq(*o)) || terms.len() != ops.len() + 1 {
         return None;
     }
-    terms.last()
+    Some(exact_index(terms, ops).map_or(terms.last()?, |j| &terms[j]))
+}
+
+/// The value a relation states when it is read as a value: the named value (`x = 5`), for a
+/// gold also a variable-free value followed by its decimal approximation
+/// (`\frac{1 + \sqrt{97}}{8} \approx 1.36` is the exact value), for a prediction any chain of
+/// equalities (its last term, or the exact value its trailing decimals approximate).
+fn stated_value(e: &Expr, is_gold: bool) -> Option<&Expr> {
+    if let Some((_, v)) = value_side(e) {
+        return Some(v);
+    }
+    if is_gold {
+        let Expr::Relation { terms, ops } = e else { return None };
+        if ops.iter().all(|o| is_eq(*o)) && terms.len() == ops.len() + 1 {
+            return exact_index(terms, ops).map(|j| &terms[j]);
+        }
+        return None;
+    }
+    computed_value(e)
+}
+
+/// A lone decimal literal, possibly negated (`1.36`, `-0.5`).
+fn is_decimal_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Num(n) => n.decimals.is_some(),
+        Expr::Neg(a) => matches!(&**a, Expr::Num(n) if n.decimals.is_some()),
+        _ => false,
+    }
+}
+
+/// A variable-free scalar term (no symbol, user function, `\pm`, text or structure): a link
+/// between two of them is a statement about numbers, true or false.
+pub(crate) fn closed_scalar(e: &Expr) -> bool {
+    if matches!(e, Expr::Text(_)) || super::structure::is_structure(e) || matches!(e, Expr::Relation { .. }) {
+        return false;
+    }
+    let s = Summary::of(e);
+    !s.symbols && !s.user_function && !s.plus_minus
+}
+
+/// In a chain of equalities whose last terms are decimal literals that follow a variable-free
+/// term that is not one (`\frac{1 + \sqrt{97}}{8} \approx 1.36`, `x = \sqrt2 = 1.414`), the
+/// index of that term: the decimals are its roundings (the chain's links are checked by
+/// [`false_link`]), and the value stated is the exact one.
+fn exact_index(terms: &[Expr], ops: &[RelOp]) -> Option<usize> {
+    let mut k = terms.len().checked_sub(1)?;
+    if k == 0 || !is_decimal_literal(&terms[k]) {
+        return None;
+    }
+    while k > 0 && is_eq(ops[k - 1]) && is_decimal_literal(&terms[k - 1]) {
+        k -= 1;
+    }
+    let j = k.checked_sub(1)?;
+    (is_eq(ops[j]) && closed_scalar(&terms[j])).then_some(j)
+}
+
+/// Whether `a = b`, two variable-free terms, holds: they are equal (either one read as the gold,
+/// so a decimal side may be the rounding the decimal rules accept), or one is a lone decimal
+/// literal that the other rounds to (`\sqrt2 = 1.414`, `\frac13 \approx 0.3`; with six or more
+/// digits within one unit of the last, a tool's `\sqrt2 = 1.4142135623730951`). `7 = 5`,
+/// `4.6 = 5`, `5.1 = 5` and `\pi = 3` are false.
+fn link_holds(a: &Expr, b: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
+    if compare_any(a, b, cx)?.eq || compare_any(b, a, cx)?.eq {
+        return Ok(true);
+    }
+    Ok(super::scalar::near_literal(a, b, cx)? || super::scalar::near_literal(b, a, cx)?)
+}
+
+/// A relation with a false link between variable-free terms: `4 = 3`, `2 + 2 = 5`,
+/// `x = 7 = 5`. It states something false, so it answers nothing, whatever its last term is
+/// (`7 = 5` is not the answer 5). Links with a variable (`x + 2 = 18`, `a + 2z = 2z + a = 101`)
+/// are not judged here.
+pub(crate) fn false_link(e: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
+    let Expr::Relation { terms, ops } = e else { return Ok(false) };
+    for (k, op) in ops.iter().enumerate() {
+        let (Some(a), Some(b)) = (terms.get(k), terms.get(k + 1)) else { break };
+        if is_eq(*op) && closed_scalar(a) && closed_scalar(b) && !link_holds(a, b, cx)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// [`false_link`] for a relation or any relation item of a list, set or tuple.
+pub(crate) fn states_falsehood(e: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
+    match e {
+        Expr::Relation { .. } => false_link(e, cx),
+        Expr::List(v) | Expr::Set(v) | Expr::Tuple(v) => {
+            for it in v {
+                if matches!(it, Expr::Relation { .. }) && false_link(it, cx)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        _ => Ok(false),
+    }
 }
 
 fn neg_inf() -> Expr {
@@ -220,6 +321,15 @@ fn abs_as_set(e: &Expr) -> Option<(String, Expr)> {
 pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     let g_rel = matches!(g, Expr::Relation { .. });
     let p_rel = matches!(p, Expr::Relation { .. });
+    // A prediction that states something false (`7 = 5`, `2 + 2 = 5`) answers nothing.
+    if states_falsehood(p, cx)? {
+        return Ok(Cmp::new(false, "false_equation"));
+    }
+    // A relation against inequalities joined by "and" (an intersection): both as sets of reals
+    // in the same variable.
+    if super::sets::involves_intersection(g) || super::sets::involves_intersection(p) {
+        return super::sets::compare_intersections(g, p, cx);
+    }
     // A gold polynomial equation against the list of its roots (`x^2 = 4` vs `x = \pm 2`).
     if g_rel && value_side(g).is_none() {
         if let Some(c) = super::roots::compare_roots(g, p, cx)? {
@@ -232,12 +342,7 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     let (rel, other, rel_is_gold) = if g_rel { (g, p, true) } else { (p, g, false) };
     let ordered =
         |a: &Expr, b: &Expr, cx: &mut Cx| if rel_is_gold { compare_any(a, b, cx) } else { compare_any(b, a, cx) };
-    let value = match value_side(rel) {
-        Some((_, v)) => Some(v),
-        None if !rel_is_gold => computed_value(rel),
-        None => None,
-    };
-    if let Some(value) = value {
+    if let Some(value) = stated_value(rel, rel_is_gold) {
         return ordered(value, other, cx).map(|c| c.with_rule_if_eq("equation_value"));
     }
     if let Some((_, iv)) = as_interval(rel) {
@@ -264,6 +369,33 @@ fn compare_relations(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
             return compare_any(gval, pval, cx).map(|c| c.with_rule_if_eq("equation_value"));
         }
     }
+    // A gold solved for one variable (`x > 3`, `x = 3`) is answered by a prediction solved for it
+    // (`3 < x`, `x = \frac{6}{2}`), not by a restatement of the condition (`3x + 1 > 10`).
+    if let Some(v) = solved_for(g) {
+        if !isolates(p, &v) {
+            return Ok(Cmp::new(false, "unsolved_relation"));
+        }
+    }
+    // Orderings (`b < a < d < c`, `\tan\frac{7\pi}{5} > \sin\frac{2\pi}{5}`): term by term, a
+    // chain read backwards (`c > d > a > b`) being the same ordering.
+    if let (Some((gt, go)), Some((pt, po))) = (ordering(g), ordering(p)) {
+        let long = gt.len() > 2 || gt.iter().chain(pt.iter()).all(|t| closed_scalar(t));
+        if gt.len() == pt.len() && go == po {
+            let mut all = true;
+            for (a, b) in gt.iter().zip(&pt) {
+                if !compare_any(a, b, cx)?.eq {
+                    all = false;
+                    break;
+                }
+            }
+            if all {
+                return Ok(Cmp::new(true, "ordering"));
+            }
+        }
+        if long {
+            return Ok(Cmp::new(false, "ordering"));
+        }
+    }
     let (Expr::Relation { terms: gt, ops: go }, Expr::Relation { terms: pt, ops: po }) = (g, p) else {
         return Ok(Cmp::new(false, "relation"));
     };
@@ -287,6 +419,58 @@ fn compare_relations(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     }
     let positive_only = matches!(gop, RelOp::Gt | RelOp::Ge);
     proportional(&gd, &pd, positive_only, cx)
+}
+
+/// An ordering chain as its terms and operators in increasing order: `a < b \le c` as written,
+/// `c \ge b > a` read backwards. `None` for equations and mixed directions.
+fn ordering(e: &Expr) -> Option<(Vec<&Expr>, Vec<RelOp>)> {
+    let Expr::Relation { terms, ops } = e else { return None };
+    if terms.len() != ops.len() + 1 || ops.is_empty() {
+        return None;
+    }
+    if ops.iter().all(|o| matches!(o, RelOp::Lt | RelOp::Le)) {
+        return Some((terms.iter().collect(), ops.clone()));
+    }
+    if ops.iter().all(|o| matches!(o, RelOp::Gt | RelOp::Ge)) {
+        let flipped = ops.iter().rev().map(|o| if *o == RelOp::Gt { RelOp::Lt } else { RelOp::Le }).collect();
+        return Some((terms.iter().rev().collect(), flipped));
+    }
+    None
+}
+
+/// The variable a gold relation is solved for: one variable (or function value) alone on one
+/// side and a variable-free value or bound on the other (`x = 3`, `x > 3`, `3 < x`, `x \ne 2`,
+/// `-1 \le x < 2`). A relation between variables (`y = 2x + 1`, `x > a`) is not a solution.
+fn solved_for(e: &Expr) -> Option<String> {
+    let Expr::Relation { terms, ops } = e else { return None };
+    match (terms.as_slice(), ops.as_slice()) {
+        ([a, b], [_]) => match (bounded_var(a), bounded_var(b)) {
+            (Some(v), _) if closed_scalar(b) => Some(v),
+            (_, Some(v)) if closed_scalar(a) => Some(v),
+            _ => None,
+        },
+        ([a, m, b], [_, _]) if closed_scalar(a) && closed_scalar(b) && as_interval(e).is_some() => bounded_var(m),
+        _ => None,
+    }
+}
+
+/// Whether a relation has the variable `var` alone on one side and no `var` elsewhere: an
+/// inequality that reads as an interval of it, `var = value` (also a chain `var = a = b`),
+/// `value = var`, `var \ne value`.
+fn isolates(e: &Expr, var: &str) -> bool {
+    if let Some((v, _)) = as_interval(e) {
+        return v == var;
+    }
+    let Expr::Relation { terms, ops } = e else { return false };
+    let is_var = |t: &Expr| bounded_var(t).is_some_and(|v| v == var);
+    let free_of = |t: &Expr, named: &Expr| !mentions_var(t, named);
+    match (terms.as_slice(), ops.as_slice()) {
+        ([a, b], [_]) => (is_var(a) && free_of(b, a)) || (is_var(b) && free_of(a, b)),
+        ([first, rest @ ..], _) if ops.iter().all(|o| is_eq(*o)) => {
+            is_var(first) && rest.iter().all(|t| free_of(t, first))
+        }
+        _ => false,
+    }
 }
 
 /// Whether `a = c * b` for one nonzero constant `c` (positive when `positive_only`), checked at

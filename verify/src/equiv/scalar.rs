@@ -338,20 +338,18 @@ fn decide(gi: &Info, pi: &Info, gv: &Value, pv: &Value, cx: &mut Cx) -> Res {
     }
     // (3) rounded gold: the gold is a lone decimal with d >= 1 and the prediction is more precise.
     if let Some((gval, d)) = &gi.single_dec {
-        let more_precise = match &pi.single_dec {
-            Some((_, pd)) => pd > d,
-            None => !pi.has_dec,
-        };
-        if *d >= 1 && more_precise && rounds_value_to(pv, *d, gval, cx)? {
+        if *d >= 1 && rounded_gold(gval, *d, pi, pv, cx)? {
             return Ok(Cmp::new(true, "rounded_gold"));
         }
     }
     if let Some((pval, d)) = &pi.single_dec {
         // A lone decimal prediction is compared at the precision it writes: the gold, rounded at
         // its last digit, must give exactly that literal (no tolerance may contradict a digit).
-        // (4) rounded prediction: exact gold, prediction with >= 3 significant digits.
+        // (4) rounded prediction: a gold without decimals that the prediction does not equal
+        // (`\sqrt3`, `\frac13`) needs `min_decimal_digits_for_exact` significant digits.
         if !gi.has_dec {
-            if significant_digits(pval, *d, cx.budget)? >= 3 && rounds_value_to(gv, *d, pval, cx)? {
+            let digits = cx.opts.min_decimal_digits_for_exact.max(1);
+            if significant_digits(pval, *d, cx.budget)? >= digits && rounds_value_to(gv, *d, pval, cx)? {
                 return Ok(Cmp::new(true, "rounded_pred"));
             }
             return Ok(Cmp::new(false, "decimal_tolerance"));
@@ -370,6 +368,92 @@ fn decide(gi: &Info, pi: &Info, gv: &Value, pv: &Value, cx: &mut Cx) -> Res {
         return Ok(Cmp::new(true, "decimal_tolerance"));
     }
     Ok(Cmp::new(false, "decimal_tolerance"))
+}
+
+/// Significant digits a decimal gold needs before a more precise decimal prediction may answer
+/// it by rounding: `3.142` accepts `3.1416`, but a one- or two-digit decimal gold is more likely
+/// exact than rounded (MATH-500's `4.5` is not answered by `4.54`, `0.7` not by `0.74`).
+pub(crate) const MIN_ROUNDED_GOLD_DIGITS: u32 = 3;
+
+/// The rounded-gold rule: the prediction `pv` (described by `pi`) is more precise than the lone
+/// decimal gold `gval` with `d >= 1` decimals and rounds to it.
+/// - A decimal prediction needs a gold of [`MIN_ROUNDED_GOLD_DIGITS`] significant digits. An exact
+///   value with a terminating decimal expansion is a decimal too (`\frac{37}{50}` is `0.74`: the
+///   same number gets the same verdict), with the decimals of that expansion.
+/// - An exact value no decimal can write (`\pi`, `\frac13`, `\sqrt2`) only has to round to the
+///   gold: any decimal gold of it is a rounding (`3.14` accepts `\pi`, `0.33` accepts `\frac13`).
+fn rounded_gold(gval: &BigRational, d: u32, pi: &Info, pv: &Value, cx: &mut Cx) -> Result<bool, LimitKind> {
+    let decimal_pred = match &pi.single_dec {
+        Some((_, pd)) if *pd > d => true,
+        Some(_) => return Ok(false),
+        None if pi.has_dec => return Ok(false),
+        None => match pv {
+            // Huge exact values are no roundings of a short decimal gold: in doubt, not equal.
+            Value::Exact(q) if super::number::bits(&q.re) > 4096 => return Ok(false),
+            Value::Exact(q) if q.is_real() => match effective_decimals(&q.re, 0) {
+                Some(pd) if pd > d => true,
+                // A terminating value with no more decimals than the gold is not more precise.
+                Some(_) => return Ok(false),
+                None => false,
+            },
+            _ => false,
+        },
+    };
+    if decimal_pred && significant_digits(gval, d, cx.budget)? < MIN_ROUNDED_GOLD_DIGITS {
+        return Ok(false);
+    }
+    rounds_value_to(pv, d, gval, cx)
+}
+
+/// Whether the variable-free value `e` rounds to the lone decimal literal `lit` at its last
+/// written digit, ends included (`\sqrt2` and `1.414`, `\frac13` and `0.3`), or, for a literal of
+/// six or more significant digits, is within one unit of that digit (a tool's float
+/// `1.4142135623730951`, off by one in its last digit): the link of a computation that ends in an
+/// approximation holds. (`4.6 = 5` and `5.1 = 5` do not.) False when
+/// `lit` is no such literal, `e` has no real value, or its value rests on an approximation of a
+/// capped exact number.
+pub(crate) fn near_literal(e: &Expr, lit: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
+    let Some((val, d)) = single_decimal(lit) else { return Ok(false) };
+    if d > 400 {
+        return Ok(false);
+    }
+    let v = {
+        let mut ev = Evaluator::new(PREC, cx.budget, &mut cx.cc, &[]);
+        let v = match ev.eval(e) {
+            Ok(v) => v,
+            Err(EvalErr::Limit(k)) => return Err(k),
+            Err(_) => return Ok(false),
+        };
+        if ev.capped.is_some() {
+            return Ok(false);
+        }
+        v
+    };
+    // |v - val| * 10^d <= half a unit (a rounding), or a whole unit for a literal of six or more
+    // significant digits (a float printed by a tool may be off by one in its last digit).
+    let scale = super::number::pow10(d, cx.budget)?;
+    let m = &val * &scale;
+    let one = if significant_digits(&val, d, cx.budget)? >= 6 {
+        BigRational::from_integer(BigInt::from(1))
+    } else {
+        BigRational::new(BigInt::from(1), BigInt::from(2))
+    };
+    match &v {
+        Value::Exact(q) if q.is_real() => {
+            if super::number::bits(&q.re) > 4096 {
+                return Ok(false);
+            }
+            let y = &q.re * &scale;
+            Ok(y >= &m - &one && y <= &m + &one)
+        }
+        Value::Approx(c) if c.is_real() => {
+            let y = c.re.mul(&rat_to_bf(&scale, PREC), PREC, RM);
+            let lo = rat_to_bf(&(&m - &one), PREC);
+            let hi = rat_to_bf(&(&m + &one), PREC);
+            Ok(y.cmp(&lo).is_some_and(|o| o >= 0) && y.cmp(&hi).is_some_and(|o| o <= 0))
+        }
+        _ => Ok(false),
+    }
 }
 
 /// Whether a real value rounds (half away from zero) to `target` at `d` decimals.

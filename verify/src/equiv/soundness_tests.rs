@@ -104,7 +104,10 @@ fn decimals_at_their_written_precision() {
     );
     // One-way rules: the rounded gold and the rounded prediction.
     assert!(check(r"0.33", r"\frac{1}{3}"));
-    assert!(check(r"\frac{1}{3}", r"0.333"));
+    assert!(!check(r"\frac{1}{3}", r"0.333"));
+    assert!(check(r"\frac{1}{3}", r"0.333333"));
+    assert!(!check(r"0.7", r"0.74"));
+    assert!(check(r"3.142", r"3.1416"));
     assert!(check(r"1.414213562", r"1.41421356"));
     assert!(!check(r"0.33333", r"0.3333"));
     assert!(check(r"\pi", r"3.14159265"));

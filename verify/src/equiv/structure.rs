@@ -166,6 +166,10 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
             _ => Ok(Cmp::new(false, "plus_minus")),
         };
     }
+    // Inequalities joined by "and", a set minus points: intersections of sets of reals.
+    if super::sets::involves_intersection(g) || super::sets::involves_intersection(p) {
+        return super::sets::compare_intersections(g, p, cx);
+    }
     // Relations in one variable joined by "or" against a set of reals:
     // `1 < k \le 4 \text{ or } k = 9` is `(1, 4] \cup \{9\}`.
     if let Some(c) = super::families::relation_list_as_set(g, p, cx)? {
@@ -177,6 +181,10 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     }
     // Equations `x = 1, y = 2` against values `(1, 2)`.
     if let (Expr::List(gi) | Expr::Tuple(gi), Expr::List(pi) | Expr::Tuple(pi)) = (g, p) {
+        if has_relation(pi) && super::relation::states_falsehood(p, cx)? {
+            // `x = 1, y = 2 = 3`: a false statement answers nothing.
+            return Ok(Cmp::new(false, "false_equation"));
+        }
         if has_relation(gi) != has_relation(pi) {
             if let Some(vals) = equation_values(if has_relation(gi) { gi } else { pi }) {
                 let rebuilt = |orig: &Expr| match orig {

@@ -373,15 +373,36 @@ fn decimal_rules() {
             (n(12), dec("11.99"), N),
             (dec("3.14"), pi(), E),
             (dec("0.33"), q(1, 3), E),
-            (dec("2.5"), dec("2.46"), E),
+            // A one- or two-digit decimal gold is not the rounding of a more precise decimal.
+            (dec("2.5"), dec("2.46"), N),
             (dec("2.5"), dec("2.4"), N),
-            (dec("2.5"), dec("2.54"), E),
+            (dec("2.5"), dec("2.54"), N),
+            (dec("0.7"), dec("0.74"), N),
+            (dec("0.7"), q(37, 50), N),
+            (dec("4.5"), dec("4.54"), N),
+            (dec("3.142"), dec("3.1416"), E),
+            (dec("3.142"), dec("3.1426"), N),
+            (dec("3.142"), q(3927, 1250), E),
+            (dec("12.5"), dec("12.54"), E),
             (dec("2.5"), dec("2.55"), N),
-            (q(1, 3), dec("0.333"), E),
-            (sqrt(n(2)), dec("1.414"), E),
+            // An exact gold that no shorter decimal equals needs six significant digits.
+            (q(1, 3), dec("0.333"), N),
+            (q(1, 3), dec("0.333333"), E),
+            (q(1, 3), dec("0.33333"), N),
+            (sqrt(n(2)), dec("1.414"), N),
+            (sqrt(n(2)), dec("1.41421"), E),
+            (sqrt(n(2)), dec("1.41422"), N),
+            (sqrt(n(3)), dec("1.73"), N),
+            (sqrt(n(3)), dec("1.73205"), E),
+            (sqrt(n(3)), dec("1.73206"), N),
+            (mul(vec![n(3), pi()]), dec("9.42"), N),
+            (mul(vec![n(3), pi()]), dec("9.42478"), E),
+            (e(), dec("2.72"), N),
+            (e(), dec("2.71828"), E),
             (q(1, 3), dec("0.3"), N),
-            (q(2, 3), dec("0.667"), E),
-            (q(2, 3), dec("0.666"), N),
+            (q(2, 3), dec("0.667"), N),
+            (q(2, 3), dec("0.666667"), E),
+            (q(2, 3), dec("0.666666"), N),
             (dec("1.5"), dec("1.50"), E),
             // The prediction's last digits contradict the exact gold (no blanket tolerance).
             (n(1000), dec("999.9995"), N),
@@ -390,11 +411,14 @@ fn decimal_rules() {
             (dec("3.1416"), pi(), E),
             (dec("3.1415"), pi(), N),
             (neg(dec("0.5")), q(-1, 2), E),
-            (dec("-2.5"), neg(dec("2.46")), E),
-            (pi(), dec("3.14"), E),
+            (dec("-2.5"), neg(dec("2.46")), N),
+            (dec("-2.55"), neg(dec("2.546")), E),
+            (pi(), dec("3.14"), N),
             (pi(), dec("3.1"), N),
             (pi(), dec("3.15"), N),
-            (pi(), dec("3.142"), E),
+            (pi(), dec("3.142"), N),
+            (pi(), dec("3.14159"), E),
+            (pi(), dec("3.14160"), N),
             (q(1, 3), dec("0.333333333"), E),
             (dec("0.1"), q(1, 10), E),
             (dec("0.28"), q(7, 25), E),
@@ -404,12 +428,15 @@ fn decimal_rules() {
             (n(5), dec("5.001"), N),
             (dec("0.0"), n(0), E),
             (dec("2.72"), e(), E),
+            (dec("0.3"), q(1, 3), E),
             // Scientific notation: `1.325e-27` has its last digit at 30 decimals.
             (sci("1.325", -27), mul(vec![n(5), pow(n(10), n(-27))]), N),
             (sci("1.325", -27), mul(vec![q(13254, 10000), pow(n(10), n(-27))]), E),
             (sci("1.325", -27), sci("1.3254", -27), E),
             (sci("1.325", -27), sci("1.326", -27), N),
-            (mul(vec![q(13254, 10000), pow(n(10), n(-27))]), sci("1.325", -27), E),
+            // A four-digit prediction of an exact gold is too short; six digits are enough.
+            (mul(vec![q(13254, 10000), pow(n(10), n(-27))]), sci("1.325", -27), N),
+            (mul(vec![q(1325437, 1000000), pow(n(10), n(-27))]), sci("1.32544", -27), E),
             (sci("8.7", 8), n(870_000_000), E),
             (sci("8.7", 8), n(880_000_000), N),
             (dec("0.0000672"), q(672, 10_000_000), E),
@@ -431,9 +458,12 @@ fn percent_degrees_text_infinity() {
             (pct(n(50)), q(1, 3), N),
             (n(28), pct(n(28)), E),
             (pct(dec("33.3")), q(1, 3), E),
+            (pct(dec("33.3333")), q(1, 3), E),
             (pct(dec("33.3")), q(1, 4), N),
             (pct(dec("12.5")), q(1, 8), E),
-            (q(1, 3), pct(dec("33.3")), E),
+            // `33.3\%` is the literal `0.333`: three significant digits, too few for an exact gold.
+            (q(1, 3), pct(dec("33.3")), N),
+            (q(1, 3), pct(dec("33.3333")), E),
             (q(1, 3), pct(dec("33")), N),
             (deg(n(30)), frac(pi(), n(6)), E),
             (deg(n(30)), n(30), E),
@@ -594,8 +624,10 @@ fn relations() {
             (eq(pow(x(), n(2)), n(-1)), eq(x(), pm(None, i())), E),
             (eq(sin(x()), n(0)), eq(x(), n(0)), N),
             (eq(pow(x(), n(2)), n(4)), eq(y(), pm(None, n(2))), N),
-            // A predicted equation: its last term is the answer; a gold one is not.
-            (q(10, 9), eq(q(1, 2), q(10, 9)), E),
+            // A predicted equation: its last term is the answer; a gold one is not. A false link
+            // between numbers (`\frac12 = \frac{10}{9}`) answers nothing.
+            (q(10, 9), eq(q(1, 2), q(10, 9)), N),
+            (q(10, 9), eq(q(20, 18), q(10, 9)), E),
             (n(9), eq(mul(vec![q(3, 4), n(12)]), n(9)), E),
             (n(9), eq(mul(vec![q(3, 4), n(12)]), n(8)), N),
             (n(18), eq(add(vec![x(), n(2)]), n(18)), E),
@@ -712,13 +744,22 @@ fn options_change_policies() {
     let mut b = Budget::new(&Limits::default());
     assert_eq!(equivalent(&pct(n(28)), &n(28), &opts, &mut b).verdict, Verdict::NotEqual);
     assert_eq!(equivalent(&pct(n(28)), &dec("0.28"), &opts, &mut b).verdict, Verdict::Equal);
+
+    // Fewer significant digits for a decimal prediction of an exact gold: three accepts `1.73`
+    // for `\sqrt3`, never a wrong rounding.
+    let loose = EquivOptions { min_decimal_digits_for_exact: 3, ..EquivOptions::default() };
+    let mut b = Budget::new(&Limits::default());
+    assert_eq!(equivalent(&sqrt(n(3)), &dec("1.73"), &loose, &mut b).verdict, Verdict::Equal);
+    assert_eq!(equivalent(&sqrt(n(3)), &dec("1.74"), &loose, &mut b).verdict, Verdict::NotEqual);
+    assert_eq!(equivalent(&sqrt(n(3)), &dec("1.7"), &loose, &mut b).verdict, Verdict::NotEqual);
+    assert_eq!(equivalent(&sqrt(n(3)), &dec("1.73"), &EquivOptions::default(), &mut b).verdict, Verdict::NotEqual);
 }
 
 #[test]
 fn rules_are_named() {
     assert_eq!(verdict(&n(3), &n(3)).rule, "exact");
     assert_eq!(verdict(&dec("3.14"), &pi()).rule, "rounded_gold");
-    assert_eq!(verdict(&q(1, 3), &dec("0.333")).rule, "rounded_pred");
+    assert_eq!(verdict(&q(1, 3), &dec("0.333333")).rule, "rounded_pred");
     assert_eq!(verdict(&set(ints(&[1, 2])), &set(ints(&[2, 1]))).rule, "set");
     assert_eq!(verdict(&add(vec![x(), x()]), &mul(vec![n(2), x()])).rule, "random_points");
 }

@@ -159,6 +159,15 @@ fn is_connector(sep: &str) -> bool {
     !w.prose && w.count.saturating_sub(connectors) <= 2
 }
 
+/// Whether the standalone word `or` joins two boxes (an alternative, not a list).
+fn has_or(b: &[u8]) -> bool {
+    b.windows(2).enumerate().any(|(i, w)| {
+        w.eq_ignore_ascii_case(b"or")
+            && (i == 0 || !is_word_byte(b[i - 1]))
+            && !b.get(i + 2).is_some_and(|c| is_word_byte(*c))
+    })
+}
+
 /// Count the standalone words `and` / `or` outside LaTeX commands.
 fn count_connectors(b: &[u8]) -> usize {
     let mut n = 0;
@@ -183,25 +192,42 @@ fn count_connectors(b: &[u8]) -> usize {
 /// The final boxed answer of `text`: the contents of the last run of joined boxes (see the module
 /// doc), raw (not yet cleaned), in text order, duplicates included. Empty when there is no box or
 /// the text ends inside an unclosed box.
+#[cfg(test)]
 pub(crate) fn last_boxes(text: &str) -> Vec<&str> {
+    last_boxes_and_span(text).0
+}
+
+/// [`last_boxes`], and the span of the last box (`0..0` when there is none).
+/// The flag says whether a connector offers an alternative (`or`) rather than lists.
+pub(crate) fn last_boxes_and_span(text: &str) -> (Vec<&str>, std::ops::Range<usize>, bool) {
     let Some(boxes) = top_level_boxes(text.as_bytes()) else {
-        return Vec::new();
+        return (Vec::new(), 0..0, false);
     };
     let nonempty: Vec<&Box_> =
         boxes.iter().filter(|bx| !text[bx.content_start..bx.content_end].trim().is_empty()).collect();
     let Some(last) = nonempty.last() else {
-        return Vec::new();
+        return (Vec::new(), 0..0, false);
     };
     let mut run = vec![**last];
+    let mut hedged = false;
     for bx in nonempty.iter().rev().skip(1) {
         let next = run[run.len() - 1];
-        if !is_connector(&text[bx.span_end..next.span_start]) {
+        let sep = &text[bx.span_end..next.span_start];
+        if !is_connector(sep) {
             break;
         }
+        hedged |= has_or(sep.as_bytes());
         run.push(**bx);
     }
     run.reverse();
-    run.iter().map(|bx| &text[bx.content_start..bx.content_end]).collect()
+    let contents = run.iter().map(|bx| &text[bx.content_start..bx.content_end]).collect();
+    (contents, last.span_start..last.span_end, hedged)
+}
+
+/// Whether `text` ends inside a box that never closes (`... \boxed{5}. Or \boxed{6`): its final
+/// answer was never finished, so it has none (an earlier complete box is not it).
+pub(crate) fn ends_in_open_box(text: &str) -> bool {
+    top_level_boxes(text.as_bytes()).is_none()
 }
 
 #[cfg(test)]

@@ -58,41 +58,96 @@ pub(crate) fn split_choice_label(s: &str) -> Option<(char, &str)> {
     (!rest.is_empty() && choice_letter(rest).is_none()).then_some((letter, rest))
 }
 
-/// The last choice named in the last line of `text`: `(C)` (not part of a name like `P(A)`), or
-/// "option C" / "choice C". A line naming three or more different letters is the list of options
-/// (`(A) 3.2 \qquad (B) 3.5 ...`), not a choice.
-pub(crate) fn last_line_choice(text: &str) -> Option<char> {
+/// The choices named at the end of the last line of `text`: the last one named, `(C)` (not part of
+/// a name like `P(A)`) or "option C" / "choice C", together with the choices joined to it by
+/// connectors only (`(A) or (E)`, `A/B`, `(B) and (D)`: several candidates, a hedge unless the
+/// gold lists them). `between (A) and (B), it is (B)` names `B`: a clause stands between. A line
+/// naming three or more different letters is the list of options (`(A) 3.2 \qquad (B) 3.5 ...`),
+/// not a choice. Empty when the line names none.
+pub(crate) fn last_line_choices(text: &str) -> Vec<char> {
     let (_, line) = last_line(text);
     let b = line.as_bytes();
-    let mut found: Option<(usize, char)> = None;
-    let mut seen = [false; 5];
-    let mut note = |at: usize, letter: Option<u8>| {
-        if let Some(c @ b'A'..=b'E') = letter {
-            seen[usize::from(c - b'A')] = true;
-            if found.is_none_or(|(p, _)| p < at) {
-                found = Some((at, c as char));
-            }
-        }
-    };
+    // (start, end, letter) of each mention.
+    let mut mentions: Vec<(usize, usize, char)> = Vec::new();
     for i in memchr::memchr_iter(b'(', b) {
         if b.get(i + 2) == Some(&b')') && (i == 0 || !(is_word_byte(b[i - 1]) || matches!(b[i - 1], b'\\' | b'^'))) {
-            note(i, b.get(i + 1).copied());
+            if let Some(c @ b'A'..=b'E') = b.get(i + 1).copied() {
+                mentions.push((i, i + 3, c as char));
+            }
         }
     }
     for word in [b"option ".as_slice(), b"choice "] {
         for i in memchr::memchr2_iter(word[0], word[0].to_ascii_uppercase(), b) {
             if starts_with_ci(b, i, word) && (i == 0 || !is_word_byte(b[i - 1])) {
                 let k = i + word.len();
-                if !b.get(k + 1).is_some_and(|c| is_word_byte(*c)) {
-                    note(i, b.get(k).copied());
+                if let Some(c @ b'A'..=b'E') = b.get(k).copied() {
+                    if !b.get(k + 1).is_some_and(|c| is_word_byte(*c)) {
+                        mentions.push((i, k + 1, c as char));
+                    }
                 }
             }
         }
     }
+    mentions.sort_unstable();
+    let mut seen = [false; 5];
+    for m in &mentions {
+        seen[usize::from(m.2 as u8 - b'A')] = true;
+    }
     if seen.iter().filter(|s| **s).count() >= 3 {
+        return Vec::new();
+    }
+    let Some(&(mut start, _, last)) = mentions.last() else { return Vec::new() };
+    let mut out = vec![last];
+    for &(s, e, c) in mentions.iter().rev().skip(1) {
+        if e > start || !is_choice_connector(&line[e..start]) {
+            break;
+        }
+        out.push(c);
+        start = s;
+    }
+    out.reverse();
+    out
+}
+
+/// Several choice letters joined by connectors and nothing else: `(C)/(D)`, `A, B`, `A or E`,
+/// `(B) and (D)`, `\text{(B) or (D)}` (two or more letters; `None` otherwise).
+pub(crate) fn choice_list(s: &str) -> Option<Vec<char>> {
+    let t = s.trim();
+    if t.len() > 80 {
         return None;
     }
-    found.map(|(_, c)| c)
+    let mut letters = Vec::new();
+    for piece in t.split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | '&' | ';')) {
+        if piece.is_empty() || ["or", "and", "either"].iter().any(|w| w.eq_ignore_ascii_case(piece)) {
+            continue;
+        }
+        letters.push(choice_letter(piece)?);
+    }
+    (letters.len() >= 2).then_some(letters)
+}
+
+/// The choice a response opens with: `A. Because ...`, `(B) since ...`, `C) ...`, `D: ...`,
+/// `B is the only valid option`, or a response that is only the letter. `A farmer ...` (an
+/// article) names none.
+pub(crate) fn opening_choice(text: &str) -> Option<char> {
+    let t = text.trim_start().trim_start_matches(['*', '#', ' ']);
+    let t = t.strip_prefix('(').unwrap_or(t);
+    let mut chars = t.chars();
+    let letter = chars.next().filter(|c| ('A'..='E').contains(c))?;
+    let rest = chars.as_str();
+    let rest = rest.trim_start_matches('*');
+    let opens = rest.is_empty()
+        || rest.starts_with(['.', ')', ':', '\n'])
+        || rest.starts_with(" is ")
+        || rest.starts_with(" - ");
+    (opens && !rest.starts_with("..")).then_some(letter)
+}
+
+/// Text that only joins two choice mentions: spaces, `,`, `/`, `&`, "or", "and", "either".
+fn is_choice_connector(sep: &str) -> bool {
+    sep.split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | '&')).all(|w| {
+        w.is_empty() || ["or", "and", "either", "\\text{or}", "\\text{and}"].iter().any(|c| c.eq_ignore_ascii_case(w))
+    })
 }
 
 #[cfg(test)]
@@ -111,6 +166,17 @@ mod tests {
 
     #[test]
     fn last_line() {
+        let last_line_choice = |s: &str| -> Option<char> {
+            let c = last_line_choices(s);
+            (c.len() == 1).then(|| c[0])
+        };
+        assert_eq!(last_line_choices("so it is (A) or (E)."), vec!['A', 'E']);
+        assert_eq!(last_line_choices("(B) and (D)"), vec!['B', 'D']);
+        assert_eq!(opening_choice("A. Because the function is odd."), Some('A'));
+        assert_eq!(opening_choice("B is the only valid option"), Some('B'));
+        assert_eq!(opening_choice("(C) since it works"), Some('C'));
+        assert_eq!(opening_choice("A farmer has 5 cows."), None);
+        assert_eq!(opening_choice("F. no"), None);
         assert_eq!(last_line_choice("work\nSo the answer must be (C)."), Some('C'));
         assert_eq!(last_line_choice("(A) is wrong\nI pick option D"), Some('D'));
         assert_eq!(last_line_choice("P(A) = 1/2"), None);

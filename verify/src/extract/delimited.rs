@@ -79,6 +79,25 @@ pub(crate) fn ends_with_closed_block(text: &str) -> bool {
     }
 }
 
+/// Whether `text` ends inside a math block it opened and never closed (`... so \( m = 1`): it was
+/// cut off.
+pub(crate) fn ends_inside_block(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(off) = memchr::memchr2(b'$', b'\\', &b[i..]) {
+        i += off;
+        let Some((mode, start)) = opener(b, i) else {
+            i = (i + 2).min(b.len());
+            continue;
+        };
+        match closer(b, mode, start) {
+            Some(end) => i = (end + closer_len(mode)).min(b.len()),
+            None => return true,
+        }
+    }
+    false
+}
+
 /// The last complete, non-blank math block of `text` as (offset of its opening delimiter, block,
 /// offset just past its closing delimiter).
 fn last_delimited(text: &str) -> Option<(usize, Block, usize)> {
@@ -167,7 +186,7 @@ pub(crate) fn joined_values(text: &str, last: Block) -> Vec<Block> {
 /// What a block holds, for [`joined_values`]: `""` for a value (no relation), the name for an
 /// equation `name = value` with one `=` and a one-letter name (optionally subscripted), `None`
 /// otherwise.
-fn block_shape(s: &str) -> Option<String> {
+pub(crate) fn block_shape(s: &str) -> Option<String> {
     if !has_relation(s) {
         return Some(String::new());
     }

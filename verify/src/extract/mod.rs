@@ -1,20 +1,32 @@
-//! Final-answer extraction: find the answer a model gave at the end of a full response.
+//! Final-answer extraction: find the answer a model committed to at the end of a full response.
+//!
+//! This module implements the final-answer contract of `verify/README.md`: the answer is the last
+//! committed answer outside the reasoning, a committed answer has a marker, it holds exactly one
+//! candidate ([`Answer::parts`] lists them all when the final statement offers several; the
+//! scorer calls several different ones `ambiguous`), and text inside it is part of it
+//! (`wording`: allow-lists of what may surround a value). `turn` cuts the response at the first
+//! end-of-turn token, `escapes` reads doubly escaped LaTeX, `statement` collects the candidates.
 //!
 //! [`extract`] runs a fixed list of strategies and returns the first that finds something. The
 //! order (strongest marker first) is:
 //!
 //! | # | strategy | module | example | [`Source`] |
 //! |---|----------|--------|---------|------------|
-//! | 0 | answer region | here | text after the last `</think>` | – |
-//! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>` | `AnswerTag` |
+//! | 0 | answer region | here | text after the last `</think>`, up to an end-of-turn token | – |
+//! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>` (empty: no answer) | `AnswerTag` |
 //! | 2 | last box / list of boxes | `boxed` | `\boxed{2} and \boxed{3}` | `Boxed` |
 //! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45` | `FinalAnswerPhrase` / `AnswerColon` |
 //! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
 //! | 5 | bold | `tagged` | `The total is **42**.` (last line, or right after "answer") | `Bold` |
 //! | 6 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
-//! | 7 | last math block that is not a question | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
+//! | 7 | concluding last sentence | `tagged` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.` | `Conclusion` |
 //! | 8 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
-//! | 9 | last number (opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
+//! | 9 | last math block (lenient) | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
+//! | 10 | last number (lenient, opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
+//!
+//! Strategies 9 and 10, and answers inside the reasoning other than a box that ends it, run only
+//! with [`ExtractOptions::lenient`] (`--extract lenient`). After the strategy that found the
+//! answer, the rest of the response is read for the alternatives a hedge offers beside it.
 //!
 //! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
 //! - **Reasoning region.** Text after the last `</think>` is the answer region. A marked answer
@@ -63,11 +75,16 @@
 mod boxed;
 pub(crate) mod choice;
 mod delimited;
+mod escapes;
 mod number;
 mod scan;
+mod statement;
 mod tagged;
 #[cfg(test)]
 mod tests;
+mod turn;
+pub(crate) use turn::model_turn;
+pub(crate) mod wording;
 
 use std::collections::HashSet;
 
@@ -94,6 +111,8 @@ pub enum Source {
     LastNumber,
     /// The whole (short) text taken as the answer: bare LaTeX with no delimiters.
     Whole,
+    /// The concluding last sentence: `Therefore, the ordered pair is $(7, 6)$.`
+    Conclusion,
 }
 
 impl Source {
@@ -110,6 +129,7 @@ impl Source {
             Source::Choice => "choice",
             Source::LastNumber => "last_number",
             Source::Whole => "whole",
+            Source::Conclusion => "conclusion",
         }
     }
 }
@@ -119,8 +139,16 @@ impl Source {
 pub struct Answer {
     /// The answer as one string for the parser (list parts joined by ", ").
     pub text: String,
-    /// The parts when the answer is a list of several boxes (empty otherwise).
+    /// The candidates when the final statement holds several (empty otherwise): a list of boxes,
+    /// values joined to the answer, the alternatives a hedge offers.
     pub parts: Vec<String>,
+    /// Whether the parts were offered as alternatives (`or`, `possibly`, `otherwise`, ...)
+    /// rather than listed (`,`, `and`): alternatives never form an ordered answer (a point, an
+    /// interval) as a whole.
+    pub hedged: bool,
+    /// A plain value that restates the answer right after it (`$\frac{1}{}$ = 7`, `..., i.e.
+    /// 7`): the scorer reads it only when the answer itself cannot be parsed.
+    pub restated: Option<String>,
     /// Which strategy found it.
     pub source: Source,
 }
@@ -128,6 +156,10 @@ pub struct Answer {
 /// Extraction switches.
 #[derive(Clone, Debug)]
 pub struct ExtractOptions {
+    /// Also read answers the response never marked: the last math block, and an answer in the
+    /// reasoning before `</think>` when nothing after it commits to one. Off by default (a
+    /// response without a marker has no answer); for base-model evaluations that never mark one.
+    pub lenient: bool,
     /// Fall back to the last number in the text when nothing else matched.
     pub last_number_fallback: bool,
     /// Accept a whole short response with no delimiters as bare LaTeX.
@@ -139,7 +171,7 @@ pub struct ExtractOptions {
 
 impl Default for ExtractOptions {
     fn default() -> Self {
-        ExtractOptions { last_number_fallback: false, whole_fallback: true, truncated_fallback: false }
+        ExtractOptions { lenient: false, last_number_fallback: false, whole_fallback: true, truncated_fallback: false }
     }
 }
 
@@ -178,8 +210,8 @@ pub fn looks_truncated(text: &str) -> bool {
     true
 }
 
-/// Extract the final answer of `response` (see the module doc for the strategies and their order).
-/// `None` when no strategy finds an answer.
+/// Extract the final answer of `response` (see the module doc for the contract, the strategies
+/// and their order). `None` when the response commits to no answer.
 ///
 /// ```
 /// use rlverify::{extract, ExtractOptions, Source};
@@ -189,54 +221,50 @@ pub fn looks_truncated(text: &str) -> bool {
 /// assert_eq!(a.map(|a| a.parts), Some(vec!["2".to_string(), "3".to_string()]));
 /// let b = extract("<think>maybe 4</think>\nThe final answer is $5$.", &opts);
 /// assert_eq!(b.map(|b| b.text), Some("5".to_string()));
+/// // A hedge is two candidates, never the first one alone.
+/// let c = extract("The answer is $5$, or perhaps $6$.", &opts);
+/// assert_eq!(c.map(|c| c.parts), Some(vec!["5".to_string(), "6".to_string()]));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    let response = model_turn(response);
+    let response = turn::model_turn(response);
+    let unescaped = escapes::single_escaped(response);
+    let response: &str = &unescaped;
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
-    if let Some(p) = THINK_END.last(response.as_bytes()) {
-        let (reasoning, after) = (&response[..p], &response[p + "</think>".len()..]);
-        // A marked answer (tag, box, phrase, `####`, bold) after the reasoning, then a box in the
-        // reasoning, and only then the unmarked fallbacks: a summary cut off mid-way (`... so
-        // \( m = 1`) does not outvote the `\boxed{116}` that ends the reasoning. Other markers in
-        // the reasoning are weaker ("so the answer is 3? Wait...") and wait for the fallbacks.
-        if let Some(a) = marked(after, opts, true).or_else(|| from_boxes(&boxed::last_boxes(reasoning))) {
-            return Some(a);
+    let found = match THINK_END.last(response.as_bytes()) {
+        Some(p) => {
+            let (reasoning, after) = (&response[..p], &response[p + "</think>".len()..]);
+            after_reasoning(reasoning, after, opts)
         }
-        if let Some(a) = unmarked(after, opts) {
-            return Some(a);
-        }
+        None => extract_region(response, opts, true),
+    };
+    found.map(Answer::split_hedges)
+}
+
+/// The answer of a response with a reasoning part (`<think>...</think>` then `after`).
+fn after_reasoning(reasoning: &str, after: &str, opts: &ExtractOptions) -> Option<Answer> {
+    // A marked answer (tag, box, phrase, `####`, bold, choice line) after the reasoning.
+    if let Some(a) = marked(after, opts, true) {
+        return Some(a);
+    }
+    // An answer tag that holds nothing, or a final box never closed, is no answer: never a
+    // fallback into the reasoning (a policy would move its answer there).
+    if tagged::answer_tag(after).is_some() || boxed::ends_in_open_box(after) {
+        return None;
+    }
+    // A box that ends the reasoning, when the text after it commits to nothing (a summary cut
+    // off mid-sentence does not outvote the `\boxed{116}` that ends the reasoning).
+    let (boxes, span, hedged) = boxed::last_boxes_and_span(reasoning);
+    if let Some(a) = from_boxes(&boxes, hedged) {
+        return Some(a.with_alternatives(reasoning, span.start, span.end));
+    }
+    if let Some(a) = unmarked(after, opts) {
+        return Some(a);
+    }
+    if opts.lenient {
         let no_whole = ExtractOptions { whole_fallback: false, ..opts.clone() };
         return extract_region(reasoning, &no_whole, true);
     }
-    extract_region(response, opts, true)
-}
-
-/// Chat-template tokens that end the model's turn: what follows is a turn the model invented
-/// (`<|im_start|>user ...`), not its answer.
-const TURN_MARKERS: &[&str] = &[
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|endoftext|>",
-    "<|eot_id|>",
-    "<|end_of_text|>",
-    "<|start_header_id|>",
-    "<｜end▁of▁sentence｜>",
-];
-
-/// The response up to the first chat-template token that ends the model's turn, when text comes
-/// before it (`... is $\frac{5}{3}$. <|im_start|>user Another problem ... \boxed{8}` is cut before
-/// the invented turn). A token at the start (a template prefix) cuts nothing.
-fn model_turn(response: &str) -> &str {
-    static START: scan::Needle = scan::Needle::new(b"<|");
-    static START_WIDE: scan::Needle = scan::Needle::new("<｜".as_bytes());
-    let b = response.as_bytes();
-    let Some(text_at) = response.find(|c: char| !c.is_whitespace()) else { return response };
-    let hits = START.all(b).chain(START_WIDE.all(b));
-    let cut = hits.filter(|&p| p > text_at && TURN_MARKERS.iter().any(|m| b[p..].starts_with(m.as_bytes()))).min();
-    match cut {
-        Some(p) => &response[..p],
-        None => response,
-    }
+    None
 }
 
 /// Most boxes of a list answer whose repeats are kept (`\boxed{3}, \boxed{3}`); longer runs
@@ -249,10 +277,22 @@ const MAX_TAG_CONTENT_BYTES: usize = 300;
 
 /// Run the strategies on one region of the response.
 fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
-    marked(text, opts, with_tag).or_else(|| unmarked(text, opts))
+    if boxed::ends_in_open_box(text) {
+        // The final box was never closed: the answer was never finished.
+        return None;
+    }
+    if let Some(a) = marked(text, opts, with_tag) {
+        return Some(a);
+    }
+    if with_tag && tagged::answer_tag(text).is_some() {
+        // `<answer></answer>`: the answer the format asks for is empty.
+        return None;
+    }
+    unmarked(text, opts)
 }
 
-/// Strategies 1-5: an answer the model marked as such (tag, box, phrase, `####`, bold).
+/// The marked strategies: an answer the model marked as such (tag, box, phrase, `####`, bold, a
+/// choice named in the last line), with the alternatives its statement offers.
 fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
     if with_tag {
         if let Some(content) = tagged::answer_tag(text) {
@@ -265,28 +305,53 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
             if !t.is_empty() && t.len() <= MAX_TAG_CONTENT_BYTES {
                 return Some(Answer::single(t, Source::AnswerTag));
             }
+            return None;
         }
     }
-    if let Some(a) = from_boxes(&boxed::last_boxes(text)) {
-        return Some(a);
+    let (boxes, span, hedged) = boxed::last_boxes_and_span(text);
+    if let Some(a) = from_boxes(&boxes, hedged) {
+        return Some(a.with_alternatives(text, span.start, span.end));
     }
-    if let Some((raw, kind)) = tagged::phrase(text) {
+    if let Some((raw, kind, end)) = tagged::phrase(text) {
         let source = match kind {
             tagged::Phrase::Final => Source::FinalAnswerPhrase,
             tagged::Phrase::Colon => Source::AnswerColon,
         };
         if let Some(a) = Answer::cleaned(&raw, source) {
-            return Some(a);
+            return Some(a.with_alternatives(text, end, end));
         }
     }
     if let Some(a) = tagged::gsm8k(text).and_then(|raw| Answer::cleaned(strip_currency(raw), Source::Gsm8k)) {
         return Some(a);
     }
-    tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold))
+    if let Some(a) = tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold)) {
+        return Some(a);
+    }
+    if opts.truncated_fallback || !looks_truncated(text) {
+        let letters = choice::last_line_choices(text);
+        if !letters.is_empty() {
+            let parts: Vec<String> = letters.iter().map(char::to_string).collect();
+            return Some(Answer::from_parts(parts, Source::Choice, true));
+        }
+        // `A. Because ...`, `B is the only valid option`: the response opens with its choice; a
+        // concluding sentence that states a value still wins over it.
+        let opening = choice::opening_choice(text);
+        if let Some((raw, end)) = tagged::conclusion(text) {
+            let states_value = raw.bytes().any(|c| c.is_ascii_digit() || matches!(c, b'\\' | b'=' | b'^'));
+            if let Some(a) = Answer::cleaned(&raw, Source::Conclusion).filter(|_| states_value || opening.is_none()) {
+                return Some(a.with_alternatives(text, end, end));
+            }
+        }
+        if let Some(c) = opening {
+            return Some(Answer::single(c.to_string(), Source::Choice));
+        }
+    }
+    None
 }
 
-/// Strategies 6-9: no marker, the shape of the text's end decides (a choice letter, the last math
-/// block, the whole short text, the last number).
+/// The readings without a marker. By default only a bare answer: a whole short text that is an
+/// answer and nothing else (`\frac{1}{2}`, `(3, \infty)`, `\text{Monday}`). With
+/// [`ExtractOptions::lenient`], also the last math block and the last number.
 fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
     if !opts.truncated_fallback && looks_truncated(text) {
         // Cut off mid-derivation with no marker: its last formula is a step, not its answer. A
@@ -296,31 +361,31 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
         }
         return None;
     }
-    if let Some(c) = choice::last_line_choice(text) {
-        return Some(Answer::single(c.to_string(), Source::Choice));
-    }
-    match delimited::last_answer_block(text) {
-        delimited::LastBlock::Answer(bl) => {
-            // `$4$ and $5$ and $6$`, `$8, 3$ or $5$`: values in blocks joined by connectors.
-            let joined = delimited::joined_values(text, bl);
-            if joined.len() > 1 {
-                let parts: Vec<String> =
-                    joined.iter().map(|b| clean(&text[b.start..b.end])).filter(|t| !t.is_empty()).collect();
-                if parts.len() > 1 {
-                    return Some(Answer { text: parts.join(", "), parts, source: Source::MathDelimiters });
-                }
-            }
-            if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
-                return Some(a);
-            }
-        }
+    let last_block = delimited::last_answer_block(text);
+    if last_block == delimited::LastBlock::Question {
         // The text ends by asking (an echo of the problem): its numbers are not an answer.
-        delimited::LastBlock::Question => return None,
-        delimited::LastBlock::None => {}
+        return None;
     }
     if opts.whole_fallback {
         if let Some(a) = whole(text) {
             return Some(a);
+        }
+    }
+    if opts.lenient {
+        match last_block {
+            delimited::LastBlock::Answer(bl) => {
+                // `$4$ and $5$ and $6$`, `$8, 3$ or $5$`: values in blocks joined by connectors.
+                let joined = delimited::joined_values(text, bl);
+                let parts: Vec<String> =
+                    joined.iter().map(|b| clean(&text[b.start..b.end])).filter(|t| !t.is_empty()).collect();
+                if parts.len() > 1 {
+                    return Some(Answer::from_parts(parts, Source::MathDelimiters, false));
+                }
+                if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
+                    return Some(a.with_alternatives(text, bl.start, bl.end));
+                }
+            }
+            delimited::LastBlock::Question | delimited::LastBlock::None => {}
         }
     }
     if opts.last_number_fallback {
@@ -331,34 +396,68 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
 
 impl Answer {
     fn single(text: String, source: Source) -> Answer {
-        Answer { text, parts: Vec::new(), source }
+        Answer { text, parts: Vec::new(), source, hedged: false, restated: None }
     }
 
-    /// The answer of several parts with repeated parts dropped (first occurrence kept), when it
-    /// has repeats: `3, 3` -> `3`. `None` otherwise.
-    pub fn without_repeats(&self) -> Option<Answer> {
-        let mut seen: HashSet<&str> = HashSet::with_capacity(self.parts.len());
-        let kept: Vec<String> = self.parts.iter().filter(|p| seen.insert(p.as_str())).cloned().collect();
-        if kept.len() == self.parts.len() {
-            return None;
-        }
-        Some(match kept.len() {
-            1 => Answer::single(kept[0].clone(), self.source),
-            _ => Answer { text: kept.join(", "), parts: kept, source: self.source },
-        })
+    /// A single-candidate answer with this text (what the scorer tries in place of another).
+    pub fn bare(text: &str, source: Source) -> Answer {
+        Answer::single(text.to_string(), source)
     }
 
-    /// The parts of a several-part answer that `keep` accepts, when it rejects some but not all:
-    /// `17` from `$17$ and $\prod_{j=1}^m j$` when the second part cannot be read.
-    pub fn only_parts(&self, keep: impl Fn(&str) -> bool) -> Option<Answer> {
-        let kept: Vec<String> = self.parts.iter().filter(|p| keep(p)).cloned().collect();
-        if kept.is_empty() || kept.len() == self.parts.len() {
-            return None;
+    /// An answer of several candidates (one part is a single answer).
+    fn from_parts(mut parts: Vec<String>, source: Source, hedged: bool) -> Answer {
+        match parts.len() {
+            1 => Answer::single(parts.pop().unwrap_or_default(), source),
+            _ => Answer { text: parts.join(", "), parts, source, hedged, restated: None },
         }
-        Some(match kept.len() {
-            1 => Answer::single(kept[0].clone(), self.source),
-            _ => Answer { text: kept.join(", "), parts: kept, source: self.source },
-        })
+    }
+
+    /// The candidates of this answer: its parts, or its text when it has one.
+    pub fn candidates(&self) -> Vec<&str> {
+        if self.parts.is_empty() {
+            vec![self.text.as_str()]
+        } else {
+            self.parts.iter().map(String::as_str).collect()
+        }
+    }
+
+    /// This answer with the values its statement offers beside it (the answer spans
+    /// `start..end` of `text`).
+    fn with_alternatives(mut self, text: &str, start: usize, end: usize) -> Answer {
+        let rest = statement::rest_after(text, start, end);
+        self.restated = statement::restated_value(rest);
+        let (alternatives, hedged) = statement::alternatives_after(&self.text, rest);
+        if alternatives.is_empty() {
+            return self;
+        }
+        let mut parts: Vec<String> = self.candidates().into_iter().map(str::to_string).collect();
+        parts.extend(alternatives.iter().map(|a| clean(a)).filter(|a| !a.is_empty()));
+        let hedged = hedged || self.hedged;
+        Answer::from_parts(parts, self.source, hedged)
+    }
+
+    /// Each candidate split at its hedge words (`5 \text{ or } 6` is two candidates).
+    fn split_hedges(self) -> Answer {
+        let mut changed = false;
+        let mut parts: Vec<String> = Vec::new();
+        for c in self.candidates() {
+            if let Some(letters) = choice::choice_list(c) {
+                changed = true;
+                parts.extend(letters.iter().map(char::to_string));
+                continue;
+            }
+            match statement::split_hedged(c) {
+                Some(split) => {
+                    changed = true;
+                    parts.extend(split.iter().map(|p| clean(p)).filter(|p| !p.is_empty()));
+                }
+                None => parts.push(c.to_string()),
+            }
+        }
+        if !changed || parts.is_empty() {
+            return self;
+        }
+        Answer::from_parts(parts, self.source, true)
     }
 
     /// The cleaned `raw` as an answer, `None` when nothing is left.
@@ -372,7 +471,7 @@ impl Answer {
 /// at most [`MAX_REPEATED_PARTS`] boxes (`\boxed{3}` and `\boxed{3}` may answer `3, 3`); the
 /// scorer also tries the list without them ([`Answer::without_repeats`]), so `\boxed{5}
 /// \boxed{5}` still answers `5`.
-fn from_boxes(raw: &[&str]) -> Option<Answer> {
+fn from_boxes(raw: &[&str], hedged: bool) -> Option<Answer> {
     let mut parts: Vec<String> = Vec::with_capacity(raw.len());
     for r in raw {
         let t = clean(r);
@@ -385,11 +484,7 @@ fn from_boxes(raw: &[&str]) -> Option<Answer> {
         let mut seen: HashSet<String> = HashSet::with_capacity(parts.len());
         parts.retain(|t| seen.insert(t.clone()));
     }
-    match parts.len() {
-        0 => None,
-        1 => parts.pop().map(|t| Answer::single(t, Source::Boxed)),
-        _ => Some(Answer { text: parts.join(", "), parts, source: Source::Boxed }),
-    }
+    (!parts.is_empty()).then(|| Answer::from_parts(parts, Source::Boxed, hedged))
 }
 
 /// A whole short text with no sentence structure is the answer itself (bare LaTeX).
@@ -407,6 +502,15 @@ fn whole(text: &str) -> Option<Answer> {
     let w = scan::words(t);
     if w.prose || w.count > 4 {
         return None;
+    }
+    // Words in another script (`שלום $x$ עולם`) are prose too.
+    let mut run = 0;
+    for c in t.chars() {
+        let greek = ('\u{370}'..='\u{3ff}').contains(&c);
+        run = if c.is_alphabetic() && !c.is_ascii() && !greek { run + 1 } else { 0 };
+        if run >= 3 {
+            return None;
+        }
     }
     // Stray `$` in a bare answer are noise (`x+$ $y`); escaped `\$` stays.
     let mut s = String::with_capacity(t.len());
@@ -442,6 +546,23 @@ fn unwrap_box(t: &str) -> &str {
     t
 }
 
+/// `~~15~~ 12` -> ` 12`: markdown strikethrough retracts the text it strikes.
+fn without_struck_text(raw: &str) -> std::borrow::Cow<'_, str> {
+    let tilde_pair = |from: usize| {
+        memchr::memchr_iter(b'~', &raw.as_bytes()[from..])
+            .map(|k| from + k)
+            .find(|&k| raw.as_bytes().get(k + 1) == Some(&b'~'))
+    };
+    let Some(open) = tilde_pair(0) else { return std::borrow::Cow::Borrowed(raw) };
+    match tilde_pair(open + 2) {
+        Some(close) => {
+            let rest = without_struck_text(&raw[close + 2..]).into_owned();
+            std::borrow::Cow::Owned(format!("{}{}", &raw[..open], rest))
+        }
+        None => std::borrow::Cow::Borrowed(raw),
+    }
+}
+
 /// Trailing LaTeX spacing that carries no meaning at the end of an answer.
 const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qquad", "\\"];
 
@@ -449,7 +570,8 @@ const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qqu
 /// drop one trailing `.` (not `...`), `,`, `;` and trailing spacing commands; report a lone
 /// choice letter bare (`\text{(B)}` -> `B`).
 pub(crate) fn clean(raw: &str) -> String {
-    let mut t = raw.trim();
+    let struck = without_struck_text(raw);
+    let mut t = struck.trim();
     // Each round removes at least one wrapper; a few rounds cover every real answer and keep
     // adversarial inputs (`****...`) linear.
     for _ in 0..8 {
@@ -478,7 +600,10 @@ pub(crate) fn clean(raw: &str) -> String {
                 }
             }
         }
-        if let Some(r) = t.strip_suffix([',', ';']) {
+        if let Some(r) = t.strip_suffix([',', ';', '—', '–']) {
+            t = r.trim_end();
+        }
+        if let Some(r) = t.strip_suffix(" -") {
             t = r.trim_end();
         }
         if let Some(r) = t.strip_suffix('.') {

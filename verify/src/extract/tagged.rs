@@ -45,22 +45,23 @@ pub(crate) enum Phrase {
 
 /// The answer after the last answer phrase of `text` ("The final answer is $5$.", "Answer: D",
 /// `**Answer:** 42`, `"answer": "13"`, a line `A: 45`): the math right after it (`$..$` content,
-/// a box) or the rest of the sentence. Case-insensitive.
-pub(crate) fn phrase(text: &str) -> Option<(String, Phrase)> {
+/// a box) or the rest of the sentence. Case-insensitive. Also returns the phrase kind and the
+/// byte offset in `text` where the answer's span ends (the statement goes on from there).
+pub(crate) fn phrase(text: &str) -> Option<(String, Phrase, usize)> {
     let b = text.as_bytes();
     let word_hit = last_answer_word(text);
     let a_colon = last_a_colon_line(b);
     match (word_hit, a_colon) {
-        (Some((pos, ans, kind)), Some(a)) if a < pos => Some((ans, kind)),
-        (Some((_, ans, kind)), None) => Some((ans, kind)),
-        (_, Some(a)) => after_phrase(text, a + 2, false).map(|s| (s, Phrase::Colon)),
+        (Some((pos, ans, kind, end)), Some(a)) if a < pos => Some((ans, kind, end)),
+        (Some((_, ans, kind, end)), None) => Some((ans, kind, end)),
+        (_, Some(a)) => after_phrase(text, a + 2, false).map(|(s, end)| (s, Phrase::Colon, end)),
         (None, None) => None,
     }
 }
 
 /// The last occurrence of the word "answer" that forms an answer phrase and yields an answer:
-/// (its position, the answer, the phrase kind).
-fn last_answer_word(text: &str) -> Option<(usize, String, Phrase)> {
+/// (its position, the answer, the phrase kind, where the answer ends).
+fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
     let b = text.as_bytes();
     // Both spellings' hits in one ascending list, walked from the end.
     static LOWER: Needle = Needle::new(b"nswer");
@@ -81,8 +82,8 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase)> {
         let Some((content_at, kind, json)) = phrase_tail(b, start, p + 5) else {
             continue;
         };
-        if let Some(ans) = after_phrase(text, content_at, json) {
-            return Some((start, ans, kind));
+        if let Some((ans, end)) = after_phrase(text, content_at, json) {
+            return Some((start, ans, kind, end));
         }
     }
     None
@@ -137,12 +138,13 @@ fn skip_markup(b: &[u8], mut i: usize) -> usize {
 const FILLERS: &[&str] = &["therefore ", "thus ", "then ", "simply ", "just ", "indeed ", "clearly "];
 
 /// The answer text starting at byte `at` (right after a phrase): a math block or box if one starts
-/// there, a JSON string, or the rest of the sentence.
-fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
+/// there, a JSON string, or the rest of the sentence; and the offset in `text` where it ends.
+fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
     let b = text.as_bytes();
     let mut i = skip_markup(b, at);
     if json {
-        return json_string(cap(&text[i..], MAX_LOOKAHEAD));
+        let (v, len) = json_string(cap(&text[i..], MAX_LOOKAHEAD))?;
+        return Some((v, i + len));
     }
     loop {
         let before = i;
@@ -159,8 +161,8 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
     if rest.is_empty() {
         return None;
     }
-    if let Some(inner) = leading_math(rest) {
-        return Some(inner.to_string());
+    if let Some((inner, len)) = leading_math(rest) {
+        return Some((inner.to_string(), i + len));
     }
     // The rest of the sentence: up to a newline or a period followed by a space or the end.
     let line_end = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
@@ -168,13 +170,24 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
     if let Some(k) = sentence_end(span) {
         span = &span[..k];
     }
-    // "The largest $n$ is 34": the answer is what follows the last " is ".
-    if let Some(k) = memmem::rfind(span.as_bytes(), b" is ") {
-        let tail = &span[k + 4..];
-        if !tail.trim().is_empty() {
+    let span_end = i + span.len();
+    // "The largest $n$ is 34": the answer is what follows the last " is ", unless that names
+    // the answer itself ("$x \le 2$ is our answer": the value comes before).
+    let verb = [b" is ".as_slice(), b" are "]
+        .iter()
+        .filter_map(|v| memmem::rfind(span.as_bytes(), v).map(|k| (k, v.len())))
+        .max();
+    if let Some((k, verb_len)) = verb {
+        let tail = &span[k + verb_len..];
+        let value_first = span.trim_start().starts_with(|c: char| c.is_ascii_digit() || matches!(c, '$' | '\\' | '-'))
+            || super::choice::split_choice_label(span).is_some()
+            || span.trim_start().starts_with('(');
+        if is_answer_noun(tail) {
+            span = &span[..k];
+        } else if !tail.trim().is_empty() && !value_first {
             span = tail.trim_start();
-            if let Some(inner) = leading_math(span) {
-                return Some(inner.to_string());
+            if let Some((inner, len)) = leading_math(span) {
+                return Some((inner.to_string(), offset_in(text, span) + len));
             }
         }
     }
@@ -182,16 +195,171 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
         span = &span[..k];
     }
     if let Some(bl) = last_block(span) {
-        // Prose around a math block ("the value $5$ found above"): the block is the answer.
+        // Prose around a math block ("the value $5$ found above"): the block is the answer,
+        // unless the words change it (`less than $\frac34$`): then the whole span is.
+        if super::wording::qualifies_prose(&span[..bl.start]) {
+            return Some((span.trim().to_string(), offset_in(text, span) + span.len()));
+        }
         if words(span).count > 0 {
-            return Some(span[bl.start..bl.end].to_string());
+            return Some((span[bl.start..bl.end].to_string(), offset_in(text, span) + bl.end + 1));
         }
     }
     let span = span.trim();
     if let Some(n) = lone_number_in_sentence(span) {
-        return Some(n.to_string());
+        return Some((n.to_string(), span_end));
     }
-    (!span.is_empty()).then(|| span.to_string())
+    (!span.is_empty()).then(|| (span.to_string(), offset_in(text, span) + span.len()))
+}
+
+/// The offset of `part` (a subslice of `text`) in `text`.
+fn offset_in(text: &str, part: &str) -> usize {
+    (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize).min(text.len())
+}
+
+/// "our answer", "the solution", "the final answer": a phrase that names the answer itself.
+fn is_answer_noun(s: &str) -> bool {
+    let t = s.trim().trim_end_matches(['.', '!']).trim();
+    let t = t.strip_prefix("our ").or_else(|| t.strip_prefix("the ")).or_else(|| t.strip_prefix("my "));
+    t.is_some_and(|t| {
+        let t = t.strip_prefix("final ").unwrap_or(t);
+        matches!(t, "answer" | "solution" | "result" | "solution set")
+    })
+}
+
+/// How much of the last line is read for a concluding sentence (bytes).
+const MAX_CONCLUSION_BYTES: usize = 400;
+
+/// The last `max` bytes of `s`, cut forward to a `char` boundary.
+fn cap_back(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut k = s.len() - max;
+    while !s.is_char_boundary(k) {
+        k += 1;
+    }
+    &s[k..]
+}
+
+/// Words that open a concluding sentence ("Therefore, the ordered pair is $(7, 6)$.").
+const CONCLUSION_OPENERS: &[&str] = &[
+    "therefore",
+    "thus",
+    "so",
+    "hence",
+    "consequently",
+    "finally",
+    "in conclusion",
+    "in summary",
+    "to conclude",
+    "as a result",
+    "overall",
+];
+
+/// Phrases anywhere in a last sentence that state its answer ("The solution is $x \ne 5$",
+/// "Thus $x \le 2$ is our answer").
+const CONCLUSION_PHRASES: &[&str] = &[
+    "solution is",
+    "solutions are",
+    "result is",
+    "is our answer",
+    "is the answer",
+    "is the solution",
+    "is the final answer",
+];
+
+/// The value stated by the concluding last sentence of `text`: a sentence that opens with a
+/// conclusion word (`Therefore`, `Thus`, `So`, ...) or names the solution (`The solution is`,
+/// `... is our answer`), read like an answer phrase. Only the last sentence counts: a conclusion
+/// earlier in the text is a step. Returns the answer and where it ends.
+pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
+    if super::delimited::ends_inside_block(text) {
+        // Cut off inside a formula (`... so \( m = 1`): the last sentence never ended.
+        return None;
+    }
+    let t = text.trim_end();
+    let (line_start, line) = last_line(t);
+    // A concluding sentence is short: only the end of a long last line is read (linear cost).
+    let skip = line.len() - cap_back(line, MAX_CONCLUSION_BYTES).len();
+    let (line_start, line) = (line_start + skip, &line[skip..]);
+    // The last sentence of the last line: after the last `. `, `! `, `? ` before its end, or at
+    // the last capitalised conclusion word (`... = 6$ So, the ordered pair is $(7, 6)$.`).
+    let body = line.trim_end_matches(['.', '!']);
+    let b = body.as_bytes();
+    let mut start = 0;
+    for k in 0..b.len() {
+        if matches!(b[k], b'.' | b'!' | b'?') && b.get(k + 1).is_some_and(u8::is_ascii_whitespace) {
+            start = k + 1;
+        }
+    }
+    let lead = |from: usize| {
+        let s = &line[from..];
+        from + s.len() - s.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '#' | '-')).len()
+    };
+    let mut at = lead(start);
+    for k in (start + 1)..b.len() {
+        if b[k].is_ascii_uppercase() && b[k - 1].is_ascii_whitespace() && opener_at(line.as_bytes(), k).is_some() {
+            at = k;
+        }
+    }
+    let sentence = &line[at..];
+    if !sentence.trim().contains(' ') {
+        // One word is no sentence (a bare answer such as `42` is read whole).
+        return None;
+    }
+    if let Some(len) = opener_at(line.as_bytes(), at) {
+        let lb = line.as_bytes();
+        let mut from = at + len;
+        while lb.get(from).is_some_and(|c| matches!(c, b',' | b' ' | b':')) {
+            from += 1;
+        }
+        return after_phrase(text, line_start + from, false);
+    }
+    let lower = sentence.to_ascii_lowercase();
+    // A conclusion inside the last sentence: `The error was 50 and is now 100, so the error grows
+    // by 100%.`
+    let inner = [", so ", ", therefore ", ", thus ", ", hence ", "; so "]
+        .iter()
+        .filter_map(|w| lower.rfind(w).map(|k| k + w.len()))
+        .max();
+    if let Some(k) = inner {
+        if let Some(found) = after_phrase(text, line_start + at + k, false) {
+            return Some(found);
+        }
+    }
+    for p in CONCLUSION_PHRASES {
+        if let Some(k) = lower.find(p) {
+            let from = if p.starts_with("is ") { at } else { at + k + p.len() };
+            return after_phrase(text, line_start + from, false);
+        }
+    }
+    // A short closing statement of a value: `The area is $36$.`, `The sum equals 12.` (the value
+    // ends the sentence, a math block or a number).
+    let closing = sentence.trim_end_matches(['.', '!', ' ']);
+    let ends_in_value = closing.ends_with('$')
+        || closing.ends_with("\\)")
+        || closing.ends_with("\\]")
+        || closing.ends_with(|c: char| c.is_ascii_digit());
+    if sentence.len() <= 200 && ends_in_value {
+        let verb = [" is ", " are ", " equals ", " was ", " equal to "]
+            .iter()
+            .filter_map(|v| lower.rfind(v).map(|k| k + v.len()))
+            .max();
+        if let Some(k) = verb {
+            // The value must end the text (`The area is $36$.`), not open a further clause
+            // (`The probability is $\frac{1}{115}$, so $m = 1` was cut off).
+            return after_phrase(text, line_start + at + k, false);
+        }
+    }
+    None
+}
+
+/// The length of the conclusion word that starts at `at`, if one does.
+fn opener_at(b: &[u8], at: usize) -> Option<usize> {
+    CONCLUSION_OPENERS
+        .iter()
+        .find(|w| starts_with_ci(b, at, w.as_bytes()) && !b.get(at + w.len()).is_some_and(|c| is_word_byte(*c)))
+        .map(|w| w.len())
 }
 
 /// A sentence after a phrase that states its answer in words around one number ("Final Answer:
@@ -199,6 +367,10 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<String> {
 /// words with no math in it and exactly one number (`-2`, `1,234`, `3.5`).
 fn lone_number_in_sentence(span: &str) -> Option<&str> {
     if span.contains(['$', '\\', '/', '^', '=', '(']) || words(span).count < 3 {
+        return None;
+    }
+    if super::wording::wording(span) != super::wording::Wording::Plain {
+        // `Jane cannot have 3 spheres`: the words change what the number says.
         return None;
     }
     let b = span.as_bytes();
@@ -233,19 +405,20 @@ fn lone_number_in_sentence(span: &str) -> Option<&str> {
     found.map(|(s, e)| &span[s..e])
 }
 
-/// If `s` starts with a math block or a box, its content.
-fn leading_math(s: &str) -> Option<&str> {
+/// If `s` starts with a math block or a box, its content and the length of the whole block.
+fn leading_math(s: &str) -> Option<(&str, usize)> {
     let b = s.as_bytes();
     if starts_with_ci(b, 0, br"\boxed") || starts_with_ci(b, 0, br"\fbox") {
         let open = memchr::memchr(b'{', b)?;
         if s[..open].bytes().skip(1).all(|c| c.is_ascii_alphabetic() || c == b' ') {
             let close = matching_brace(b, open)?;
-            return Some(&s[open + 1..close]);
+            return Some((&s[open + 1..close], close + 1));
         }
         return None;
     }
     let bl = block_at(s, 0)?;
-    Some(&s[bl.start..bl.end])
+    let closer = if s[bl.end..].starts_with("$$") || s[bl.end..].starts_with('\\') { 2 } else { 1 };
+    Some((&s[bl.start..bl.end], bl.end + closer))
 }
 
 /// The end of the first sentence of `s`: a `.` followed by whitespace or the end of `s`.
@@ -258,6 +431,9 @@ fn sentence_end(s: &str) -> Option<usize> {
 const CLAUSE_WORDS: &[&[u8]] = &[
     b"because",
     b"since",
+    b"though",
+    b"although",
+    b"then",
     b"which",
     b"as",
     b"so",
@@ -298,25 +474,32 @@ fn clause_start(s: &str) -> Option<usize> {
 }
 
 /// The JSON value at the start of `text`: a string, unescaped, or a bare value (a number) that
-/// runs to the next `,`, `}` or newline.
-fn json_string(text: &str) -> Option<String> {
+/// runs to the next `,`, `}` or newline; and the bytes it takes.
+fn json_string(text: &str) -> Option<(String, usize)> {
     if !text.starts_with('"') {
-        let rest = text;
-        let end = rest.find([',', '}', '\n']).unwrap_or(rest.len());
-        let v = rest[..end].trim();
-        return (!v.is_empty()).then(|| v.to_string());
+        let end = text.find([',', '}', '\n']).unwrap_or(text.len());
+        let v = text[..end].trim();
+        return (!v.is_empty()).then(|| (v.to_string(), end));
     }
     let mut out = String::new();
-    let mut chars = text[1..].chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return (!out.trim().is_empty()).then_some(out),
-            '\\' => match chars.next()? {
-                'n' => out.push(' '),
-                't' => out.push(' '),
-                other => out.push(other),
-            },
-            _ => out.push(c),
+    let mut escaped = false;
+    for (k, c) in text[1..].char_indices() {
+        if escaped {
+            // `\frac` in a JSON string is a LaTeX command (a JSON escape is one letter).
+            let command = c.is_ascii_alphabetic() && text[1 + k + 1..].starts_with(|n: char| n.is_ascii_alphabetic());
+            if command {
+                out.push('\\');
+                out.push(c);
+            } else {
+                out.push(if matches!(c, 'n' | 't') { ' ' } else { c });
+            }
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '"' {
+            return (!out.trim().is_empty()).then_some((out, k + 2));
+        } else {
+            out.push(c);
         }
         if out.len() > MAX_PHRASE_SPAN {
             return None;
@@ -415,7 +598,7 @@ mod tests {
 
     #[test]
     fn phrases() {
-        let p = |s: &str| phrase(s).map(|(a, _)| a);
+        let p = |s: &str| phrase(s).map(|(a, _, _)| a);
         assert_eq!(p("The final answer is $5$. I hope it is correct."), Some("5".into()));
         assert_eq!(p("So the answer is 42."), Some("42".into()));
         assert_eq!(p("**Answer:** 7"), Some("7".into()));
@@ -429,7 +612,13 @@ mod tests {
         assert_eq!(p("The answer is 1, 2, and 3"), Some("1, 2, and 3".into()));
         assert_eq!(p("The answer is x, y"), Some("x, y".into()));
         assert_eq!(p("Final Answer: The number of points that fit is 19. <|im_start|>"), Some("19".into()));
-        assert_eq!(p("Final Answer: Jane started growing Sphere 3 hours ago. I hope it is correct."), Some("3".into()));
+        // The words around the number are not a plain statement of it (`ago`, a name before it): the
+        // sentence is the answer, and the scorer's allow-lists reject it.
+        assert_eq!(
+            p("Final Answer: Jane started growing Sphere 3 hours ago. I hope it is correct."),
+            Some("Jane started growing Sphere 3 hours ago".into())
+        );
+        assert_eq!(p("Final Answer: There are 12 eggs in total. I hope it is correct."), Some("12".into()));
         assert_eq!(p("The answer: there are 1,234 ways in all"), Some("1,234".into()));
         assert_eq!(p("Final answer: half of 10"), Some("half of 10".into()));
         assert_eq!(p("Final answer: after 3 days it has 12 cells"), Some("after 3 days it has 12 cells".into()));

@@ -17,19 +17,30 @@
 //! - thousands: `1,234` and `1,234,567` are numbers; `1,2`, `-2,1`, `1,22`, `27,54,108,135`,
 //!   `(3,331)` are lists/tuples (rule in `normalize::join_thousands`); `1{,}234`, `10,\!080`,
 //!   `12\,000` are always numbers;
-//! - mixed numbers: `2\frac{1}{2}` and `2 1/2` are `2 + 1/2` when the fraction is proper; `2 3`
-//!   (two juxtaposed numbers) and `11 6/6` are syntax errors;
+//! - mixed numbers: a digit run followed by `\frac` of digit runs (or ` 1/2`) is `2 + 1/2` when the
+//!   fraction is proper, a zero numerator included (`2\frac{1}{3}` is 7/3, `4 0/9` is 4); an
+//!   improper `2\frac{3}{2}` is a product; `2 3` (two juxtaposed numbers) and `11 6/6` are syntax
+//!   errors;
+//! - repeating decimals `0.\overline{3}`, `0.1\overline{6}` (also `\bar`, `\dot` over one digit) are
+//!   exact fractions; circled numbers `②③` are the list `2, 3`;
+//! - "and" between inequalities is their intersection (`x > -2 \text{ and } x < 5`,
+//!   `Intersection`); between other items, a separator like `,`; "or" is always `,`;
+//! - a trailing domain statement (`\text{ for all } x \in \mathbb{Q}`, `, k \in \mathbb{Z}`,
+//!   `\text{ for some integer } t`) is dropped (module `domain`);
 //! - `\text{(C)}`, `\text{C}`, `(C)` are `Sym("C")`; other whole-text answers are `Text`;
 //! - a number with a base subscript (`204_5`) is `Sym("204_5")`;
 //! - `2^10` is `2^{10}` (plain-text reading), `\sqrt12` is `\sqrt{12}`;
 //! - `\lg` is `log10`; `\sin^{-1}` is `arcsin`; `vmatrix` is `det(matrix)`;
 //! - `f(x)`, `g(x)`, `h(x)` and an upper-case letter directly followed by `(` (`I(0)`, `N(n)`) are
-//!   calls; `x \in S` is `S`; `\setminus` is rejected;
+//!   calls; `x \in S` is `S`; `A \setminus \{p, q\}` (and `A - \{p\}` for a set of reals `A`) is
+//!   `A` intersected with the complement of each point (other differences are rejected);
 //! - `-5` is `Neg(Num(5))` (never a negative literal), `(a)` is `a`, `\boxed{..}` is unwrapped and
 //!   several boxes are a `List`.
 
+pub(crate) mod domain;
 mod fast;
 mod normalize;
+pub(crate) use normalize::is_unit_word;
 mod number;
 mod parse;
 #[cfg(test)]
@@ -45,7 +56,12 @@ pub use normalize_api::normalized;
 pub enum ParseError {
     /// The grammar rejected the input; `position` is a byte offset into the *normalised* input
     /// (see [`normalized`]).
-    Syntax { message: String, position: usize },
+    Syntax {
+        /// What the grammar expected.
+        message: String,
+        /// Byte offset in the normalised input.
+        position: usize,
+    },
     /// A cost cap was hit before or during parsing.
     Limit(LimitKind),
 }
@@ -80,6 +96,9 @@ pub fn parse(input: &str, limits: &Limits) -> Result<Expr, ParseError> {
 
 /// The full pipeline, without the fast paths.
 pub(crate) fn parse_full(trimmed: &str, limits: &Limits) -> Result<Expr, ParseError> {
+    // A trailing domain statement (`\text{ for all } x \in \mathbb{Q}`, `, k \in \mathbb{Z}`)
+    // says where the variables live, not what the answer is.
+    let trimmed = domain::strip(trimmed);
     if let Some(text) = words_only(trimmed) {
         return Ok(text);
     }

@@ -13,14 +13,17 @@
 //!   bar is open);
 //! - collapses runs of signs: `--x` is `+x`, `+-x` is `-x`;
 //! - text-like commands (`\text`, `\textbf`, `\mbox`, `\mathrm`, `\mathbf`, `\operatorname`, ...):
-//!   `and`/`or` become a list separator, units after a value are dropped (with a following `^2`),
+//!   `or` becomes a list separator and `and` the separator `\land` (the builder reads it as an
+//!   intersection between inequalities), units after a value are dropped (with a following `^2`),
 //!   single letters and math-font names become plain letters (`\mathrm{e}` is `e`, `\mathbf{v}` is
 //!   `v`), other text stays as `\text{...}`;
 //! - bare words: units after a value are dropped (`12 dollars`, `4 square units`), `and`/`or`
-//!   become separators, `sin`/`ln`/`sqrt`/`pi`/`times` become commands, a spaced `x` between two
+//!   become separators (`\land`, `,`), `sin`/`ln`/`sqrt`/`pi`/`times` become commands, a spaced `x` between two
 //!   numbers is `\times` (`35 x 32`, `1.2 x 10^{-4}`), other lower-case words of four or more
 //!   letters become `\word{...}`, which the grammar rejects (`f(x)=ax+b, where b is ...` is
 //!   not a product of letters);
+//! - repeating decimals become fractions (`0.1\overline{6}` is `\frac{016 - 01}{90}`), circled
+//!   numbers become numbers (`②③` is `2 , 3`), a set-builder set is its condition;
 //! - thousands separators are joined (see [`join_thousands`]);
 //! - trailing `.`, `,`, `;` are removed.
 //!
@@ -166,7 +169,8 @@ fn is_text_only_unit(w: &str) -> bool {
     w.len() == 1 || matches!(w, "sec" | "min" | "arcsec" | "pa" | "au" | "pc" | "ly" | "ev")
 }
 
-fn is_unit_word(w: &str, in_text: bool) -> bool {
+/// Whether `w` is a unit word (`cm`, `dollars`); single letters and a few words only `in_text`.
+pub(crate) fn is_unit_word(w: &str, in_text: bool) -> bool {
     let lower = w.to_ascii_lowercase();
     UNIT_WORDS.contains(&lower.as_str()) && (in_text || !is_text_only_unit(&lower))
 }
@@ -200,8 +204,30 @@ const FONT_COMMANDS: &[&str] = &[
 
 /// Normalise an answer string for the grammar.
 pub(crate) fn normalize(input: &str) -> String {
-    let input = set_builder(input).unwrap_or(input);
-    let mut n = Normalizer { src: input.trim(), pos: 0, out: String::with_capacity(input.len() + 16), open_bars: 0 };
+    // A set-builder set followed by more (`\{x \mid x < \frac32\} - \{-6\}`): its condition in
+    // parentheses, so that the difference applies to the whole set.
+    let rewritten;
+    let input = match set_builder(input) {
+        Some(std::borrow::Cow::Borrowed(cond)) => cond,
+        Some(std::borrow::Cow::Owned(cond)) => {
+            rewritten = cond;
+            rewritten.as_str()
+        }
+        None => match set_builder_prefix(input) {
+            Some((cond, rest)) => {
+                rewritten = format!("({cond}) {rest}");
+                rewritten.as_str()
+            }
+            None => input,
+        },
+    };
+    let mut n = Normalizer {
+        src: input.trim(),
+        pos: 0,
+        out: String::with_capacity(input.len() + 16),
+        open_bars: 0,
+        circled_end: 0,
+    };
     n.run();
     let joined = join_thousands(&n.out);
     strip_trailing(&joined).to_string()
@@ -230,6 +256,8 @@ struct Normalizer<'a> {
     pos: usize,
     out: String,
     open_bars: usize,
+    /// The output length right after the last circled number (`②`), 0 before any.
+    circled_end: usize,
 }
 
 impl<'a> Normalizer<'a> {
@@ -494,7 +522,17 @@ impl<'a> Normalizer<'a> {
             '²' => "^2",
             '³' => "^3",
             '¹' => "^1",
-            '，' => ",",
+            '，' | '、' => ",",
+            '①'..='⑳' => {
+                // Circled numbers (choices in Chinese exams): `②③` are the values 2 and 3, a list.
+                if self.circled_end > 0 && self.out.trim_end().len() == self.circled_end {
+                    self.out.push_str(" , ");
+                }
+                let n = u32::from(c) - u32::from('①') + 1;
+                self.out.push_str(&n.to_string());
+                self.circled_end = self.out.len();
+                return;
+            }
             '；' => ";",
             '（' => "(",
             '）' => ")",
@@ -579,7 +617,11 @@ impl<'a> Normalizer<'a> {
             self.pos += 1;
             return;
         }
-        if matches!(lower, "and" | "or") {
+        if lower == "and" {
+            self.and_sep();
+            return;
+        }
+        if lower == "or" {
             self.out.push_str(" , ");
             return;
         }
@@ -627,6 +669,46 @@ impl<'a> Normalizer<'a> {
         self.out.push_str(w);
     }
 
+    /// A repeating decimal: `0.\overline{3}`, `0.1\overline{6}`, `0.\overline{142857}`, `0.1\dot{6}`
+    /// (the accent glued to a decimal number, over digits only) is the exact fraction
+    /// `\frac{IFR - IF}{9...90...0}` (`I.F` the written digits, `R` the repeating ones: `0.1\overline{6}`
+    /// is `\frac{016 - 01}{90}` = 1/6). The decimal literal already written is replaced. False (nothing
+    /// consumed) when the accent is not such a repetition.
+    fn repeating_decimal(&mut self, accent: &str) -> bool {
+        let rest = self.rest();
+        let after = rest.trim_start();
+        let (digits, used) = if let Some(inner) = after.strip_prefix('{') {
+            let Some(close) = inner.find('}') else { return false };
+            (inner[..close].trim(), rest.len() - after.len() + close + 2)
+        } else {
+            let n = usize::from(after.starts_with(|c: char| c.is_ascii_digit()));
+            (&after[..n], rest.len() - after.len() + n)
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || (accent == "dot" && digits.len() != 1) {
+            return false;
+        }
+        // The decimal literal just written: `I.F`, glued to the accent.
+        let number_start = self.out.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len();
+        let literal = &self.out[number_start..];
+        let Some((int, frac)) = literal.split_once('.') else { return false };
+        if frac.contains('.')
+            || (int.is_empty() && frac.is_empty())
+            || self.out[..number_start].ends_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '^')
+        {
+            return false;
+        }
+        let int = if int.is_empty() { "0" } else { int };
+        let fraction = format!(
+            "\\frac{{{int}{frac}{digits} - {int}{frac}}}{{{}{}}}",
+            "9".repeat(digits.len()),
+            "0".repeat(frac.len())
+        );
+        self.out.truncate(number_start);
+        self.out.push_str(&fraction);
+        self.pos += used;
+        true
+    }
+
     /// `a.m.` / `p.m.` (also `am`, `pm`, any case) after a time `h:mm`: the time on a 24-hour
     /// clock (`1:58 p.m.` is `13:58`, `12:30 a.m.` is `0:30`), the suffix dropped. False (nothing
     /// done) when `word` is no such suffix or no time precedes it.
@@ -663,7 +745,14 @@ impl<'a> Normalizer<'a> {
     /// Whether the output is at the start of an answer item (empty, or after a separator).
     fn at_item_start(&self) -> bool {
         let t = self.out.trim_end();
-        t.is_empty() || t.ends_with([',', ';'])
+        t.is_empty() || t.ends_with([',', ';']) || t.ends_with("\\land")
+    }
+
+    /// "and" between items: a separator the builder can see (`\land`), because "and" between
+    /// inequalities in one variable is an intersection (`x > -2 \text{ and } x < 5` is
+    /// `(-2, 5)`); between values it is a list separator like `,`.
+    fn and_sep(&mut self) {
+        self.out.push_str(" \\land ");
     }
 
     /// `\degree`, and a following minutes (and seconds) part: `30^\circ 15'` is
@@ -857,7 +946,13 @@ impl<'a> Normalizer<'a> {
             "ast" | "cdotp" => self.out.push('*'),
             "fbox" | "boxed" => self.emit_cmd("boxed"),
             "colon" => self.out.push(':'),
+            "overline" | "bar" | "dot" => {
+                if !self.repeating_decimal(name) {
+                    self.emit_cmd(name);
+                }
+            }
             "lor" => self.out.push_str(" , "),
+            "land" | "wedge" => self.and_sep(),
             "not" => {
                 let r = self.rest();
                 let after = r.trim_start();
@@ -969,7 +1064,11 @@ impl<'a> Normalizer<'a> {
             self.out.extend(trimmed.chars().filter(|c| c.is_ascii_alphanumeric()));
             return;
         }
-        if matches!(lower.as_str(), "and" | "or" | "," | "and/or" | ";") {
+        if lower == "and" {
+            self.and_sep();
+            return;
+        }
+        if matches!(lower.as_str(), "or" | "," | "and/or" | ";") {
             self.out.push_str(" , ");
             return;
         }
@@ -1081,10 +1180,50 @@ fn second_mark(s: &str) -> Option<usize> {
     ["^{\\prime\\prime}", "''", "\"", "″"].iter().find(|m| t.starts_with(**m)).map(|m| skip + m.len())
 }
 
+/// A set-builder set at the start of a longer answer (`\{x \mid x < \frac32\} \setminus
+/// \{-6\}`): its condition (as [`set_builder`] reads it) and what follows the set.
+fn set_builder_prefix(input: &str) -> Option<(std::borrow::Cow<'_, str>, &str)> {
+    let t = input.trim();
+    let (open, close) = if t.starts_with("\\left\\{") { ("\\left\\{", "\\right\\}") } else { ("\\{", "\\}") };
+    if !t.starts_with(open) {
+        return None;
+    }
+    // The matching close: `\{ ... \}` pairs nest.
+    let b = t.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'\\' && b[i + 1] == b'{' {
+            depth += 1;
+            i += 2;
+            continue;
+        }
+        if b[i] == b'\\' && b[i + 1] == b'}' {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                // `\left\{` closes with `\right\}`.
+                if close.len() > 2 && !t[..i].ends_with("\\right") {
+                    return None;
+                }
+                let (set, rest) = t.split_at(i + 2);
+                if rest.trim().is_empty() {
+                    return None;
+                }
+                return Some((set_builder(set)?, rest));
+            }
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
 /// A set-builder answer `\{t \mid -2 < t < 2\}` (also `|`, `:`, `\colon`, `\left\{ ... \right\}`):
-/// the condition, when the bound variable is one letter and the condition is a single relation
-/// (no `,`, `;`, "and", "or", text: a list of conditions is an intersection, not a union).
-pub(crate) fn set_builder(input: &str) -> Option<&str> {
+/// the condition, when the bound variable is one letter and the condition is made of relations
+/// joined by "or" (a union), "and", `\land`, `\wedge` or commas (an intersection: the commas are
+/// written as `\land`, so `\{x \mid x > 1, x < 3\}` is `(1, 3)`), with no text, set or `\in`.
+pub(crate) fn set_builder(input: &str) -> Option<std::borrow::Cow<'_, str>> {
     let t = input.trim();
     let inner = t
         .strip_prefix("\\left\\{")
@@ -1105,18 +1244,44 @@ pub(crate) fn set_builder(input: &str) -> Option<&str> {
     }
     let cond = ["\\mid", "\\colon", "|", ":"].iter().find_map(|m| after_var.strip_prefix(m))?.trim();
     let lower = cond.to_ascii_lowercase();
-    // "or" joins relations into a union, which the checker reads; "and" and commas would make
-    // an intersection, which it does not.
-    let or_free = lower.replace("\\text{ or }", " ").replace("\\text{or}", " ").replace(" or ", " ");
-    let one_relation = !cond.contains([',', ';', '|'])
+    let words_free =
+        ["\\text{ or }", "\\text{or}", "\\text{ and }", "\\text{and}"].iter().fold(lower, |acc, w| acc.replace(w, " "));
+    let readable = !cond.contains('|')
         && !cond.contains("\\{")
         && !cond.contains("\\}")
-        && !or_free.contains("and")
-        && !or_free.contains("\\text")
-        && !or_free.contains("\\land")
-        && !or_free.contains("\\wedge")
-        && !or_free.contains("\\in");
-    (one_relation && cond.contains(var)).then_some(cond)
+        && !words_free.contains("\\text")
+        && !words_free.contains("\\in");
+    if !(readable && cond.contains(var)) {
+        return None;
+    }
+    // Commas and semicolons between conditions (outside brackets and braces) are "and".
+    let mut depth = 0i32;
+    let top_level_comma = cond.bytes().any(|c| {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+        depth == 0 && (c == b',' || c == b';')
+    });
+    if !top_level_comma {
+        return Some(std::borrow::Cow::Borrowed(cond));
+    }
+    let mut out = String::with_capacity(cond.len() + 16);
+    let mut depth = 0i32;
+    for c in cond.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 && (c == ',' || c == ';') {
+            out.push_str(" \\land ");
+        } else {
+            out.push(c);
+        }
+    }
+    Some(std::borrow::Cow::Owned(out))
 }
 
 /// Greek letters (and `\pi`) that a hand-written answer may glue to the next variable.

@@ -161,8 +161,47 @@ impl Builder<'_> {
         }
     }
 
+    /// The items of a list. Inequalities joined by "and" (`x > -2 \text{ and } x < 5`,
+    /// `x \ne 2 \land x \ne 3`) are one item, their intersection; "and" between anything else
+    /// (values, equations: `2 \text{ and } 3`, `x = 2 \text{ and } x = 3`) separates items like
+    /// a comma.
     fn item_list(&self, pair: Pair<Rule>) -> R<Vec<Expr>> {
-        pair.into_inner().map(|p| self.item(p)).collect()
+        let mut items: Vec<Expr> = Vec::new();
+        // The indices of the items joined to the one before them by "and" (usually none: no
+        // allocation).
+        let mut joined: Vec<usize> = Vec::new();
+        let mut and_pending = false;
+        for p in pair.into_inner() {
+            if p.as_rule() == Rule::and_sep {
+                and_pending = true;
+                continue;
+            }
+            if and_pending && !items.is_empty() {
+                joined.push(items.len());
+            }
+            items.push(self.item(p)?);
+            and_pending = false;
+        }
+        if joined.is_empty() {
+            return Ok(items);
+        }
+        let mut out: Vec<Expr> = Vec::with_capacity(items.len());
+        let mut run: Vec<Expr> = Vec::new();
+        let flush = |run: &mut Vec<Expr>, out: &mut Vec<Expr>| {
+            if run.len() >= 2 && run.iter().all(is_inequality) {
+                out.push(Expr::Intersection(std::mem::take(run)));
+            } else {
+                out.append(run);
+            }
+        };
+        for (k, item) in items.into_iter().enumerate() {
+            if joined.binary_search(&k).is_err() {
+                flush(&mut run, &mut out);
+            }
+            run.push(item);
+        }
+        flush(&mut run, &mut out);
+        Ok(out)
     }
 
     /// `expr (relop expr)*`.
@@ -252,6 +291,10 @@ impl Builder<'_> {
         }
         let expr = match op.as_rule() {
             Rule::add => add(lhs, rhs.expr),
+            // `\{x \mid x < 2\} - \{1\}`, `(0, 5) - \{3\}`: a set minus points.
+            Rule::sub if matches!(rhs.expr, Expr::Set(_) | Expr::EmptySet) && is_set_of_reals(&lhs) => {
+                return self.set_difference(lhs, rhs, &op)
+            }
             Rule::sub => add(lhs, Expr::Neg(Box::new(rhs.expr))),
             Rule::pm | Rule::mp => Expr::PlusMinus(Some(Box::new(lhs.expr)), Box::new(rhs.expr)),
             Rule::div => Expr::Div(Box::new(lhs.expr), Box::new(rhs.expr)),
@@ -267,7 +310,7 @@ impl Builder<'_> {
             }
             Rule::cup => flatten(lhs, rhs.expr, |e| matches!(e, Expr::Union(_)), Expr::Union),
             Rule::cap => flatten(lhs, rhs.expr, |e| matches!(e, Expr::Intersection(_)), Expr::Intersection),
-            Rule::setminus => return self.err(&op, "set difference `\\setminus` is not supported"),
+            Rule::setminus => return self.set_difference(lhs, rhs, &op),
             Rule::mul => {
                 if let Some(n) = scientific(&lhs, &rhs.expr, self.limits)? {
                     return Ok(Built::plain(Expr::Num(n)));
@@ -277,6 +320,42 @@ impl Builder<'_> {
             _ => return self.implicit(lhs, rhs),
         };
         Ok(Built::plain(expr))
+    }
+
+    /// `A \setminus B` (also `A - B` with a set `B`) for a set of reals `A` and a finite set `B`:
+    /// `A` intersected with the complement of each point of `B` (the checker computes the
+    /// intervals: `\{x \mid x < \frac32\} \setminus \{-6\}` is `(-\infty, -6) \cup (-6, \frac32)`).
+    /// `\mathbb{R}` is all reals there. Other differences are not supported.
+    fn set_difference(&self, lhs: Built, rhs: Built, op: &Pair<Rule>) -> R<Built> {
+        let points = match rhs.expr {
+            Expr::Set(v) => v,
+            Expr::EmptySet => Vec::new(),
+            _ => return self.err(op, "set difference `\\setminus` is only supported with a finite set of points"),
+        };
+        let inf = || Expr::Const(Constant::Infinity);
+        let base = match lhs.expr {
+            Expr::Sym(ref r) if r == "R" => Expr::Interval {
+                lo: Box::new(Expr::Neg(Box::new(inf()))),
+                hi: Box::new(inf()),
+                lo_closed: false,
+                hi_closed: false,
+            },
+            _ if is_set_of_reals(&lhs) => lhs.expr,
+            _ => return self.err(op, "set difference `\\setminus` needs a set of reals on its left"),
+        };
+        let mut parts = vec![base];
+        for p in points {
+            parts.push(Expr::Union(vec![
+                Expr::Interval {
+                    lo: Box::new(Expr::Neg(Box::new(inf()))),
+                    hi: Box::new(p.clone()),
+                    lo_closed: false,
+                    hi_closed: false,
+                },
+                Expr::Interval { lo: Box::new(p), hi: Box::new(inf()), lo_closed: false, hi_closed: false },
+            ]));
+        }
+        Ok(Built::plain(Expr::Intersection(parts)))
     }
 
     /// Juxtaposition: `2x`, `(a)(b)`, `f(x)`.
@@ -470,7 +549,8 @@ impl Builder<'_> {
             ints.push(parse_int(p.as_str(), self.limits).map_err(|e| at(e, start))?);
         }
         let [whole, num, den]: [BigInt; 3] = ints.try_into().map_err(|_| syntax("malformed mixed number", start))?;
-        let proper = !num.is_zero() && den.is_positive() && num < den;
+        // A zero numerator is a mixed number too (`4 0/9` is 4).
+        let proper = !num.is_negative() && den.is_positive() && num < den;
         let int = |n: BigInt| Expr::Num(Number::int(n));
         let frac = Expr::Div(Box::new(int(num)), Box::new(int(den)));
         if proper {
@@ -603,6 +683,25 @@ impl Builder<'_> {
         }
         Ok(Expr::Sym(name))
     }
+}
+
+/// A set of reals on the left of a set difference: an interval, a union or intersection, a
+/// finite set, a parenthesised relation (a set-builder condition, `(x < 2)`), an open interval
+/// written `(a, b)`.
+fn is_set_of_reals(b: &Built) -> bool {
+    match &b.expr {
+        Expr::Interval { .. } | Expr::Union(_) | Expr::Intersection(_) | Expr::Set(_) | Expr::EmptySet => true,
+        Expr::Relation { .. } => matches!(b.kind, Kind::Paren(_)),
+        Expr::Tuple(v) => v.len() == 2 && matches!(b.kind, Kind::Paren(_)),
+        _ => false,
+    }
+}
+
+/// A relation made only of `<`, `\le`, `>`, `\ge` and `\ne`: a condition on a variable, which
+/// "and" intersects with the next.
+fn is_inequality(e: &Expr) -> bool {
+    matches!(e, Expr::Relation { ops, .. }
+        if ops.iter().all(|o| matches!(o, RelOp::Lt | RelOp::Le | RelOp::Gt | RelOp::Ge | RelOp::Ne)))
 }
 
 /// The symbol an ellipsis (`\ldots`, `\cdots`, `...`, `…`) becomes: equal only to another ellipsis.

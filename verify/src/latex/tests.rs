@@ -312,7 +312,14 @@ fn brackets_sets_intervals_matrices() {
         ("(-\\infty, 0) \\cup\\{1\\}.", "(tuple(-(inf), 0) ∪ {1})"),
         ("[0,2] \\cap [1,3]", "([0, 2] ∩ [1, 3])"),
         ("A \\cup B \\cup C", "(A ∪ B ∪ C)"),
-        ("[0,2] \\setminus \\{1\\}", "ERR"),
+        // A set minus points: the set intersected with the complement of each point.
+        ("[0,2] \\setminus \\{1\\}", "([0, 2] ∩ ((-(inf), 1) ∪ (1, inf)))"),
+        ("\\mathbb{R} \\setminus \\{0\\}", "((-(inf), inf) ∩ ((-(inf), 0) ∪ (0, inf)))"),
+        ("\\{x \\mid x < \\frac32\\} - \\{-6\\}", "(x < (3 / 2) ∩ ((-(inf), -(6)) ∪ (-(6), inf)))"),
+        ("(0, 5) - \\{3\\}", "(tuple(0, 5) ∩ ((-(inf), 3) ∪ (3, inf)))"),
+        ("[0,2] \\setminus [1, 2]", "ERR"),
+        ("x \\setminus \\{1\\}", "ERR"),
+        ("5 - \\{1\\}", "(5 + -({1}))"),
         ("\\langle 1, 2 \\rangle", "tuple(1, 2)"),
         ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix[1, 2; 3, 4]"),
         ("\\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}", "matrix[1, 0; 0, 1]"),
@@ -393,7 +400,9 @@ fn text_and_wrappers() {
         ("\\boxed{5}", "5"),
         ("\\textstyle 5", "5"),
         ("\\[ 5 \\]", "5"),
-        ("f(x)=a x+b, where b is an integer", "ERR"),
+        // A domain statement is dropped; other prose after a formula is not a product of letters.
+        ("f(x)=a x+b, where b is an integer", "f(x) = ((a * x) + b)"),
+        ("f(x)=a x+b, where b is the intercept", "ERR"),
         ("x \\quad \\text{and} \\quad y", "list[x, y]"),
         ("x_{1}=2,\\quadx_{2}=3", "list[x_1 = 2, x_2 = 3]"),
     ]);
@@ -754,6 +763,39 @@ fn fast_paths_agree_with_the_full_parser() {
 
 /// Random token soup (deterministic): the parser never panics and never overflows a small stack.
 #[test]
+fn answer_shapes_of_the_equivalence_policies() {
+    check_table(&[
+        // "and" between inequalities is an intersection; between values, a separator.
+        ("x > -2 \\text{ and } x < 5", "(x > -(2) ∩ x < 5)"),
+        ("x > -2 \\land x < 5", "(x > -(2) ∩ x < 5)"),
+        ("x \\ne 2 \\wedge x \\ne 3", "(x ≠ 2 ∩ x ≠ 3)"),
+        ("x < 0 \\text{ or } x > 1 \\text{ and } x < 2", "list[x < 0, (x > 1 ∩ x < 2)]"),
+        ("x = 2 \\text{ and } x = 3", "list[x = 2, x = 3]"),
+        ("Maximum = 2 and Minimum = 1", "list[text(\"maximum\") = 2, text(\"minimum\") = 1]"),
+        ("\\{x \\mid x > 1, x < 3\\}", "(x > 1 ∩ x < 3)"),
+        ("\\{x \\mid x > 1 \\text{ and } x < 3\\}", "(x > 1 ∩ x < 3)"),
+        // Trailing domain statements.
+        ("f(x) = 1 \\text{ for all } x \\in \\mathbb{Q}", "f(x) = 1"),
+        ("x = k\\pi, k \\in \\mathbb{Z}", "x = (k * pi)"),
+        ("(-32 + 3t, 64 - 5t) \\text{ for some integer } t", "tuple((-(32) + (3 * t)), (64 + -((5 * t))))"),
+        // Circled numbers.
+        ("②③", "list[2, 3]"),
+        ("②、③", "list[2, 3]"),
+        ("①", "1"),
+        // Repeating decimals are exact fractions.
+        ("0.\\overline{3}", "((3 + -(0)) / 9)"),
+        ("0.1\\overline{6}", "((16 + -(1)) / 90)"),
+        ("0.\\overline{142857}", "((142857 + -(0)) / 999999)"),
+        ("0.1\\dot{6}", "((16 + -(1)) / 90)"),
+        ("\\overline{AB}", "overline(AB)"),
+        ("0.\\dot{12}", "(0~0dp * dot(12))"),
+        // Mixed numbers: a zero numerator too.
+        ("4 0/9", "(4 + (0 / 9))"),
+        ("4\\frac{0}{9}", "(4 + (0 / 9))"),
+    ]);
+}
+
+#[test]
 fn random_token_soup_never_panics() {
     const TOKENS: &[&str] = &[
         "1",
@@ -830,6 +872,17 @@ fn random_token_soup_never_panics() {
         "日",
         "\\",
         "\\dot{",
+        "\\overline{",
+        "②",
+        "、",
+        "\\land",
+        "\\setminus",
+        " \\text{ for all } ",
+        " \\text{where } ",
+        "k \\in \\mathbb{Z}",
+        "\\mid",
+        "\\forall",
+        "∈",
     ];
     let handle = std::thread::Builder::new()
         .stack_size(1024 * 1024)

@@ -1036,6 +1036,7 @@ pub fn check_case(case: &Case, opts: &CheckOptions) -> Result<(), Failure> {
 /// The `invariants` property of a `Score`.
 fn invariants(s: &Score, cfg: &Config) -> Result<(), Failure> {
     let want_reward = match (s.correct, cfg.reward) {
+        _ if s.status == Status::InvalidGold => 0.0,
         (true, _) => 1.0,
         (false, RewardKind::Binary) => 0.0,
         (false, RewardKind::Signed) => -1.0,
@@ -1043,7 +1044,9 @@ fn invariants(s: &Score, cfg: &Config) -> Result<(), Failure> {
     let ok = s.correct == (s.status == Status::Correct)
         && s.reward == want_reward
         && s.limit.is_some() == (s.status == Status::Limit)
-        && s.extracted.is_none() == (s.status == Status::NoAnswer);
+        && s.extracted.is_none() == matches!(s.status, Status::NoAnswer | Status::InvalidGold)
+        && (s.status == Status::Ambiguous) == (s.candidates.len() > 1)
+        && (s.status != Status::InvalidGold || !s.correct);
     if ok {
         Ok(())
     } else {

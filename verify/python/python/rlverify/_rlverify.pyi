@@ -9,6 +9,7 @@ OPTIONS: list[str]
 Reward = Literal["binary", "signed"]
 LastNumber = Literal["auto", "always", "never"]
 Truncated = Literal["no-answer", "lenient"]
+Extraction = Literal["strict", "lenient"]
 
 @final
 class Score:
@@ -22,7 +23,8 @@ class Score:
     #: 1/0 (binary) or 1/-1 (signed), plus the format weight when ``format_reward`` is on and the
     #: response is well formed.
     reward: float
-    #: ``"correct"``, ``"wrong"``, ``"no_answer"``, ``"unparsable"`` or ``"limit"``.
+    #: ``"correct"``, ``"wrong"``, ``"no_answer"``, ``"ambiguous"`` (several candidates: a hedge),
+    #: ``"unparsable"``, ``"limit"`` or ``"invalid_gold"`` (the gold cannot be read; never rewarded).
     status: str
     #: The answer extracted from the response, or None.
     extracted: Optional[str]
@@ -32,6 +34,8 @@ class Score:
     limit: Optional[str]
     #: With ``format_reward``: whether the response is ``<think>..</think><answer>..</answer>``.
     format_ok: Optional[bool]
+    #: The candidates of the final statement when it offers several (``"ambiguous"``), else empty.
+    candidates: list[str]
     def __init__(
         self,
         correct: bool,
@@ -41,6 +45,7 @@ class Score:
         rule: str = "none",
         limit: Optional[str] = None,
         format_ok: Optional[bool] = None,
+        candidates: Sequence[str] = (),
     ) -> None: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
@@ -50,6 +55,7 @@ def score(
     response: str,
     *,
     reward: Optional[Reward] = "binary",
+    extract: Optional[Extraction] = "strict",
     last_number: Optional[LastNumber] = "auto",
     truncated: Optional[Truncated] = "no-answer",
     format_reward: Union[bool, float, None] = None,
@@ -64,14 +70,18 @@ def verify(
     response: str,
     *,
     reward: Optional[Reward] = "binary",
+    extract: Optional[Extraction] = "strict",
     last_number: Optional[LastNumber] = "auto",
     truncated: Optional[Truncated] = "no-answer",
     format_reward: Union[bool, float, None] = None,
 ) -> bool:
     """True when the response's final answer equals the gold answer."""
 
-def extract(response: str, last_number: bool = False) -> Optional[str]:
-    """The final answer the verifier reads in a response, or None."""
+def extract(response: str, last_number: bool = False, extract: Optional[Extraction] = "strict") -> Optional[str]:
+    """The final answer the verifier reads in a response, or None (end-of-turn tokens cut first)."""
+
+def value(answer: str) -> Optional[tuple[float, float, Optional[str]]]:
+    """The number an answer stands for: (real, imaginary, exact integer digits or None), or None."""
 
 def score_batch(
     golds: Sequence[str],
@@ -79,6 +89,7 @@ def score_batch(
     threads: Optional[int] = None,
     *,
     reward: Optional[Reward] = "binary",
+    extract: Optional[Extraction] = "strict",
     last_number: Optional[LastNumber] = "auto",
     truncated: Optional[Truncated] = "no-answer",
     format_reward: Union[bool, float, None] = None,

@@ -150,7 +150,7 @@ fn measure(pool: &rayon::ThreadPool, items: &[(String, String)], cfg: &Config, r
 
 /// Counts of each status, as one line (so a speed change that comes with a verdict change shows).
 fn status_counts(items: &[(String, String)], cfg: &Config) -> String {
-    let statuses = [Status::Correct, Status::Wrong, Status::NoAnswer, Status::Unparsable, Status::Limit];
+    let statuses = Status::ALL;
     let mut counts = [0usize; 5];
     for (gold, response) in items {
         let s = score(response, gold, cfg).status;

@@ -3,12 +3,13 @@
 use super::text_arg;
 use crate::args::ExtractArgs;
 use rlverify::cli::Exit;
-use rlverify::{extract, ExtractOptions, Truncated};
+use rlverify::{extract, ExtractOptions, Extraction, Truncated};
 use std::io::{self, Write};
 
 pub fn run(args: ExtractArgs) -> anyhow::Result<Exit> {
     let text = text_arg(&args.text)?;
     let opts = ExtractOptions {
+        lenient: args.extract == Extraction::Lenient,
         last_number_fallback: args.last_number,
         truncated_fallback: args.truncated == Truncated::Lenient,
         ..ExtractOptions::default()
@@ -22,7 +23,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<Exit> {
     if args.verbose {
         writeln!(out, "source: {}", answer.source.as_str())?;
         for (k, part) in answer.parts.iter().enumerate() {
-            writeln!(out, "part {}: {part}", k + 1)?;
+            writeln!(out, "candidate {}: {part}", k + 1)?;
         }
     }
     Ok(Exit::Success)

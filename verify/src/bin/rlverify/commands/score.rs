@@ -29,7 +29,7 @@ pub(super) struct Ctx {
 }
 
 /// The statuses in summary order.
-const STATUSES: [Status; 5] = [Status::Correct, Status::Wrong, Status::NoAnswer, Status::Unparsable, Status::Limit];
+const STATUSES: [Status; 7] = Status::ALL;
 
 /// A response's score and, with `--format-reward`, whether it is well formed.
 type Graded = (Score, Option<bool>);
@@ -186,6 +186,9 @@ fn one_json(id: Option<&(String, Value)>, (score, format_ok): &Graded, weight: O
     obj.field("reward", &reward(score, *format_ok, weight));
     obj.field("status", score.status.as_str());
     obj.field("extracted", &score.extracted);
+    if !score.candidates.is_empty() {
+        obj.field("candidates", &score.candidates);
+    }
     if let Some(limit) = score.limit {
         obj.field("limit", limit.as_str());
     }
@@ -205,6 +208,9 @@ fn many_json(id: Option<&(String, Value)>, scores: &[Graded], weight: Option<f64
     obj.field("reward", &list(&|(s, f)| Value::from(reward(s, *f, weight))));
     obj.field("status", &list(&|(s, _)| Value::from(s.status.as_str())));
     obj.field("extracted", &list(&|(s, _)| s.extracted.clone().map_or(Value::Null, Value::from)));
+    if scores.iter().any(|(s, _)| !s.candidates.is_empty()) {
+        obj.field("candidates", &list(&|(s, _)| Value::from(s.candidates.clone())));
+    }
     if scores.iter().any(|(s, _)| s.limit.is_some()) {
         obj.field("limit", &list(&|(s, _)| s.limit.map_or(Value::Null, |k| Value::from(k.as_str()))));
     }
@@ -252,7 +258,7 @@ struct Summary {
     malformed: u64,
     missing_field: u64,
     items: u64,
-    by_status: [u64; 5],
+    by_status: [u64; 7],
     format_ok: u64,
 }
 

@@ -1,0 +1,650 @@
+//! The final statement: every value a response commits to at its end, not only the first.
+//!
+//! A committed answer holds exactly one candidate. A hedge offers a second one beside it, and
+//! the candidates are collected here so the scorer can see them all (several distinct candidates
+//! are `ambiguous`, unless the gold is a list or set they form as a whole):
+//!
+//! - **Inside the answer** ([`split_hedged`]): `5 \text{ or } 6`, `5\text{, possibly } 6`,
+//!   `\text{(B) or (D)}`, `\text{either } 5 \text{ or } 6` are two candidates each. Text inside an
+//!   answer is part of it: it is never dropped.
+//! - **After the answer, in its statement** ([`alternatives_after`]): the rest of the answer's
+//!   paragraph is read for values offered beside it, `, or perhaps $6$`, `(or $6$ when n is odd)`,
+//!   `; otherwise $9$`, `\; \text{(or } 6\text{)}`, `. It could also be 6.`, and for values that
+//!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
+//!   $5 < 6$ confirms it` adds nothing).
+//!
+//! A hedge is a cue word (`or`, `otherwise`, `alternatively`, `possibly`, `perhaps`, `maybe`,
+//! `might`, `could`, `would`, `instead`, `either`, `else`, `probably`) followed, with only filler
+//! words between (`be`, `also`, `the answer is`, ...), by a value: a math block, a box, a number
+//! or a choice label. A cue followed by anything else (`could be verified`, `or not`) offers no
+//! value. An `or` inside a justification (`because 6 is odd or even`) offers none either: after
+//! `because`, `since`, `so`, `which`, ... an `or` joins reasons, not answers.
+//!
+//! Cost: one pass over at most [`MAX_STATEMENT_BYTES`] after the answer.
+
+use super::delimited::{block_at, block_shape};
+use super::scan::{floor_boundary, is_word_byte, matching_brace};
+
+/// How much text after an answer is read for alternatives (bytes).
+const MAX_STATEMENT_BYTES: usize = 1200;
+/// Most alternatives collected (a longer run is no statement).
+const MAX_ALTERNATIVES: usize = 16;
+
+/// Words that offer another value when one follows them.
+const HEDGE_CUES: &[&str] = &[
+    "or",
+    "otherwise",
+    "alternatively",
+    "possibly",
+    "perhaps",
+    "maybe",
+    "might",
+    "could",
+    "would",
+    "instead",
+    "either",
+    "else",
+    "probably",
+    "accept",
+    "alternative",
+    "though",
+    "although",
+];
+
+/// Words that, right after a value, offer it as another possibility (`$2\sqrt{2}$ is also
+/// possible`, `6 would also work`).
+const OFFERING_WORDS: &[&str] = &["possible", "possibly", "valid", "acceptable", "plausible", "works", "work"];
+
+/// Words that may stand between a cue and its value.
+const FILLERS: &[&str] = &[
+    "be",
+    "also",
+    "it",
+    "its",
+    "it's",
+    "is",
+    "the",
+    "answer",
+    "value",
+    "result",
+    "even",
+    "just",
+    "equal",
+    "to",
+    "rather",
+    "actually",
+    "well",
+    "get",
+    "we",
+    "that",
+    "this",
+    "one",
+    "final",
+    "correct",
+    "true",
+    "then",
+    "more",
+    "likely",
+    "simply",
+    "an",
+    "a",
+    "of",
+    "possibly",
+    "perhaps",
+    "maybe",
+    "else",
+    "alternatively",
+    "otherwise",
+    "instead",
+    "either",
+    "probably",
+    "might",
+    "could",
+    "would",
+    "equivalently",
+    "option",
+    "choice",
+    "letter",
+    "have",
+    "been",
+];
+
+/// Words after which an `or` joins reasons, not answers.
+const JUSTIFICATION: &[&str] = &[
+    "because",
+    "since",
+    "so",
+    "thus",
+    "hence",
+    "therefore",
+    "which",
+    "where",
+    "given",
+    "while",
+    "whether",
+    "if",
+    "when",
+    "unless",
+    "note",
+    "check",
+    "verify",
+    "checking",
+    "whichever",
+];
+
+/// Words of the connector run that continues a list right after an answer (`$2$ and $3$`).
+const LIST_CONNECTORS: &[&str] = &["and", "or"];
+
+/// Text commands whose braces are transparent to the statement (`\text{(or } 6\text{)}`).
+const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "emph", "mathrm", "textnormal"];
+
+/// One token of a statement.
+#[derive(Clone, Debug, PartialEq)]
+enum Tok<'a> {
+    /// A word, lower-cased (borrowed when it already is).
+    Word(std::borrow::Cow<'a, str>),
+    /// A value: its text (block or box content, a number, a choice letter).
+    Value(String),
+    /// `.`, `!`, `?` ending a sentence.
+    SentenceEnd,
+    /// `,` / `;`.
+    Comma,
+    /// `(`: a parenthetical starts.
+    Open,
+    /// Anything else (a parenthesis, an operator, a command): no meaning here.
+    Other,
+}
+
+/// Tokens of `s`, at most `limit` of them.
+fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() && out.len() < limit {
+        let c = b[i];
+        if c.is_ascii_whitespace() || c == b'}' || c == b'{' || c == b'~' {
+            i += 1;
+            continue;
+        }
+        if c == b'<' {
+            // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a sentence.
+            if let Some(k) = b[i..].iter().take(40).position(|&x| x == b'>') {
+                if b[i + 1..i + k].iter().all(|x| x.is_ascii_alphanumeric() || matches!(x, b'|' | b'/' | b'_')) {
+                    out.push(Tok::SentenceEnd);
+                    i += k + 1;
+                    continue;
+                }
+            }
+        }
+        if c == b'$' || (c == b'\\' && matches!(b.get(i + 1), Some(b'(' | b'['))) {
+            match block_at(s, i) {
+                Some(bl) => {
+                    out.push(Tok::Value(s[bl.start..bl.end].trim().to_string()));
+                    let close = if &b[bl.end..(bl.end + 2).min(b.len())] == b"$$" || c == b'\\' { 2 } else { 1 };
+                    i = bl.end + close;
+                }
+                None => {
+                    out.push(Tok::Other);
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if c == b'\\' {
+            let start = i + 1;
+            let mut j = start;
+            while j < b.len() && b[j].is_ascii_alphabetic() {
+                j += 1;
+            }
+            let name = &s[start..j];
+            if (name == "boxed" || name == "fbox") && b.get(j) == Some(&b'{') {
+                if let Some(close) = matching_brace(b, j) {
+                    out.push(Tok::Value(s[j + 1..close].trim().to_string()));
+                    i = close + 1;
+                    continue;
+                }
+            }
+            if TEXT_COMMANDS.contains(&name) || name.is_empty() {
+                // A text command's braces are transparent; `\;`, `\,`, `\\` are spacing.
+                i = if name.is_empty() { start + s[start..].chars().next().map_or(0, char::len_utf8) } else { j };
+                continue;
+            }
+            out.push(Tok::Other);
+            i = j.max(i + 1);
+            continue;
+        }
+        if c.is_ascii_digit() || (c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+            let start = i;
+            i += 1;
+            while i < b.len()
+                && (b[i].is_ascii_digit()
+                    || (matches!(b[i], b'.' | b',' | b'/') && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            if i < b.len() && is_word_byte(b[i]) && !b[i].is_ascii_digit() {
+                // `2nd`, `3x`: part of a word or a formula.
+                while i < b.len() && is_word_byte(b[i]) {
+                    i += 1;
+                }
+                out.push(Tok::Other);
+                continue;
+            }
+            out.push(Tok::Value(s[start..i].to_string()));
+            continue;
+        }
+        if c == b'(' && matches!(b.get(i + 1), Some(b'A'..=b'E')) && b.get(i + 2) == Some(&b')') {
+            out.push(Tok::Value((b[i + 1] as char).to_string()));
+            i += 3;
+            continue;
+        }
+        if c.is_ascii_alphabetic() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
+                i += 1;
+            }
+            let w = &s[start..i];
+            if w.len() == 1 && matches!(w.as_bytes()[0], b'A'..=b'E') && !b.get(i).is_some_and(|c| is_word_byte(*c)) {
+                // A bare choice letter (`A or E`); `A` as an article starts a sentence of words.
+                let article = w == "A" && b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                if !article {
+                    out.push(Tok::Value(w.to_string()));
+                    continue;
+                }
+            }
+            let lower = if w.bytes().any(|c| c.is_ascii_uppercase()) {
+                std::borrow::Cow::Owned(w.to_ascii_lowercase())
+            } else {
+                std::borrow::Cow::Borrowed(w)
+            };
+            out.push(Tok::Word(lower));
+            continue;
+        }
+        match c {
+            b'.' | b'!' | b'?' if b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace() || *n == b'$') => {
+                out.push(Tok::SentenceEnd)
+            }
+            b',' | b';' => out.push(Tok::Comma),
+            b'(' => out.push(Tok::Open),
+            b')' | b':' | b'.' => {}
+            _ => out.push(Tok::Other),
+        }
+        i += s[i..].chars().next().map_or(1, char::len_utf8);
+    }
+    out
+}
+
+/// The statement after an answer: the rest of the response, at most [`MAX_STATEMENT_BYTES`]. A
+/// hedge in a later paragraph (`\boxed{39}\n\nChris has 39 left.\n\n39 or 40`) still offers
+/// its value beside the answer.
+fn statement(rest: &str) -> &str {
+    &rest[..floor_boundary(rest, MAX_STATEMENT_BYTES.min(rest.len()))]
+}
+
+/// Values offered beside an answer in the rest of its statement (`rest` starts right after the
+/// answer). `answer` is the answer's own text, for the shape of a list continuation.
+/// Also says whether any of them is offered as an alternative (`or`, a hedge) rather than
+/// listed (`,`, `and`).
+pub(crate) fn alternatives_after(answer: &str, rest: &str) -> (Vec<String>, bool) {
+    let toks = tokenize(statement(rest), 4 * MAX_ALTERNATIVES + 64);
+    alternatives_in(answer, &toks)
+}
+
+/// The text after an answer that spans `start..end` of `text`, without the delimiter that closes
+/// a math block opened right before the answer (`$\boxed{92}$ (possibly $93$)`: the `$` after
+/// the box closes the one before it, it opens nothing).
+pub(crate) fn rest_after(text: &str, start: usize, end: usize) -> &str {
+    let end = end.min(text.len());
+    let rest = &text[end..];
+    let trimmed = rest.trim_start();
+    let before = text[..start.min(end)].trim_end();
+    for (open, close) in [("$$", "$$"), ("\\(", "\\)"), ("\\[", "\\]"), ("$", "$")] {
+        if before.ends_with(open) && trimmed.starts_with(close) {
+            return &trimmed[close.len()..];
+        }
+    }
+    rest
+}
+
+/// A plain value that restates an answer right after it: `= 7`, `, i.e. 7`, `, which is 7`,
+/// `(that is, 7)`. Only a number (with its sign and decimals) counts.
+pub(crate) fn restated_value(rest: &str) -> Option<String> {
+    let t = rest.trim_start().trim_start_matches(['$', ')']).trim_start();
+    let t = ["=", ", i.e.", "i.e.", ", which is", ", that is,", "(that is,", "(i.e."]
+        .iter()
+        .find_map(|p| t.strip_prefix(p))?
+        .trim_start()
+        .trim_start_matches('$')
+        .trim_start();
+    let end = t
+        .char_indices()
+        .find(|&(k, c)| {
+            !(c.is_ascii_digit()
+                || (k == 0 && c == '-')
+                || (c == '.' && t[k + 1..].starts_with(|d: char| d.is_ascii_digit())))
+        })
+        .map_or(t.len(), |(k, _)| k);
+    let v = &t[..end];
+    v.bytes().any(|c| c.is_ascii_digit()).then(|| v.to_string())
+}
+
+/// [`alternatives_after`] on the tokens of the statement.
+fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<String>, bool) {
+    let mut out: Vec<String> = Vec::new();
+    // 1. A list continued right after the answer: connectors then values of the same kind (a
+    // value, or an equation naming one: `$x = 2$ and $y = 3$`).
+    let kind = |v: &str| block_shape(v).map(|s| s.is_empty());
+    let shape = kind(answer);
+    let mut hedged = false;
+    let mut k = 0;
+    loop {
+        let mut j = k;
+        let mut joined = false;
+        let mut or = false;
+        while let Some(t) = toks.get(j) {
+            match t {
+                Tok::Comma => joined = true,
+                Tok::Word(w) if LIST_CONNECTORS.contains(&&**w) => {
+                    joined = true;
+                    or |= *w == "or";
+                }
+                _ => break,
+            }
+            j += 1;
+        }
+        match toks.get(j) {
+            Some(Tok::Value(v)) if joined && shape.is_some() && kind(v) == shape => {
+                out.push(v.clone());
+                hedged |= or;
+                k = j + 1;
+                if out.len() >= MAX_ALTERNATIVES {
+                    return (out, hedged);
+                }
+            }
+            _ => break,
+        }
+    }
+    let listed = out.len();
+    // 2. A parenthetical right after the answer that opens with a value: `$81$ ($64$ if ...)`.
+    if toks.get(k) == Some(&Tok::Open) {
+        if let Some(Tok::Value(v)) = toks.get(k + 1) {
+            out.push(v.clone());
+            k += 2;
+        }
+    }
+    // 3. Hedges in the rest of the statement.
+    let mut justifying = false;
+    while k < toks.len() && out.len() < MAX_ALTERNATIVES {
+        match &toks[k] {
+            Tok::SentenceEnd => justifying = false,
+            Tok::Value(v) if !justifying && offered(toks, k + 1) => {
+                out.push(v.clone());
+            }
+            Tok::Value(v) => {
+                // A value that hedges inside its own math (`\frac{16}{27} or -4`).
+                if let Some(parts) = split_hedged(v) {
+                    out.extend(parts.into_iter().skip(1));
+                }
+            }
+            Tok::Word(w) if w == "if" && matches!(toks.get(k + 1), Some(Tok::Word(n)) if n == "not") => {
+                // `$11$ — if not, $13$`.
+                if let Some((v, next)) = value_after_cue(toks, k + 2) {
+                    out.push(v);
+                    k = next;
+                    continue;
+                }
+            }
+            Tok::Word(w) if JUSTIFICATION.contains(&&**w) => justifying = true,
+            Tok::Word(w) if HEDGE_CUES.contains(&&**w) && !(w == "or" && justifying) => {
+                if let Some((v, next)) = value_after_cue(toks, k + 1) {
+                    out.push(v);
+                    k = next;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    let hedged = hedged || out.len() > listed;
+    (out, hedged)
+}
+
+/// Whether the words right after a value (from token `from`) offer it as a possibility:
+/// `is also possible`, `would also work`, `is valid too`.
+fn offered(toks: &[Tok<'_>], from: usize) -> bool {
+    for t in toks.iter().skip(from).take(4) {
+        match t {
+            Tok::Word(w) if OFFERING_WORDS.contains(&&**w) => return true,
+            Tok::Word(w) if FILLERS.contains(&&**w) || matches!(&**w, "may" | "too") => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The value right after a cue at token `from`, with only fillers (and commas, parentheses, a
+/// condition such as `if leading zeros are excluded,`) between: the value and the index after it.
+fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
+    let mut k = from;
+    let mut steps = 0;
+    while let Some(t) = toks.get(k) {
+        match t {
+            Tok::Value(v) => return Some((v.clone(), k + 1)),
+            Tok::Word(w) if FILLERS.contains(&&**w) => {}
+            Tok::Word(w) if matches!(&**w, "if" | "when" | "unless" | "for") => {
+                // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
+                let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
+                k += comma;
+            }
+            Tok::Comma | Tok::Other | Tok::Open if k == from || toks.get(k - 1) == Some(&Tok::Comma) => {}
+            _ => return None,
+        }
+        k += 1;
+        steps += 1;
+        if steps > 8 {
+            return None;
+        }
+    }
+    None
+}
+
+/// The candidates of one answer whose text offers several with hedge words (see the module doc):
+/// `None` when the text has no hedge word, so it is one candidate. The parts are cleaned of the
+/// text-command wrappers and punctuation around them.
+pub(crate) fn split_hedged(answer: &str) -> Option<Vec<String>> {
+    if !has_hedge_word(answer) {
+        return None;
+    }
+    let flat = unwrap_text_commands(answer);
+    let b = flat.as_bytes();
+    let mut parts: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            c if depth == 0 && c.is_ascii_alphabetic() && (i == 0 || !is_word_byte(b[i - 1]) && b[i - 1] != b'\\') => {
+                let mut j = i;
+                while j < b.len() && b[j].is_ascii_alphabetic() {
+                    j += 1;
+                }
+                let w = flat[i..j].to_ascii_lowercase();
+                if HEDGE_CUES.contains(&w.as_str()) {
+                    // A cue with no value after it (`5 \text{ or more}`) leaves its words as a
+                    // candidate of their own: the answer is not the value alone.
+                    parts.push(flat[start..i].to_string());
+                    start = j;
+                }
+                i = j;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(flat[start..].to_string());
+    let parts: Vec<String> = parts.iter().map(|p| clean_part(p)).filter(|p| !p.is_empty()).collect();
+    // A hedge word inside braces (`\{b \mid b \le -1 \text{ or } b = 3\}`) splits nothing.
+    (parts.len() >= 2 || (parts.len() == 1 && parts[0] != flat.trim())).then_some(parts)
+}
+
+/// `\text{ or }` -> ` or `: the text commands of an answer unwrapped, so hedge words and the values
+/// around them stand at the same level.
+fn unwrap_text_commands(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    let mut closers: Vec<usize> = Vec::new();
+    while i < b.len() {
+        if b[i] == b'\\' {
+            let start = i + 1;
+            let mut j = start;
+            while j < b.len() && b[j].is_ascii_alphabetic() {
+                j += 1;
+            }
+            if TEXT_COMMANDS.contains(&&s[start..j]) && b.get(j) == Some(&b'{') {
+                if let Some(close) = matching_brace(b, j) {
+                    closers.push(close);
+                    out.push(' ');
+                    i = j + 1;
+                    continue;
+                }
+            }
+        }
+        if closers.last() == Some(&i) {
+            closers.pop();
+            out.push(' ');
+            i += 1;
+            continue;
+        }
+        let ch = s[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// A part of a hedged answer without the punctuation, spacing and parentheses a split leaves.
+fn clean_part(p: &str) -> String {
+    let mut t = p.trim();
+    for _ in 0..8 {
+        let before = t.len();
+        t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '~'));
+        for sp in [r"\;", r"\,", r"\quad", r"\qquad", r"\ "] {
+            t = t.strip_prefix(sp).unwrap_or(t).trim();
+            t = t.strip_suffix(sp).unwrap_or(t).trim();
+        }
+        // A parenthesis the split opened or closed: `5 (` / `6 )`.
+        let opens = t.matches('(').count();
+        let closes = t.matches(')').count();
+        if opens > closes {
+            if let Some(r) = t.strip_suffix('(') {
+                t = r;
+            } else if let Some(r) = t.strip_prefix('(') {
+                t = r;
+            }
+        } else if closes > opens {
+            if let Some(r) = t.strip_suffix(')') {
+                t = r;
+            } else if let Some(r) = t.strip_prefix(')') {
+                t = r;
+            }
+        }
+        if t.len() == before {
+            break;
+        }
+    }
+    t.to_string()
+}
+
+/// Whether a hedge cue stands in `s` as a whole word (ASCII case-insensitive, not a command
+/// name): one pass, no allocation.
+fn has_hedge_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let boundary = start == 0 || !(is_word_byte(b[start - 1]) || b[start - 1] == b'\\');
+        if boundary && !b.get(i).is_some_and(|c| is_word_byte(*c)) {
+            let w = &s[start..i];
+            if HEDGE_CUES.iter().any(|c| c.eq_ignore_ascii_case(w)) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alts(answer: &str, rest: &str) -> Vec<String> {
+        alternatives_after(answer, rest).0
+    }
+
+    #[test]
+    fn hedges_after_an_answer() {
+        assert_eq!(alts("5", ", or perhaps $6$."), vec!["6"]);
+        assert_eq!(alts("5", " (or $6$ when n is odd)."), vec!["6"]);
+        assert_eq!(alts("5", "; otherwise $9$"), vec!["9"]);
+        assert_eq!(alts("5", r" \; \text{(or } 6\text{)}"), vec!["6"]);
+        assert_eq!(alts("5", ". It could also be 6."), vec!["6"]);
+        assert_eq!(alts("5", " or \\boxed{6}"), vec!["6"]);
+        assert_eq!(alts("A", " or (E)"), vec!["E"]);
+        assert_eq!(alts("5", ", but it might be $7$ instead"), vec!["7"]);
+        assert_eq!(alts("68", " degrees for Donny to drink it.<|endofblock|><|text|>68 or 69"), vec!["69"]);
+        let text = "Bill needs $\\boxed{92}$ (possibly $93$) bottles.";
+        let (start, end) = (text.find("\\boxed").unwrap(), text.find("}$").unwrap() + 1);
+        assert_eq!(alternatives_after("92", rest_after(text, start, end)).0, vec!["93"]);
+        assert_eq!(alts("81", " ($64$ if repetition is not allowed)."), vec!["64"]);
+        assert_eq!(alts("10", ", though I'd also accept 12."), vec!["12"]);
+        assert_eq!(alts("256", "; alternatively, if leading zeros are excluded, $192$."), vec!["192"]);
+        assert_eq!(alts("2\\sqrt{3}", ", though $2\\sqrt{2}$ is also possible"), vec!["2\\sqrt{2}"]);
+        assert!(alts("5", " (in centimetres).").is_empty());
+    }
+
+    #[test]
+    fn lists_continue_only_with_the_same_shape() {
+        assert_eq!(alts("2", " and $3$."), vec!["3"]);
+        assert_eq!(alts("2", ", $3$, $4$"), vec!["3", "4"]);
+        assert_eq!(alts("x = 2", " or $x = 3$"), vec!["x = 3"]);
+        assert!(alts("5", ", and $5 < 6$ confirms it.").is_empty());
+        assert_eq!(alternatives_after("x = 2", " and $y = 3$"), (vec!["y = 3".to_string()], false));
+        assert_eq!(alternatives_after("2", " or $3$"), (vec!["3".to_string()], true));
+    }
+
+    #[test]
+    fn justifications_and_non_values_are_not_hedges() {
+        assert!(alts("5", " because 6 is odd or even.").is_empty());
+        assert!(alts("5", ". This could be verified by substitution.").is_empty());
+        assert!(alts("5", ". I hope it is correct.").is_empty());
+        assert!(alts("5", " since 2 + 3 = 5 or so.").is_empty());
+        assert!(alts("5", "\n\nOr we could try 6 next time.").is_empty());
+        assert!(alts("5", ", which is either correct or not.").is_empty());
+    }
+
+    #[test]
+    fn hedged_answers_split() {
+        assert_eq!(split_hedged(r"5 \text{ or } 6"), Some(vec!["5".to_string(), "6".to_string()]));
+        assert_eq!(split_hedged(r"5\text{, possibly 6}"), Some(vec!["5".to_string(), "6".to_string()]));
+        assert_eq!(split_hedged(r"\text{(B) or (D)}"), Some(vec!["(B)".to_string(), "(D)".to_string()]));
+        assert_eq!(split_hedged(r"\text{either } 5 \text{ or } 6"), Some(vec!["5".to_string(), "6".to_string()]));
+        assert_eq!(split_hedged(r"5 \text{ or more}"), Some(vec!["5".to_string(), "more".to_string()]));
+        assert_eq!(split_hedged(r"x = 2 \text{ or } x = 3"), Some(vec!["x = 2".to_string(), "x = 3".to_string()]));
+        assert_eq!(split_hedged(r"5 \text{ (or } 6\text{)}"), Some(vec!["5".to_string(), "6".to_string()]));
+        assert_eq!(split_hedged(r"\frac{1}{2}"), None);
+        assert_eq!(split_hedged(r"\text{ordinary}"), None);
+        assert_eq!(split_hedged(r"\sin x \cdot \cos x"), None);
+    }
+}

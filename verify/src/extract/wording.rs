@@ -1,0 +1,774 @@
+//! The words around a value in an answer: which leave the value as stated, and which change it.
+//!
+//! An answer that states a number with words around it (`12 \text{ apples}`, `\text{Bo earns
+//! \$12.}`) answers that number only when every word is of a kind that cannot change it. The
+//! kinds are **allow-lists**, never a list of forbidden words: a deny-list of qualifiers misses
+//! the next one a policy tries (`\text{beyond } 7`, `\text{roughly } 7`, `7 \text{ or so}`,
+//! `7 \text{ at most}`, `\text{7 cannot happen}`).
+//!
+//! What may stand **after** the value:
+//! - units and unit-like words (`cm`, `dollars`, `square units`, `hours`; the parser's list), with
+//!   `per` between two of them (`5 \text{ meters per second}`);
+//! - ordinal suffixes (`5\text{th}`, `2nd`);
+//! - counted nouns: a plural (`apples`, `ways`, `students`) of a word that is not one of the few
+//!   English function words ending in `s` (`less`, `thus`, `is`, ...), or a word from a short list
+//!   of singular nouns (`way`, `apple`, `box`, ...), one adjective allowed before it (`red apples`)
+//!   only when it is itself plain letters;
+//! - a closing word that restates the count (`in total`, `total`, `altogether`, `in all`,
+//!   `overall`, `left`, `remaining`);
+//! - a domain statement that only says where a parameter lives (`for all x \in \mathbb{Q}`,
+//!   `for some integer t`, `where k \in \mathbb{Z}`).
+//!
+//! What may stand **before** it: nothing but a currency sign, or a plain statement whose last word
+//! states a value (`is`, `are`, `equals`, `has`, `costs`, `earns`, `of` in `a total of`, `to` after
+//! `equal`/`amounts`/`comes`...), with no negation or modal word anywhere before the value (`not`,
+//! `cannot`, `never`, `might`, `probably`, ... are closed classes of English, listed in full).
+//!
+//! Anything else (an adverb such as `roughly`, a preposition such as `beyond`, a comparison such
+//! as `less than`, a hedge such as `or so`) makes the answer [`Wording::Qualified`]: it states
+//! something other than the value, and a qualified answer is never rewarded.
+
+/// What the words of an answer do to its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wording {
+    /// No words, or only words that leave the value as stated.
+    Plain,
+    /// A word that changes or hedges the value.
+    Qualified,
+}
+
+/// Words that state a value when they come right before it (`is 5`, `costs \$5`, `total of 5`).
+const STATING_WORDS: &[&str] = &[
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "equals",
+    "equal",
+    "equaled",
+    "makes",
+    "make",
+    "made",
+    "gives",
+    "give",
+    "gave",
+    "get",
+    "gets",
+    "got",
+    "has",
+    "have",
+    "had",
+    "needs",
+    "need",
+    "needed",
+    "costs",
+    "cost",
+    "earns",
+    "earned",
+    "earn",
+    "pays",
+    "paid",
+    "pay",
+    "spends",
+    "spent",
+    "spend",
+    "takes",
+    "took",
+    "take",
+    "sold",
+    "sells",
+    "bought",
+    "buys",
+    "ate",
+    "eats",
+    "ran",
+    "runs",
+    "walked",
+    "drove",
+    "saved",
+    "saves",
+    "owes",
+    "owed",
+    "weighs",
+    "weighed",
+    "measures",
+    "contains",
+    "contain",
+    "holds",
+    "hold",
+    "scored",
+    "scores",
+    "received",
+    "receives",
+    "collected",
+    "collects",
+    "uses",
+    "used",
+    "of",
+    "totals",
+    "remains",
+    "remain",
+    "becomes",
+    "become",
+    "became",
+    "reaches",
+    "reached",
+    "yields",
+    "yield",
+    "answer",
+];
+
+/// `to` states a value only after these (`equal to 5`, `amounts to 5`, `comes to 5`).
+const TO_AFTER: &[&str] = &["equal", "equals", "amounts", "amount", "comes", "come", "came", "adds", "add", "sums"];
+
+/// `by` states a value only after a verb of change (`grows by 100%`, `increased by 5`).
+const BY_AFTER: &[&str] = &[
+    "grows",
+    "grew",
+    "grown",
+    "increases",
+    "increased",
+    "decreases",
+    "decreased",
+    "rises",
+    "rose",
+    "falls",
+    "fell",
+    "drops",
+    "dropped",
+    "changes",
+    "changed",
+    "shrinks",
+    "shrank",
+    "goes",
+    "went",
+    "up",
+    "down",
+];
+
+/// Negations and modal or hedging words (closed classes): with one of them before the value the
+/// statement does not assert it (`cannot be 7`, `might be 7`).
+const NEGATIONS_AND_MODALS: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "none",
+    "neither",
+    "nor",
+    "cannot",
+    "cant",
+    "can't",
+    "isn't",
+    "isnt",
+    "aren't",
+    "arent",
+    "wasn't",
+    "won't",
+    "wont",
+    "don't",
+    "dont",
+    "doesn't",
+    "doesnt",
+    "didn't",
+    "didnt",
+    "shouldn't",
+    "wouldn't",
+    "couldn't",
+    "might",
+    "may",
+    "could",
+    "would",
+    "should",
+    "must",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "probably",
+    "likely",
+    "unlikely",
+    "approximately",
+    "about",
+    "around",
+    "roughly",
+    "nearly",
+    "almost",
+    "either",
+    "if",
+    "unless",
+    "or",
+    "except",
+    "than",
+    "least",
+    "most",
+    "over",
+    "under",
+    "above",
+    "below",
+    "beyond",
+    "within",
+    "up",
+    "guess",
+    "think",
+    "believe",
+    "estimate",
+    "estimated",
+    "assume",
+    "suppose",
+    "unknown",
+    "unsure",
+    "uncertain",
+];
+
+/// Words ending in `s` that are not plural nouns.
+const NOT_PLURALS: &[&str] = &[
+    "is",
+    "was",
+    "has",
+    "does",
+    "as",
+    "us",
+    "its",
+    "this",
+    "thus",
+    "yes",
+    "less",
+    "unless",
+    "plus",
+    "always",
+    "perhaps",
+    "sometimes",
+    "across",
+    "whereas",
+    "besides",
+    "regardless",
+    "nevertheless",
+    "towards",
+    "afterwards",
+    "various",
+    "previous",
+    "obvious",
+    "continuous",
+    "famous",
+    "numerous",
+    "gets",
+    "makes",
+    "takes",
+    "equals",
+    "means",
+    "seems",
+    "remains",
+    "becomes",
+    "gives",
+    "goes",
+    "comes",
+    "happens",
+    "exists",
+    "holds",
+    "works",
+    "fails",
+];
+
+/// Singular counted nouns (a plural is recognised by its form).
+const SINGULAR_NOUNS: &[&str] = &[
+    "way", "apple", "box", "ball", "book", "car", "cookie", "egg", "item", "page", "pencil", "piece", "point", "slice",
+    "ticket", "time", "toy", "tree", "child", "friend", "game", "bag", "bottle", "can", "card", "coin", "marble",
+    "pie", "cake", "candy", "flower", "bird", "dog", "cat", "fish", "sheep", "deer", "shirt", "house", "room", "seat",
+    "chair", "table", "integer", "number", "solution", "root", "term", "digit", "vertex", "edge", "face", "triangle",
+    "square", "dot", "step", "move", "round", "game", "match", "ride", "trip", "lap", "mile", "dozen", "pair", "set",
+    "copy", "student", "person", "worker", "member", "player", "team", "class", "group", "batch",
+];
+
+/// Words that close a count (`12 apples in total`).
+const CLOSING_WORDS: &[&str] =
+    &["total", "altogether", "overall", "all", "left", "remaining", "in", "each", "combined"];
+
+/// Words that open a domain statement after the value (`for all x \in \mathbb{Q}`).
+const DOMAIN_OPENERS: &[&str] = &["for", "where", "with", "when"];
+
+/// Percent in words (`28 percent`, `4 4/9pct`).
+const PERCENT_WORDS: &[&str] = &["percent", "pct", "percentage", "per cent"];
+
+/// Two-letter English words that are words, not a product of two symbols, even bare (`grows by
+/// 100%`, `is 5`).
+const SHORT_WORDS: &[&str] =
+    &["by", "is", "of", "to", "on", "at", "or", "an", "as", "be", "if", "it", "no", "so", "we", "up", "my", "he"];
+
+/// Ordinal suffixes right after a number (`5th`, `2\text{nd}`).
+const ORDINAL_SUFFIXES: &[&str] = &["st", "nd", "rd", "th"];
+
+/// Function names and other words the parser reads as math (`\sin` written bare, `mod`).
+const MATH_WORDS: &[&str] = &[
+    "sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "sqrt", "gcd", "lcm", "max", "min", "det", "mod",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "lim", "pi", "inf", "infty", "deg", "dim", "ker", "arg",
+    "frac", "cdot", "times", "div", "pmod", "bmod",
+];
+
+/// One token of an answer for [`wording`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Token<'a> {
+    /// A word (text or a bare word of three or more letters), lower-cased on comparison.
+    Word(&'a str),
+    /// A number, a formula or a symbol: the value's material.
+    Math,
+    /// `\in` or `∈`: the membership of a domain statement.
+    In,
+    /// `=` or `:` after words: the words name the value (`\text{Total} = 42`, `Area: 12`).
+    Names,
+}
+
+/// Split an answer into words and math, each with its byte range. Words are letter runs inside
+/// text commands (`\text`, `\mbox`, `\textbf`, ...) and bare letter runs of three or more letters
+/// that are not math names (or two, capitalised: `Bo earns`); everything else (digits,
+/// operators, single letters, LaTeX commands) is math.
+fn tokens(answer: &str) -> Vec<(Token<'_>, std::ops::Range<usize>)> {
+    const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "hbox", "textnormal", "mathrm"];
+    let b = answer.as_bytes();
+    let mut out: Vec<(Token<'_>, std::ops::Range<usize>)> = Vec::new();
+    let push_math =
+        |out: &mut Vec<(Token<'_>, std::ops::Range<usize>)>, range: std::ops::Range<usize>| match out.last_mut() {
+            Some((Token::Math, r)) => r.end = range.end,
+            _ => out.push((Token::Math, range)),
+        };
+    // Depth of the text groups we are in: brace depth at which each `\text{` opened.
+    let mut text_depth: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\\' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b[j].is_ascii_alphabetic() {
+                    j += 1;
+                }
+                let name = &answer[start..j];
+                if name.is_empty() {
+                    // `\$`, `\%`, `\,`, `\{`: a currency sign or spacing is not a word.
+                    let next = start + answer[start..].chars().next().map_or(0, char::len_utf8);
+                    if matches!(b.get(start), Some(b'{' | b'}' | b'%')) {
+                        push_math(&mut out, i..next);
+                    }
+                    i = next;
+                    continue;
+                }
+                if TEXT_COMMANDS.contains(&name) && b.get(j) == Some(&b'{') {
+                    text_depth.push(depth);
+                    depth += 1;
+                    i = j + 1;
+                    continue;
+                }
+                if matches!(name, "begin" | "end" | "operatorname" | "mathbb" | "mathcal" | "mathfrak") {
+                    // An environment or font name is no word: `\begin{pmatrix}`, `\mathbb{Z}`.
+                    let end = match b.get(j) {
+                        Some(b'{') => super::scan::matching_brace(b, j).map_or(b.len(), |c| c + 1),
+                        _ => j,
+                    };
+                    push_math(&mut out, i..end);
+                    i = end;
+                    continue;
+                }
+                if name == "in" || name == "notin" {
+                    out.push((if name == "in" { Token::In } else { Token::Word("not") }, i..j));
+                } else if !matches!(name, "quad" | "qquad" | "left" | "right" | "displaystyle" | "dfrac" | "tfrac") {
+                    push_math(&mut out, i..j);
+                }
+                i = j;
+            }
+            b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if text_depth.last() == Some(&depth) {
+                    text_depth.pop();
+                }
+                i += 1;
+            }
+            _ if c.is_ascii_alphabetic() || c == b'\'' && i > 0 && b[i - 1].is_ascii_alphabetic() => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
+                    i += 1;
+                }
+                let w = &answer[start..i];
+                let in_text = !text_depth.is_empty();
+                let capitalised =
+                    w.len() == 2 && w.as_bytes()[0].is_ascii_uppercase() && w.as_bytes()[1].is_ascii_lowercase();
+                // A name called like a function is math: `gamma(3/2)`, `sqrt(2)`.
+                let called = b.get(i) == Some(&b'(');
+                // A single letter is a symbol even in a text command (`\mathrm{e}`, `\text{(C)}`).
+                let short_word = SHORT_WORDS.contains(&w);
+                let math = w.len() == 1
+                    || (called && !in_text)
+                    || (!in_text
+                        && !capitalised
+                        && !short_word
+                        && (w.len() < 3 || MATH_WORDS.iter().any(|m| m.eq_ignore_ascii_case(w))));
+                if math && !ORDINAL_SUFFIXES.contains(&w) {
+                    push_math(&mut out, start..i);
+                } else {
+                    out.push((Token::Word(w), start..i));
+                }
+            }
+            _ if c.is_ascii_digit() => {
+                push_math(&mut out, i..i + 1);
+                i += 1;
+            }
+            _ if c >= 0x80 => {
+                // `∈` is a membership; other non-ASCII characters (`π`, `°`, `€`) are math or signs.
+                let ch = answer[i..].chars().next().unwrap_or(' ');
+                let end = i + ch.len_utf8();
+                if ch == '∈' {
+                    out.push((Token::In, i..end));
+                } else if ch.is_alphabetic() && !matches!(ch, 'π' | 'θ' | 'α' | 'β' | 'γ') {
+                    out.push((Token::Word(""), i..end));
+                } else if !matches!(ch, '€' | '£' | '¥' | '\u{a0}') {
+                    push_math(&mut out, i..end);
+                }
+                i = end;
+            }
+            b'=' | b':' if matches!(out.last(), Some((Token::Word(_), _))) => {
+                out.push((Token::Names, i..i + 1));
+                i += 1;
+            }
+            _ => {
+                if matches!(
+                    c,
+                    b'=' | b'+'
+                        | b'-'
+                        | b'*'
+                        | b'/'
+                        | b'^'
+                        | b'<'
+                        | b'>'
+                        | b'('
+                        | b')'
+                        | b'['
+                        | b']'
+                        | b'%'
+                        | b'|'
+                        | b'!'
+                        | b'&'
+                ) {
+                    push_math(&mut out, i..i + 1);
+                }
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The words and math of an answer with the name before `=`/`:` and a trailing domain
+/// statement set apart: `(prefix ok, value tokens)`, or `None` when the name itself hedges.
+fn value_tokens(answer: &str) -> Option<Vec<(Token<'_>, std::ops::Range<usize>)>> {
+    let mut toks = tokens(answer);
+    // `\text{Difference in Revenue} = \$64,800`, `Special matrix: ...`: a name, then the value.
+    if let Some(k) = toks.iter().position(|t| t.0 == Token::Names) {
+        if toks[..k].iter().all(|t| matches!(t.0, Token::Word(_))) {
+            if toks[..k].iter().filter_map(|t| word_of(&t.0)).any(|w| is_negation_or_modal(&w)) {
+                return None;
+            }
+            toks.drain(..=k);
+        }
+    }
+    // `f(x) = 1 \text{ for all } x \in \mathbb{Q}`: a domain statement closes the value.
+    if let Some(first_math) = toks.iter().position(|t| t.0 == Token::Math) {
+        let kinds: Vec<Token<'_>> = toks.iter().map(|t| t.0).collect();
+        let opener = (first_math + 1..kinds.len()).find(|&k| {
+            word_of(&kinds[k]).is_some_and(|w| DOMAIN_OPENERS.contains(&w.as_str())) && is_domain_statement(&kinds[k..])
+        });
+        if let Some(k) = opener {
+            toks.truncate(k);
+        }
+    }
+    Some(toks)
+}
+
+/// Whether prose before a value hedges or negates it (`the answer is less than`, `it cannot
+/// be`, `roughly`): a closed-class word (negation, modal, comparison, approximation) among its
+/// words. For a sentence around a value, where the allow-lists of an answer are too strict.
+pub(crate) fn qualifies_prose(before: &str) -> bool {
+    tokens(before).iter().filter_map(|t| word_of(&t.0)).any(|w| is_negation_or_modal(&w))
+}
+
+/// Does the value in `answer` stand as stated? See the module doc. An answer without digits has
+/// no value to qualify (text answers such as `\text{Monday}` are compared as text).
+pub(crate) fn wording(answer: &str) -> Wording {
+    // No digit: no value to qualify; no letter: no word.
+    if !answer.bytes().any(|c| c.is_ascii_digit()) || !answer.bytes().any(|c| c.is_ascii_alphabetic() || c >= 0x80) {
+        return Wording::Plain;
+    }
+    match value_tokens(answer) {
+        Some(toks) if plain(&toks.iter().map(|t| t.0).collect::<Vec<_>>()) => Wording::Plain,
+        _ => Wording::Qualified,
+    }
+}
+
+/// The value of a plainly worded answer without its words (`12 apples` -> `12`, `Bo earns \$12`
+/// -> `\$12`, `the 100th day` -> `100`), when words surround it; `None` otherwise.
+pub(crate) fn bare_value(answer: &str) -> Option<&str> {
+    if wording(answer) != Wording::Plain {
+        return None;
+    }
+    if !tokens(answer).iter().any(|t| matches!(t.0, Token::Word(_))) {
+        return None;
+    }
+    let toks = value_tokens(answer)?;
+    let first = toks.iter().position(|t| t.0 == Token::Math)?;
+    let last = toks.iter().rposition(|t| t.0 == Token::Math)?;
+    if toks[first..=last].iter().any(|t| t.0 != Token::Math) {
+        return None;
+    }
+    let v = answer[toks[first].1.start..toks[last].1.end].trim();
+    (v != answer.trim()).then_some(v)
+}
+
+/// The allow-lists on a token sequence (see the module doc).
+fn plain(toks: &[Token<'_>]) -> bool {
+    let Some(first_math) = toks.iter().position(|t| *t == Token::Math) else {
+        return true;
+    };
+    let last_math = toks.iter().rposition(|t| *t == Token::Math).unwrap_or(first_math);
+    let ordinal_follows = matches!(toks.get(first_math + 1), Some(Token::Word(w)) if ORDINAL_SUFFIXES.contains(&w.to_ascii_lowercase().as_str()));
+    if !before_is_plain(&toks[..first_math], ordinal_follows) {
+        return false;
+    }
+    // Words between two pieces of math: only units (`3 \text{ m} \times 4 \text{ m}`), `per`,
+    // ordinals, or a connector of a list the parser reads (`and`).
+    for (k, t) in toks.iter().enumerate().take(last_math).skip(first_math) {
+        if let Token::Word(w) = t {
+            if toks.get(k + 1) == Some(&Token::Names) && !is_negation_or_modal(&w.to_ascii_lowercase()) {
+                // A list of named values: `Maximum: 2, Minimum: 1`.
+                continue;
+            }
+            let lw = w.to_ascii_lowercase();
+            if !(is_unit(&lw)
+                || lw == "per"
+                || lw == "and"
+                || lw == "or"
+                || ORDINAL_SUFFIXES.contains(&lw.as_str())
+                || PERCENT_WORDS.contains(&lw.as_str())
+                || is_noun(&lw))
+            {
+                return false;
+            }
+        }
+    }
+    after_is_plain(&toks[last_math + 1..])
+}
+
+/// The lower-cased word of a token.
+fn word_of(t: &Token<'_>) -> Option<String> {
+    match t {
+        Token::Word(w) => Some(w.to_ascii_lowercase()),
+        _ => None,
+    }
+}
+
+fn is_negation_or_modal(w: &str) -> bool {
+    NEGATIONS_AND_MODALS.contains(&w) || w.ends_with("n't")
+}
+
+/// Words before the value: none, or a plain statement ending in a stating word (or a determiner
+/// before an ordinal: `the 100th day`).
+fn before_is_plain(toks: &[Token<'_>], ordinal_follows: bool) -> bool {
+    if toks.contains(&Token::Names) || toks.contains(&Token::In) {
+        return false;
+    }
+    let words: Vec<String> = toks.iter().filter_map(word_of).collect();
+    let Some(last) = words.last() else { return true };
+    if words.iter().any(|w| is_negation_or_modal(w)) {
+        return false;
+    }
+    if last == "to" {
+        return words.len() >= 2 && TO_AFTER.contains(&words[words.len() - 2].as_str());
+    }
+    if last == "by" {
+        // A change by an amount (`grows by 100%`), not a property (`divisible by 60`).
+        return words.len() >= 2 && BY_AFTER.contains(&words[words.len() - 2].as_str());
+    }
+    if ordinal_follows && matches!(last.as_str(), "the" | "a" | "an" | "on" | "in") {
+        return true;
+    }
+    STATING_WORDS.contains(&last.as_str())
+}
+
+/// Words after the value: units, ordinals, a counted noun (one plain adjective may precede it),
+/// closing words, or a domain statement.
+fn after_is_plain(toks: &[Token<'_>]) -> bool {
+    let mut k = 0;
+    let word = |k: usize| match toks.get(k) {
+        Some(Token::Word(w)) => Some(w.to_ascii_lowercase()),
+        _ => None,
+    };
+    let mut nouns = 0;
+    while k < toks.len() {
+        let Some(w) = word(k) else {
+            // Math after the value's last piece cannot happen (it would be part of it); an `\in`
+            // outside a domain statement is not plain.
+            return false;
+        };
+        if DOMAIN_OPENERS.contains(&w.as_str()) || (nouns == 0 && w == "all" && k == 0) {
+            return is_domain_statement(&toks[k..]);
+        }
+        if is_unit(&w) || ORDINAL_SUFFIXES.contains(&w.as_str()) || PERCENT_WORDS.contains(&w.as_str()) || w == "per" {
+            if ORDINAL_SUFFIXES.contains(&w.as_str())
+                && word(k + 1).is_some_and(|n| n.len() >= 3 && !is_function_word(&n))
+            {
+                // An ordinal names one thing: `2nd row`, `3rd place`.
+                k += 1;
+            }
+            k += 1;
+            continue;
+        }
+        if is_noun(&w) {
+            nouns += 1;
+            k += 1;
+            continue;
+        }
+        if CLOSING_WORDS.contains(&w.as_str()) && (w != "in" || word(k + 1).as_deref() == Some("total")) {
+            k += 1;
+            continue;
+        }
+        // One plain adjective before a noun (`12 red apples`).
+        if nouns == 0 && w.len() >= 3 && !is_function_word(&w) && word(k + 1).is_some_and(|n| is_noun(&n)) {
+            k += 1;
+            continue;
+        }
+        return false;
+    }
+    true
+}
+
+/// `for all x \in \mathbb{Q}`, `for some integer t`, `where k \in \mathbb{Z}`: an opener, then a
+/// membership or a domain word, and nothing that hedges.
+fn is_domain_statement(toks: &[Token<'_>]) -> bool {
+    let mut membership = false;
+    for t in toks {
+        match t {
+            Token::In => membership = true,
+            Token::Word(w) => {
+                let lw = w.to_ascii_lowercase();
+                if crate::latex::domain::TYPE_WORDS.contains(&lw.as_str())
+                    || matches!(lw.as_str(), "all" | "some" | "every" | "each")
+                {
+                    membership = true;
+                } else if !(DOMAIN_OPENERS.contains(&lw.as_str()) || lw == "in" || lw.len() <= 2) {
+                    return false;
+                }
+            }
+            Token::Math | Token::Names => {}
+        }
+    }
+    membership
+}
+
+fn is_unit(w: &str) -> bool {
+    crate::latex::is_unit_word(w, true)
+}
+
+/// A counted noun: a plural that is not a function word, or a listed singular noun.
+fn is_noun(w: &str) -> bool {
+    SINGULAR_NOUNS.contains(&w)
+        || (w.len() >= 4
+            && w.ends_with('s')
+            && !w.ends_with("ss")
+            && !w.ends_with("ous")
+            && !NOT_PLURALS.contains(&w)
+            && !is_function_word(w))
+}
+
+/// Negations, modals, prepositions and other closed-class words that are never an adjective.
+fn is_function_word(w: &str) -> bool {
+    NEGATIONS_AND_MODALS.contains(&w)
+        || STATING_WORDS.contains(&w)
+        || NOT_PLURALS.contains(&w)
+        || matches!(w, "the" | "and" | "for" | "with" | "more" | "less" | "fewer" | "only" | "exactly" | "just" | "so")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{wording, Wording};
+
+    #[test]
+    fn plain_values() {
+        for s in [
+            "7",
+            "12 \\text{ apples}",
+            "5 \\text{ cm}^2",
+            "\\$12.50",
+            "5\\text{th}",
+            "12 red apples",
+            "18 eggs in total",
+            "\\text{Bo earns \\$12.}",
+            "\\text{The total is } 42",
+            "x = 5",
+            "2k\\pi",
+            "f(x) = 1 \\text{ for all } x \\in \\mathbb{Q}",
+            "(-32 + 3t, 64 - 5t) \\text{ for some integer } t",
+            "\\frac{\\pi}{6} + 2k\\pi, \\text{ where } k \\in \\mathbb{Z}",
+            "3 \\text{ m} \\times 4 \\text{ m}",
+            "5 \\text{ meters per second}",
+            "\\text{Monday}",
+            "1 way",
+            "28 percent",
+            "4 4/9pct",
+            "1 - \\frac{1}{\\mathrm{e}}",
+            "\\text{Difference in Revenue} = \\$64,800",
+            "Special matrix:  \\left[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}\\right]",
+            "30^\\circ",
+            "equal to 7",
+            "Maximum: 2, Minimum: 1",
+            "gamma(3/2)",
+            "the 100th day",
+            "2nd row",
+            "Bo earns \\$12",
+        ] {
+            assert_eq!(wording(s), Wording::Plain, "{s}");
+        }
+    }
+
+    #[test]
+    fn bare_values() {
+        use super::bare_value;
+        assert_eq!(bare_value("12 apples"), Some("12"));
+        assert_eq!(bare_value("Bo earns \\$12"), Some("12"));
+        assert_eq!(bare_value("the 100th day"), Some("100"));
+        assert_eq!(bare_value("x = k\\pi \\text{ for } k \\in \\mathbb{Z}"), Some("x = k\\pi"));
+        assert_eq!(bare_value("12"), None);
+        assert_eq!(bare_value("|t|"), None);
+        assert_eq!(bare_value("|t| \\text{ cm}"), Some("|t|"));
+        assert_eq!(bare_value("\\text{less than } 7"), None);
+    }
+
+    #[test]
+    fn qualified_values() {
+        for s in [
+            "\\text{less than } 7",
+            "\\text{beyond 7}",
+            "\\text{roughly 7}",
+            "7 \\text{ or so}",
+            "7 \\text{ at most}",
+            "\\text{7 cannot happen}",
+            "\\text{at least } 7",
+            "\\text{about } 7",
+            "\\text{not } 7",
+            "\\text{it cannot be } 7",
+            "\\text{up to } 7",
+            "7 \\text{ more}",
+            "7 \\text{ is less}",
+            "\\text{probably } 7",
+            "7 \\text{ or fewer}",
+            "7 \\text{ exactly or less}",
+            "\\text{over } 7",
+            "7 \\text{ if } n \\text{ is odd}",
+            "\\text{Not the answer} = 7",
+        ] {
+            assert_eq!(wording(s), Wording::Qualified, "{s}");
+        }
+    }
+}
