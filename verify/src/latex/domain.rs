@@ -301,7 +301,7 @@ fn command<'a>(s: &'a str, out: &mut Vec<Tok>) -> Option<&'a str> {
             }
             return Some(after);
         }
-        n if super::GREEK_LETTERS.contains(&n) => {
+        n if super::is_greek_name(n) => {
             out.push(Tok::Var(format!("\\{n}")));
             return subscript(rest);
         }
