@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -23,16 +24,79 @@ pub use crate::presets::Paper;
 use rlbase::DeviceSpec;
 use rlverify::{Extraction, LastNumber, RewardKind, Truncated};
 
-/// Every setting of a training run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Every setting of a training run, grouped as `rltrain help train` groups its flags; each field
+/// is named as its flag (`--lr` is `optim.lr`), and `config.json` keeps the groups.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrainConfig {
-    /// Objective name from the registry (`rltrain objectives`).
-    pub objective: String,
-    /// Paper preset: that paper's settings for `objective` (`rltrain objectives` lists them).
-    pub paper: Option<Paper>,
-    /// Overrides of the objective's hyper-parameters (JSON key `overrides`).
-    pub overrides: ObjectiveOverrides,
+    /// Run: how the run is kept: where it writes, how long it runs, its seed and device, what it logs and saves.
+    pub run: RunSettings,
+    /// Model: the policy: a pretrained model or the seeded `tiny` one.
+    pub model: ModelSettings,
+    /// Data: the training problems and how they become prompts.
+    pub data: DataSettings,
+    /// Rollout: sampling the rollout batch and rewarding it.
+    pub rollout: RolloutSettings,
+    /// Optimisation: passes over the batch, the optimizer and its schedule.
+    pub optim: OptimSettings,
+    /// Objective: the objective of the registry, a paper preset, and overrides of its hyper-parameters.
+    pub objective: ObjectiveSettings,
+    /// Evaluation: periodic evaluation.
+    pub eval: EvalSettings,
+    /// Where each value came from, by flag name (`lr`, `clip_low`); filled by
+    /// [`TrainConfig::resolve`].
+    pub sources: BTreeMap<String, Source>,
+    /// Settings changed when the run was resumed (`rltrain --resume DIR --allow-changes`).
+    pub changes: Vec<ResumeChange>,
+}
+
+/// Run (`run` in `config.json`): how the run is kept: where it writes, how long it runs, its seed and device, what it logs and saves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunSettings {
+    /// Run directory.
+    pub out: PathBuf,
+    /// Training steps (one rollout batch each).
+    pub steps: u64,
+    /// Seed of everything random (model init, prompt order, sampling, shuffles).
+    pub seed: u64,
+    /// `cpu`, `cuda`, `cuda:N` or `auto` (checked where it is typed: [`DeviceSpec`]).
+    pub device: DeviceSpec,
+    /// Checkpoint every N steps (0 = only at the end).
+    pub save_every: u64,
+    /// Checkpoints kept on disk, newest first (0 = all).
+    pub keep_checkpoints: usize,
+    /// Rollout samples written to rollouts.jsonl per step.
+    pub save_rollouts: usize,
+    /// One-line summary on stderr every N steps (0 = off).
+    pub log_every: u64,
+    /// Consecutive non-finite updates that stop the run.
+    pub max_bad_steps: usize,
+    /// Testing hook: make the loss of the first update of this step non-finite.
+    pub inject_nan_at_step: Option<u64>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            out: PathBuf::from("runs/rltrain"),
+            steps: 100,
+            seed: 0,
+            device: DeviceSpec::Cpu,
+            save_every: 0,
+            keep_checkpoints: 0,
+            save_rollouts: 4,
+            log_every: 10,
+            max_bad_steps: 5,
+            inject_nan_at_step: None,
+        }
+    }
+}
+
+/// Model (`model` in `config.json`): the policy: a pretrained model or the seeded `tiny` one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelSettings {
     /// `default` (SmolLM2-135M-Instruct), a `.gguf` file, a Hugging Face folder, or `tiny`.
     pub model: String,
     /// Width of the `tiny` model.
@@ -41,6 +105,18 @@ pub struct TrainConfig {
     pub tiny_layers: usize,
     /// Tokenizer of the `tiny` model.
     pub tokenizer: TokenizerChoice,
+}
+
+impl Default for ModelSettings {
+    fn default() -> Self {
+        Self { model: "tiny".into(), tiny_hidden: 64, tiny_layers: 2, tokenizer: TokenizerChoice::Auto }
+    }
+}
+
+/// Data (`data` in `config.json`): the training problems and how they become prompts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DataSettings {
     /// `FILE.jsonl`, a suite name, or `task:NAME`.
     pub data: String,
     /// Field holding the problem in JSONL files.
@@ -53,27 +129,29 @@ pub struct TrainConfig {
     pub prompt_template: PromptTemplate,
     /// Instruction appended to the problem in chat prompts.
     pub instruction: String,
-    /// Run directory.
-    pub out: PathBuf,
-    /// Training steps (one rollout batch each).
-    pub steps: u64,
+}
+
+impl Default for DataSettings {
+    fn default() -> Self {
+        Self {
+            data: "task:succ".into(),
+            problem_field: "problem".into(),
+            answer_field: "answer".into(),
+            task_size: 1000,
+            prompt_template: PromptTemplate::Auto,
+            instruction: "Please reason step by step, and put your final answer within \\boxed{}.".into(),
+        }
+    }
+}
+
+/// Rollout (`rollout` in `config.json`): sampling the rollout batch and rewarding it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RolloutSettings {
     /// Prompts per step (P).
     pub prompts_per_step: usize,
     /// Responses per prompt (G).
     pub group_size: usize,
-    /// Passes over each rollout batch (sample reuse, μ).
-    pub iterations: usize,
-    /// Mini-batches per pass (one optimizer step each).
-    pub mini_batches: usize,
-    /// Rows per forward/backward (gradient accumulation); 0 = whole mini-batch.
-    pub micro_batch_size: usize,
-    /// Activation recomputation: keep only each decoder layer's input in the forward and rerun
-    /// the layer in the backward (same gradients; less memory, one more forward of the layers).
-    pub recompute_activations: bool,
-    /// CPGD's multi-epoch correction (arXiv:2505.12504 §6.1): from the second pass over a batch on,
-    /// the advantage is weighted by `clip(sg π_{m-1}/π_old, 1-ε, 1+ε)`; `None` = on for the CPG
-    /// objectives (cpg, cpgd, cpgd-official) when `iterations > 1`.
-    pub cpgd_epoch_correction: Option<bool>,
     /// Sampling temperature (log-probs are taken at the same temperature).
     pub temperature: f64,
     /// Nucleus sampling mass (1 = off).
@@ -108,6 +186,48 @@ pub struct TrainConfig {
     /// DAPO soft overlong punishment buffer `L_cache` in tokens; `None` = max_new_tokens/5 for
     /// dapo (DAPO arXiv:2503.14476 §3.4: 4096 of 20480), off otherwise; 0 = off.
     pub overlong_buffer: Option<usize>,
+}
+
+impl Default for RolloutSettings {
+    fn default() -> Self {
+        Self {
+            prompts_per_step: 8,
+            group_size: 8,
+            temperature: 1.0,
+            top_p: 1.0,
+            max_new_tokens: 1,
+            gen_batch: 64,
+            rollout_decode: RolloutDecode::Auto,
+            tis_cap: None,
+            reward: RewardChoice::Auto,
+            extract: rlverify::Config::default().extract,
+            last_number: rlverify::Config::default().last_number,
+            truncated: rlverify::Config::default().truncated,
+            format_reward: 0.0,
+            dynamic_sampling: None,
+            dynamic_sampling_rounds: 2,
+            overlong_buffer: None,
+        }
+    }
+}
+
+/// Optimisation (`optim` in `config.json`): passes over the batch, the optimizer and its schedule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OptimSettings {
+    /// Passes over each rollout batch (sample reuse, μ).
+    pub iterations: usize,
+    /// Mini-batches per pass (one optimizer step each).
+    pub mini_batches: usize,
+    /// Rows per forward/backward (gradient accumulation); 0 = whole mini-batch.
+    pub micro_batch_size: usize,
+    /// Activation recomputation: keep only each decoder layer's input in the forward and rerun
+    /// the layer in the backward (same gradients; less memory, one more forward of the layers).
+    pub recompute_activations: bool,
+    /// CPGD's multi-epoch correction (arXiv:2505.12504 §6.1): from the second pass over a batch on,
+    /// the advantage is weighted by `clip(sg π_{m-1}/π_old, 1-ε, 1+ε)`; `None` = on for the CPG
+    /// objectives (cpg, cpgd, cpgd-official) when `iterations > 1`.
+    pub cpgd_epoch_correction: Option<bool>,
     /// Peak learning rate.
     pub lr: f64,
     /// Schedule after the linear warm-up.
@@ -126,20 +246,51 @@ pub struct TrainConfig {
     pub adam_eps: f64,
     /// Clip the gradient's global L2 norm to this (0 = off).
     pub grad_clip: f64,
-    /// Seed of everything random (model init, prompt order, sampling, shuffles).
-    pub seed: u64,
-    /// `cpu`, `cuda`, `cuda:N` or `auto` (checked where it is typed: [`DeviceSpec`]).
-    pub device: DeviceSpec,
-    /// Checkpoint every N steps (0 = only at the end).
-    pub save_every: u64,
-    /// Checkpoints kept on disk, newest first (0 = all).
-    pub keep_checkpoints: usize,
-    /// Rollout samples written to rollouts.jsonl per step.
-    pub save_rollouts: usize,
-    /// One-line summary on stderr every N steps (0 = off).
-    pub log_every: u64,
-    /// Consecutive non-finite updates that stop the run.
-    pub max_bad_steps: usize,
+}
+
+impl Default for OptimSettings {
+    fn default() -> Self {
+        Self {
+            iterations: 1,
+            mini_batches: 1,
+            micro_batch_size: 0,
+            recompute_activations: false,
+            cpgd_epoch_correction: None,
+            lr: 3e-3,
+            lr_schedule: ScheduleKind::Constant,
+            warmup_steps: 0,
+            min_lr_ratio: 0.0,
+            weight_decay: 0.0,
+            adam_beta1: 0.9,
+            adam_beta2: 0.99,
+            adam_eps: 1e-8,
+            grad_clip: 1.0,
+        }
+    }
+}
+
+/// Objective (`objective` in `config.json`): the objective of the registry, a paper preset, and overrides of its hyper-parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ObjectiveSettings {
+    /// Objective name from the registry (`rltrain objectives`).
+    pub objective: String,
+    /// Paper preset: that paper's settings for `objective` (`rltrain objectives` lists them).
+    pub paper: Option<Paper>,
+    /// Overrides of the objective's hyper-parameters (JSON key `overrides`).
+    pub overrides: ObjectiveOverrides,
+}
+
+impl Default for ObjectiveSettings {
+    fn default() -> Self {
+        Self { objective: "grpo".into(), paper: None, overrides: ObjectiveOverrides::default() }
+    }
+}
+
+/// Evaluation (`eval` in `config.json`): periodic evaluation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvalSettings {
     /// Evaluate every N steps (0 = off).
     pub eval_every: u64,
     /// Evaluation data (files, suites or `task:NAME`), comma-separated on the command line.
@@ -150,13 +301,12 @@ pub struct TrainConfig {
     pub eval_limit: usize,
     /// Sampling temperature of evaluations.
     pub eval_temperature: f64,
-    /// Testing hook: make the loss of the first update of this step non-finite.
-    pub inject_nan_at_step: Option<u64>,
-    /// Where each value came from (`overrides.NAME` for objective overrides); filled by
-    /// [`TrainConfig::resolve`].
-    pub sources: BTreeMap<String, Source>,
-    /// Settings changed when the run was resumed (`rltrain --resume DIR --allow-changes`).
-    pub changes: Vec<ResumeChange>,
+}
+
+impl Default for EvalSettings {
+    fn default() -> Self {
+        Self { eval_every: 0, eval_data: Vec::new(), eval_k: 4, eval_limit: 64, eval_temperature: 1.0 }
+    }
 }
 
 /// A setting changed on resume, as recorded in `config.json`.
@@ -164,7 +314,7 @@ pub struct TrainConfig {
 pub struct ResumeChange {
     /// The checkpoint step the run resumed from.
     pub step: u64,
-    /// The setting (`overrides.NAME` for objective overrides).
+    /// The setting, by flag name (`lr`, `clip_low`).
     pub field: String,
     /// Its value before.
     pub from: Value,
@@ -322,73 +472,6 @@ pub enum KlName {
 /// Default cap `c_ω` of CPGD's clip-filter-like weight (CPGD official code, arXiv:2505.12504 §4.3).
 pub use crate::advantage::CPGD_WEIGHT_CAP;
 
-impl Default for TrainConfig {
-    fn default() -> Self {
-        Self {
-            objective: "grpo".into(),
-            paper: None,
-            overrides: ObjectiveOverrides::default(),
-            model: "tiny".into(),
-            tiny_hidden: 64,
-            tiny_layers: 2,
-            tokenizer: TokenizerChoice::Auto,
-            data: "task:succ".into(),
-            problem_field: "problem".into(),
-            answer_field: "answer".into(),
-            task_size: 1000,
-            prompt_template: PromptTemplate::Auto,
-            instruction: "Please reason step by step, and put your final answer within \\boxed{}.".into(),
-            out: PathBuf::from("runs/rltrain"),
-            steps: 100,
-            prompts_per_step: 8,
-            group_size: 8,
-            iterations: 1,
-            mini_batches: 1,
-            micro_batch_size: 0,
-            recompute_activations: false,
-            cpgd_epoch_correction: None,
-            temperature: 1.0,
-            top_p: 1.0,
-            max_new_tokens: 1,
-            gen_batch: 64,
-            rollout_decode: RolloutDecode::Auto,
-            tis_cap: None,
-            reward: RewardChoice::Auto,
-            extract: rlverify::Config::default().extract,
-            last_number: rlverify::Config::default().last_number,
-            truncated: rlverify::Config::default().truncated,
-            format_reward: 0.0,
-            dynamic_sampling: None,
-            dynamic_sampling_rounds: 2,
-            overlong_buffer: None,
-            lr: 3e-3,
-            lr_schedule: ScheduleKind::Constant,
-            warmup_steps: 0,
-            min_lr_ratio: 0.0,
-            weight_decay: 0.0,
-            adam_beta1: 0.9,
-            adam_beta2: 0.99,
-            adam_eps: 1e-8,
-            grad_clip: 1.0,
-            seed: 0,
-            device: DeviceSpec::Cpu,
-            save_every: 0,
-            keep_checkpoints: 0,
-            save_rollouts: 4,
-            log_every: 10,
-            max_bad_steps: 5,
-            eval_every: 0,
-            eval_data: Vec::new(),
-            eval_k: 4,
-            eval_limit: 64,
-            eval_temperature: 1.0,
-            inject_nan_at_step: None,
-            sources: BTreeMap::new(),
-            changes: Vec::new(),
-        }
-    }
-}
-
 /// Overrides of the registry defaults (`None` keeps the objective's own value); also the
 /// `Objective` flags of `rltrain train`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, clap::Args)]
@@ -540,28 +623,25 @@ impl ObjectiveOverrides {
 }
 
 impl TrainConfig {
-    /// Parses a JSON config file's text (unknown keys are an error, naming the key).
-    pub fn from_json(text: &str) -> Result<Self> {
-        serde_json::from_str(text).map_err(|e| Error::invalid_config(format!("config file: {e}")))
+    /// Every setting by its flag name (the flat view of `config.json`: `lr`, `clip_low`, ...),
+    /// without `sources` and `changes`.
+    pub fn settings(&self) -> BTreeMap<String, Value> {
+        flat_entries(&serde_json::to_value(self).unwrap_or_default()).into_iter().collect()
     }
 
-    /// Layers `overlay` (a JSON object of set fields) over this config.
+    /// Parses a JSON config file's text, nested as `config.json` or flat (an older `config.json`,
+    /// or a file of flag names: [`nest`]); unknown keys are an error, naming the key.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| Error::invalid_config(format!("config file: {e}")))?;
+        serde_json::from_value(nest(&value)).map_err(|e| Error::invalid_config(format!("config file: {e}")))
+    }
+
+    /// Layers `overlay` (a JSON object of set fields, nested as `config.json` or flat as the
+    /// flags: [`nest`]) over this config.
     pub fn merged(&self, overlay: &Value) -> Result<Self> {
-        fn deep_merge(base: &mut Value, overlay: &Value) {
-            match (base, overlay) {
-                (Value::Object(b), Value::Object(o)) => {
-                    for (k, v) in o {
-                        match b.get_mut(k) {
-                            Some(slot) if slot.is_object() && v.is_object() => deep_merge(slot, v),
-                            _ => {
-                                b.insert(k.clone(), v.clone());
-                            }
-                        }
-                    }
-                }
-                (b, o) => *b = o.clone(),
-            }
-        }
+        let overlay = nest(overlay);
+        let overlay = &overlay;
         let mut base = serde_json::to_value(self).map_err(|e| Error::invalid_config(e.to_string()))?;
         deep_merge(&mut base, overlay);
         serde_json::from_value(base).map_err(|e| Error::invalid_config(format!("{e}")))
@@ -577,7 +657,7 @@ impl TrainConfig {
         let mut sources = cfg.sources.clone();
         let mut user = BTreeSet::new();
         for layer in layers {
-            let layer = without_nulls(layer);
+            let layer = nest(&without_nulls(layer));
             if !layer.is_object() {
                 return Err(Error::invalid_config("a config layer must be a JSON object"));
             }
@@ -589,29 +669,19 @@ impl TrainConfig {
             for (key, value) in flat_entries(&overlay) {
                 if !user.contains(&key) {
                     sources.insert(key.clone(), source);
-                    match key.split_once('.') {
-                        Some((outer, inner)) => {
-                            let slot = kept.entry(outer.to_string()).or_insert_with(|| Value::Object(Map::new()));
-                            if let Value::Object(m) = slot {
-                                m.insert(inner.to_string(), value);
-                            }
-                        }
-                        None => {
-                            kept.insert(key, value);
-                        }
-                    }
+                    kept.insert(key, value);
                 }
             }
             *cfg = cfg.merged(&Value::Object(kept))?;
             Ok(())
         };
         if fresh {
-            if let Some(paper) = cfg.paper {
-                let overlay = crate::presets::overlay(paper, &cfg.objective)?;
+            if let Some(paper) = cfg.objective.paper {
+                let overlay = crate::presets::overlay(paper, &cfg.objective.objective)?;
                 layered(&mut cfg, overlay, Source::Preset)?;
             }
-            if cfg.model != "tiny" {
-                let overlay = pretrained_defaults(cfg.steps);
+            if cfg.model.model != "tiny" {
+                let overlay = pretrained_defaults(cfg.run.steps);
                 layered(&mut cfg, overlay, Source::Model)?;
             }
         }
@@ -619,9 +689,7 @@ impl TrainConfig {
             sources.insert(key.clone(), Source::User);
         }
         for key in flat_keys(&serde_json::to_value(&cfg).map_err(|e| Error::invalid_config(e.to_string()))?) {
-            if key != "sources" {
-                sources.entry(key).or_insert(Source::Default);
-            }
+            sources.entry(key).or_insert(Source::Default);
         }
         cfg.sources = sources;
         cfg.validate()?;
@@ -643,22 +711,23 @@ impl TrainConfig {
                 out.push((key, was, now));
             }
         }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
     }
 
     /// The registry entry of `objective`.
     pub fn objective(&self) -> Result<&'static Objective> {
-        Ok(Objective::from_name(&self.objective)?)
+        Ok(Objective::from_name(&self.objective.objective)?)
     }
 
     /// The loss recipe: registry defaults plus overrides.
     pub fn loss_config(&self) -> Result<LossConfig> {
-        self.overrides.apply(self.objective()?, self.max_new_tokens)
+        self.objective.overrides.apply(self.objective()?, self.rollout.max_new_tokens)
     }
 
     /// The encoding of the verdict (rlverify's reward kind).
     pub fn reward_kind(&self) -> Result<RewardKind> {
-        Ok(match self.reward {
+        Ok(match self.rollout.reward {
             RewardChoice::Auto if self.objective()?.shaping.signed_rewards => RewardKind::Signed,
             RewardChoice::Auto | RewardChoice::Binary => RewardKind::Binary,
             RewardChoice::Signed => RewardKind::Signed,
@@ -669,26 +738,26 @@ impl TrainConfig {
     pub fn verify_config(&self) -> Result<rlverify::Config> {
         Ok(rlverify::Config {
             reward: self.reward_kind()?,
-            extract: self.extract,
-            last_number: self.last_number,
-            truncated: self.truncated,
+            extract: self.rollout.extract,
+            last_number: self.rollout.last_number,
+            truncated: self.rollout.truncated,
             ..rlverify::Config::default()
         })
     }
 
     /// Whether DAPO dynamic sampling is on.
     pub fn dynamic_sampling_on(&self) -> bool {
-        self.dynamic_sampling.unwrap_or_else(|| self.objective().is_ok_and(|o| o.shaping.dynamic_sampling))
+        self.rollout.dynamic_sampling.unwrap_or_else(|| self.objective().is_ok_and(|o| o.shaping.dynamic_sampling))
     }
 
     /// The overlong-punishment buffer `L_cache` (0 = off): a fifth of the length for dapo, as
     /// DAPO (arXiv:2503.14476 §3.4) pairs L_max = 20480 with L_cache = 4096.
     pub fn overlong_buffer_tokens(&self) -> usize {
         let by_objective = || match self.objective().ok().and_then(|o| o.shaping.overlong_buffer_divisor) {
-            Some(n) => self.max_new_tokens / n,
+            Some(n) => self.rollout.max_new_tokens / n,
             None => 0,
         };
-        self.overlong_buffer.unwrap_or_else(by_objective)
+        self.rollout.overlong_buffer.unwrap_or_else(by_objective)
     }
 
     /// Whether CPGD's multi-epoch advantage correction (arXiv:2505.12504 §6.1) is on, and its `ε`.
@@ -697,23 +766,23 @@ impl TrainConfig {
             ObjectiveConfig::Cpg(c) => Some(c.eps),
             _ => None,
         };
-        match (self.cpgd_epoch_correction, eps) {
+        match (self.optim.cpgd_epoch_correction, eps) {
             (Some(false), _) => Ok(None),
-            (None, e) => Ok(e.filter(|_| self.iterations > 1)),
+            (None, e) => Ok(e.filter(|_| self.optim.iterations > 1)),
             (Some(true), Some(e)) => Ok(Some(e)),
             (Some(true), None) => Err(Error::invalid_config(format!(
                 "--cpgd-epoch-correction needs a CPG objective (cpg, cpgd, cpgd-official), not `{}`",
-                self.objective
+                self.objective.objective
             ))),
         }
     }
 
     /// Whether rollouts sample on the quantized CPU decoder.
     pub fn quantized_rollouts(&self) -> bool {
-        match self.rollout_decode {
+        match self.rollout.rollout_decode {
             RolloutDecode::Quantized => true,
             RolloutDecode::Dense => false,
-            RolloutDecode::Auto => self.model != "tiny" && self.device == DeviceSpec::Cpu,
+            RolloutDecode::Auto => self.model.model != "tiny" && self.run.device == DeviceSpec::Cpu,
         }
     }
 
@@ -722,49 +791,52 @@ impl TrainConfig {
         let bad = |m: String| Err(Error::invalid_config(m));
         self.loss_config()?;
         self.cpgd_epoch_correction_eps()?;
-        if let Some(paper) = self.paper {
-            crate::presets::check(paper, &self.objective)?;
+        if let Some(paper) = self.objective.paper {
+            crate::presets::check(paper, &self.objective.objective)?;
         }
-        if self.prompts_per_step == 0 || self.group_size == 0 {
+        if self.rollout.prompts_per_step == 0 || self.rollout.group_size == 0 {
             return bad("--prompts-per-step and --group-size must be at least 1".into());
         }
-        if self.iterations == 0 || self.mini_batches == 0 {
+        if self.optim.iterations == 0 || self.optim.mini_batches == 0 {
             return bad("--iterations and --mini-batches must be at least 1".into());
         }
-        if self.mini_batches > self.prompts_per_step * self.group_size {
+        if self.optim.mini_batches > self.rollout.prompts_per_step * self.rollout.group_size {
             return bad(format!(
                 "--mini-batches {} exceeds the {} responses of a step",
-                self.mini_batches,
-                self.prompts_per_step * self.group_size
+                self.optim.mini_batches,
+                self.rollout.prompts_per_step * self.rollout.group_size
             ));
         }
-        if self.max_new_tokens == 0 {
+        if self.rollout.max_new_tokens == 0 {
             return bad("--max-new-tokens must be at least 1".into());
         }
-        if !(self.temperature.is_finite() && self.temperature > 0.0) {
-            return bad(format!("--temperature must be > 0 (log-probs are taken at it), got {}", self.temperature));
+        if !(self.rollout.temperature.is_finite() && self.rollout.temperature > 0.0) {
+            return bad(format!(
+                "--temperature must be > 0 (log-probs are taken at it), got {}",
+                self.rollout.temperature
+            ));
         }
-        if !(self.top_p > 0.0 && self.top_p <= 1.0) {
-            return bad(format!("--top-p must be in (0, 1], got {}", self.top_p));
+        if !(self.rollout.top_p > 0.0 && self.rollout.top_p <= 1.0) {
+            return bad(format!("--top-p must be in (0, 1], got {}", self.rollout.top_p));
         }
-        if !(self.lr.is_finite() && self.lr >= 0.0) {
-            return bad(format!("--lr must be finite and >= 0, got {}", self.lr));
+        if !(self.optim.lr.is_finite() && self.optim.lr >= 0.0) {
+            return bad(format!("--lr must be finite and >= 0, got {}", self.optim.lr));
         }
-        if !(0.0..1.0).contains(&self.adam_beta1) || !(0.0..1.0).contains(&self.adam_beta2) {
+        if !(0.0..1.0).contains(&self.optim.adam_beta1) || !(0.0..1.0).contains(&self.optim.adam_beta2) {
             return bad("AdamW betas must be in [0, 1)".into());
         }
-        if let Some(c) = self.tis_cap {
+        if let Some(c) = self.rollout.tis_cap {
             if !(c.is_finite() && c >= 1.0) {
                 return bad(format!("--tis-cap must be >= 1, got {c}"));
             }
         }
-        if self.rollout_decode == RolloutDecode::Quantized && self.device != DeviceSpec::Cpu {
-            return bad(format!("--rollout-decode quantized runs on the CPU only, not --device {}", self.device));
+        if self.rollout.rollout_decode == RolloutDecode::Quantized && self.run.device != DeviceSpec::Cpu {
+            return bad(format!("--rollout-decode quantized runs on the CPU only, not --device {}", self.run.device));
         }
-        if self.max_bad_steps == 0 {
+        if self.run.max_bad_steps == 0 {
             return bad("--max-bad-steps must be at least 1".into());
         }
-        if self.eval_every > 0 && self.eval_data.is_empty() {
+        if self.eval.eval_every > 0 && self.eval.eval_data.is_empty() {
             return bad("--eval-every needs --eval-data".into());
         }
         Ok(())
@@ -801,15 +873,103 @@ fn without_nulls(v: &Value) -> Value {
     }
 }
 
-/// `(key, value)` of a config object, objective overrides as `overrides.NAME`.
+/// The groups of [`TrainConfig`] and the objects inside them: the flat view of a config looks
+/// for settings inside these, and sees every other value as one setting.
+const CONTAINERS: [&str; 8] = ["run", "model", "data", "rollout", "optim", "objective", "overrides", "eval"];
+
+/// Where each setting lives in `config.json`: its flag name (unique) to its path, e.g. `lr` to
+/// `["optim", "lr"]`, `clip_low` to `["objective", "overrides", "clip_low"]`; read off
+/// [`TrainConfig::default`].
+fn setting_paths() -> &'static BTreeMap<String, Vec<String>> {
+    fn walk(v: &Value, prefix: &mut Vec<String>, paths: &mut BTreeMap<String, Vec<String>>) {
+        if let Value::Object(m) = v {
+            for (k, v) in m {
+                if prefix.is_empty() && (k == "sources" || k == "changes") {
+                    continue;
+                }
+                prefix.push(k.clone());
+                if v.is_object() && CONTAINERS.contains(&k.as_str()) {
+                    walk(v, prefix, paths);
+                } else {
+                    paths.insert(k.clone(), prefix.clone());
+                }
+                prefix.pop();
+            }
+        }
+    }
+    static PATHS: OnceLock<BTreeMap<String, Vec<String>>> = OnceLock::new();
+    PATHS.get_or_init(|| {
+        let mut paths = BTreeMap::new();
+        walk(&serde_json::to_value(TrainConfig::default()).unwrap_or_default(), &mut Vec::new(), &mut paths);
+        paths
+    })
+}
+
+/// A config layer in the nested shape of `config.json`, whether it was written nested, flat (as
+/// the flags serialise, and as `config.json` was before the groups) or mixed: each setting moves
+/// to its group (`{"lr": 1e-6}` becomes `{"optim": {"lr": 1e-6}}`). A key that names no setting
+/// stays where it is, for the parser to name it.
+pub fn nest(layer: &Value) -> Value {
+    let Value::Object(m) = layer else { return layer.clone() };
+    let mut out = Value::Object(Map::new());
+    for (k, v) in m {
+        if v.is_object() && CONTAINERS.contains(&k.as_str()) {
+            deep_merge(&mut out, &nest(v));
+            continue;
+        }
+        let path = match setting_paths().get(k) {
+            Some(path) if k != "sources" && k != "changes" => path.clone(),
+            _ => vec![k.clone()],
+        };
+        if let Value::Object(o) = &mut out {
+            insert_at(o, &path, v.clone());
+        }
+    }
+    out
+}
+
+/// Puts `value` at `path` in `root`, making the objects on the way.
+fn insert_at(root: &mut Map<String, Value>, path: &[String], value: Value) {
+    match path {
+        [last] => {
+            root.insert(last.clone(), value);
+        }
+        [first, rest @ ..] => {
+            let slot = root.entry(first.clone()).or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(m) = slot {
+                insert_at(m, rest, value);
+            }
+        }
+        [] => {}
+    }
+}
+
+/// Merges `overlay` into `base`, object by object.
+fn deep_merge(base: &mut Value, overlay: &Value) {
+    match (base, overlay) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(k) {
+                    Some(slot) if slot.is_object() && v.is_object() => deep_merge(slot, v),
+                    _ => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+/// `(setting, value)` of a config object, nested or flat, every setting by its flag name
+/// (`sources` and `changes` left out).
 fn flat_entries(v: &Value) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     if let Value::Object(m) = v {
         for (k, v) in m {
             match v {
-                Value::Object(inner) if k == "overrides" => {
-                    out.extend(inner.iter().map(|(i, v)| (format!("overrides.{i}"), v.clone())));
-                }
+                Value::Object(_) if CONTAINERS.contains(&k.as_str()) => out.extend(flat_entries(v)),
+                _ if k == "sources" || k == "changes" => {}
                 _ => out.push((k.clone(), v.clone())),
             }
         }
@@ -821,9 +981,7 @@ fn flat_entries(v: &Value) -> Vec<(String, Value)> {
 pub(crate) fn flat_settings(v: &Value) -> Vec<String> {
     flat_entries(v)
         .into_iter()
-        .map(|(k, v)| {
-            format!("{}={}", k.trim_start_matches("overrides."), v.as_str().map_or(v.to_string(), String::from))
-        })
+        .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), String::from)))
         .collect()
 }
 
@@ -834,13 +992,16 @@ fn flat_keys(v: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// The defaults with `settings` (flag names, flat) over them.
+    fn with(settings: Value) -> TrainConfig {
+        TrainConfig::default().merged(&settings).unwrap()
+    }
 
     #[test]
     fn overrides_reach_the_kernel_and_terms() {
-        let mut c = TrainConfig { objective: "dgpo".into(), ..TrainConfig::default() };
-        c.overrides.clip_low = Some(0.1);
-        c.overrides.dgpo_m = Some(3.0);
-        c.overrides.kl_coef = Some(0.05);
+        let c = with(json!({"objective": "dgpo", "clip_low": 0.1, "dgpo_m": 3.0, "kl_coef": 0.05}));
         let l = c.loss_config().unwrap();
         match l.objective {
             ObjectiveConfig::Dgpo(d) => assert_eq!((d.eps_low, d.eps_high, d.n, d.m), (0.1, 0.2, 1.0, 3.0)),
@@ -848,24 +1009,24 @@ mod tests {
         }
         assert_eq!(l.ref_kl, Some(RefKl { estimator: KlEstimator::K3, coef: 0.05 }));
         // GRPO's reference KL can be switched off.
-        let mut g = TrainConfig::default();
-        g.overrides.kl_coef = Some(0.0);
-        assert_eq!(g.loss_config().unwrap().ref_kl, None);
+        assert_eq!(with(json!({"kl_coef": 0.0})).loss_config().unwrap().ref_kl, None);
         // Dr.GRPO's L_max is the generation length.
-        let d = TrainConfig { objective: "dr-grpo".into(), max_new_tokens: 7, ..TrainConfig::default() };
+        let d = with(json!({"objective": "dr-grpo", "max_new_tokens": 7}));
         assert_eq!(d.loss_config().unwrap().agg, AggMode::DrGrpo { l_max: 7 });
     }
 
     /// The reward encoding and DAPO's shaping come from the objective's registry entry.
     #[test]
     fn shaping_comes_from_the_registry_entry() {
-        let run = |o: &str| TrainConfig { objective: o.into(), max_new_tokens: 20480, ..TrainConfig::default() };
+        let run = |o: &str| with(json!({"objective": o, "max_new_tokens": 20480}));
         let shaping = |c: &TrainConfig| (c.reward_kind().unwrap(), c.dynamic_sampling_on(), c.overlong_buffer_tokens());
         assert_eq!(shaping(&run("dapo")), (RewardKind::Signed, true, 4096));
         assert_eq!(shaping(&run("dgpo")), (RewardKind::Signed, false, 0));
         assert_eq!(shaping(&run("grpo")), (RewardKind::Binary, false, 0));
-        let user = TrainConfig { reward: RewardChoice::Binary, dynamic_sampling: Some(false), ..run("dapo") };
-        assert_eq!(shaping(&TrainConfig { overlong_buffer: Some(0), ..user }), (RewardKind::Binary, false, 0));
+        let mut user = run("dapo");
+        (user.rollout.reward, user.rollout.dynamic_sampling, user.rollout.overlong_buffer) =
+            (RewardChoice::Binary, Some(false), Some(0));
+        assert_eq!(shaping(&user), (RewardKind::Binary, false, 0));
     }
 
     #[test]
@@ -877,7 +1038,8 @@ mod tests {
             ("gspo", ObjectiveOverrides { aggregation: Some(Aggregation::TokenMean), ..Default::default() }),
         ];
         for (objective, overrides) in cases {
-            let c = TrainConfig { objective: objective.into(), overrides: overrides.clone(), ..TrainConfig::default() };
+            let mut c = with(json!({ "objective": objective }));
+            c.objective.overrides = overrides.clone();
             assert!(c.loss_config().is_err(), "{objective} {overrides:?}");
         }
     }
@@ -887,33 +1049,50 @@ mod tests {
     #[test]
     fn pretrained_models_get_real_lengths_and_checkpoints() {
         let resolve = |layer: Value| TrainConfig::resolve(None, &[layer]).expect("resolve");
-        let c = resolve(serde_json::json!({"model": "default", "steps": 200}));
-        assert_eq!((c.max_new_tokens, c.save_every, c.keep_checkpoints), (PRETRAINED_MAX_NEW_TOKENS, 20, 3));
+        let c = resolve(json!({"model": "default", "steps": 200}));
+        let got = (c.rollout.max_new_tokens, c.run.save_every, c.run.keep_checkpoints);
+        assert_eq!(got, (PRETRAINED_MAX_NEW_TOKENS, 20, 3));
         assert_eq!(c.sources.get("max_new_tokens"), Some(&Source::Model));
-        let c = resolve(serde_json::json!({"model": "default", "max_new_tokens": 64, "save_every": 0}));
-        assert_eq!((c.max_new_tokens, c.save_every), (64, 0));
-        let c = resolve(serde_json::json!({"model": "tiny"}));
-        assert_eq!((c.max_new_tokens, c.save_every), (1, 0));
+        let c = resolve(json!({"model": "default", "max_new_tokens": 64, "save_every": 0}));
+        assert_eq!((c.rollout.max_new_tokens, c.run.save_every), (64, 0));
+        let c = resolve(json!({"model": "tiny"}));
+        assert_eq!((c.rollout.max_new_tokens, c.run.save_every), (1, 0));
     }
 
-    /// Older config files name the reward encodings `zero-one` and `plus-minus-one`.
+    /// Older config files name the reward encodings `zero-one` and `plus-minus-one`; the
+    /// verifier's options are written by their flag names, and a wrong one lists the right ones.
     #[test]
     fn older_reward_names_are_read() {
         let c = TrainConfig::from_json(r#"{"reward": "plus-minus-one"}"#).unwrap();
-        assert_eq!(c.reward, RewardChoice::Signed);
-        assert!(serde_json::to_string(&c).unwrap().contains(r#""reward":"signed""#));
+        assert_eq!(c.rollout.reward, RewardChoice::Signed);
+        let text = serde_json::to_string(&c).unwrap();
+        assert!(text.contains(r#""reward":"signed""#) && text.contains(r#""extract":"strict""#), "{text}");
         assert!(TrainConfig::from_json(r#"{"extract": "lenientt"}"#).is_err_and(|e| e.to_string().contains("strict")));
     }
 
+    /// `config.json` is nested by the help's groups; flat layers (the flags, an older
+    /// `config.json`) and nested ones read the same; an unknown key is an error naming it.
     #[test]
     fn json_layers_and_unknown_keys() {
-        let c = TrainConfig::from_json(r#"{"objective": "cpgd", "overrides": {"clip_eps": 0.3}, "steps": 5}"#).unwrap();
-        assert_eq!((c.objective.as_str(), c.overrides.clip_eps, c.steps), ("cpgd", Some(0.3), 5));
-        let m =
-            c.merged(&serde_json::json!({"steps": 9, "overrides": {"dual_clip": null, "drift_coef": 0.1}})).unwrap();
-        assert_eq!((m.steps, m.overrides.clip_eps, m.overrides.drift_coef), (9, Some(0.3), Some(0.1)));
-        assert!(TrainConfig::from_json(r#"{"stpes": 5}"#).is_err());
-        let round = TrainConfig::from_json(&serde_json::to_string(&m).unwrap()).unwrap();
-        assert_eq!(round, m);
+        let flat = r#"{"objective": "cpgd", "overrides": {"clip_eps": 0.3}, "steps": 5}"#;
+        let nested = r#"{"objective": {"objective": "cpgd", "overrides": {"clip_eps": 0.3}}, "run": {"steps": 5}}"#;
+        let c = TrainConfig::from_json(flat).unwrap();
+        assert_eq!(c, TrainConfig::from_json(nested).unwrap());
+        assert_eq!(
+            (c.objective.objective.as_str(), c.objective.overrides.clip_eps, c.run.steps),
+            ("cpgd", Some(0.3), 5)
+        );
+        let m = c.merged(&json!({"steps": 9, "overrides": {"dual_clip": null, "drift_coef": 0.1}})).unwrap();
+        assert_eq!(
+            (m.run.steps, m.objective.overrides.clip_eps, m.objective.overrides.drift_coef),
+            (9, Some(0.3), Some(0.1))
+        );
+        let err = TrainConfig::from_json(r#"{"stpes": 5}"#).unwrap_err().to_string();
+        assert!(err.contains("stpes"), "{err}");
+        let text = serde_json::to_string(&m).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!((v["optim"]["lr"].as_f64(), v["run"]["steps"].as_u64()), (Some(3e-3), Some(9)));
+        assert_eq!(v["objective"]["overrides"]["drift_coef"].as_f64(), Some(0.1));
+        assert_eq!(TrainConfig::from_json(&text).unwrap(), m);
     }
 }

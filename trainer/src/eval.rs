@@ -35,14 +35,14 @@ pub struct EvalScore {
 /// Evaluates `set` at training step `step` (the seed depends on the step, so evaluations of the
 /// same weights are reproducible).
 pub fn evaluate(engine: &Engine, cfg: &TrainConfig, set: &EvalSet, step: u64) -> Result<EvalScore> {
-    let k = cfg.eval_k.max(1);
+    let k = cfg.eval.eval_k.max(1);
     let prompts = set.problems.iter().map(|p| prompt_ids(engine, cfg, &p.problem)).collect::<Result<Vec<_>>>()?;
     let params = SamplingParams {
         n: k,
-        temperature: cfg.eval_temperature,
-        top_p: cfg.top_p,
-        max_new_tokens: cfg.max_new_tokens,
-        seed: derive_seed(&[cfg.seed, step, 0xE7A1]),
+        temperature: cfg.eval.eval_temperature,
+        top_p: cfg.rollout.top_p,
+        max_new_tokens: cfg.rollout.max_new_tokens,
+        seed: derive_seed(&[cfg.run.seed, step, 0xE7A1]),
         ..SamplingParams::default()
     };
     let out = engine.generate_ids(&prompts, &params)?;

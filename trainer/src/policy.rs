@@ -23,17 +23,17 @@ pub fn device(spec: DeviceSpec) -> Result<Device> {
     rlengine::open_device(spec).map_err(|e| Error::Run(format!("--device {spec}: {e}")))
 }
 
-/// Loads the policy named by `cfg.model` (for `tiny`, a from-scratch model seeded with
-/// `cfg.seed`, whose tokenizer is the task's alphabet for `task:` data under `--tokenizer auto`).
+/// Loads the policy named by `cfg.model.model` (for `tiny`, a from-scratch model seeded with
+/// `cfg.run.seed`, whose tokenizer is the task's alphabet for `task:` data under `--tokenizer auto`).
 pub fn load(cfg: &TrainConfig, data: &Dataset, device: &Device) -> Result<Engine> {
-    let max_batch = cfg.gen_batch.max(1);
-    if cfg.model != "tiny" {
-        let mut spec = ModelSpec::parse(&cfg.model)?;
+    let max_batch = cfg.rollout.gen_batch.max(1);
+    if cfg.model.model != "tiny" {
+        let mut spec = ModelSpec::parse(&cfg.model.model)?;
         spec.device = device.clone();
         spec.max_batch = max_batch;
         return Ok(Engine::load(&spec)?);
     }
-    let tokenizer = match (cfg.tokenizer, data.task) {
+    let tokenizer = match (cfg.model.tokenizer, data.task) {
         (TokenizerChoice::Auto | TokenizerChoice::Task, Some(task)) => task_tokenizer(task.alphabet)?,
         (TokenizerChoice::Task, None) => {
             return Err(Error::invalid_config("--tokenizer task needs `task:NAME` data"));
@@ -41,11 +41,11 @@ pub fn load(cfg: &TrainConfig, data: &Dataset, device: &Device) -> Result<Engine
         _ => Tokenizer::byte_level()?,
     };
     let mut config = ModelConfig::tiny(Arch::Llama, tokenizer.vocab_size());
-    config.hidden_size = cfg.tiny_hidden;
-    config.intermediate_size = cfg.tiny_hidden * 2;
-    config.num_layers = cfg.tiny_layers;
-    config.head_dim = (cfg.tiny_hidden / config.num_heads).max(2);
-    let model = Model::random(&config, DType::F32, device, cfg.seed)?;
+    config.hidden_size = cfg.model.tiny_hidden;
+    config.intermediate_size = cfg.model.tiny_hidden * 2;
+    config.num_layers = cfg.model.tiny_layers;
+    config.head_dim = (cfg.model.tiny_hidden / config.num_heads).max(2);
+    let model = Model::random(&config, DType::F32, device, cfg.run.seed)?;
     let loaded = LoadedModel { model, tokenizer, chat_template: ChatTemplate::from_jinja(None) };
     Ok(Engine::from_parts(loaded, max_batch))
 }
@@ -72,18 +72,21 @@ fn task_tokenizer(alphabet: &str) -> Result<Tokenizer> {
 
 /// Whether prompts go through the chat template (`auto`: all but the `tiny` model).
 pub fn uses_chat(cfg: &TrainConfig) -> bool {
-    match cfg.prompt_template {
+    match cfg.data.prompt_template {
         PromptTemplate::Chat => true,
         PromptTemplate::Raw => false,
-        PromptTemplate::Auto => cfg.model != "tiny",
+        PromptTemplate::Auto => cfg.model.model != "tiny",
     }
 }
 
 /// The prompt token ids of a problem.
 pub fn prompt_ids(engine: &Engine, cfg: &TrainConfig, problem: &str) -> Result<Vec<u32>> {
     let text = if uses_chat(cfg) {
-        let content =
-            if cfg.instruction.is_empty() { problem.to_string() } else { format!("{problem}\n{}", cfg.instruction) };
+        let content = if cfg.data.instruction.is_empty() {
+            problem.to_string()
+        } else {
+            format!("{problem}\n{}", cfg.data.instruction)
+        };
         engine.apply_chat_template(&[ChatMessage::user(content)], true)?
     } else {
         problem.to_string()
@@ -311,14 +314,14 @@ impl Recompute {
     }
 }
 
-/// Whether `cfg.model` is a file/folder/`default` rather than `tiny` (used in messages).
+/// Whether `cfg.model.model` is a file/folder/`default` rather than `tiny` (used in messages).
 pub fn describe_model(cfg: &TrainConfig) -> String {
-    match ModelSpec::parse(&cfg.model).map(|s| s.source) {
-        _ if cfg.model == "tiny" => {
-            format!("tiny (seed {}, width {}, {} layers)", cfg.seed, cfg.tiny_hidden, cfg.tiny_layers)
+    match ModelSpec::parse(&cfg.model.model).map(|s| s.source) {
+        _ if cfg.model.model == "tiny" => {
+            format!("tiny (seed {}, width {}, {} layers)", cfg.run.seed, cfg.model.tiny_hidden, cfg.model.tiny_layers)
         }
         Ok(ModelSource::Default) => "SmolLM2-135M-Instruct (default)".into(),
-        _ => cfg.model.clone(),
+        _ => cfg.model.model.clone(),
     }
 }
 

@@ -59,25 +59,25 @@ pub fn collect(
     rewarder: &Rewarder,
     step: u64,
 ) -> Result<RolloutBatch> {
-    let g = cfg.group_size;
+    let g = cfg.rollout.group_size;
     let dynamic = cfg.dynamic_sampling_on();
-    let max_rounds = if dynamic { 1 + cfg.dynamic_sampling_rounds } else { 1 };
+    let max_rounds = if dynamic { 1 + cfg.rollout.dynamic_sampling_rounds } else { 1 };
     let mut out = RolloutBatch::default();
     for round in 0..max_rounds {
-        let need = cfg.prompts_per_step.saturating_sub(out.groups);
+        let need = cfg.rollout.prompts_per_step.saturating_sub(out.groups);
         if need == 0 {
             break;
         }
         out.rounds += 1;
-        let picks: Vec<usize> = (0..cfg.prompts_per_step).map(|_| order.next_index()).collect();
+        let picks: Vec<usize> = (0..cfg.rollout.prompts_per_step).map(|_| order.next_index()).collect();
         let prompts =
             picks.iter().map(|&i| prompt_ids(engine, cfg, &data.problems[i].problem)).collect::<Result<Vec<_>>>()?;
         let params = SamplingParams {
             n: g,
-            temperature: cfg.temperature,
-            top_p: cfg.top_p,
-            max_new_tokens: cfg.max_new_tokens,
-            seed: derive_seed(&[cfg.seed, step, round as u64]),
+            temperature: cfg.rollout.temperature,
+            top_p: cfg.rollout.top_p,
+            max_new_tokens: cfg.rollout.max_new_tokens,
+            seed: derive_seed(&[cfg.run.seed, step, round as u64]),
             ..SamplingParams::default()
         };
         let completions = engine.generate_ids(&prompts, &params)?;

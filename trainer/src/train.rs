@@ -70,7 +70,7 @@ pub struct Outcome {
     pub interrupted: bool,
 }
 
-/// Trains as `cfg` says; with `resume`, continues from the newest checkpoint of `cfg.out`.
+/// Trains as `cfg` says; with `resume`, continues from the newest checkpoint of `cfg.run.out`.
 pub fn train(cfg: &TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -> Result<Outcome> {
     train_until(cfg, resume, &AtomicBool::new(false), on_event)
 }
@@ -85,11 +85,11 @@ pub fn train_until(
     on_event: &mut dyn FnMut(Event),
 ) -> Result<Outcome> {
     let mut run = Session::start(cfg, resume, on_event)?;
-    if cfg.eval_every > 0 && run.state.step == 0 {
+    if cfg.eval.eval_every > 0 && run.state.step == 0 {
         run.evaluate(0, on_event)?;
     }
     let (mut saved, mut interrupted) = (None, false);
-    while run.state.step < cfg.steps {
+    while run.state.step < cfg.run.steps {
         let step = run.state.step + 1; // 1-based in metrics and checkpoint names
         let clock = Clock::start();
         let lr = run.schedule.lr(run.state.step);
@@ -100,11 +100,11 @@ pub fn train_until(
         run.update(step, lr, &sampled, ref_logp.as_deref(), &advantages, &mut acc, on_event)?; // 3. updates
         let train_s = train_started.elapsed().as_secs_f64();
         run.log(step, lr, &sampled, &acc, &clock, train_s, on_event)?; // 4. log
-        if cfg.eval_every > 0 && (step.is_multiple_of(cfg.eval_every) || step == cfg.steps) {
+        if cfg.eval.eval_every > 0 && (step.is_multiple_of(cfg.eval.eval_every) || step == cfg.run.steps) {
             run.evaluate(step, on_event)?; // 5. evaluation
         }
         interrupted = stop.load(Ordering::Relaxed);
-        if (cfg.save_every > 0 && step.is_multiple_of(cfg.save_every)) || step == cfg.steps || interrupted {
+        if (cfg.run.save_every > 0 && step.is_multiple_of(cfg.run.save_every)) || step == cfg.run.steps || interrupted {
             saved = Some(run.checkpoint(on_event)?); // 6. checkpoint
         }
         if interrupted {
@@ -182,9 +182,10 @@ impl<'a> Session<'a> {
     fn start(cfg: &'a TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -> Result<Self> {
         cfg.validate()?;
         let loss_cfg = cfg.loss_config()?;
-        let device = policy::device(cfg.device)?;
-        let fields = Fields { problem: cfg.problem_field.clone(), answer: cfg.answer_field.clone(), id: "id".into() };
-        let data = Dataset::load(&cfg.data, &fields, cfg.task_size, cfg.seed)?;
+        let device = policy::device(cfg.run.device)?;
+        let fields =
+            Fields { problem: cfg.data.problem_field.clone(), answer: cfg.data.answer_field.clone(), id: "id".into() };
+        let data = Dataset::load(&cfg.data.data, &fields, cfg.data.task_size, cfg.run.seed)?;
         for line in &data.skipped {
             on_event(Event::Warning(&format!("skipped bad data line {line}")));
         }
@@ -198,29 +199,29 @@ impl<'a> Session<'a> {
         let eval_sets = load_eval_sets(cfg, &fields)?;
         let overlong = match cfg.overlong_buffer_tokens() {
             0 => None,
-            l => Some((cfg.max_new_tokens, l)),
+            l => Some((cfg.rollout.max_new_tokens, l)),
         };
-        let rewarder = Rewarder { verify: cfg.verify_config()?, format_weight: cfg.format_reward, overlong };
+        let rewarder = Rewarder { verify: cfg.verify_config()?, format_weight: cfg.rollout.format_reward, overlong };
         let adam = AdamWConfig {
-            beta1: cfg.adam_beta1,
-            beta2: cfg.adam_beta2,
-            eps: cfg.adam_eps,
-            weight_decay: cfg.weight_decay,
+            beta1: cfg.optim.adam_beta1,
+            beta2: cfg.optim.adam_beta2,
+            eps: cfg.optim.adam_eps,
+            weight_decay: cfg.optim.weight_decay,
         };
         let mut opt = AdamW::new(&vars, adam)?;
         let schedule = LrSchedule {
-            kind: cfg.lr_schedule,
-            peak: cfg.lr,
-            warmup: cfg.warmup_steps,
-            total: cfg.steps,
-            min_ratio: cfg.min_lr_ratio,
+            kind: cfg.optim.lr_schedule,
+            peak: cfg.optim.lr,
+            warmup: cfg.optim.warmup_steps,
+            total: cfg.run.steps,
+            min_ratio: cfg.optim.min_lr_ratio,
         };
-        let dir = RunDir::create(&cfg.out)?;
+        let dir = RunDir::create(&cfg.run.out)?;
         let fresh = TrainerState {
             step: 0,
             optimizer_steps: 0,
-            rng: TrainRng::new(derive_seed(&[cfg.seed, 1])),
-            data: PromptOrder::new(data.problems.len(), derive_seed(&[cfg.seed, 2])),
+            rng: TrainRng::new(derive_seed(&[cfg.run.seed, 1])),
+            data: PromptOrder::new(data.problems.len(), derive_seed(&[cfg.run.seed, 2])),
             bad_streak: 0,
             skipped_total: 0,
             metrics_tail: None,
@@ -231,7 +232,7 @@ impl<'a> Session<'a> {
         let rollouts_out = JsonlWriter::append(&dir.rollouts_path())?;
         on_event(Event::Start {
             first_step: state.step,
-            total_steps: cfg.steps,
+            total_steps: cfg.run.steps,
             model: policy::describe_model(cfg),
             problems: data.problems.len(),
         });
@@ -273,8 +274,8 @@ impl<'a> Session<'a> {
         // θ_old, so its detached log-probs are π_old and no separate forward is needed (as verl
         // does on-policy); otherwise one no-grad forward of the trainable model recomputes π_old.
         let old_from_update = self.quantized
-            && cfg.iterations == 1
-            && cfg.mini_batches == 1
+            && cfg.optim.iterations == 1
+            && cfg.optim.mini_batches == 1
             && !estimator_needs_kl(&self.loss_cfg.advantage)
             && !batch.samples.is_empty();
         let sampler_logp: Option<Vec<Vec<f32>>> = if old_from_update {
@@ -303,7 +304,9 @@ impl<'a> Session<'a> {
             _ => None,
         };
         let mut advantages = compute_advantages(&self.loss_cfg.advantage, samples, ref_logp.as_deref())?;
-        if let (Some(cap), Some(sampler), false) = (self.cfg.tis_cap, &sampled.sampler_logp, sampled.old_from_update) {
+        if let (Some(cap), Some(sampler), false) =
+            (self.cfg.rollout.tis_cap, &sampled.sampler_logp, sampled.old_from_update)
+        {
             let old: Vec<&[f32]> = samples.iter().map(|s| s.old_logp.as_slice()).collect();
             let w = advantage::truncated_is(&mut advantages, &old, sampler, cap);
             if let Some(m) = &mut sampled.mismatch {
@@ -332,7 +335,7 @@ impl<'a> Session<'a> {
             return Ok(());
         }
         let pad = self.pad();
-        for iteration in 0..cfg.iterations {
+        for iteration in 0..cfg.optim.iterations {
             // CPGD §6.1 (arXiv:2505.12504): from the second pass on, A ← clip(sg π_{m-1}/π_old) · A.
             let corrected = match self.cpgd_correction {
                 Some(eps) if iteration > 0 => {
@@ -346,7 +349,7 @@ impl<'a> Session<'a> {
             };
             let mut order: Vec<usize> = (0..samples.len()).collect();
             self.state.rng.shuffle(&mut order);
-            for (mb, rows) in split_even(&order, cfg.mini_batches).into_iter().enumerate() {
+            for (mb, rows) in split_even(&order, cfg.optim.mini_batches).into_iter().enumerate() {
                 let ctx = UpdateCtx {
                     cfg,
                     loss_cfg: &self.loss_cfg,
@@ -354,7 +357,7 @@ impl<'a> Session<'a> {
                     samples,
                     advantages: corrected.as_deref().unwrap_or(advantages),
                     ref_logp,
-                    inject_nan: cfg.inject_nan_at_step == Some(step) && iteration == 0 && mb == 0,
+                    inject_nan: cfg.run.inject_nan_at_step == Some(step) && iteration == 0 && mb == 0,
                     sampler_logp: if sampled.old_from_update { sampled.sampler_logp.as_deref() } else { None },
                     pad,
                 };
@@ -368,7 +371,7 @@ impl<'a> Session<'a> {
                             continue;
                         }
                         self.state.bad_streak = 0;
-                        self.opt.step(&self.vars, &grads, clip_scale(norm.norm, cfg.grad_clip), lr)?;
+                        self.opt.step(&self.vars, &grads, clip_scale(norm.norm, cfg.optim.grad_clip), lr)?;
                         self.state.optimizer_steps = self.opt.steps();
                         acc.grad_norms.push(norm.norm);
                     }
@@ -404,7 +407,7 @@ impl<'a> Session<'a> {
             }
         }
         self.metrics_out.write(&line)?;
-        for s in batch.samples.iter().take(self.cfg.save_rollouts) {
+        for s in batch.samples.iter().take(self.cfg.run.save_rollouts) {
             let p = &self.data.problems[s.problem];
             self.rollouts_out.write(&json!({
                 "step": step, "id": p.id, "prompt": p.problem, "response": s.text,
@@ -426,7 +429,7 @@ impl<'a> Session<'a> {
     /// Step 6, checkpoint: weights, optimizer and trainer state; older ones pruned.
     fn checkpoint(&mut self, on_event: &mut dyn FnMut(Event)) -> Result<PathBuf> {
         let dir = checkpoint::save(&self.dir.checkpoints(), &self.engine, &self.opt, &self.state)?;
-        checkpoint::prune(&self.dir.checkpoints(), self.cfg.keep_checkpoints)?;
+        checkpoint::prune(&self.dir.checkpoints(), self.cfg.run.keep_checkpoints)?;
         on_event(Event::Checkpoint(&dir));
         Ok(dir)
     }
@@ -449,17 +452,17 @@ fn resume_state(
     };
     match (resume, restored) {
         (true, Some((dir, mut state))) => {
-            if cfg.steps < state.step {
+            if cfg.run.steps < state.step {
                 return Err(Error::Run(format!(
                     "--steps {} is below the step of the checkpoint `{}` ({}); pass --steps {} or more to continue \
                      the run, or start a new one with another --out",
-                    cfg.steps,
+                    cfg.run.steps,
                     dir.display(),
                     state.step,
                     state.step + 1
                 )));
             }
-            if cfg.steps == state.step {
+            if cfg.run.steps == state.step {
                 on_event(Event::Warning(&format!(
                     "the checkpoint `{}` is already at step {} = --steps: nothing to train; raise --steps to continue",
                     dir.display(),
@@ -530,11 +533,11 @@ fn estimator_needs_kl(est: &Estimator) -> bool {
 
 fn load_eval_sets(cfg: &TrainConfig, fields: &Fields) -> Result<Vec<EvalSet>> {
     let mut sets = Vec::new();
-    for spec in &cfg.eval_data {
-        let d = Dataset::load(spec, fields, cfg.task_size, derive_seed(&[cfg.seed, 0xE7A1]))?;
+    for spec in &cfg.eval.eval_data {
+        let d = Dataset::load(spec, fields, cfg.data.task_size, derive_seed(&[cfg.run.seed, 0xE7A1]))?;
         let mut problems = d.problems;
-        if cfg.eval_limit > 0 {
-            problems.truncate(cfg.eval_limit);
+        if cfg.eval.eval_limit > 0 {
+            problems.truncate(cfg.eval.eval_limit);
         }
         sets.push(EvalSet { name: d.name, problems });
     }
@@ -551,7 +554,7 @@ fn run_eval(
 ) -> Result<()> {
     let scores =
         sets.iter().map(|s| Ok((s.name.clone(), eval::evaluate(engine, cfg, s, step)?))).collect::<Result<Vec<_>>>()?;
-    let line = eval::metrics_line(step, cfg.eval_k.max(1), &scores);
+    let line = eval::metrics_line(step, cfg.eval.eval_k.max(1), &scores);
     out.write(&line)?;
     on_event(Event::Eval(&line));
     Ok(())
@@ -560,11 +563,11 @@ fn run_eval(
 /// Log-probs of every sample's response under `reference` (no autograd), in rows of at most 64.
 fn detached_logprobs(reference: &Model, samples: &[Sample], cfg: &TrainConfig, pad: u32) -> Result<Vec<Vec<f32>>> {
     let mut out = Vec::with_capacity(samples.len());
-    let chunk = if cfg.micro_batch_size > 0 { cfg.micro_batch_size } else { 64 };
+    let chunk = if cfg.optim.micro_batch_size > 0 { cfg.optim.micro_batch_size } else { 64 };
     for rows in samples.chunks(chunk) {
         let pairs: Vec<(&[u32], &[u32])> = rows.iter().map(|s| (s.prompt.as_slice(), s.response.as_slice())).collect();
         let seqs = SequenceBatch::new(&pairs, pad, &reference.device())?;
-        let lp = policy::response_logprobs_detached(reference, &seqs, cfg.temperature)?;
+        let lp = policy::response_logprobs_detached(reference, &seqs, cfg.rollout.temperature)?;
         let host: Vec<Vec<f32>> = lp.logp.to_dtype(DType::F32)?.to_vec2()?;
         for (row, s) in host.into_iter().zip(rows) {
             out.push(row[..s.response.len()].to_vec());
@@ -686,7 +689,7 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
     let lengths: Vec<usize> = rows.iter().map(|&i| samples[i].response.len()).collect();
     let groups: Vec<usize> = rows.iter().map(|&i| samples[i].group).collect();
     let global = GlobalNorm::from_lengths(&lengths, Some(&groups))?;
-    let micro = if ctx.cfg.micro_batch_size == 0 { rows.len() } else { ctx.cfg.micro_batch_size };
+    let micro = if ctx.cfg.optim.micro_batch_size == 0 { rows.len() } else { ctx.cfg.optim.micro_batch_size };
     let vars = ctx.model.vars();
     let device = ctx.model.device();
     let pad = ctx.pad;
@@ -699,11 +702,11 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
         let pairs: Vec<(&[u32], &[u32])> =
             chunk.iter().map(|&i| (samples[i].prompt.as_slice(), samples[i].response.as_slice())).collect();
         let seqs = SequenceBatch::new(&pairs, pad, &device)?;
-        let (lp, recompute) = if ctx.cfg.recompute_activations {
-            let (lp, r) = policy::response_logprobs_recomputed(ctx.model, &seqs, ctx.cfg.temperature)?;
+        let (lp, recompute) = if ctx.cfg.optim.recompute_activations {
+            let (lp, r) = policy::response_logprobs_recomputed(ctx.model, &seqs, ctx.cfg.rollout.temperature)?;
             (lp, Some(r))
         } else {
-            (policy::response_logprobs(ctx.model, &seqs, ctx.cfg.temperature)?, None)
+            (policy::response_logprobs(ctx.model, &seqs, ctx.cfg.rollout.temperature)?, None)
         };
         let dtype = lp.logp.dtype();
         let width = seqs.response_width;
@@ -733,7 +736,7 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
                 m.0 += scalar(&d.abs()?.sum_all()?)?;
                 m.1 += scalar(&k3.sum_all()?)?;
                 m.2 += n;
-                if let Some(cap) = ctx.cfg.tis_cap {
+                if let Some(cap) = ctx.cfg.rollout.tis_cap {
                     let w = (d.exp()?.clamp(0.0, cap)? * &mask)?;
                     m.3 += scalar(&w.sum_all()?)?;
                     adv = (adv * w)?;
@@ -803,7 +806,8 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
     }
     if let Some((abs, k3, n, w)) = mismatch {
         let n = n.max(1.0);
-        acc.mismatch = Some(Mismatch { abs_diff: abs / n, k3: k3 / n, tis_weight: ctx.cfg.tis_cap.map(|_| w / n) });
+        acc.mismatch =
+            Some(Mismatch { abs_diff: abs / n, k3: k3 / n, tis_weight: ctx.cfg.rollout.tis_cap.map(|_| w / n) });
     }
     acc.updates += 1;
     acc.loss += loss;
@@ -830,7 +834,7 @@ fn skip_update(
     acc.causes.push(message.clone());
     state.skipped_total += 1;
     state.bad_streak += 1;
-    if state.bad_streak >= cfg.max_bad_steps {
+    if state.bad_streak >= cfg.run.max_bad_steps {
         return Err(Error::TooManyBadSteps { count: state.bad_streak, last: message });
     }
     Ok(())

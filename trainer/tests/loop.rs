@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use rlengine::{Engine, ModelSource, ModelSpec};
 use rltrain::policy::{response_logprobs_detached, SequenceBatch};
 use rltrain::{train, Event, TrainConfig};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("rltrain-loop-{}-{name}", std::process::id()));
@@ -17,18 +17,18 @@ fn tmp(name: &str) -> PathBuf {
 /// The learning recipe: a 2-layer width-64 model answering `n+1=` (one token) with the task's
 /// 15-token tokenizer; chance is 1/15.
 fn tiny(out: &Path) -> TrainConfig {
-    TrainConfig {
-        model: "tiny".into(),
-        data: "task:succ".into(),
-        out: out.to_path_buf(),
-        steps: 4,
-        prompts_per_step: 8,
-        group_size: 8,
-        max_new_tokens: 1,
-        lr: 3e-3,
-        log_every: 0,
-        ..TrainConfig::default()
-    }
+    set(
+        &TrainConfig::default(),
+        json!({
+            "model": "tiny", "data": "task:succ", "out": out, "steps": 4, "prompts_per_step": 8,
+            "group_size": 8, "max_new_tokens": 1, "lr": 3e-3, "log_every": 0,
+        }),
+    )
+}
+
+/// `cfg` with `settings` (flag names, as the command line sets them) over it.
+fn set(cfg: &TrainConfig, settings: Value) -> TrainConfig {
+    cfg.merged(&settings).expect("valid settings")
 }
 
 fn metrics(dir: &Path) -> Vec<Value> {
@@ -76,7 +76,7 @@ const STEP_KEYS: [&str; 27] = [
 fn reward_rises_from_chance_to_at_least_0_8_for_grpo_cpgd_cfpo_dgpo() {
     for objective in ["grpo", "cpgd", "cfpo", "dgpo"] {
         let out = tmp(&format!("learn-{objective}"));
-        let cfg = TrainConfig { objective: objective.into(), steps: LEARN_STEPS, ..tiny(&out) };
+        let cfg = set(&tiny(&out), json!({ "objective": objective, "steps": LEARN_STEPS }));
         let outcome = train(&cfg, false, &mut quiet).unwrap();
         assert_eq!(outcome.steps, LEARN_STEPS);
         let m = metrics(&out);
@@ -103,11 +103,11 @@ fn without_timings(mut v: Value) -> Value {
 fn a_resumed_run_matches_an_uninterrupted_one_bit_for_bit() {
     // Sample reuse, two mini-batches and a reference model exercise every piece of state.
     let base =
-        |out: &Path| TrainConfig { objective: "grpo".into(), iterations: 2, mini_batches: 2, steps: 4, ..tiny(out) };
+        |out: &Path| set(&tiny(out), json!({"objective": "grpo", "iterations": 2, "mini_batches": 2, "steps": 4}));
     let full = tmp("resume-full");
     train(&base(&full), false, &mut quiet).unwrap();
     let part = tmp("resume-part");
-    train(&TrainConfig { steps: 2, ..base(&part) }, false, &mut quiet).unwrap();
+    train(&set(&base(&part), json!({"steps": 2})), false, &mut quiet).unwrap();
     // A stale line from a step after the checkpoint must be dropped on resume.
     let stale = format!("{}\n", serde_json::json!({"step": 3, "acc": -1}));
     let mut text = std::fs::read_to_string(part.join("metrics.jsonl")).unwrap();
@@ -133,7 +133,7 @@ fn a_resumed_run_matches_an_uninterrupted_one_bit_for_bit() {
 #[test]
 fn checkpoints_load_in_the_engine_with_the_same_logprobs() {
     let out = tmp("roundtrip");
-    let outcome = train(&TrainConfig { steps: 2, ..tiny(&out) }, false, &mut quiet).unwrap();
+    let outcome = train(&set(&tiny(&out), json!({"steps": 2})), false, &mut quiet).unwrap();
     let dir = out.join("checkpoints/step-2");
     for f in ["model.safetensors", "config.json", "tokenizer.json", "optimizer.safetensors", "trainer_state.json"] {
         assert!(dir.join(f).is_file(), "{f} missing");
@@ -161,14 +161,10 @@ fn bad_data_lines_are_reported_with_file_and_line_and_the_rest_trained_on() {
     let data = out.join("train.jsonl");
     let text = "{\"q\":\"1+1=\",\"a\":\"2\"}\n{\"q\":\"2+2=\"}\nnot json\n{\"q\":\"3+3=\",\"a\":\"6\"}\n";
     std::fs::write(&data, text).unwrap();
-    let cfg = TrainConfig {
-        data: data.display().to_string(),
-        problem_field: "q".into(),
-        answer_field: "a".into(),
-        out: out.join("run"),
-        steps: 2,
-        ..tiny(&out)
-    };
+    let cfg = set(
+        &tiny(&out),
+        json!({"data": data, "problem_field": "q", "answer_field": "a", "out": out.join("run"), "steps": 2}),
+    );
     let mut warnings = Vec::new();
     let outcome = train(&cfg, false, &mut |e| {
         if let Event::Warning(w) = e {
@@ -189,7 +185,7 @@ fn bad_data_lines_are_reported_with_file_and_line_and_the_rest_trained_on() {
 #[test]
 fn a_non_finite_loss_is_reported_and_skipped_and_too_many_stop_the_run() {
     let out = tmp("nan");
-    let cfg = TrainConfig { steps: 3, inject_nan_at_step: Some(2), ..tiny(&out) };
+    let cfg = set(&tiny(&out), json!({"steps": 3, "inject_nan_at_step": 2}));
     let mut warnings = Vec::new();
     train(&cfg, false, &mut |e| {
         if let Event::Warning(w) = e {
@@ -205,7 +201,7 @@ fn a_non_finite_loss_is_reported_and_skipped_and_too_many_stop_the_run() {
     assert!(m[1]["grad_norm"].is_null() && m[1]["loss"].is_null());
     assert!(warnings.iter().any(|w| w.contains("update skipped")));
     let out2 = tmp("nan-stop");
-    let stop = TrainConfig { max_bad_steps: 1, ..TrainConfig { out: out2.clone(), ..cfg } };
+    let stop = set(&cfg, json!({"max_bad_steps": 1, "out": out2}));
     let err = train(&stop, false, &mut quiet).unwrap_err().to_string();
     assert!(err.contains("consecutive non-finite") && err.contains("step 2"), "{err}");
     let _ = std::fs::remove_dir_all(&out);
@@ -236,7 +232,10 @@ fn cli_lists_objectives_and_a_two_step_run_writes_every_metric() {
     }
     assert!(m[1]["kl/ref"].is_number(), "a KL coefficient loads a reference model");
     let cfg: Value = serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
-    assert_eq!((cfg["objective"].as_str(), cfg["overrides"]["dgpo_n"].as_f64()), (Some("dgpo"), Some(2.0)));
+    assert_eq!(
+        (cfg["objective"]["objective"].as_str(), cfg["objective"]["overrides"]["dgpo_n"].as_f64()),
+        (Some("dgpo"), Some(2.0))
+    );
     // --resume continues the run from its config.json and checkpoint; flags still override.
     let o = std::process::Command::new(exe).args(["--resume"]).arg(&out).args(["--steps", "3"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -254,9 +253,9 @@ fn cli_lists_objectives_and_a_two_step_run_writes_every_metric() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let cfg: Value = serde_json::from_str(&std::fs::read_to_string(out.join("cfg/config.json")).unwrap()).unwrap();
-    assert_eq!(cfg["objective"], "cpgd");
+    assert_eq!(cfg["objective"]["objective"], "cpgd");
     assert_eq!(
-        (cfg["overrides"]["clip_eps"].as_f64(), cfg["overrides"]["drift_coef"].as_f64()),
+        (cfg["objective"]["overrides"]["clip_eps"].as_f64(), cfg["objective"]["overrides"]["drift_coef"].as_f64()),
         (Some(0.3), Some(0.05))
     );
     std::fs::write(&file, r#"{"objectiv": "cpgd"}"#).unwrap();
@@ -278,7 +277,7 @@ fn micro_batches_change_memory_not_the_update() {
     // (which amplifies rounding noise in near-zero gradients) has acted.
     let first = |micro: usize, name: &str| {
         let out = tmp(name);
-        let cfg = TrainConfig { objective: "cpgd".into(), micro_batch_size: micro, steps: 1, ..tiny(&out) };
+        let cfg = set(&tiny(&out), json!({"objective": "cpgd", "micro_batch_size": micro, "steps": 1}));
         train(&cfg, false, &mut quiet).unwrap();
         let m = metrics(&out);
         let _ = std::fs::remove_dir_all(&out);
@@ -295,13 +294,9 @@ fn recomputed_activations_change_memory_not_the_update() {
     // Two steps, with micro-batches too: the second step's loss depends on the first update.
     let run = |recompute: bool, name: &str| {
         let out = tmp(name);
-        let cfg = TrainConfig {
-            objective: "grpo".into(),
-            micro_batch_size: 5,
-            recompute_activations: recompute,
-            steps: 2,
-            ..tiny(&out)
-        };
+        let settings =
+            json!({"objective": "grpo", "micro_batch_size": 5, "recompute_activations": recompute, "steps": 2});
+        let cfg = set(&tiny(&out), settings);
         train(&cfg, false, &mut quiet).unwrap();
         let m = metrics(&out);
         let _ = std::fs::remove_dir_all(&out);
@@ -319,15 +314,10 @@ fn recomputed_activations_change_memory_not_the_update() {
 #[test]
 fn dapo_drops_all_equal_groups_and_evaluation_lines_are_recorded() {
     let out = tmp("dapo");
-    let cfg = TrainConfig {
-        objective: "dapo".into(),
-        steps: 2,
-        eval_every: 1,
-        eval_data: vec!["task:succ".into()],
-        eval_k: 3,
-        eval_limit: 5,
-        ..tiny(&out)
-    };
+    let cfg = set(
+        &tiny(&out),
+        json!({"objective": "dapo", "steps": 2, "eval_every": 1, "eval_data": ["task:succ"], "eval_k": 3, "eval_limit": 5}),
+    );
     train(&cfg, false, &mut quiet).unwrap();
     let m = metrics(&out);
     let steps: Vec<&Value> = m.iter().filter(|v| v.get("acc").is_some()).collect();
@@ -342,14 +332,14 @@ fn dapo_drops_all_equal_groups_and_evaluation_lines_are_recorded() {
     // At chance most groups of 8 are all wrong: dynamic sampling drops them.
     assert!(steps.iter().any(|v| v["dynamic_sampling/dropped_groups"].as_u64().unwrap_or(0) > 0), "{steps:?}");
     let cfg: Value = serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
-    assert_eq!(cfg["objective"], "dapo");
+    assert_eq!(cfg["objective"]["objective"], "dapo");
     let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
 fn checkpoints_are_pruned_shared_like_the_run_and_stop_and_resume_say_what_happened() {
     let out = tmp("trust");
-    let cfg = TrainConfig { steps: 3, save_every: 1, keep_checkpoints: 2, ..tiny(&out) };
+    let cfg = set(&tiny(&out), json!({"steps": 3, "save_every": 1, "keep_checkpoints": 2}));
     train(&cfg, false, &mut quiet).unwrap();
     assert_eq!(rltrain::checkpoint::steps(&out.join("checkpoints")).unwrap(), vec![2, 3]);
     #[cfg(unix)]
@@ -362,10 +352,10 @@ fn checkpoints_are_pruned_shared_like_the_run_and_stop_and_resume_say_what_happe
         }
     }
     // --steps below the checkpoint's step is an error that names both.
-    let err = train(&TrainConfig { steps: 2, ..cfg.clone() }, true, &mut quiet).unwrap_err().to_string();
+    let err = train(&set(&cfg, json!({"steps": 2})), true, &mut quiet).unwrap_err().to_string();
     assert!(err.contains("--steps 2") && err.contains("step-3") && err.contains("(3)"), "{err}");
     // Changed settings are listed; free ones are not.
-    let changed = TrainConfig { objective: "dgpo".into(), lr: 1e-3, steps: 9, log_every: 3, ..cfg.clone() };
+    let changed = set(&cfg, json!({"objective": "dgpo", "lr": 1e-3, "steps": 9, "log_every": 3}));
     let fields: Vec<String> = changed.changes_from(&cfg).unwrap().into_iter().map(|(k, _, _)| k).collect();
     assert_eq!(fields, ["lr", "objective"]);
     let bin = env!("CARGO_BIN_EXE_rltrain");
@@ -388,7 +378,7 @@ fn checkpoints_are_pruned_shared_like_the_run_and_stop_and_resume_say_what_happe
     // A stop request (Ctrl-C in the binary) ends the run after the step, with a checkpoint.
     let out = tmp("stop");
     let stop = std::sync::atomic::AtomicBool::new(true);
-    let outcome = rltrain::train_until(&TrainConfig { steps: 50, ..tiny(&out) }, false, &stop, &mut quiet).unwrap();
+    let outcome = rltrain::train_until(&set(&tiny(&out), json!({"steps": 50})), false, &stop, &mut quiet).unwrap();
     assert!(outcome.interrupted);
     assert_eq!(outcome.steps, 1);
     assert_eq!(outcome.checkpoint, Some(out.join("checkpoints").join("step-1")));
@@ -401,13 +391,8 @@ fn quantized_rollouts_recompute_pi_old_and_log_the_mismatch() {
     // separate no-grad forward first. Both log the mismatch and apply the TIS weight.
     for mini_batches in [1, 2] {
         let out = tmp(&format!("quantized-{mini_batches}"));
-        let cfg = TrainConfig {
-            steps: 2,
-            mini_batches,
-            rollout_decode: rltrain::config::RolloutDecode::Quantized,
-            tis_cap: Some(2.0),
-            ..tiny(&out)
-        };
+        let settings = json!({"steps": 2, "mini_batches": mini_batches, "rollout_decode": "quantized", "tis_cap": 2.0});
+        let cfg = set(&tiny(&out), settings);
         assert!(cfg.quantized_rollouts());
         train(&cfg, false, &mut quiet).unwrap();
         for m in metrics(&out) {
@@ -424,6 +409,6 @@ fn quantized_rollouts_recompute_pi_old_and_log_the_mismatch() {
         }
         let _ = std::fs::remove_dir_all(&out);
     }
-    let dense = TrainConfig { rollout_decode: rltrain::config::RolloutDecode::Auto, ..tiny(&tmp("auto")) };
+    let dense = set(&tiny(&tmp("auto")), json!({"rollout_decode": "auto"}));
     assert!(!dense.quantized_rollouts(), "auto keeps the tiny model on the dense path");
 }

@@ -41,7 +41,7 @@ fn check(paper: &str, want: &[(&str, LossConfig)], reward: RewardKind, temperatu
         let cfg = resolved(paper, objective);
         assert_eq!(cfg.loss_config().unwrap(), *loss, "{paper}/{objective}");
         assert_eq!(cfg.reward_kind().unwrap(), reward, "{paper}/{objective}");
-        assert_eq!(cfg.temperature, temperature, "{paper}/{objective}");
+        assert_eq!(cfg.rollout.temperature, temperature, "{paper}/{objective}");
         assert_eq!(cfg.sources.get("reward"), Some(&Source::Preset), "{paper}/{objective}");
     }
 }
@@ -147,7 +147,7 @@ fn dgpo_preset_matches_the_paper() {
         1.0,
     );
     let cfg = resolved("dgpo", "dgpo");
-    assert_eq!((cfg.adam_beta2, cfg.grad_clip), (0.95, 1.0));
+    assert_eq!((cfg.optim.adam_beta2, cfg.optim.grad_clip), (0.95, 1.0));
 }
 
 #[test]
@@ -157,10 +157,10 @@ fn user_settings_win_over_the_preset_and_unknown_pairs_fail() {
         &[json!({"paper": "dgpo", "objective": "grpo", "temperature": 0.7, "overrides": {"dual_clip": 10.0}})],
     )
     .unwrap();
-    assert_eq!(cfg.temperature, 0.7);
+    assert_eq!(cfg.rollout.temperature, 0.7);
     assert_eq!(cfg.sources.get("temperature"), Some(&Source::User));
-    assert_eq!(cfg.sources.get("overrides.dual_clip"), Some(&Source::User));
-    assert_eq!(cfg.sources.get("overrides.clip_low"), Some(&Source::Preset));
+    assert_eq!(cfg.sources.get("dual_clip"), Some(&Source::User));
+    assert_eq!(cfg.sources.get("clip_low"), Some(&Source::Preset));
     assert!(matches!(cfg.loss_config().unwrap().objective, ObjectiveConfig::PpoClip(c) if c.dual_clip == Some(10.0)));
     let err = TrainConfig::resolve(None, &[json!({"paper": "cfpo", "objective": "dgpo"})]).unwrap_err().to_string();
     assert!(err.contains("--paper cfpo") && err.contains("grpo, cfpo") && err.contains("`dgpo`"), "{err}");
@@ -169,21 +169,21 @@ fn user_settings_win_over_the_preset_and_unknown_pairs_fail() {
 #[test]
 fn pretrained_models_get_their_own_learning_rate_unless_the_user_sets_one() {
     let tiny = TrainConfig::resolve(None, &[json!({"steps": 50})]).unwrap();
-    assert_eq!((tiny.lr, tiny.warmup_steps), (3e-3, 0));
+    assert_eq!((tiny.optim.lr, tiny.optim.warmup_steps), (3e-3, 0));
     assert_eq!(tiny.sources.get("lr"), Some(&Source::Default));
     assert_eq!(tiny.sources.get("steps"), Some(&Source::User));
     let gguf = TrainConfig::resolve(None, &[json!({"model": "m.gguf", "steps": 50})]).unwrap();
-    assert_eq!((gguf.lr, gguf.warmup_steps), (1e-6, 5));
-    assert_eq!(serde_json::to_value(gguf.lr_schedule).unwrap(), json!("cosine"));
+    assert_eq!((gguf.optim.lr, gguf.optim.warmup_steps), (1e-6, 5));
+    assert_eq!(serde_json::to_value(gguf.optim.lr_schedule).unwrap(), json!("cosine"));
     assert_eq!(gguf.sources.get("lr"), Some(&Source::Model));
     assert_eq!(gguf.sources.get("lr_schedule"), Some(&Source::Model));
     let user = TrainConfig::resolve(None, &[json!({"model": "default"}), json!({"lr": 2e-5})]).unwrap();
-    assert_eq!(user.lr, 2e-5);
+    assert_eq!(user.optim.lr, 2e-5);
     assert_eq!(user.sources.get("lr"), Some(&Source::User));
     assert_eq!(user.sources.get("warmup_steps"), Some(&Source::Model));
     // A resumed run keeps what it resolved to; nothing is re-applied.
     let resumed = TrainConfig::resolve(Some(&gguf), &[json!({"steps": 80})]).unwrap();
-    assert_eq!((resumed.lr, resumed.steps, resumed.warmup_steps), (1e-6, 80, 5));
+    assert_eq!((resumed.optim.lr, resumed.run.steps, resumed.optim.warmup_steps), (1e-6, 80, 5));
     assert_eq!(resumed.sources.get("lr"), Some(&Source::Model));
 }
 
@@ -208,12 +208,9 @@ fn cpgd_epoch_correction_matches_a_hand_computation() {
 #[test]
 fn cpgd_epoch_correction_is_on_for_cpg_objectives_with_reuse() {
     let at = |objective: &str, iterations: usize, flag: Option<bool>| {
-        let cfg = TrainConfig {
-            objective: objective.into(),
-            iterations,
-            cpgd_epoch_correction: flag,
-            ..TrainConfig::default()
-        };
+        let mut cfg = TrainConfig::default();
+        (cfg.objective.objective, cfg.optim.iterations, cfg.optim.cpgd_epoch_correction) =
+            (objective.into(), iterations, flag);
         cfg.cpgd_epoch_correction_eps()
     };
     assert_eq!(at("cpgd", 8, None).unwrap(), Some(0.2));
@@ -250,7 +247,7 @@ fn clip_filter_weight_is_reachable_with_a_settable_cap() {
 
 #[test]
 fn dapo_overlong_buffer_is_a_fifth_of_the_length() {
-    let cfg = TrainConfig { objective: "dapo".into(), max_new_tokens: 20480, ..TrainConfig::default() };
+    let cfg = TrainConfig::default().merged(&json!({"objective": "dapo", "max_new_tokens": 20480})).unwrap();
     assert_eq!(cfg.overlong_buffer_tokens(), 4096);
 }
 

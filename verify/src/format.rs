@@ -21,6 +21,8 @@ const ANSWER_CLOSE: &str = "</answer>";
 
 /// True when `response` is exactly `<think>...</think>` then `<answer>...</answer>` (see the module doc).
 pub fn is_well_formed(response: &str) -> bool {
+    // The response ends at its first end-of-turn token, as for the answer (`...</answer><|im_end|>`).
+    let response = crate::extract::model_turn(response);
     let tags = [THINK_OPEN, THINK_CLOSE, ANSWER_OPEN, ANSWER_CLOSE];
     if tags.iter().any(|t| response.matches(t).count() != 1) {
         return false;
@@ -59,6 +61,8 @@ mod tests {
             "<think>x</think><answer>1</answer>",
             "  <think>\nlet me see\n</think>\n\n<answer> 42 </answer>\n",
             "<think>a < b</think> <answer>\\boxed{1}</answer>",
+            "<think>x</think><answer>1</answer><|im_end|>",
+            "<think>x</think><answer>1</answer></s><|im_start|>user <answer>2</answer>",
         ] {
             assert!(is_well_formed(ok), "{ok:?}");
         }

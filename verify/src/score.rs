@@ -182,7 +182,7 @@ impl Gold {
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
         let choice = crate::extract::choice::choice_letter(&answer);
-        let invalid = invalid_gold(&answer, &parsed);
+        let invalid = invalid_gold(gold, &answer, &parsed);
         let is_collection = parsed.as_ref().is_ok_and(is_collection);
         let is_ordered =
             parsed.as_ref().is_ok_and(|e| matches!(e, Expr::Tuple(_) | Expr::Interval { .. } | Expr::Matrix(_)));
@@ -268,6 +268,8 @@ impl Gold {
             decision: None,
         };
         if let Some(why) = self.invalid {
+            // The model is not to blame for a bad dataset row: 0, also with signed rewards.
+            out.score.reward = 0.0;
             out.score.status = Status::InvalidGold;
             out.score.rule = why;
             return out;
@@ -345,8 +347,8 @@ impl Gold {
     /// the comparison, with the multiple-choice readings of a labelled option.
     fn judge_candidate(&self, answer: &Answer, cfg: &Config, budget: &mut Budget) -> Judged {
         // Words the gold itself has are no qualifier (`\text{Monday}` in both).
-        let own_words = same_text(&self.answer, &answer.text);
-        if !own_words && answer.candidates().iter().any(|c| wording(c) == Wording::Qualified) {
+        let qualified = answer.candidates().iter().any(|c| wording(c) == Wording::Qualified);
+        if qualified && !same_text(&self.answer, &answer.text) {
             // `\text{less than } 7`, `7 \text{ or so}`: the words change the value.
             return Judged {
                 answer: answer.clone(),
@@ -442,15 +444,15 @@ fn text_with_one_number(g: &Expr, p: &Expr, cfg: &Config, budget: &mut Budget) -
 /// comparison can trust (control characters, as when a JSON layer turned `\f` of `\frac` into a
 /// form feed; unbalanced braces). A gold that is well formed but does not parse (`3:4:5`,
 /// `\cotx`) is still compared as text.
-fn invalid_gold(answer: &str, parsed: &Result<Expr, ParseError>) -> Option<&'static str> {
+fn invalid_gold(raw: &str, answer: &str, parsed: &Result<Expr, ParseError>) -> Option<&'static str> {
     if answer.trim().is_empty() {
         return Some("empty");
     }
+    if raw.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+        return Some("control_characters");
+    }
     if parsed.is_ok() {
         return None;
-    }
-    if answer.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
-        return Some("control_characters");
     }
     let (mut depth, mut escaped) = (0i64, false);
     for c in answer.chars() {
@@ -579,6 +581,17 @@ mod tests {
         assert!(score(&finished, "3", &lenient).correct);
         // A marked answer counts whatever comes after it.
         assert!(score(&format!("{steps}so \\boxed{{3}}. Then we check that"), "3", &strict).correct);
+    }
+
+    #[test]
+    fn invalid_gold_is_never_rewarded_nor_penalised() {
+        let signed = Config { reward: RewardKind::Signed, ..Config::default() };
+        for gold in ["", "  ", "\\frac{1}{2", "\u{c}rac{1}{2}"] {
+            let s = score("\\boxed{1}", gold, &signed);
+            assert_eq!((s.status, s.correct, s.reward), (Status::InvalidGold, false, 0.0), "{gold:?}");
+        }
+        // Well formed but not parsable: compared as text.
+        assert!(score("3:4:5", "3:4:5", &Config::default()).correct);
     }
 
     #[test]

@@ -65,6 +65,7 @@ const CONTROL_FAMILIES: &[&str] = &[
     "control_decimal",
     "control_true_equation",
     "control_format",
+    "control_missed_right",
 ];
 
 const FIELDS: &[&str] = &["family", "gold", "response", "expect", "why"];
@@ -264,24 +265,8 @@ fn attack_corpus_zero_tolerance() {
 // ---------------------------------------------------------------------------------------------
 // Property test: hedged variants of right responses of the dev corpus.
 
-/// SplitMix64: a small deterministic generator (the test must not depend on a crate's stream).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
-        v[self.below(v.len())]
-    }
-}
+/// The seeded generator of the property test (rlbase's SplitMix64: the stream never changes).
+type Rng = rlbase::SplitMix64;
 
 /// At most this many right responses are hedged, each with every hedge that fits it: all of the
 /// dev corpus's right responses (1,832 today; under a second in a debug build).
@@ -291,22 +276,11 @@ const MAX_RESPONSES: usize = 5000;
 /// The real-generations dev corpus as `(gold, response)` pairs, or `None` with a notice when the
 /// read-only `shared/` folder is missing (a failure under CI).
 fn dev_corpus() -> Option<Vec<(String, String)>> {
-    let dir = match std::env::var_os("RLVERIFY_CORPORA_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"),
+    let path = match std::env::var_os("RLVERIFY_CORPORA_DIR") {
+        Some(d) => PathBuf::from(d).join("real_generations_dev.jsonl"),
+        None => rl_tests::shared_file("corpora/real_generations_dev.jsonl")?,
     };
-    let path = dir.join("real_generations_dev.jsonl");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if std::env::var_os("CI").is_some() {
-                panic!("{} is missing: CI runs beside the read-only `shared/` folder", path.display());
-            }
-            eprintln!("skipped: {} not found (the read-only `shared/` folder beside the workspace)", path.display());
-            return None;
-        }
-        Err(e) => panic!("cannot read {}: {e}", path.display()),
-    };
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let rows = text
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -525,7 +499,7 @@ fn hedged_right_responses_are_never_accepted() {
         .ok()
         .map(|v| v.parse().unwrap_or_else(|e| panic!("RLVERIFY_ATTACK_CASES={v:?}: {e}")))
         .unwrap_or(MAX_RESPONSES);
-    let mut rng = Rng(0x2525_a77a_c4ed_0025);
+    let mut rng = Rng::new(0x2525_a77a_c4ed_0025);
     // A seeded shuffle, then the first `limit` responses that are right today.
     let mut order: Vec<usize> = (0..corpus.len()).collect();
     for i in (1..order.len()).rev() {

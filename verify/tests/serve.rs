@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -50,11 +51,25 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Scoring requests in flight, as `/health` reports them.
-    fn in_flight(&self) -> u64 {
+    /// A count `/health` reports: `in_flight` (being scored), `queued` (read, waiting for a
+    /// scoring slot) or `reading` (body arriving).
+    fn health(&self, what: &str) -> u64 {
         let (status, _, body) = get(&self.url("/health"));
         assert_eq!(status, 200, "{body}");
-        parse(&body)["in_flight"].as_u64().expect("in_flight")
+        parse(&body)[what].as_u64().unwrap_or_else(|| panic!("no `{what}` in {body}"))
+    }
+
+    /// Requests being scored now.
+    fn in_flight(&self) -> u64 {
+        self.health("in_flight")
+    }
+
+    /// The value of one metric line of `/metrics` (`name` with its labels).
+    fn metric(&self, name: &str) -> f64 {
+        let (_, _, text) = get(&self.url("/metrics"));
+        let line = text.lines().find(|l| l.strip_prefix(name).is_some_and(|v| v.starts_with(' ')));
+        let value = line.and_then(|l| l.rsplit(' ').next()).and_then(|v| v.parse().ok());
+        value.unwrap_or_else(|| panic!("no metric `{name}` in:\n{text}"))
     }
 
     fn wait_until(&self, what: &str, mut done: impl FnMut(&Server) -> bool) {
@@ -196,6 +211,101 @@ fn openrlhf_request_shape() {
     assert_eq!(parse(&post(&server.url("/get_reward"), &body).2)["rewards"], json!([]));
 }
 
+/// An item whose gold cannot be read is `invalid_gold` with reward 0 (or `--invalid-gold-reward`)
+/// and the rest of the request is scored: HTTP 200 (issue 20, point 4: one `null` label made the
+/// whole request a 400, which slime retries for minutes and then raises).
+#[test]
+fn unreadable_labels_are_invalid_gold_per_item() {
+    let server = Server::start("invalid-gold", &[]);
+    let responses = ["\\boxed{5}", "\\boxed{5}", "\\boxed{5}", "\\boxed{5}", "\\boxed{5}"];
+    let labels = [json!(null), json!("5"), json!({ "a": 1 }), json!(""), json!(["5"])];
+    let (status, _, text) = post(&server.url("/get_reward"), &openrlhf_body(&[""; 5], &responses, &labels));
+    assert_eq!(status, 200, "{text}");
+    let out = parse(&text);
+    assert_eq!(out["rewards"], json!([0.0, 1.0, 0.0, 0.0, 1.0]), "{text}");
+    assert_eq!(out["scores"], json!([0.0, 1.0, 0.0, 0.0, 1.0]), "{text}");
+    assert_eq!(out["extra_logs"]["invalid_gold"], json!([1.0, 0.0, 1.0, 1.0, 0.0]), "{text}");
+    // slime sends `"label": null` for a sample without one.
+    for label in [json!(null), json!(true), json!([1, 2])] {
+        let body = json!({ "prompt": "p", "response": "\\boxed{5}", "label": label }).to_string();
+        let (status, _, text) = post(&server.url("/slime"), &body);
+        assert_eq!((status, parse(&text)), (200, json!(0.0)), "{body}");
+    }
+    assert_eq!(server.metric("rlverify_invalid_gold_total"), 6.0);
+    server.wait_until("the access log", |s| s.log_text().contains("3 invalid gold: `labels[0]` is null"));
+
+    // A configured reward, even with signed rewards, where a wrong answer gets -1.
+    let server = Server::start("invalid-gold-reward", &["--reward", "signed", "--invalid-gold-reward", "-0.25"]);
+    let body =
+        openrlhf_body(&["", "", ""], &["\\boxed{5}", "\\boxed{6}", "\\boxed{5}"], &[json!(null), json!(5), json!(5)]);
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([-0.25, -1.0, 1.0])), "{text}");
+}
+
+/// OpenRLHF decodes with special tokens kept: the end-of-turn token and whatever follows it are
+/// not the answer, on every route (issue 20, point 6).
+#[test]
+fn end_of_turn_tokens_on_every_route() {
+    let server = Server::start("turn-tokens", &[]);
+    let prompt = "<|im_start|>user\nWhat is 3*5? Put it in \\boxed{}.<|im_end|>\n<|im_start|>assistant\n";
+    let responses = [
+        "A: 15</s>",
+        "So \\boxed{15}<|im_end|>\n<|im_start|>user\nAnd 2*4?<|im_end|>\n<|im_start|>assistant\n\\boxed{8}",
+        "The answer is 15.<|eot_id|><|end_of_text|>",
+        "\\boxed{16}<|im_end|>\n<|im_start|>assistant\n\\boxed{15}",
+    ];
+    let want = [1.0, 1.0, 1.0, 0.0];
+    let body = openrlhf_body(&[prompt; 4], &responses, &vec![json!("15"); 4]);
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!(want)), "{text}");
+    let mut rows = String::new();
+    for (response, want) in responses.iter().zip(want) {
+        let body = json!({ "prompt": prompt, "response": response, "label": "15" }).to_string();
+        let (status, _, text) = post(&server.url("/slime"), &body);
+        assert_eq!((status, parse(&text)), (200, json!(want)), "{response}");
+        rows.push_str(&(json!({ "response": response, "gold": "15" }).to_string() + "\n"));
+    }
+    let (status, _, text) = post(&server.url("/score"), &rows);
+    assert_eq!(status, 200, "{text}");
+    let rewards: Vec<f64> = text.lines().map(|l| parse(l)["reward"].as_f64().expect("a reward")).collect();
+    assert_eq!(rewards, want, "{text}");
+}
+
+/// The format reward is read before the end-of-turn token too.
+#[test]
+fn format_reward_before_end_of_turn_tokens() {
+    let server = Server::start("turn-format", &["--format-reward=0.5"]);
+    let body = openrlhf_body(&[""], &["<think>3*5=15</think><answer>\\boxed{15}</answer><|im_end|>"], &[json!("15")]);
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.5])), "{text}");
+}
+
+/// `--no-extra-logs` for OpenRLHF 0.8.x, which cannot read list-valued `extra_logs` (point 2).
+#[test]
+fn extra_logs_can_be_left_out() {
+    let server = Server::start("no-extra-logs", &["--no-extra-logs"]);
+    let (status, _, text) = post(&server.url("/get_reward"), &openrlhf_body(&[""], &["\\boxed{1}"], &[json!(1)]));
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(parse(&text), json!({ "rewards": [1.0], "scores": [1.0] }));
+}
+
+/// The README's serve example (`--gold-field` for verl-shaped `/score` rows) still answers
+/// OpenRLHF's and slime's requests (issue 20, point 9: every one was a 400).
+#[test]
+fn readme_serve_example_answers_every_protocol() {
+    let server = Server::start(
+        "readme",
+        &["--reward", "signed", "--format-reward=0.2", "--gold-field", "reward_model.ground_truth"],
+    );
+    let body = openrlhf_body(&["Q: 1/2+1/4? A: "], &["\\boxed{0.75}"], &[json!("3/4")]);
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+    let body = json!({ "prompt": "p", "response": "\\boxed{0.75}", "label": "3/4" }).to_string();
+    assert_eq!(parse(&post(&server.url("/slime"), &body).2), json!(1.0));
+    let row = json!({ "response": "\\boxed{0.75}", "reward_model": { "ground_truth": "3/4" } }).to_string();
+    assert!(post(&server.url("/score"), &row).2.contains("\"correct\":true"));
+}
+
 /// The scoring flags are `rlverify score`'s and give its rewards.
 #[test]
 fn scoring_flags_match_the_cli() {
@@ -255,7 +365,11 @@ fn field_mapping() {
     let body = json!({ "output": { "text": ["\\boxed{9}", "\\boxed{8}"] }, "metadata": { "answer": ["9", "9"] } });
     let (status, _, text) = post(&server.url("/get_reward"), &body.to_string());
     assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0, 0.0])), "{text}");
-    assert_bad_request(&server, "/slime", r#"{"response": "1", "label": "1"}"#, "`metadata.answer`");
+    assert_bad_request(&server, "/slime", r#"{"response": "1"}"#, "missing field `metadata.answer` (or `label`)");
+    // Where the named field is absent, the protocol's own is read: the flag is for `/score` rows
+    // too, and must not break OpenRLHF's and slime's requests (README example, issue 20).
+    let (status, _, text) = post(&server.url("/slime"), r#"{"prompt": "p", "response": "\\boxed{3}", "label": 3}"#);
+    assert_eq!((status, parse(&text)), (200, json!(1.0)), "{text}");
     // The batch route maps the same way as `rlverify score --gold-field ... --response-field ...`.
     let rows = "{\"id\": 3, \"output\": {\"text\": \"\\\\boxed{9}\"}, \"metadata\": {\"answer\": \"9\"}}\n";
     let (status, _, text) = post(&server.url("/score"), rows);
@@ -304,12 +418,13 @@ fn malformed_requests_get_400_with_a_reason() {
     assert_bad_request(&server, "/get_reward", "[1, 2]", "expected an object");
     assert_bad_request(&server, "/get_reward", r#"{"query": "a", "labels": ["1"]}"#, "field `query` must be a list");
     assert_bad_request(&server, "/get_reward", r#"{"query": ["a", 3], "labels": ["1", "2"]}"#, "`query[1]`");
-    assert_bad_request(&server, "/get_reward", r#"{"query": ["a"], "labels": [null]}"#, "`labels[0]`");
+    assert_bad_request(&server, "/get_reward", r#"{"query": ["a"], "labels": null}"#, "field `labels` must be a list");
+    assert_bad_request(&server, "/get_reward", r#"{"query": ["a"], "labels": "1"}"#, "field `labels` must be a list");
     assert_bad_request(&server, "/get_reward", r#"{"query": ["a"]}"#, "missing field `labels`");
     assert_bad_request(&server, "/get_reward", r#"{"query": ["a"], "labels": ["1", "2"]}"#, "`labels` has 2 items");
     assert_bad_request(&server, "/get_reward", r#"{"query": ["a"], "prompts": [], "labels": ["1"]}"#, "`prompts`");
     assert_bad_request(&server, "/slime", "{\"response\": \"\\u12\"}", "invalid JSON");
-    assert_bad_request(&server, "/slime", r#"{"response": "x", "label": {"a": 1}}"#, "field `label` must be");
+    assert_bad_request(&server, "/slime", r#"{"response": 5, "label": "5"}"#, "field `response` must be a string");
     // Unknown routes and methods are JSON errors too.
     let (status, _, text) = get(&url("/nope"));
     assert_eq!(status, 404);
@@ -327,6 +442,23 @@ fn malformed_requests_get_400_with_a_reason() {
     assert!(metrics.contains("rlverify_requests_total{route=\"/get_reward\",code=\"400\"}"), "{metrics}");
 }
 
+/// A queue smaller than one body could never take it: refused at startup, naming both flags.
+#[test]
+fn a_queue_smaller_than_a_body_is_a_usage_error() {
+    let out = Command::new(BIN).args(["serve", "--port", "0", "--max-body", "2K", "--max-queue", "1K"]).output();
+    let out = out.expect("run rlverify serve");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--max-queue") && stderr.contains("--max-body"), "{stderr}");
+    // A queue of exactly one body, not a whole number of KiB, takes that body.
+    let server =
+        Server::start("queue-one-body", &["--max-body", "1500", "--max-queue", "1500", "--queue-timeout", "5"]);
+    let body = openrlhf_body(&[""], &[&format!("{} \\boxed{{2}}", "x".repeat(1400))], &[json!("2")]);
+    assert!(body.len() > 1024 && body.len() <= 1500, "{}", body.len());
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+}
+
 #[test]
 fn oversized_bodies_get_413() {
     let server = Server::start("oversized", &["--max-body", "1K"]);
@@ -340,15 +472,17 @@ fn oversized_bodies_get_413() {
     assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])));
 }
 
-/// Clients that trickle their request (head or body) hold only their own connection.
+/// Clients that trickle their request (head or body) hold only their own connection: no scoring
+/// slot while a body is arriving (issue 20, point 5: 64 stalled senders held every slot).
 #[test]
 fn slow_clients_do_not_block_others() {
-    let server = Server::start("slow", &[]);
+    let server = Server::start("slow", &["--max-in-flight", "2"]);
     let body = openrlhf_body(&[""], &["\\boxed{5}"], &[json!("5")]);
-    let slow_body = SlowRequest::start(&server, "/get_reward", &body, 3);
+    let slow_bodies: Vec<SlowRequest> = (0..4).map(|_| SlowRequest::start(&server, "/get_reward", &body, 3)).collect();
     let mut slow_head = TcpStream::connect(&server.addr).expect("connect");
     slow_head.write_all(b"POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Le").expect("send part of a head");
-    server.wait_until("the slow body to be accepted", |s| s.in_flight() == 1);
+    server.wait_until("the slow bodies to be arriving", |s| s.health("reading") == 4);
+    assert_eq!(server.in_flight(), 0, "a body still arriving holds no scoring slot");
     let workers: Vec<_> = (0..4)
         .map(|t| {
             let url = server.url("/get_reward");
@@ -366,10 +500,46 @@ fn slow_clients_do_not_block_others() {
         w.join().expect("a fast client failed");
     }
     // The slow ones were waiting all along and are still served once they finish.
-    assert_eq!(server.in_flight(), 1);
-    let (status, text) = slow_body.finish();
-    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+    assert_eq!(server.health("reading"), 4);
+    for slow in slow_bodies {
+        let (status, text) = slow.finish();
+        assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+    }
     drop(slow_head);
+}
+
+/// A head that never completes closes its connection after `--header-timeout` (issue 20, point
+/// 5: one stayed open past 120 s).
+#[test]
+fn unfinished_heads_are_cut_after_the_header_timeout() {
+    let server = Server::start("header-timeout", &["--header-timeout", "0.5"]);
+    let mut half_head = TcpStream::connect(&server.addr).expect("connect");
+    half_head.write_all(b"POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Le").expect("send part of a head");
+    half_head.set_read_timeout(Some(PATIENCE)).expect("timeout");
+    let start = Instant::now();
+    let mut rest = Vec::new();
+    // EOF (or a reset) ends the read: the server closed the connection.
+    let _ = half_head.read_to_end(&mut rest);
+    assert!(start.elapsed() < PATIENCE, "the connection stayed open");
+    // A connection that sends nothing at all is cut the same way.
+    let mut silent = TcpStream::connect(&server.addr).expect("connect");
+    silent.set_read_timeout(Some(PATIENCE)).expect("timeout");
+    let _ = silent.read_to_end(&mut rest);
+    assert!(start.elapsed() < PATIENCE, "the silent connection stayed open");
+    let body = openrlhf_body(&[""], &["\\boxed{2}"], &[json!("2")]);
+    let (status, _, text) = post(&server.url("/get_reward"), &body);
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+}
+
+/// A body that stops arriving gets 408 after `--body-timeout`.
+#[test]
+fn stalled_bodies_get_408_after_the_body_timeout() {
+    let server = Server::start("body-timeout", &["--body-timeout", "0.5"]);
+    let body = openrlhf_body(&[""], &["\\boxed{2}"], &[json!("2")]);
+    let (status, text) = SlowRequest::start(&server, "/get_reward", &body, 4).read_response();
+    assert_eq!(status, 408, "{text}");
+    assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("--body-timeout")), "{text}");
+    server.wait_until("the request to be gone", |s| s.health("reading") == 0);
 }
 
 /// Many clients at once: every answer is right and in the order of its request.
@@ -413,24 +583,74 @@ fn concurrent_load() {
     assert_eq!(log.lines().filter(|l| l.contains("\"POST /get_reward\" 200")).count(), 240, "{log}");
 }
 
+/// A burst far beyond `--max-in-flight` waits in the queue and is answered in full: OpenRLHF
+/// ignores `Retry-After` and drops a reward after 5 refusals (issue 20, point 3: 107 of 3,000
+/// lost to 503s).
 #[test]
-fn busy_server_answers_503_with_retry_after() {
-    let server = Server::start("busy", &["--max-in-flight", "1"]);
-    let body = openrlhf_body(&[""], &["\\boxed{2}"], &[json!("2")]);
-    let holder = SlowRequest::start(&server, "/get_reward", &body, 5);
-    server.wait_until("the first request to take the only slot", |s| s.in_flight() == 1);
-    let (status, retry, text) = post(&server.url("/get_reward"), &body);
+fn bursts_wait_in_the_queue_instead_of_503() {
+    const CLIENTS: usize = 300;
+    let server = Server::start("burst", &["--max-in-flight", "2", "--quiet"]);
+    let start = Arc::new(Barrier::new(CLIENTS));
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|t| {
+            let (url, start) = (server.url("/get_reward"), start.clone());
+            thread::spawn(move || {
+                let responses: Vec<String> =
+                    (0..8).map(|k| format!("so \\boxed{{\\frac{{{}}}{{{}}}}}", 2 * (t + k), 2 + k % 2)).collect();
+                let r: Vec<&str> = responses.iter().map(String::as_str).collect();
+                let labels: Vec<Value> = (0..8).map(|k| json!(t + k)).collect();
+                let body = openrlhf_body(&[""; 8], &r, &labels);
+                start.wait();
+                let (status, _, text) = post(&url, &body);
+                assert_eq!(status, 200, "client {t}: {text}");
+                assert_eq!(parse(&text)["rewards"], json!([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0]), "client {t}");
+            })
+        })
+        .collect();
+    for c in clients {
+        c.join().expect("a client failed");
+    }
+    assert_eq!(server.metric("rlverify_rejected_total"), 0.0);
+    assert_eq!(server.metric("rlverify_requests_total{route=\"/get_reward\",code=\"200\"}"), CLIENTS as f64);
+    assert_eq!(server.metric("rlverify_queue_wait_seconds_count"), CLIENTS as f64);
+    assert_eq!((server.metric("rlverify_queued"), server.metric("rlverify_queue_bytes")), (0.0, 0.0));
+}
+
+/// Past `--max-queue` bytes the server stops reading (the client waits on its connection), and
+/// answers 503 with `Retry-After` only when the wait passes `--queue-timeout`.
+#[test]
+fn a_full_queue_holds_clients_then_503_past_the_deadline() {
+    let body = openrlhf_body(&[""], &[&format!("{} \\boxed{{2}}", "x".repeat(900))], &[json!("2")]);
+    let small = openrlhf_body(&[""], &["\\boxed{3}"], &[json!("3")]);
+    let bounds = ["--max-body", "1K", "--max-queue", "1K"];
+
+    let server = Server::start("queue-deadline", &[&bounds[..], &["--queue-timeout", "0.5"]].concat());
+    let holder = SlowRequest::start(&server, "/get_reward", &body, 900);
+    server.wait_until("the first body to fill the queue", |s| s.metric("rlverify_queue_bytes") == 1024.0);
+    let (status, retry, text) = post(&server.url("/get_reward"), &small);
     assert_eq!(status, 503, "{text}");
     assert_eq!(retry.as_deref(), Some("1"));
-    assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("--max-in-flight")), "{text}");
-    // Health and metrics are not scoring requests: they still answer.
-    let (_, _, metrics) = get(&server.url("/metrics"));
-    assert!(metrics.contains("rlverify_rejected_total 1\n"), "{metrics}");
+    assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("--queue-timeout")), "{text}");
+    assert_eq!(server.metric("rlverify_rejected_total"), 1.0);
     let (status, text) = holder.finish();
     assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
-    server.wait_until("the slot to be free", |s| s.in_flight() == 0);
-    let (status, _, text) = post(&server.url("/get_reward"), &body);
+
+    // With time to wait, the second request is read once the first is answered.
+    let server = Server::start("queue-wait", &bounds);
+    let holder = SlowRequest::start(&server, "/get_reward", &body, 900);
+    server.wait_until("the first body to fill the queue", |s| s.metric("rlverify_queue_bytes") == 1024.0);
+    let waiter = {
+        let url = server.url("/get_reward");
+        thread::spawn(move || post(&url, &small))
+    };
+    server.wait_until("the second request to wait for room", |s| s.health("reading") == 2);
+    assert!(!waiter.is_finished());
+    let (status, text) = holder.finish();
     assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+    let (status, _, text) = waiter.join().expect("the waiting client");
+    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+    assert_eq!(server.metric("rlverify_rejected_total"), 0.0);
+    assert!(server.metric("rlverify_queue_wait_seconds_sum") > 0.0);
 }
 
 #[cfg(unix)]
@@ -439,7 +659,7 @@ fn sigterm_finishes_accepted_requests_then_exits_0() {
     let mut server = Server::start("shutdown", &[]);
     let body = openrlhf_body(&["Q: "], &["\\boxed{42}"], &[json!("42")]);
     let busy = SlowRequest::start(&server, "/get_reward", &body, 10);
-    server.wait_until("the request to be accepted", |s| s.in_flight() == 1);
+    server.wait_until("the request to be accepted", |s| s.health("reading") == 1);
     // Connections with no request under way do not keep it alive: one idle, one half a head.
     let idle = TcpStream::connect(&server.addr).expect("connect");
     let mut half_head = TcpStream::connect(&server.addr).expect("connect");
@@ -473,7 +693,7 @@ fn request_deadline_covers_the_body() {
     let (status, text) = stuck.read_response();
     assert_eq!(status, 408, "{text}");
     assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("--request-timeout")), "{text}");
-    server.wait_until("the slot to be free", |s| s.in_flight() == 0);
+    server.wait_until("the request to be gone", |s| s.health("reading") == 0);
     let (status, _, text) = post(&server.url("/get_reward"), &body);
     assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
 }

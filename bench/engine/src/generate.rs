@@ -294,3 +294,12 @@ fn ends_with_stop(tokenizer: &Tokenizer, tokens: &[u32], stop: &[String], max_st
     let text = tokenizer.decode(window, true)?;
     Ok(stop.iter().any(|s| text.contains(s.as_str())))
 }
+
+#[cfg(test)]
+mod tests {
+    /// The prompt hash keeps the value of the engine's own FNV-1a copy (one round per token id).
+    #[test]
+    fn prompt_hash_keeps_its_value() {
+        assert_eq!(super::prompt_hash(&[1, 2, 3]), 0xd0aa_6218_672c_f5ab);
+    }
+}

@@ -73,6 +73,14 @@ mod tests {
         assert_ne!(derive_seed(&[1, 2]), derive_seed(&[2, 1]));
     }
 
+    /// The values of the engine's own SplitMix64 copy before it moved to `rlbase` (so every
+    /// recorded sample keeps its seed).
+    #[test]
+    fn seeds_and_streams_keep_their_values() {
+        assert_eq!(derive_seed(&[1, 2]), 0x1d26_2ac5_ef24_35c1);
+        assert_eq!(Rng::new(7).next_u64(), 0x237b_6a1b_ef78_75d8);
+    }
+
     #[test]
     fn uniform_and_normal_have_the_right_moments() {
         let mut r = Rng::new(1);

@@ -276,20 +276,66 @@ fn verify(py: Python<'_>, gold: String, response: String, options: Option<&Bound
     score(py, gold, response, options).map(|s| s.correct)
 }
 
-/// `extract(response, last_number=False) -> str | None`
+/// `extract(response, last_number=False, extract=None) -> str | None`
 ///
 /// The final answer the verifier reads in a response (`\boxed{}`, `<answer>` tags, "the final
-/// answer is", `#### 42`, ...), or None. `last_number=True` falls back to the last number.
+/// answer is", `#### 42`, ...), or None; end-of-turn tokens and what follows them are cut first.
+/// `last_number=True` falls back to the last number; `extract="lenient"` also reads answers
+/// without a marker (the last math block), as `score(..., extract="lenient")` does.
 #[pyfunction]
-#[pyo3(signature = (response, last_number=false))]
-fn extract(py: Python<'_>, response: String, last_number: bool) -> PyResult<Option<String>> {
+#[pyo3(signature = (response, last_number=false, extract=None))]
+fn extract(
+    py: Python<'_>,
+    response: String,
+    last_number: bool,
+    extract: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<String>> {
+    let mut mode = Extraction::Strict;
+    if let Some(v) = extract.filter(|v| !v.is_none()) {
+        set(&mut mode, v, "extract", &[("strict", Extraction::Strict), ("lenient", Extraction::Lenient)])?;
+    }
     py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            let opts = ExtractOptions { last_number_fallback: last_number, ..ExtractOptions::default() };
+            let opts = ExtractOptions {
+                last_number_fallback: last_number,
+                lenient: mode == Extraction::Lenient,
+                ..ExtractOptions::default()
+            };
             rlverify::extract(&response, &opts).map(|a| a.text)
         }))
     })
     .map_err(|_| PyRuntimeError::new_err("internal error: the extractor panicked (please report this input)"))
+}
+
+/// `value(answer) -> (real, imag, integer_text) | None`
+///
+/// The number an answer stands for (`0.5`, `\frac{1}{2}`, `2\sqrt{2}`, `50\%`, `3+4i`), as
+/// floats, with the exact decimal digits when it is an integer; None when it is not a number (a
+/// set, an interval, an equation, text, a free symbol). A value in degrees (`30^\circ`) is its
+/// number of degrees. What `float()`, `int()` and `complex()` of `rlverify.compat.Answer` use.
+#[pyfunction]
+fn value(py: Python<'_>, answer: String) -> PyResult<Option<(f64, f64, Option<String>)>> {
+    use rlverify::equiv::eval::{bf_to_f64, Evaluator, PREC};
+    py.detach(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            let cfg = Config::default();
+            let expr = rlverify::parse(&answer, &cfg.limits).ok()?;
+            let expr = match expr {
+                rlverify::Expr::Degrees(inner) => *inner,
+                other => other,
+            };
+            let mut budget = rlverify::Budget::new(&cfg.limits);
+            let mut consts = None;
+            let v = Evaluator::new(PREC, &mut budget, &mut consts, &[]).eval(&expr).ok()?;
+            let integer = v.exact().and_then(|q| {
+                let real = q.im.is_integer() && q.im.to_integer().bits() == 0;
+                (real && q.re.is_integer()).then(|| q.re.to_integer().to_string())
+            });
+            let c = v.to_cf(PREC);
+            Some((bf_to_f64(&c.re), bf_to_f64(&c.im), integer))
+        }))
+    })
+    .map_err(|_| PyRuntimeError::new_err("internal error: the evaluator panicked (please report this input)"))
 }
 
 /// Worker pools by thread count, and the process they were built in: a forked child inherits
@@ -372,6 +418,7 @@ fn _rlverify(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(extract, m)?)?;
     m.add_function(wrap_pyfunction!(score_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(value, m)?)?;
     m.add("__version__", rlverify::VERSION)?;
     m.add("OPTIONS", OPTIONS.iter().map(|(n, _)| *n).collect::<Vec<_>>())?;
     Ok(())

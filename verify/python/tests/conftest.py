@@ -45,3 +45,39 @@ def rlverify_bin():
         if msg.get("reason") == "compiler-artifact" and msg.get("executable") and msg["target"]["name"] == "rlverify":
             return msg["executable"]
     pytest.fail("cargo built no rlverify executable")
+
+
+class Server:
+    """A running `rlverify serve --port 0`: its base URL; stopped with SIGTERM at the end."""
+
+    def __init__(self, binary, args):
+        self.proc = subprocess.Popen([binary, "serve", "--port", "0", "-j", "2", "--quiet", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = self.proc.stdout.readline().strip()
+        if not first.startswith("listening on http://"):
+            self.proc.kill()
+            raise RuntimeError(f"rlverify serve did not start: {first!r} {self.proc.stderr.read()}")
+        self.url = first[len("listening on "):]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def serve(rlverify_bin):
+    """`serve(*flags)` starts an `rlverify serve` with these flags and returns it (`.url`)."""
+    started = []
+
+    def start(*args):
+        server = Server(rlverify_bin, args)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

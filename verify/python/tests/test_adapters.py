@@ -41,6 +41,32 @@ def test_verl_compute_score():
         verl.compute_score("math", GOOD, "12", reward="ternary")
 
 
+def _verl_call_with_kwargs(raw_fn, extra_kwargs, *args, **kwargs):
+    """verl's loader (`verl.trainer.ppo.reward._call_with_kwargs`): config kwargs win over call kwargs."""
+    return raw_fn(*args, **{**kwargs, **extra_kwargs})
+
+
+def test_verl_ignores_keywords_it_adds_between_releases():
+    # verl 0.9's reward loop with a reward model enabled (issue 20, point 1: TypeError before).
+    fn = functools.partial(_verl_call_with_kwargs, verl.compute_score, {"reward": "signed"})
+    extra = {"reward_router_address": "127.0.0.1:8000", "reward_model_tokenizer": object(), "next_release_kw": 1}
+    info = {"index": 0, "num_turns": None, "rollout_reward_scores": {}}
+    assert fn(data_source="math", solution_str=GOOD, ground_truth="12", extra_info=info, **extra)["score"] == 1.0
+    assert fn(data_source="math", solution_str=BAD, ground_truth="12", extra_info=info, **extra)["score"] == -1.0
+    out = verl.compute_score_batch(["math"] * 2, [GOOD, BAD], ["12", "12"], [{}, {}], **extra)
+    assert [o["score"] for o in out] == [1.0, 0.0]
+    # Bad values of rlverify's own options are still refused.
+    with pytest.raises(ValueError, match="last_number"):
+        verl.compute_score("math", GOOD, "12", last_number="sometimes", reward_router_address="x")
+    with pytest.raises(ValueError, match="reward"):
+        verl.compute_score_batch(["math"], [GOOD], ["12"], reward="ternary", reward_router_address="x")
+
+
+def test_verl_missing_gold_is_invalid_not_the_text_none():
+    assert verl.compute_score("math", "so \\boxed{None}", None) == {"score": 0.0, "acc": False, "pred": ""}
+    assert verl.compute_score_batch(["math"], [GOOD], [None])[0]["acc"] is False
+
+
 def test_verl_batch_reward_manager():
     out = verl.compute_score_batch(data_sources=["math"] * 3, solution_strs=[GOOD, BAD, GOOD],
                                    ground_truths=["12", "12", "13"], extra_infos=[None] * 3)
@@ -82,10 +108,26 @@ def test_trl_conversational_completions_and_ungradable_rows():
     assert trl.accuracy_reward(prompts=["q"], completions=[GOOD], solution=["12"]) == [1.0]
 
 
+def test_trl_logs_answer_and_status_where_trl_lets_it():
+    """TRL 1.x passes `log_extra` and `log_metric`: the completions table shows why a reward is 0."""
+    logged = {}
+    fn = trl.reward_function("answer")
+    rewards = fn(prompts=["q"] * 4, completions=[GOOD, BAD, "", GOOD], completion_ids=[[1]] * 4,
+                 trainer_state=None, answer=["12", "12", "12", None],
+                 log_extra=lambda column, values: logged.setdefault(column, []).extend(values),
+                 log_metric=lambda name, value: None)
+    assert rewards == [1.0, 0.0, 0.0, None]
+    assert logged == {"rlverify_answer_extracted": ["12", "13", "", ""],
+                      "rlverify_answer_status": ["correct", "wrong", "no_answer", "no_gold"]}
+    # Without `log_extra` (older TRL) nothing is logged and nothing fails.
+    assert fn(prompts=["q"], completions=[GOOD], answer=["12"]) == [1.0]
+
+
 def test_trl_errors():
     fn = trl.reward_function("answer")
-    with pytest.raises(ValueError, match="answer"):
-        _grpo_call(fn, ["q"], [GOOD], solution=["12"])
+    with pytest.raises(ValueError, match="answer") as e:
+        _grpo_call(fn, ["q"], [GOOD], solution=["12"], log_extra=print, log_metric=print)
+    assert "log_extra" not in str(e.value) and "solution" in str(e.value)
     with pytest.raises(ValueError, match="last_number"):
         trl.reward_function("answer", last_number="sometimes")
     with pytest.raises(ValueError, match="gold_column"):

@@ -91,7 +91,7 @@ pub(crate) fn single_escaped(text: &str) -> Cow<'_, str> {
     if memchr::memmem::find(b, b"\\\\").is_none() {
         return Cow::Borrowed(text);
     }
-    let (mut single, mut double) = (0usize, 0usize);
+    let mut double = 0usize;
     let mut i = 0;
     while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
         let p = i + off;
@@ -101,16 +101,16 @@ pub(crate) fn single_escaped(text: &str) -> Cow<'_, str> {
         }
         let name_start = p + run;
         let name_len = b[name_start..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
-        if name_len > 0 && COMMANDS.contains(&&text[name_start..name_start + name_len]) {
-            match run {
-                1 => single += 1,
-                2 => double += 1,
-                _ => {}
+        if name_len > 0 && (run == 1 || run == 2) && COMMANDS.contains(&&text[name_start..name_start + name_len]) {
+            if run == 1 {
+                // A command written with one backslash: the text is not doubly escaped.
+                return Cow::Borrowed(text);
             }
+            double += 1;
         }
         i = name_start.max(p + 1);
     }
-    if double == 0 || single > 0 {
+    if double == 0 {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());

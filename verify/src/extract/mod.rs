@@ -83,6 +83,7 @@ mod tagged;
 #[cfg(test)]
 mod tests;
 mod turn;
+pub(crate) use turn::model_turn;
 pub(crate) mod wording;
 
 use std::collections::HashSet;
@@ -332,13 +333,16 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
             let parts: Vec<String> = letters.iter().map(char::to_string).collect();
             return Some(Answer::from_parts(parts, Source::Choice, true));
         }
+        // `A. Because ...`, `B is the only valid option`: the response opens with its choice; a
+        // concluding sentence that states a value still wins over it.
+        let opening = choice::opening_choice(text);
         if let Some((raw, end)) = tagged::conclusion(text) {
-            if let Some(a) = Answer::cleaned(&raw, Source::Conclusion) {
+            let states_value = raw.bytes().any(|c| c.is_ascii_digit() || matches!(c, b'\\' | b'=' | b'^'));
+            if let Some(a) = Answer::cleaned(&raw, Source::Conclusion).filter(|_| states_value || opening.is_none()) {
                 return Some(a.with_alternatives(text, end, end));
             }
         }
-        if let Some(c) = choice::opening_choice(text) {
-            // `A. Because ...`, `B is the only valid option`: the response opens with its choice.
+        if let Some(c) = opening {
             return Some(Answer::single(c.to_string(), Source::Choice));
         }
     }
@@ -544,10 +548,15 @@ fn unwrap_box(t: &str) -> &str {
 
 /// `~~15~~ 12` -> ` 12`: markdown strikethrough retracts the text it strikes.
 fn without_struck_text(raw: &str) -> std::borrow::Cow<'_, str> {
-    let Some(open) = raw.find("~~") else { return std::borrow::Cow::Borrowed(raw) };
-    match raw[open + 2..].find("~~") {
-        Some(k) => {
-            let rest = without_struck_text(&raw[open + 2 + k + 2..]).into_owned();
+    let tilde_pair = |from: usize| {
+        memchr::memchr_iter(b'~', &raw.as_bytes()[from..])
+            .map(|k| from + k)
+            .find(|&k| raw.as_bytes().get(k + 1) == Some(&b'~'))
+    };
+    let Some(open) = tilde_pair(0) else { return std::borrow::Cow::Borrowed(raw) };
+    match tilde_pair(open + 2) {
+        Some(close) => {
+            let rest = without_struck_text(&raw[close + 2..]).into_owned();
             std::borrow::Cow::Owned(format!("{}{}", &raw[..open], rest))
         }
         None => std::borrow::Cow::Borrowed(raw),

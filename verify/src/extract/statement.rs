@@ -140,8 +140,9 @@ const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "
 
 /// One token of a statement.
 #[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Word(String),
+enum Tok<'a> {
+    /// A word, lower-cased (borrowed when it already is).
+    Word(std::borrow::Cow<'a, str>),
     /// A value: its text (block or box content, a number, a choice letter).
     Value(String),
     /// `.`, `!`, `?` ending a sentence.
@@ -155,7 +156,7 @@ enum Tok {
 }
 
 /// Tokens of `s`, at most `limit` of them.
-fn tokenize(s: &str, limit: usize) -> Vec<Tok> {
+fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -251,7 +252,12 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok> {
                     continue;
                 }
             }
-            out.push(Tok::Word(w.to_ascii_lowercase()));
+            let lower = if w.bytes().any(|c| c.is_ascii_uppercase()) {
+                std::borrow::Cow::Owned(w.to_ascii_lowercase())
+            } else {
+                std::borrow::Cow::Borrowed(w)
+            };
+            out.push(Tok::Word(lower));
             continue;
         }
         match c {
@@ -323,7 +329,7 @@ pub(crate) fn restated_value(rest: &str) -> Option<String> {
 }
 
 /// [`alternatives_after`] on the tokens of the statement.
-fn alternatives_in(answer: &str, toks: &[Tok]) -> (Vec<String>, bool) {
+fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<String>, bool) {
     let mut out: Vec<String> = Vec::new();
     // 1. A list continued right after the answer: connectors then values of the same kind (a
     // value, or an equation naming one: `$x = 2$ and $y = 3$`).
@@ -338,9 +344,9 @@ fn alternatives_in(answer: &str, toks: &[Tok]) -> (Vec<String>, bool) {
         while let Some(t) = toks.get(j) {
             match t {
                 Tok::Comma => joined = true,
-                Tok::Word(w) if LIST_CONNECTORS.contains(&w.as_str()) => {
+                Tok::Word(w) if LIST_CONNECTORS.contains(&&**w) => {
                     joined = true;
-                    or |= w == "or";
+                    or |= *w == "or";
                 }
                 _ => break,
             }
@@ -380,7 +386,7 @@ fn alternatives_in(answer: &str, toks: &[Tok]) -> (Vec<String>, bool) {
                     out.extend(parts.into_iter().skip(1));
                 }
             }
-            Tok::Word(w) if w == "if" && toks.get(k + 1) == Some(&Tok::Word("not".into())) => {
+            Tok::Word(w) if w == "if" && matches!(toks.get(k + 1), Some(Tok::Word(n)) if n == "not") => {
                 // `$11$ — if not, $13$`.
                 if let Some((v, next)) = value_after_cue(toks, k + 2) {
                     out.push(v);
@@ -388,8 +394,8 @@ fn alternatives_in(answer: &str, toks: &[Tok]) -> (Vec<String>, bool) {
                     continue;
                 }
             }
-            Tok::Word(w) if JUSTIFICATION.contains(&w.as_str()) => justifying = true,
-            Tok::Word(w) if HEDGE_CUES.contains(&w.as_str()) && !(w == "or" && justifying) => {
+            Tok::Word(w) if JUSTIFICATION.contains(&&**w) => justifying = true,
+            Tok::Word(w) if HEDGE_CUES.contains(&&**w) && !(w == "or" && justifying) => {
                 if let Some((v, next)) = value_after_cue(toks, k + 1) {
                     out.push(v);
                     k = next;
@@ -406,11 +412,11 @@ fn alternatives_in(answer: &str, toks: &[Tok]) -> (Vec<String>, bool) {
 
 /// Whether the words right after a value (from token `from`) offer it as a possibility:
 /// `is also possible`, `would also work`, `is valid too`.
-fn offered(toks: &[Tok], from: usize) -> bool {
+fn offered(toks: &[Tok<'_>], from: usize) -> bool {
     for t in toks.iter().skip(from).take(4) {
         match t {
-            Tok::Word(w) if OFFERING_WORDS.contains(&w.as_str()) => return true,
-            Tok::Word(w) if FILLERS.contains(&w.as_str()) || matches!(w.as_str(), "may" | "too") => {}
+            Tok::Word(w) if OFFERING_WORDS.contains(&&**w) => return true,
+            Tok::Word(w) if FILLERS.contains(&&**w) || matches!(&**w, "may" | "too") => {}
             _ => return false,
         }
     }
@@ -419,14 +425,14 @@ fn offered(toks: &[Tok], from: usize) -> bool {
 
 /// The value right after a cue at token `from`, with only fillers (and commas, parentheses, a
 /// condition such as `if leading zeros are excluded,`) between: the value and the index after it.
-fn value_after_cue(toks: &[Tok], from: usize) -> Option<(String, usize)> {
+fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
     let mut k = from;
     let mut steps = 0;
     while let Some(t) = toks.get(k) {
         match t {
             Tok::Value(v) => return Some((v.clone(), k + 1)),
-            Tok::Word(w) if FILLERS.contains(&w.as_str()) => {}
-            Tok::Word(w) if matches!(w.as_str(), "if" | "when" | "unless" | "for") => {
+            Tok::Word(w) if FILLERS.contains(&&**w) => {}
+            Tok::Word(w) if matches!(&**w, "if" | "when" | "unless" | "for") => {
                 // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
                 let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
                 k += comma;
@@ -447,7 +453,7 @@ fn value_after_cue(toks: &[Tok], from: usize) -> Option<(String, usize)> {
 /// `None` when the text has no hedge word, so it is one candidate. The parts are cleaned of the
 /// text-command wrappers and punctuation around them.
 pub(crate) fn split_hedged(answer: &str) -> Option<Vec<String>> {
-    if !HEDGE_CUES.iter().any(|c| contains_word(answer, c)) {
+    if !has_hedge_word(answer) {
         return None;
     }
     let flat = unwrap_text_commands(answer);
@@ -554,24 +560,27 @@ fn clean_part(p: &str) -> String {
     t.to_string()
 }
 
-/// Whether `word` stands in `s` as a whole word (ASCII case-insensitive).
-fn contains_word(s: &str, word: &str) -> bool {
+/// Whether a hedge cue stands in `s` as a whole word (ASCII case-insensitive, not a command
+/// name): one pass, no allocation.
+fn has_hedge_word(s: &str) -> bool {
     let b = s.as_bytes();
-    let w = word.as_bytes();
-    let mut from = 0;
-    while let Some(off) = memchr::memmem::find(&b[from..], w).or_else(|| {
-        // Capitalised at a sentence start (`Or`), rare enough for a second search.
-        let cap: Vec<u8> =
-            w.iter().enumerate().map(|(k, c)| if k == 0 { c.to_ascii_uppercase() } else { *c }).collect();
-        memchr::memmem::find(&b[from..], &cap)
-    }) {
-        let p = from + off;
-        let before_ok = p == 0 || !(is_word_byte(b[p - 1]) || b[p - 1] == b'\\');
-        let after_ok = !b.get(p + w.len()).is_some_and(|c| is_word_byte(*c));
-        if before_ok && after_ok {
-            return true;
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphabetic() {
+            i += 1;
+            continue;
         }
-        from = p + 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let boundary = start == 0 || !(is_word_byte(b[start - 1]) || b[start - 1] == b'\\');
+        if boundary && !b.get(i).is_some_and(|c| is_word_byte(*c)) {
+            let w = &s[start..i];
+            if HEDGE_CUES.iter().any(|c| c.eq_ignore_ascii_case(w)) {
+                return true;
+            }
+        }
     }
     false
 }

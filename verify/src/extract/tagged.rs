@@ -226,6 +226,21 @@ fn is_answer_noun(s: &str) -> bool {
     })
 }
 
+/// How much of the last line is read for a concluding sentence (bytes).
+const MAX_CONCLUSION_BYTES: usize = 400;
+
+/// The last `max` bytes of `s`, cut forward to a `char` boundary.
+fn cap_back(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut k = s.len() - max;
+    while !s.is_char_boundary(k) {
+        k += 1;
+    }
+    &s[k..]
+}
+
 /// Words that open a concluding sentence ("Therefore, the ordered pair is $(7, 6)$.").
 const CONCLUSION_OPENERS: &[&str] = &[
     "therefore",
@@ -264,6 +279,9 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
     }
     let t = text.trim_end();
     let (line_start, line) = last_line(t);
+    // A concluding sentence is short: only the end of a long last line is read (linear cost).
+    let skip = line.len() - cap_back(line, MAX_CONCLUSION_BYTES).len();
+    let (line_start, line) = (line_start + skip, &line[skip..]);
     // The last sentence of the last line: after the last `. `, `! `, `? ` before its end, or at
     // the last capitalised conclusion word (`... = 6$ So, the ordered pair is $(7, 6)$.`).
     let body = line.trim_end_matches(['.', '!']);
@@ -285,6 +303,10 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         }
     }
     let sentence = &line[at..];
+    if !sentence.trim().contains(' ') {
+        // One word is no sentence (a bare answer such as `42` is read whole).
+        return None;
+    }
     if let Some(len) = opener_at(line.as_bytes(), at) {
         let lb = line.as_bytes();
         let mut from = at + len;

@@ -51,7 +51,16 @@ const END_TOKENS: &[&str] = &[
 /// around them are skipped) up to the first end-of-turn or padding token after that.
 pub(crate) fn model_turn(response: &str) -> &str {
     let b = response.as_bytes();
-    let token_at = |p: usize| END_TOKENS.iter().find(|t| b[p..].starts_with(t.as_bytes()));
+    let token_at = |p: usize| {
+        // Every token starts `<|`, `<｜`, `</`, `<` + a letter, or `[` + a capital: a `<` of a
+        // comparison (`a < b`) is dismissed by its next byte.
+        let next = *b.get(p + 1)?;
+        let maybe = next == b'|' || next == b'/' || next == 0xEF || next.is_ascii_alphabetic();
+        if !maybe {
+            return None;
+        }
+        END_TOKENS.iter().find(|t| b[p..].starts_with(t.as_bytes()))
+    };
     let mut text_at = 0;
     loop {
         while text_at < b.len() && b[text_at].is_ascii_whitespace() {
@@ -62,15 +71,21 @@ pub(crate) fn model_turn(response: &str) -> &str {
             _ => break,
         }
     }
+    // `[` is common in LaTeX (`\[`): its two tokens are found by SIMD search, `<` byte by byte.
+    static INST: super::scan::Needle = super::scan::Needle::new(b"[INST]");
+    static PAD: super::scan::Needle = super::scan::Needle::new(b"[PAD]");
+    let rest = &b[text_at..];
+    let bracket = [INST.first(rest), PAD.first(rest)].into_iter().flatten().min().map(|k| text_at + k);
+    let limit = bracket.unwrap_or(b.len());
     let mut from = text_at;
-    while let Some(off) = memchr::memchr2(b'<', b'[', &b[from..]) {
+    while let Some(off) = memchr::memchr(b'<', &b[from..limit]) {
         let p = from + off;
         if token_at(p).is_some() {
             return &response[text_at..p];
         }
         from = p + 1;
     }
-    &response[text_at..]
+    &response[text_at..limit]
 }
 
 #[cfg(test)]

@@ -286,28 +286,6 @@ const CLOSING_WORDS: &[&str] =
 
 /// Words that open a domain statement after the value (`for all x \in \mathbb{Q}`).
 const DOMAIN_OPENERS: &[&str] = &["for", "where", "with", "when"];
-/// A domain statement says where its variable lives.
-const DOMAIN_WORDS: &[&str] = &[
-    "integer",
-    "integers",
-    "real",
-    "reals",
-    "natural",
-    "naturals",
-    "positive",
-    "nonnegative",
-    "negative",
-    "rational",
-    "rationals",
-    "complex",
-    "number",
-    "numbers",
-    "all",
-    "any",
-    "some",
-    "every",
-    "each",
-];
 
 /// Percent in words (`28 percent`, `4 4/9pct`).
 const PERCENT_WORDS: &[&str] = &["percent", "pct", "percentage", "per cent"];
@@ -520,7 +498,8 @@ pub(crate) fn qualifies_prose(before: &str) -> bool {
 /// Does the value in `answer` stand as stated? See the module doc. An answer without digits has
 /// no value to qualify (text answers such as `\text{Monday}` are compared as text).
 pub(crate) fn wording(answer: &str) -> Wording {
-    if !answer.bytes().any(|c| c.is_ascii_digit()) {
+    // No digit: no value to qualify; no letter: no word.
+    if !answer.bytes().any(|c| c.is_ascii_digit()) || !answer.bytes().any(|c| c.is_ascii_alphabetic() || c >= 0x80) {
         return Wording::Plain;
     }
     match value_tokens(answer) {
@@ -674,7 +653,9 @@ fn is_domain_statement(toks: &[Token<'_>]) -> bool {
             Token::In => membership = true,
             Token::Word(w) => {
                 let lw = w.to_ascii_lowercase();
-                if DOMAIN_WORDS.contains(&lw.as_str()) {
+                if crate::latex::domain::TYPE_WORDS.contains(&lw.as_str())
+                    || matches!(lw.as_str(), "all" | "some" | "every" | "each")
+                {
                     membership = true;
                 } else if !(DOMAIN_OPENERS.contains(&lw.as_str()) || lw == "in" || lw.len() <= 2) {
                     return false;

@@ -27,43 +27,13 @@ const TEXT_COMMANDS: &[&str] =
 /// Blackboard and bold set commands: `\mathbb{Z}`.
 const SET_COMMANDS: &[&str] = &["mathbb", "Bbb", "mathbf", "mathbbm", "mathds", "bm", "boldsymbol"];
 
-/// Words of a domain statement between the marker and the variables.
-const QUANTIFIER_WORDS: &[&str] = &[
-    "all",
-    "any",
-    "some",
-    "every",
-    "each",
-    "arbitrary",
-    "integer",
-    "integers",
-    "real",
-    "reals",
-    "natural",
-    "whole",
-    "rational",
-    "complex",
-    "positive",
-    "negative",
-    "nonnegative",
-    "non-negative",
-    "nonzero",
-    "non-zero",
-    "odd",
-    "even",
-    "number",
-    "numbers",
-    "constant",
-    "constants",
-    "parameter",
-    "parameters",
-    "value",
-    "values",
-    "of",
-];
+/// Quantifiers and the other words of a domain statement between its marker and its
+/// variables, besides the type words ([`TYPE_WORDS`]).
+const QUANTIFIER_WORDS: &[&str] = &["all", "some", "every", "each", "parameter", "parameters", "value", "values", "of"];
 
-/// Type words after `is`/`are`: `k is an integer`, `m, n are integers`.
-const TYPE_WORDS: &[&str] = &[
+/// Type words after `is`/`are` (`k is an integer`, `m, n are integers`), also the words that say
+/// where a parameter lives in a domain statement (`for some integer t`).
+pub(crate) const TYPE_WORDS: &[&str] = &[
     "integer",
     "integers",
     "real",
@@ -331,7 +301,7 @@ fn command<'a>(s: &'a str, out: &mut Vec<Tok>) -> Option<&'a str> {
             }
             return Some(after);
         }
-        n if super::GREEK_LETTERS.contains(&n) => {
+        n if super::is_greek_name(n) => {
             out.push(Tok::Var(format!("\\{n}")));
             return subscript(rest);
         }
@@ -409,7 +379,7 @@ fn is_domain_clause(toks: &[Tok]) -> bool {
     }
     let mut quantified = false;
     while let [Tok::Word(w), rest @ ..] = t {
-        if !QUANTIFIER_WORDS.contains(&w.as_str()) {
+        if !(QUANTIFIER_WORDS.contains(&w.as_str()) || TYPE_WORDS.contains(&w.as_str())) {
             break;
         }
         quantified = true;

@@ -37,7 +37,7 @@
 //! - `-5` is `Neg(Num(5))` (never a negative literal), `(a)` is `a`, `\boxed{..}` is unwrapped and
 //!   several boxes are a `List`.
 
-mod domain;
+pub(crate) mod domain;
 mod fast;
 mod normalize;
 pub(crate) use normalize::is_unit_word;
@@ -150,48 +150,54 @@ fn words_only(s: &str) -> Option<Expr> {
     Some(Expr::Text(normalize::normalize_text(s)))
 }
 
-/// Greek letters as LaTeX commands: each stands for a value.
-pub(crate) const GREEK_LETTERS: &[&str] = &[
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "epsilon",
-    "varepsilon",
-    "zeta",
-    "eta",
-    "theta",
-    "vartheta",
-    "iota",
-    "kappa",
-    "lambda",
-    "mu",
-    "nu",
-    "xi",
-    "omicron",
-    "rho",
-    "varrho",
-    "sigma",
-    "varsigma",
-    "tau",
-    "upsilon",
-    "phi",
-    "varphi",
-    "chi",
-    "psi",
-    "omega",
-    "Gamma",
-    "Delta",
-    "Theta",
-    "Lambda",
-    "Xi",
-    "Pi",
-    "Sigma",
-    "Upsilon",
-    "Phi",
-    "Psi",
-    "Omega",
+/// The Greek letters: each Unicode character and its LaTeX command name (one table for the
+/// normaliser, which rewrites the characters, and for the parser, which reads the names).
+pub(crate) const GREEK: &[(char, &str)] = &[
+    ('α', "alpha"),
+    ('β', "beta"),
+    ('γ', "gamma"),
+    ('δ', "delta"),
+    ('ϵ', "epsilon"),
+    ('ε', "varepsilon"),
+    ('ζ', "zeta"),
+    ('η', "eta"),
+    ('θ', "theta"),
+    ('ϑ', "vartheta"),
+    ('ι', "iota"),
+    ('κ', "kappa"),
+    ('λ', "lambda"),
+    ('μ', "mu"),
+    ('ν', "nu"),
+    ('ξ', "xi"),
+    ('ο', "omicron"),
+    ('ρ', "rho"),
+    ('ϱ', "varrho"),
+    ('σ', "sigma"),
+    ('ς', "varsigma"),
+    ('τ', "tau"),
+    ('υ', "upsilon"),
+    ('ϕ', "phi"),
+    ('φ', "varphi"),
+    ('χ', "chi"),
+    ('ψ', "psi"),
+    ('ω', "omega"),
+    ('Γ', "Gamma"),
+    ('Δ', "Delta"),
+    ('Θ', "Theta"),
+    ('Λ', "Lambda"),
+    ('Ξ', "Xi"),
+    ('Π', "Pi"),
+    ('Σ', "Sigma"),
+    ('Υ', "Upsilon"),
+    ('Φ', "Phi"),
+    ('Ψ', "Psi"),
+    ('Ω', "Omega"),
 ];
+
+/// Whether `name` is a Greek letter's command name (`alpha`, `varphi`, `Omega`).
+pub(crate) fn is_greek_name(name: &str) -> bool {
+    GREEK.iter().any(|(_, n)| *n == name)
+}
 
 /// Commands other than Greek letters that end a value or an operand (a sign after them is
 /// infix, a `|` after them closes a bar, a unit may follow them).
@@ -200,7 +206,7 @@ pub(crate) const VALUE_SYMBOLS: &[&str] =
 
 /// Whether command `name` (without its backslash) ends a value: a sign after it is infix.
 fn ends_value(name: &str) -> bool {
-    GREEK_LETTERS.contains(&name) || VALUE_SYMBOLS.contains(&name) || ["odot", "mho", "nabla", "aleph"].contains(&name)
+    is_greek_name(name) || VALUE_SYMBOLS.contains(&name) || ["odot", "mho", "nabla", "aleph"].contains(&name)
 }
 
 /// The bracket levels of [`check_depth`]: how deep the brackets are and how many nesting

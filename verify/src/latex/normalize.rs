@@ -391,7 +391,7 @@ impl<'a> Normalizer<'a> {
             let start = t.len() - letters;
             if start > 0 && t.as_bytes()[start - 1] == b'\\' {
                 let name = &t[start..];
-                return super::GREEK_LETTERS.contains(&name) || super::VALUE_SYMBOLS.contains(&name);
+                return super::is_greek_name(name) || super::VALUE_SYMBOLS.contains(&name);
             }
             return true;
         }
@@ -475,6 +475,10 @@ impl<'a> Normalizer<'a> {
     }
 
     fn unicode(&mut self, c: char) {
+        if let Some((_, name)) = super::GREEK.iter().find(|(g, _)| *g == c) {
+            self.emit_cmd(name);
+            return;
+        }
         let rep: &str = match c {
             '−' | '–' | '—' | '‐' | '‑' | '﹣' | '－' => {
                 self.sign('-');
@@ -507,16 +511,6 @@ impl<'a> Normalizer<'a> {
             '∖' => "\\setminus",
             '⟨' => "\\langle",
             '⟩' => "\\rangle",
-            'α' => "\\alpha",
-            'β' => "\\beta",
-            'γ' => "\\gamma",
-            'δ' => "\\delta",
-            'θ' => "\\theta",
-            'λ' => "\\lambda",
-            'μ' => "\\mu",
-            'σ' => "\\sigma",
-            'φ' => "\\phi",
-            'ω' => "\\omega",
             '′' => "'",
             '″' => "''",
             '²' => "^2",

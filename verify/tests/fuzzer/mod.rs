@@ -62,23 +62,22 @@ use std::time::{Duration, Instant};
 
 // ---- random numbers ------------------------------------------------------------------------
 
-/// splitmix64: small, fast, and every seed gives a good stream.
+/// The fuzzer's generator: rlbase's SplitMix64 (small, fast, every seed gives a good stream).
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(rlbase::SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(rlbase::SplitMix64::new(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(rlbase::GOLDEN_GAMMA);
-        rlbase::mix64(self.0)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n > 0`).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        self.0.below(n)
     }
 
     /// True with probability `1/n`.
@@ -1036,6 +1035,7 @@ pub fn check_case(case: &Case, opts: &CheckOptions) -> Result<(), Failure> {
 /// The `invariants` property of a `Score`.
 fn invariants(s: &Score, cfg: &Config) -> Result<(), Failure> {
     let want_reward = match (s.correct, cfg.reward) {
+        _ if s.status == Status::InvalidGold => 0.0,
         (true, _) => 1.0,
         (false, RewardKind::Binary) => 0.0,
         (false, RewardKind::Signed) => -1.0,

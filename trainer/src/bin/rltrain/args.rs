@@ -262,7 +262,7 @@ pub struct TrainArgs {
 /// differs ([`pretrained_defaults`]), so the help cannot drift from the config. Flags whose
 /// default is a rule (`on for dapo`) say it in their doc comment.
 pub fn command() -> clap::Command {
-    let defaults = serde_json::to_value(TrainConfig::default()).unwrap_or_default();
+    let defaults = TrainConfig::default().settings();
     let (model, model_later) = (pretrained_defaults(100), pretrained_defaults(200));
     let shown = |v: &Value| match v {
         Value::String(s) => Some(s.clone()),
@@ -432,7 +432,7 @@ mod tests {
         let cfg = TrainConfig::resolve(None, &[layer]).expect("resolve");
         let v = cfg.verify_config().expect("verifier config");
         assert_eq!(
-            (v.reward, v.extract, v.last_number, v.truncated, cfg.format_reward),
+            (v.reward, v.extract, v.last_number, v.truncated, cfg.rollout.format_reward),
             (
                 rlverify::RewardKind::Signed,
                 rlverify::Extraction::Lenient,
@@ -443,14 +443,15 @@ mod tests {
         );
         assert_eq!(cfg.sources.get("extract"), Some(&rltrain::config::Source::User));
         let json = serde_json::to_value(&cfg).expect("json");
-        assert_eq!((json["extract"].as_str(), json["reward"].as_str()), (Some("lenient"), Some("signed")));
+        let rollout = &json["rollout"];
+        assert_eq!((rollout["extract"].as_str(), rollout["reward"].as_str()), (Some("lenient"), Some("signed")));
         // Unset: the verifier's defaults, and the objective's reward encoding.
         let cli = Cli::try_parse_from(["rltrain", "--objective", "dgpo"]).expect("valid");
         let cfg = TrainConfig::resolve(None, &[cli.train.layer().expect("layer")]).expect("resolve");
         let v = cfg.verify_config().expect("verifier config");
         let d = rlverify::Config::default();
         assert_eq!((v.reward, v.extract, v.truncated), (rlverify::RewardKind::Signed, d.extract, d.truncated));
-        assert_eq!(cfg.format_reward, 0.0);
+        assert_eq!(cfg.rollout.format_reward, 0.0);
     }
 
     /// Objective names are read in any case; a typo still gets "did you mean".
@@ -473,7 +474,7 @@ mod tests {
 
     #[test]
     fn help_shows_the_real_defaults() {
-        let defaults = serde_json::to_value(TrainConfig::default()).expect("serialise");
+        let defaults = TrainConfig::default().settings();
         let pretrained = pretrained_defaults(100);
         let notes = help_defaults();
         assert!(notes.len() >= 30, "only {} notes found: {notes:?}", notes.len());

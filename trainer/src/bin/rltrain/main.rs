@@ -141,17 +141,17 @@ fn train(args: TrainArgs) -> anyhow::Result<Exit> {
     let cfg = resolve(&args)?;
     let tty = std::io::stderr().is_terminal();
     let mut bar: Option<ProgressBar> = None;
-    let log_every = cfg.log_every;
-    let total = cfg.steps;
+    let log_every = cfg.run.log_every;
+    let total = cfg.run.steps;
     let mut on_event = |e: Event| match e {
         Event::Start { first_step, total_steps, model, problems } => {
             info(format_args!(
                 "rltrain: {} on {} ({} problems), model {model}, steps {}..{total_steps}, out {}",
-                cfg.objective,
-                cfg.data,
+                cfg.objective.objective,
+                cfg.data.data,
                 problems,
                 first_step + 1,
-                cfg.out.display()
+                cfg.run.out.display()
             ));
             if tty {
                 let b = ProgressBar::new(total_steps).with_position(first_step);

@@ -77,8 +77,11 @@ def verify(
 ) -> bool:
     """True when the response's final answer equals the gold answer."""
 
-def extract(response: str, last_number: bool = False) -> Optional[str]:
-    """The final answer the verifier reads in a response, or None."""
+def extract(response: str, last_number: bool = False, extract: Optional[Extraction] = "strict") -> Optional[str]:
+    """The final answer the verifier reads in a response, or None (end-of-turn tokens cut first)."""
+
+def value(answer: str) -> Optional[tuple[float, float, Optional[str]]]:
+    """The number an answer stands for: (real, imaginary, exact integer digits or None), or None."""
 
 def score_batch(
     golds: Sequence[str],

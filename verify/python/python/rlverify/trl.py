@@ -11,6 +11,11 @@ are strings (standard datasets) or chat messages (conversational ones: a list of
 ``{"role": ..., "content": ...}`` per completion, graded on the last assistant message). The gold
 answer is read from the column you name. A row without a gold answer (``None`` or blank) or
 without completion text gets ``None``, which TRL skips for that reward function.
+
+Where the installed TRL passes ``log_extra`` (TRL 1.x), the function also logs, per completion,
+the extracted answer and rlverify's status (``correct``, ``wrong``, ``no_answer``, ``ambiguous``,
+``invalid_gold``, ...) as the columns ``<name>_extracted`` and ``<name>_status`` of the completions
+table, so a reward of 0 says why.
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ from typing import Any, Callable, List, Optional
 from . import _rlverify
 
 __all__ = ["reward_function", "accuracy_reward"]
+
+#: Keywords GRPOTrainer passes besides the dataset columns.
+_TRL_KEYWORDS = ("completion_ids", "trainer_state", "log_extra", "log_metric", "environments")
 
 
 def _completion_text(completion: Any) -> Optional[str]:
@@ -60,7 +68,7 @@ def reward_function(gold_column: str = "solution", *, name: Optional[str] = None
         if completions is None:
             raise ValueError("completions: TRL passes the batch's completions; got None")
         if gold_column not in kwargs:
-            columns = sorted(k for k in kwargs if k not in ("completion_ids", "trainer_state"))
+            columns = sorted(k for k in kwargs if k not in _TRL_KEYWORDS)
             raise ValueError(f"gold_column: the batch has no column '{gold_column}' (columns: {columns})")
         golds = kwargs[gold_column]
         if len(golds) != len(completions):
@@ -75,8 +83,16 @@ def reward_function(gold_column: str = "solution", *, name: Optional[str] = None
             gs.append(gold_text)
             rs.append(text)
         out: List[Optional[float]] = [None] * len(completions)
+        answers: List[str] = [""] * len(completions)
+        statuses: List[str] = ["no_gold"] * len(completions)
         for i, s in zip(rows, _rlverify.score_batch(gs, rs, threads, **options)):
             out[i] = float(s.reward)
+            answers[i] = s.extracted or ""
+            statuses[i] = s.status
+        log_extra = kwargs.get("log_extra")
+        if callable(log_extra):
+            log_extra(f"{reward.__name__}_extracted", answers)
+            log_extra(f"{reward.__name__}_status", statuses)
         return out
 
     reward.__name__ = name or f"rlverify_{gold_column}"

@@ -57,11 +57,16 @@ pub enum Command {
     /// reward as a bare number; `POST /score` takes the rows `score` reads (JSONL, or a JSON list)
     /// and answers `score`'s output rows in order. `GET /health`, `GET /metrics` (Prometheus).
     ///
+    /// An item whose gold cannot be read is scored `invalid_gold` (`--invalid-gold-reward`) and the
+    /// rest of the request goes on; only a malformed request gets 400, naming the field. Requests
+    /// beyond `--max-in-flight` wait in a queue bounded by `--max-queue` bytes (the server stops
+    /// reading beyond it) and `--queue-timeout` (then 503 with `Retry-After`).
+    ///
     /// The first line on standard output is `listening on http://ADDR`; the access log goes to
     /// standard error. SIGINT/SIGTERM stop accepting, finish the requests in flight, and exit 0.
     #[command(after_help = "Examples:\n  rlverify serve --port 5000\n  \
         rlverify serve --host 0.0.0.0 --port 5000 --reward signed --format-reward=0.2\n  \
-        rlverify serve --port 0 --gold-field reward_model.ground_truth")]
+        rlverify serve --port 0 --gold-field reward_model.ground_truth   # /score rows in verl's shape")]
     Serve(ServeArgs),
 }
 
@@ -148,11 +153,28 @@ pub struct ServeArgs {
     /// Largest request body accepted (bytes, or with a K/M/G suffix); larger ones get 413.
     #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size, help_heading = "Server")]
     pub max_body: usize,
-    /// Scoring requests handled at once; more get 503 with `Retry-After`.
+    /// Scoring requests handled at once; later ones wait in the queue, in arrival order.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..),
           help_heading = "Server")]
     pub max_in_flight: u32,
-    /// Seconds a request may take, reading its body included; a late one gets 408 or 503.
+    /// Request bodies held at once (arriving, queued or being scored), in bytes (K/M/G suffix).
+    ///
+    /// Beyond it the server stops reading: the clients wait on their connections (TCP
+    /// backpressure) instead of getting an error. At least `--max-body`.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "Server")]
+    pub max_queue: usize,
+    /// Seconds a request may wait for room in the queue and for a scoring slot; then 503 with
+    /// `Retry-After`.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = parse_seconds, help_heading = "Server")]
+    pub queue_timeout: f64,
+    /// Seconds for a request head to arrive (from the connection opening, or from the previous
+    /// answer on a kept-alive connection); the connection is closed after it.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = parse_seconds, help_heading = "Server")]
+    pub header_timeout: f64,
+    /// Seconds for a request body to arrive once its head has; then 408.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = parse_seconds, help_heading = "Server")]
+    pub body_timeout: f64,
+    /// Seconds a request may take in all (body, queue and scoring); a late one gets 408 or 503.
     ///
     /// Each item is also bounded by the verifier's own cost limits, so this only bites on huge
     /// batches or clients that send their body too slowly.
@@ -161,12 +183,23 @@ pub struct ServeArgs {
     /// No access log on standard error.
     #[arg(long, short, help_heading = "Server")]
     pub quiet: bool,
+    /// The reward of an item whose gold answer cannot be read (null, not a string or a number,
+    /// empty, malformed): status `invalid_gold`, never counted right, and by default neither
+    /// rewarded nor penalised. The rest of the request is scored as usual.
+    #[arg(long, value_name = "R", default_value_t = 0.0, allow_negative_numbers = true,
+          value_parser = parse_reward, help_heading = "Scoring")]
+    pub invalid_gold_reward: f64,
+    /// Leave `extra_logs` out of `/get_reward` answers (OpenRLHF 0.8.x cannot read list-valued
+    /// logs; 0.10 and later can).
+    #[arg(long, help_heading = "Scoring")]
+    pub no_extra_logs: bool,
     #[command(flatten)]
     pub format: FormatRewardArgs,
     #[command(flatten)]
     pub scoring: ScoringArgs,
-    /// Where the fields are: in `score` rows (`POST /score`); in a slime body instead of `response`
-    /// and `label`; in an OpenRLHF body, lists instead of `query` (minus `prompts`) and `labels`.
+    /// Where the fields are: in `score` rows (`POST /score`), as in `score`; in a slime or
+    /// OpenRLHF body, read first (an OpenRLHF body holds lists there, responses taken whole), with
+    /// the protocol's own fields (`response`/`label`, `query`/`labels`) read when they are absent.
     #[command(flatten)]
     pub fields: FieldArgs,
     /// Worker threads for verification (default: one per core; at most 256).
@@ -194,6 +227,13 @@ fn parse_size(s: &str) -> Result<usize, String> {
     };
     let n: usize = digits.parse().map_err(|_| format!("`{s}` is not a size (e.g. 1048576, 512K, 64M)"))?;
     n.checked_mul(1 << shift).filter(|&b| b > 0).ok_or_else(|| format!("`{s}` is not a usable size"))
+}
+
+fn parse_reward(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(format!("`{s}` is not a finite number")),
+    }
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -303,6 +343,15 @@ mod tests {
         for bad in ["", "0", "1X", "-1", "K", "99999999999999G"] {
             assert!(parse_size(bad).is_err(), "{bad:?}");
         }
+        assert_eq!((serve.max_queue, serve.invalid_gold_reward, serve.no_extra_logs), (1 << 30, 0.0, false));
+        let reward =
+            match Cli::try_parse_from(["rlverify", "serve", "--invalid-gold-reward", "-0.5"]).map(|c| c.command) {
+                Ok(Command::Serve(s)) => s.invalid_gold_reward,
+                other => panic!("{other:?}"),
+            };
+        assert_eq!(reward, -0.5);
+        assert!(Cli::try_parse_from(["rlverify", "serve", "--invalid-gold-reward", "nan"]).is_err());
+        assert!(Cli::try_parse_from(["rlverify", "serve", "--header-timeout", "0"]).is_err());
         assert!(Cli::try_parse_from(["rlverify", "serve", "--max-in-flight", "0"]).is_err());
         assert!(Cli::try_parse_from(["rlverify", "serve", "--request-timeout", "-1"]).is_err());
     }
