@@ -8,7 +8,9 @@
 //!   skip with a notice instead of failing offline;
 //! - the closed-pipe check ([`assert_quiet_into_closed_pipe`]): a command whose reader goes away
 //!   ends with status 0 and no panic message, as `rlverify::cli::main` promises; and the full-disk
-//!   check ([`assert_error_into_full_stdout`]): an `error:` line and status 2.
+//!   check ([`assert_error_into_full_stdout`]): an `error:` line and status 2;
+//! - the adversarial answers ([`adversarial_answers`]): inputs of about 4 KB built to recurse,
+//!   which the verifier's parser tests and its speed example both run.
 //!
 //! The cross-crate tests themselves live in `tests/tests/`. This library depends on no crate of
 //! the workspace, so it never builds in a cycle.
@@ -116,4 +118,74 @@ pub fn assert_error_into_full_stdout(command: &mut Command) -> Option<String> {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.lines().any(|l| l.starts_with("error: ")) && !stderr.contains("panicked"), "{stderr}");
     Some(stderr)
+}
+
+/// Answers of at most 4,000 bytes (the default answer cap) built to make a parser recurse or
+/// retry: nesting, chains of prefix signs, postfix chains, divisions, unclosed groups, long sums
+/// and lists. Each with a short name for reports.
+pub fn adversarial_answers() -> Vec<(String, String)> {
+    let n = 4000;
+    let inputs: Vec<String> = vec![
+        "(".repeat(n),
+        format!("{}x{}", "(".repeat(n / 2), ")".repeat(n / 2)),
+        format!("{}x{}", "{".repeat(n / 2), "}".repeat(n / 2)),
+        "[".repeat(n),
+        "\\{".repeat(n / 2),
+        "|".repeat(n),
+        "\\left(".repeat(n / 6),
+        "\\lvert ".repeat(n / 7),
+        "\\begin{pmatrix}".repeat(n / 15),
+        "^".repeat(n),
+        "x^".repeat(n / 2),
+        "-".repeat(n),
+        "- ".repeat(n / 2) + "x",
+        "-(".repeat(n / 2),
+        "a*-".repeat(n / 4) + "b",
+        "a\\cdot -".repeat(n / 8) + "b",
+        "\\pm".repeat(n / 3) + "x",
+        "\\pm -".repeat(n / 5) + "x",
+        "1/".repeat(n / 2) + "2",
+        "\\div 2".repeat(n / 6),
+        "1\\pm".repeat(n / 4) + "1",
+        "\\frac".repeat(n / 5),
+        "\\frac{".repeat(n / 6),
+        "\\sqrt".repeat(n / 5),
+        "\\sqrt{".repeat(n / 6),
+        "\\sqrt[".repeat(n / 6),
+        format!("{}x{}", "x^{".repeat(n / 4), "}".repeat(n / 4)),
+        "x!".repeat(n / 2),
+        "x".to_string() + &"!".repeat(n - 1),
+        "5".to_string() + &"%".repeat(n - 1),
+        "\\sin ".repeat(n / 5) + "x",
+        "\\sin(".repeat(n / 5),
+        "f(".repeat(n / 2),
+        "\\boxed{".repeat(n / 7),
+        "\\text{".repeat(n / 6),
+        "x_{".repeat(n / 3),
+        "\\bar{".repeat(n / 5),
+        "2^{-".repeat(n / 4),
+        "(1,".repeat(n / 3),
+        "1,".repeat(n / 2) + "1",
+        "a+".repeat(n / 2) + "a",
+        "x=".repeat(n / 2) + "1",
+        "\\{\\}".repeat(n / 4),
+        "(((((((((((((((((((((((((((((((((((((((((((((((x".repeat(50),
+        "1\\frac{".repeat(n / 8),
+        "\\log_{".repeat(n / 6),
+        "e^{".repeat(n / 3),
+        format!("{}x{}@", "(".repeat(47), ")".repeat(47)).repeat(40),
+        format!("{}x{}", "\\lvert ".repeat(47), "\\rvert ".repeat(47)),
+        "{(".repeat(23) + &"x".repeat(3900),
+    ];
+    inputs
+        .into_iter()
+        .map(|mut s| {
+            s.truncate(n);
+            while !s.is_char_boundary(s.len()) {
+                s.pop();
+            }
+            let name: String = s.chars().take(12).collect();
+            (format!("{name} x{}", s.len()), s)
+        })
+        .collect()
 }

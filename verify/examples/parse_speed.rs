@@ -75,25 +75,7 @@ fn main() -> anyhow::Result<()> {
     }
 
     // Adversarial inputs of about 4 KB (the default answer cap): all must finish fast.
-    let n = 4000;
-    let adversarial: Vec<(&str, String)> = vec![
-        ("(((( x4000", "(".repeat(n)),
-        ("|||| x4000", "|".repeat(n)),
-        ("---- x4000", "-".repeat(n)),
-        ("a*-a*- x1000", "a*-".repeat(n / 4) + "a"),
-        ("\\frac\\frac x800", "\\frac".repeat(n / 5)),
-        ("\\sqrt\\sqrt x800", "\\sqrt".repeat(n / 5)),
-        ("x^{x^{ x1000", "x^{".repeat(n / 3)),
-        ("f(f( x2000", "f(".repeat(n / 2)),
-        ("(1,(1, x1300", "(1,".repeat(n / 3)),
-        ("deep then junk", format!("{}x{}@", "(".repeat(47), ")".repeat(47)).repeat(40)),
-        ("long sum", "x+".repeat(n / 2) + "1"),
-        ("long list", "1,".repeat(n / 2) + "1"),
-        ("1/1/1 x2000", "1/".repeat(n / 2) + "1"),
-        ("\\sin\\sin x800", "\\sin ".repeat(n / 5) + "x"),
-        ("nested abs 47", format!("{}x{}", "\\lvert ".repeat(47), "\\rvert ".repeat(47))),
-        ("unclosed groups 47 + junk", "{(".repeat(23) + &"x".repeat(3900)),
-    ];
+    let adversarial = rl_tests::adversarial_answers();
     let mut worst = 0.0f64;
     for (name, s) in &adversarial {
         let input = vec![s.clone()];

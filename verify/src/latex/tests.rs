@@ -462,67 +462,9 @@ fn limits_answer_length() {
     assert_eq!(show("1e20000"), "LIMIT exponent_too_large");
 }
 
-/// Inputs built to recurse: nesting, chains of prefix signs, postfix chains, divisions.
+/// The workspace's adversarial answers (`rl_tests::adversarial_answers`).
 fn adversarial() -> Vec<String> {
-    let n = 4000;
-    vec![
-        "(".repeat(n),
-        format!("{}x{}", "(".repeat(n / 2), ")".repeat(n / 2)),
-        format!("{}x{}", "{".repeat(n / 2), "}".repeat(n / 2)),
-        "[".repeat(n),
-        "\\{".repeat(n / 2),
-        "|".repeat(n),
-        "\\left(".repeat(n / 6),
-        "\\lvert ".repeat(n / 7),
-        "\\begin{pmatrix}".repeat(n / 15),
-        "^".repeat(n),
-        "x^".repeat(n / 2),
-        "-".repeat(n),
-        "- ".repeat(n / 2) + "x",
-        "-(".repeat(n / 2),
-        "a*-".repeat(n / 4) + "b",
-        "a\\cdot -".repeat(n / 8) + "b",
-        "\\pm".repeat(n / 3) + "x",
-        "\\pm -".repeat(n / 5) + "x",
-        "1/".repeat(n / 2) + "2",
-        "\\div 2".repeat(n / 6),
-        "1\\pm".repeat(n / 4) + "1",
-        "\\frac".repeat(n / 5),
-        "\\frac{".repeat(n / 6),
-        "\\sqrt".repeat(n / 5),
-        "\\sqrt{".repeat(n / 6),
-        "\\sqrt[".repeat(n / 6),
-        format!("{}x{}", "x^{".repeat(n / 4), "}".repeat(n / 4)),
-        "x!".repeat(n / 2),
-        "x".to_string() + &"!".repeat(n - 1),
-        "5".to_string() + &"%".repeat(n - 1),
-        "\\sin ".repeat(n / 5) + "x",
-        "\\sin(".repeat(n / 5),
-        "f(".repeat(n / 2),
-        "\\boxed{".repeat(n / 7),
-        "\\text{".repeat(n / 6),
-        "x_{".repeat(n / 3),
-        "\\bar{".repeat(n / 5),
-        "2^{-".repeat(n / 4),
-        "(1,".repeat(n / 3),
-        "1,".repeat(n / 2) + "1",
-        "a+".repeat(n / 2) + "a",
-        "x=".repeat(n / 2) + "1",
-        "\\{\\}".repeat(n / 4),
-        "(((((((((((((((((((((((((((((((((((((((((((((((x".repeat(50),
-        "1\\frac{".repeat(n / 8),
-        "\\log_{".repeat(n / 6),
-        "e^{".repeat(n / 3),
-    ]
-    .into_iter()
-    .map(|mut s| {
-        s.truncate(n);
-        while !s.is_char_boundary(s.len()) {
-            s.pop();
-        }
-        s
-    })
-    .collect()
+    rl_tests::adversarial_answers().into_iter().map(|(_, s)| s).collect()
 }
 
 /// Every adversarial input finishes without overflowing a 1 MiB thread stack (half the default;
