@@ -339,11 +339,17 @@ fn handle_request(stream: &mut dyn Conn, server: &Shared, method: &str, path: &s
         Some(Fault::Slow(d)) => std::thread::sleep(*d),
         None => {}
     }
-    if let Some(m) = b.fail_after {
-        if server.served.load(Ordering::SeqCst) >= m {
-            return respond(stream, 503, r#"{"error":"gone"}"#, false, close, None);
+    // `fail_after`: an answer is reserved atomically, so concurrent requests never both take the
+    // last one (a check-then-count race answered one too many under load).
+    let reserved = match b.fail_after {
+        Some(m) => {
+            if server.served.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < m).then_some(n + 1)).is_err() {
+                return respond(stream, 503, r#"{"error":"gone"}"#, false, close, None);
+            }
+            true
         }
-    }
+        None => false,
+    };
     if let Some(d) = b.latency {
         let until = Instant::now() + d;
         while Instant::now() < until {
@@ -392,7 +398,7 @@ fn handle_request(stream: &mut dyn Conn, server: &Shared, method: &str, path: &s
             server.dead.store(true, Ordering::SeqCst);
             return false;
         }
-    } else {
+    } else if !reserved {
         server.served.fetch_add(1, Ordering::SeqCst);
     }
     respond(stream, 200, &out.to_string(), b.chunked, close, None)
