@@ -30,24 +30,24 @@
 //!
 //! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
 //! - **Reasoning region.** Text after the last `</think>` is the answer region. A marked answer
-//!   (strategies 1-5) there wins; otherwise a box in the reasoning before it (a summary cut off
+//!   (strategies 1-7) there wins; otherwise a box in the reasoning before it (a summary cut off
 //!   mid-sentence does not outvote the `\boxed{}` that ends the reasoning); then the unmarked
-//!   strategies 6-9 after `</think>`; then all strategies in the reasoning (without the
-//!   whole-text one). With no `</think>` (e.g. a response cut inside an unclosed `<think>`) the whole
-//!   text is searched.
-//! - **Turn tokens.** The response ends at the first chat-template token that ends the model's
-//!   turn (`<|im_start|>`, `<|im_end|>`, `<|endoftext|>`, `<|eot_id|>`, ...): what follows is a
-//!   turn the model invented.
+//!   strategies 8-10 after `</think>`; then, with `lenient` only, all strategies in the reasoning
+//!   (without the whole-text one). An empty answer tag or a final box never closed after
+//!   `</think>` is no answer. With no `</think>` (e.g. a response cut inside an unclosed `<think>`)
+//!   the whole text is searched.
+//! - **Turn tokens.** The response ends at the first end-of-turn, end-of-text or padding token of
+//!   the common chat templates (`turn`): what follows is not the model's answer.
 //! - **Questions are not answers.** When the last math block is asked about (`Evaluate $..$.`,
 //!   `What is $x+y$?`), the unmarked strategies find nothing: a response that only repeats its
 //!   problem statement has no answer (not the statement's last number).
-//! - **Truncated boxes.** A text that ends inside an unclosed `\boxed{` has no boxed answer (the
-//!   earlier boxes are reasoning); the later strategies still run.
+//! - **Truncated boxes.** A text that ends inside an unclosed `\boxed{` has no answer at all: its
+//!   final answer was never finished, and the earlier boxes are reasoning.
 //! - **Truncated responses.** A region of at least 1000 bytes whose last character ends no
 //!   sentence, formula or list (`... ## Step 18: Then we divide both sides by`) was cut off
-//!   mid-derivation: the unmarked strategies 6, 7 and 9 find nothing in it (its last formula, `m =
-//!   3` from step 17, is a step, not a result), so an unfinished response is never rewarded.
-//!   Marked answers (1-5) still count. [`ExtractOptions::truncated_fallback`] (`Config::truncated =
+//!   mid-derivation: the choice line, the concluding sentence and the lenient readings find nothing
+//!   in it (its last formula, `m = 3` from step 17, is a step, not a result), so an unfinished
+//!   response is never rewarded. Marked answers (1-5) still count. [`ExtractOptions::truncated_fallback`] (`Config::truncated =
 //!   Lenient`, `--truncated lenient`) restores the old reading. See [`looks_truncated`].
 //! - **Values spread over math blocks.** `$4$ and $5$ and $6$`: blocks of values joined only by
 //!   `,`/"and"/"or" are one list answer (`delimited::joined_values`).
@@ -164,8 +164,8 @@ pub struct ExtractOptions {
     pub last_number_fallback: bool,
     /// Accept a whole short response with no delimiters as bare LaTeX.
     pub whole_fallback: bool,
-    /// Let a response cut off mid-derivation answer with its last math block, choice or number
-    /// (the unmarked strategies 6, 7 and 9). Off by default: see [`looks_truncated`].
+    /// Let a response cut off mid-derivation answer with its choice line, concluding sentence or
+    /// (with `lenient`) its last math block or number. Off by default: see [`looks_truncated`].
     pub truncated_fallback: bool,
 }
 
