@@ -47,6 +47,7 @@ pub mod reward;
 pub mod rng;
 pub mod rollout;
 pub mod run_dir;
+pub mod studies;
 pub mod tasks;
 pub mod train;
 

@@ -1,5 +1,5 @@
 //! SVG training curves from a run's `metrics.jsonl` (`rltrain plot RUN_DIR`), and several runs
-//! overlaid per metric (the stability experiment's report).
+//! overlaid per metric (`rltrain plot A B ...`).
 //!
 //! `metrics.jsonl` holds one JSON object per step: `step` plus numeric keys such as
 //! `reward/mean`, `entropy`, `clip_frac/total`, `kl/old_k3`, `grad_norm`, `eval/<suite>/avg@k`.

@@ -40,12 +40,20 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Hover text of a dot at each point; `None` draws no dots.
     pub point_titles: Option<Vec<String>>,
+    /// A shaded band around the line, `(x, low, high)` in drawing order (a spread over seeds, an
+    /// interval); `None` draws none.
+    pub band: Option<Vec<(f64, f64, f64)>>,
 }
 
 impl Series {
     /// A line without dots.
     pub fn line(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
-        Series { name: name.into(), points, point_titles: None }
+        Series { name: name.into(), points, point_titles: None, band: None }
+    }
+
+    /// A line with a shaded band `(x, low, high)` around it.
+    pub fn with_band(name: impl Into<String>, points: Vec<(f64, f64)>, band: Vec<(f64, f64, f64)>) -> Series {
+        Series { name: name.into(), points, point_titles: None, band: Some(band) }
     }
 }
 
@@ -112,6 +120,14 @@ pub fn line_chart_svg(chart: &Chart) -> String {
     let (pw, ph) = (w - left - right, h - top - bottom);
     let finite = |&(x, y): &(f64, f64)| x.is_finite() && y.is_finite() && (chart.x_axis != XAxis::Log2 || x >= 1.0);
     let all_points = || chart.series.iter().flat_map(|s| s.points.iter().copied().filter(finite));
+    let band_edges = || {
+        chart
+            .series
+            .iter()
+            .flat_map(|s| s.band.iter().flatten())
+            .flat_map(|&(x, lo, hi)| [(x, lo), (x, hi)])
+            .filter(finite)
+    };
     let (x_lo, x_hi) = match chart.x_axis {
         XAxis::Log2 => (0.0, all_points().map(|p| p.0.log2()).fold(0.0, f64::max).max(1.0)),
         XAxis::Linear => extent(all_points().map(|p| p.0)),
@@ -119,7 +135,7 @@ pub fn line_chart_svg(chart: &Chart) -> String {
     let (y_lo, y_hi) = match chart.y_axis {
         YAxis::Percent => (0.0, 1.0),
         YAxis::Auto => {
-            let (lo, hi) = extent(all_points().map(|p| p.1));
+            let (lo, hi) = extent(all_points().chain(band_edges()).map(|p| p.1));
             let pad = (hi - lo) * 0.05;
             (lo - pad, hi + pad)
         }
@@ -178,6 +194,22 @@ pub fn line_chart_svg(chart: &Chart) -> String {
         esc(&chart.x_label)
     );
     let _ = writeln!(s, r##"<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##);
+    // Bands first, so that every line is drawn over every band.
+    for (i, series) in chart.series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let band: Vec<(f64, f64, f64)> =
+            series.band.iter().flatten().copied().filter(|&(x, lo, hi)| finite(&(x, lo)) && finite(&(x, hi))).collect();
+        if band.len() > 1 {
+            let upper = band.iter().map(|&(bx, _, hi)| format!("{:.1},{:.1}", x(bx), y(hi)));
+            let lower = band.iter().rev().map(|&(bx, lo, _)| format!("{:.1},{:.1}", x(bx), y(lo)));
+            let pts: Vec<String> = upper.chain(lower).collect();
+            let _ = writeln!(
+                s,
+                r#"<polygon fill="{color}" fill-opacity="0.18" stroke="none" points="{}"/>"#,
+                pts.join(" ")
+            );
+        }
+    }
     for (i, series) in chart.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let kept: Vec<(usize, (f64, f64))> =
@@ -220,6 +252,7 @@ pub fn passk_svg(suites: &[(String, SuiteMetrics)]) -> String {
             name: name.clone(),
             points: m.pass_at.iter().map(|(k, v)| (*k as f64, *v)).collect(),
             point_titles: Some(m.pass_at.iter().map(|(k, v)| format!("{name} pass@{k} = {:.1}%", 100.0 * v)).collect()),
+            band: None,
         })
         .collect();
     line_chart_svg(&Chart {
@@ -248,6 +281,7 @@ pub fn passk_overlay_svg(runs: &[RunCurves]) -> String {
                 point_titles: Some(
                     points.iter().map(|(k, v)| format!("{run} {suite} pass@{k} = {:.1}%", 100.0 * v)).collect(),
                 ),
+                band: None,
             });
         }
     }
@@ -300,6 +334,29 @@ mod tests {
         for tick in [">0<", ">10<", ">20<", ">30<"] {
             assert!(svg.contains(tick), "x tick {tick}");
         }
+    }
+
+    #[test]
+    fn bands_are_drawn_under_the_lines_and_widen_the_y_axis() {
+        let band = vec![(0.0, -5.0, 2.0), (1.0, 0.0, 3.0), (2.0, f64::NAN, 1.0), (3.0, 1.0, 9.0)];
+        let chart = Chart {
+            title: "acc".into(),
+            x_label: "step".into(),
+            x_axis: XAxis::Linear,
+            y_axis: YAxis::Auto,
+            series: vec![
+                Series::with_band("grpo", vec![(0.0, 1.0), (1.0, 2.0), (3.0, 4.0)], band),
+                Series::line("cfpo", vec![(0.0, 0.5), (3.0, 0.5)]),
+            ],
+        };
+        let svg = line_chart_svg(&chart);
+        assert_eq!(svg.matches("<polygon").count(), 1, "only the series with a band");
+        let polygon = svg.find("<polygon").unwrap_or(usize::MAX);
+        assert!(polygon < svg.find("<polyline").unwrap_or(0), "bands first, lines over them");
+        let line = svg.lines().find(|l| l.starts_with("<polygon")).unwrap_or_default();
+        assert_eq!(line.matches(',').count(), 6, "three finite band points, upper and lower edge: {line}");
+        // The band's -5 and 9 are inside the plot: the y axis covers them, not only the lines.
+        assert!(svg.contains(">-5<") && svg.contains(">5<"), "y ticks cover the band");
     }
 
     #[test]

@@ -25,7 +25,7 @@ use serde_json::Value;
     allow_negative_numbers = true,
     after_long_help = EXIT_STATUS_HELP,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  rltrain --objective dgpo --model tiny --data task:add-small --steps 100 --out runs/dgpo\n  rltrain --resume runs/dgpo --steps 200\n  rltrain objectives\n\nUse `rltrain help train` for every training flag."
+    after_help = "Examples:\n  rltrain --objective dgpo --model tiny --data task:add-small --steps 100 --out runs/dgpo\n  rltrain --resume runs/dgpo --steps 200\n  rltrain objectives\n  rltrain study dgpo\n\nUse `rltrain help train` for every training flag."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -64,6 +64,44 @@ pub enum Command {
         #[arg(long, value_name = "DIR", default_value = "plots-compare")]
         out: PathBuf,
     },
+    /// Run a stability study: one seed paper's findings from many seeds, judged with intervals.
+    #[command(after_long_help = STUDY_HELP)]
+    Study(StudyArgs),
+}
+
+const STUDY_HELP: &str =
+    "Each study trains every arm (objective x reuse level) of its settings from seeds 0..N on the \
+tiny model, then writes report.md (findings with paired differences over seeds, bootstrap intervals and a verdict), \
+summary.json and plots/. A finished run is kept and reused: after Ctrl-C, run the same command to continue. The \
+numbers depend only on the build and the CPU family, not on --jobs or thread counts.
+
+Examples:
+  rltrain study                      list the studies
+  rltrain study dgpo                 its 16 seeds, report in runs/study-dgpo
+  rltrain study dgpo --report trainer/docs/studies/dgpo
+  rltrain study cfpo --seeds 2 --steps 5   a quick check (no verdicts under 8 seeds)";
+
+/// Flags of `rltrain study`.
+#[derive(Debug, Clone, Args)]
+pub struct StudyArgs {
+    /// The study (omit to list them).
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(rltrain::studies::STUDIES.iter().map(|s| s.name)))]
+    pub name: Option<String>,
+    /// Seeds per arm (0..N) [default: the study's own, 12-16]; a verdict needs at least 8.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub seeds: Option<u64>,
+    /// Train every setting for N steps instead of its own (quick checks).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub steps: Option<u64>,
+    /// Folder of the runs [default: runs/study-NAME].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Folder of report.md, summary.json and plots/ [default: --out].
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// Runs trained at once [default: the CPU count].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
 }
 
 /// Keys `rltrain plot A B ...` overlays by default.

@@ -1,6 +1,6 @@
 //! `rltrain`: train a policy with verifiable rewards (`rltrain --objective dgpo ...`), list the
 //! objectives (`rltrain objectives`) and the synthetic tasks (`rltrain tasks`), plot runs
-//! (`rltrain plot RUN_DIR`).
+//! (`rltrain plot RUN_DIR`), run the stability studies (`rltrain study NAME`).
 //!
 //! Exit status: `rlverify::cli::EXIT_STATUS_HELP`. SIGINT (Ctrl-C) and SIGTERM (Slurm,
 //! Kubernetes, `timeout`) finish the current step, save a checkpoint, say how to continue and
@@ -8,6 +8,7 @@
 //! closed `2>&1 | head`): training never stops for its log.
 
 mod args;
+mod study;
 
 use rlverify::cli::{info, signals, Exit};
 use std::io::IsTerminal;
@@ -78,6 +79,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             Ok(Exit::Success)
         }
+        Some(Command::Study(args)) => study::run(args),
         Some(Command::Train(args)) => train(*args),
         None => train(cli.train),
     }

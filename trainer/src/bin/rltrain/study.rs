@@ -1,0 +1,181 @@
+//! `rltrain study NAME`: runs a stability study ([`rltrain::studies`]) with a progress bar on a
+//! terminal (a line every tenth of the runs in a log), records where its numbers came from (commit,
+//! command, machine) and prints the verdicts. SIGINT and SIGTERM finish the runs under way and keep
+//! every finished run; the same command continues.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rltrain::studies::{self, Progress, Provenance, Study, StudyOptions, STUDIES};
+use rlverify::cli::{info, signals, Exit};
+
+use crate::args::StudyArgs;
+
+const STOP_MESSAGE: &str =
+    "\nrltrain study: stopping: finishing the runs under way; finished runs are kept (signal again to quit now)\n";
+
+/// Runs `rltrain study`.
+pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
+    let Some(name) = args.name.as_deref() else {
+        for s in STUDIES {
+            println!("{:<6} {}", s.name, s.claim);
+        }
+        return Ok(Exit::Success);
+    };
+    let study = Study::from_name(name).ok_or_else(|| anyhow::anyhow!("unknown study `{name}`"))?;
+    one_thread_per_run();
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/study-{name}")));
+    let jobs = args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
+    let opts = StudyOptions {
+        report_dir: args.report.clone().unwrap_or_else(|| out.clone()),
+        out,
+        seeds: args.seeds.unwrap_or(study.seeds),
+        steps: args.steps,
+        jobs,
+        provenance: Provenance { commit: commit(), command: command_line(), machine: machine(jobs) },
+    };
+    let tty = std::io::stderr().is_terminal();
+    let mut bar: Option<ProgressBar> = None;
+    let mut on_progress = |p: Progress| match p {
+        Progress::Start { runs, reused } => {
+            info(format_args!(
+                "rltrain study {name}: {runs} runs ({reused} finished before, reused), {jobs} at a time, in {}",
+                opts.out.display()
+            ));
+            if tty {
+                let b = ProgressBar::new(runs as u64).with_position(0);
+                if let Ok(style) =
+                    ProgressStyle::with_template("{bar:30} {pos}/{len} runs [{elapsed_precise}<{eta_precise}] {msg}")
+                {
+                    b.set_style(style);
+                }
+                bar = Some(b);
+            }
+        }
+        Progress::RunDone { done, total, run, acc_last } => match &bar {
+            Some(b) => {
+                b.set_position(done as u64);
+                b.set_message(format!("{run}: acc {acc_last:.2}"));
+            }
+            None if done % (total / 10).max(1) == 0 || done == total => {
+                info(format_args!("{done}/{total} runs; last: {run}, acc last 10 {acc_last:.2}"));
+            }
+            None => {}
+        },
+        Progress::RunFailed { run, error } => {
+            let line = rlverify::cli::warning_line(&format!("{run} stopped early: {error}"));
+            match &bar {
+                Some(b) => b.println(line),
+                None => rlverify::cli::print_warning(&format!("{run} stopped early: {error}")),
+            }
+        }
+    };
+    signals::install(STOP_MESSAGE);
+    let outcome = studies::run_study(study, &opts, signals::stop_flag(), &mut on_progress)?;
+    if let Some(b) = &bar {
+        b.abandon();
+    }
+    if outcome.interrupted {
+        info(format_args!(
+            "stopped by {}: {} runs trained and kept in {}; run the same command to continue",
+            signals::received_name(),
+            outcome.trained,
+            opts.out.display()
+        ));
+        return Ok(signals::received().unwrap_or(Exit::Interrupted));
+    }
+    for (f, r) in study.findings.iter().zip(&outcome.findings) {
+        let interval = r.differences[studies::catalog::METRICS.iter().position(|m| *m == f.metric).unwrap_or(0)];
+        println!("{:<28} {:<13} {:<22} {}", f.id, r.verdict.as_str(), f.prediction(), f.metric.render(&interval));
+    }
+    if let Some(report) = &outcome.report {
+        info(format_args!("report: {}", report.display()));
+    }
+    Ok(Exit::Success)
+}
+
+/// The study runs `--jobs` runs side by side, each on one thread: the tiny model's matrices are too
+/// small for rayon's threads to pay (one run alone: 7.9 s on one thread, 9.8 s on two; two runs
+/// side by side on two threads each spent half their time in the kernel). Results do not depend
+/// on it. `RAYON_NUM_THREADS` set by the user wins; rayon reads it when its pool is first used.
+fn one_thread_per_run() {
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
+}
+
+/// The command as typed, with the program called `rltrain` and arguments quoted for a shell.
+fn command_line() -> String {
+    let quote = |a: &str| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,=:".contains(c)) {
+            a.to_string()
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::iter::once("rltrain".to_string())
+        .chain(std::env::args().skip(1).map(|a| quote(&a)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The commit checked out where the command runs, `+modified` when a Rust source, manifest or the
+/// lock file differs from it (the files that decide the numbers).
+fn commit() -> String {
+    let git = |args: &[&str]| std::process::Command::new("git").args(args).output().ok();
+    match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(o) if o.status.success() => {
+            let hash = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            let modified = git(&["diff", "--quiet", "HEAD", "--", "*.rs", "*.toml", "Cargo.lock"])
+                .is_some_and(|o| o.status.code() == Some(1));
+            if modified {
+                format!("{hash}+modified")
+            } else {
+                hash
+            }
+        }
+        _ => "unknown (not run in a git checkout)".into(),
+    }
+}
+
+/// CPU model, the instruction-set extensions the matrix kernels choose by, thread settings.
+fn machine(jobs: usize) -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let env = |k: &str| std::env::var(k).unwrap_or_else(|_| "unset".into());
+    format!(
+        "{model} ({}), {cpus} CPUs, {jobs} jobs, RAYON_NUM_THREADS={}, CANDLE_NUM_THREADS={}",
+        simd_features(),
+        env("RAYON_NUM_THREADS"),
+        env("CANDLE_NUM_THREADS")
+    )
+}
+
+#[cfg(target_arch = "x86_64")]
+fn simd_features() -> String {
+    let mut f = vec!["x86_64"];
+    if std::arch::is_x86_feature_detected!("avx2") {
+        f.push("avx2");
+    }
+    if std::arch::is_x86_feature_detected!("fma") {
+        f.push("fma");
+    }
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        f.push("avx512f");
+    }
+    f.join("+")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn simd_features() -> String {
+    std::env::consts::ARCH.to_string()
+}
