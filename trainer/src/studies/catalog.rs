@@ -11,7 +11,7 @@
 //!   digits, so one sampled token is the whole answer and chance is about 1/15. Every objective,
 //!   REINFORCE++ and RLOO included, learns here within 200 steps; with two new tokens (chance
 //!   about 1/60, `07` or `7<eos>` to learn) RLOO never left chance in 300 steps and REINFORCE++
-//!   in half the seeds, so a loss under reuse could not show.
+//!   learned in some seeds only, so a loss under reuse could not show.
 //! - The reuse levels are the papers' stress: 1 iteration is on-policy, 4, 8 and 16 reuse each
 //!   rollout for 16, 32 and 64 AdamW steps (4 mini-batches each). At 8 every soft-clip objective's
 //!   entropy is gone within 20 steps, so the DGPO study also runs 4.
