@@ -1,6 +1,6 @@
 //! `rltrain study`: every study runs and writes its report (two seeds, a few steps: the full studies
 //! take minutes each and stay out of CI); the same command gives the same numbers whatever the
-//! thread counts and `--jobs`; finished runs are reused; SIGINT keeps them and the same command
+//! thread counts and `--threads`; finished runs are reused; SIGINT keeps them and the same command
 //! continues.
 
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! seeds per arm) into the report folder.
 //!
 //! **Determinism.** A run's metrics depend only on its configuration and the build: not on
-//! `jobs`, on which runs share the machine, or on the thread counts (`RAYON_NUM_THREADS`,
+//! `jobs` (`rltrain study --threads`), on which runs share the machine, or on the thread counts (`RAYON_NUM_THREADS`,
 //! `CANDLE_NUM_THREADS`; the tests check 1 against 3). The matrix products pick their kernels by the
 //! CPU's instruction set, so another CPU family may give other numbers; so may another compiler
 //! or dependency version. The report therefore names the commit and the machine.

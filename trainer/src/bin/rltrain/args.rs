@@ -73,7 +73,7 @@ const STUDY_HELP: &str =
     "Each study trains every arm (objective x reuse level) of its settings from seeds 0..N on the \
 tiny model, then writes report.md (findings with paired differences over seeds, bootstrap intervals and a verdict), \
 summary.json and plots/. A finished run is kept and reused: after Ctrl-C, run the same command to continue. The \
-numbers depend only on the build and the CPU family, not on --jobs or thread counts.
+numbers depend only on the build and the CPU family, not on --threads or RAYON_NUM_THREADS.
 
 Examples:
   rltrain study                      list the studies
@@ -99,9 +99,9 @@ pub struct StudyArgs {
     /// Folder of report.md, summary.json and plots/ [default: --out].
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
-    /// Runs trained at once [default: the CPU count].
+    /// Runs trained at once, one thread each [default: the CPU count].
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub jobs: Option<u64>,
+    pub threads: Option<u64>,
 }
 
 /// Keys `rltrain plot A B ...` overlays by default.

@@ -1,6 +1,6 @@
-//! `rltrain study NAME`: runs a stability study ([`rltrain::studies`]) with a progress bar on a
-//! terminal (a line every tenth of the runs in a log), records where its numbers came from (commit,
-//! command, machine) and prints the verdicts. SIGINT and SIGTERM finish the runs under way and keep
+//! `rltrain study NAME`: runs a stability study ([`rltrain::studies`]), `--threads` runs at a time,
+//! with a progress bar on a terminal (a line every tenth of the runs in a log), records where its
+//! numbers came from (commit, command, machine) and prints the verdicts. SIGINT and SIGTERM finish the runs under way and keep
 //! every finished run; the same command continues.
 
 use std::io::IsTerminal;
@@ -26,7 +26,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
     let study = Study::from_name(name).ok_or_else(|| anyhow::anyhow!("unknown study `{name}`"))?;
     one_thread_per_run();
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/study-{name}")));
-    let jobs = args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
+    let jobs = args.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
     let opts = StudyOptions {
         report_dir: args.report.clone().unwrap_or_else(|| out.clone()),
         out,
@@ -95,7 +95,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-/// The study runs `--jobs` runs side by side, each on one thread: the tiny model's matrices are too
+/// The study runs `--threads` runs side by side, each on one thread: the tiny model's matrices are too
 /// small for rayon's threads to pay (one run alone: 7.9 s on one thread, 9.8 s on two; two runs
 /// side by side on two threads each spent half their time in the kernel). Results do not depend
 /// on it. `RAYON_NUM_THREADS` set by the user wins; rayon reads it when its pool is first used.
