@@ -74,6 +74,15 @@ impl Metric {
         }
     }
 
+    /// Its place in [`METRICS`] (and in every per-metric array).
+    pub fn index(self) -> usize {
+        match self {
+            Metric::Accuracy => 0,
+            Metric::Entropy => 1,
+            Metric::MaxKl => 2,
+        }
+    }
+
     /// The paired difference over seeds a finding reports: `a - b` for accuracy and entropy, the
     /// log ratio `ln a - ln b` for the largest KL, which spans orders of magnitude across seeds
     /// ([`stats::paired_log_ratio`]).
@@ -411,5 +420,6 @@ mod tests {
         let ids: std::collections::BTreeSet<_> = STUDIES.iter().flat_map(|s| s.findings).map(|f| f.id).collect();
         assert_eq!(ids.len(), STUDIES.iter().map(|s| s.findings.len()).sum::<usize>(), "finding ids are unique");
         assert!(STUDIES.iter().all(|s| s.seeds >= MIN_SEEDS));
+        assert!(METRICS.iter().enumerate().all(|(i, m)| m.index() == i), "index() is the place in METRICS");
     }
 }

@@ -111,7 +111,7 @@ pub struct RunSummary {
 impl RunSummary {
     /// The run's value of `metric`.
     pub fn value(&self, metric: Metric) -> f64 {
-        self.values[metric_index(metric)]
+        self.values[metric.index()]
     }
 
     /// Reads a run's `metrics.jsonl`.
@@ -137,10 +137,6 @@ impl RunSummary {
             stopped: None,
         })
     }
-}
-
-fn metric_index(metric: Metric) -> usize {
-    catalog::METRICS.iter().position(|m| *m == metric).unwrap_or(0)
 }
 
 /// One planned run.
@@ -276,11 +272,6 @@ fn run_one(study: &Study, spec: &RunSpec, steps: Option<u64>, stop: &AtomicBool)
     Ok(RunResult::Done(Box::new(summary), true))
 }
 
-/// A message from a worker.
-enum Message {
-    Done(usize, Result<RunResult>),
-}
-
 /// Runs `study` as `opts` say and writes its report; see the module docs. Stops early, keeping
 /// what finished, once `stop` is set.
 pub fn run_study(
@@ -315,14 +306,14 @@ pub fn run_study(
                     break;
                 }
                 let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) else { break };
-                if tx.send(Message::Done(i, run_one(study, &specs[i], opts.steps, stop))).is_err() {
+                if tx.send((i, run_one(study, &specs[i], opts.steps, stop))).is_err() {
                     break;
                 }
             });
         }
         drop(tx);
         let mut done = 0;
-        for Message::Done(i, result) in rx {
+        for (i, result) in rx {
             let name = specs[i].name();
             match result {
                 Ok(RunResult::Done(summary, was_trained)) => {
@@ -385,7 +376,7 @@ pub fn judge(study: &Study, arms: &[ArmRuns], seeds: u64) -> Vec<FindingResult> 
                 (Some(a), Some(b)) => m.paired(&a.values(m), &b.values(m)),
                 _ => stats::paired_difference(&[], &[]),
             });
-            let mut verdict = Verdict::of(&differences[metric_index(f.metric)], f.direction);
+            let mut verdict = Verdict::of(&differences[f.metric.index()], f.direction);
             let mut untestable_because = None;
             if let Some(base) = f.requires_learning {
                 let acc =

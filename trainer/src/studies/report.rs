@@ -214,7 +214,7 @@ fn smooth(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
 /// percentile) as the band. Robust where one seed's KL runs off by orders of magnitude, and never
 /// below zero for a metric that cannot be.
 fn band(runs: &ArmRuns, metric: Metric) -> Series {
-    let index = METRICS.iter().position(|m| *m == metric).unwrap_or(0);
+    let index = metric.index();
     let mut by_step: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
     for run in &runs.runs {
         let curve = match metric {

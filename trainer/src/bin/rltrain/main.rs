@@ -126,6 +126,17 @@ fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
     Ok(cfg)
 }
 
+/// A terminal progress bar at `position` of `len`, `unit` after the count (` runs`), with elapsed
+/// time, ETA and a message.
+fn progress_bar(len: u64, position: u64, unit: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len).with_position(position);
+    let template = format!("{{bar:30}} {{pos}}/{{len}}{unit} [{{elapsed_precise}}<{{eta_precise}}] {{msg}}");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+    bar
+}
+
 /// What the first SIGINT or SIGTERM prints: the loop finishes its step, saves a checkpoint and
 /// returns.
 const STOP_MESSAGE: &str =
@@ -156,13 +167,7 @@ fn train(args: TrainArgs) -> anyhow::Result<Exit> {
                 cfg.run.out.display()
             ));
             if tty {
-                let b = ProgressBar::new(total_steps).with_position(first_step);
-                if let Ok(style) =
-                    ProgressStyle::with_template("{bar:30} {pos}/{len} [{elapsed_precise}<{eta_precise}] {msg}")
-                {
-                    b.set_style(style);
-                }
-                bar = Some(b);
+                bar = Some(progress_bar(total_steps, first_step, ""));
             }
         }
         Event::Warning(w) => match &bar {

@@ -6,7 +6,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use rltrain::studies::{self, Progress, Provenance, Study, StudyOptions, STUDIES};
 use rlverify::cli::{info, signals, Exit};
 
@@ -44,13 +44,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
                 opts.out.display()
             ));
             if tty {
-                let b = ProgressBar::new(runs as u64).with_position(0);
-                if let Ok(style) =
-                    ProgressStyle::with_template("{bar:30} {pos}/{len} runs [{elapsed_precise}<{eta_precise}] {msg}")
-                {
-                    b.set_style(style);
-                }
-                bar = Some(b);
+                bar = Some(crate::progress_bar(runs as u64, 0, " runs"));
             }
         }
         Progress::RunDone { done, total, run, acc_last } => match &bar {
@@ -64,10 +58,10 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
             None => {}
         },
         Progress::RunFailed { run, error } => {
-            let line = rlverify::cli::warning_line(&format!("{run} stopped early: {error}"));
+            let warning = format!("{run} stopped early: {error}");
             match &bar {
-                Some(b) => b.println(line),
-                None => rlverify::cli::print_warning(&format!("{run} stopped early: {error}")),
+                Some(b) => b.println(rlverify::cli::warning_line(&warning)),
+                None => rlverify::cli::print_warning(&warning),
             }
         }
     };
@@ -86,7 +80,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
         return Ok(signals::received().unwrap_or(Exit::Interrupted));
     }
     for (f, r) in study.findings.iter().zip(&outcome.findings) {
-        let interval = r.differences[studies::catalog::METRICS.iter().position(|m| *m == f.metric).unwrap_or(0)];
+        let interval = r.differences[f.metric.index()];
         println!("{:<28} {:<13} {:<22} {}", f.id, r.verdict.as_str(), f.prediction(), f.metric.render(&interval));
     }
     if let Some(report) = &outcome.report {
