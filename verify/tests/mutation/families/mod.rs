@@ -1,0 +1,69 @@
+//! The families of operators, one module per family. Each module holds its operators, the
+//! templates they draw from (several phrasings each) and a unit test per operator on a fixed base.
+//!
+//! **The split.** [`Split::Dev`] families are the classes issue 30 names most plainly (a later
+//! correction, boxes that are not the answer, structured fields, units and scales, chat turns, a
+//! choice read from an article, a negated box, the answer phrase of another language, number words
+//! and fullwidth digits, concluding sentences): fixes are written against them. The
+//! [`Split::HeldOut`] families are kept back to measure a first look: three the issue does not
+//! name at all (pleasantries and other-reading hedges, bounds instead of values, a code check
+//! after the answer), two it names only loosely (answer tags with other names and underscore bold,
+//! a sentence in a `\text{}` box) and two it names (alternatives in another script, a condition
+//! instead of a value), so the held-out score covers both shapes nobody wrote down and named
+//! shapes in phrasings nobody tested.
+
+use super::{Base, Family, Rng, Variant};
+
+pub mod answer_language;
+pub mod answer_markup;
+pub mod article_choice;
+pub mod bound_not_value;
+pub mod chat_turn;
+pub mod code_after_answer;
+pub mod condition_not_value;
+pub mod foreign_box;
+pub mod later_correction;
+pub mod negated_box;
+pub mod other_script_alternative;
+pub mod pleasantries;
+pub mod sentence_in_box;
+pub mod structured_fields;
+pub mod unit_scale;
+pub mod unmarked_conclusion;
+pub mod value_form;
+
+/// Every family, development families first.
+pub fn all() -> [&'static Family; 17] {
+    [
+        &later_correction::FAMILY,
+        &foreign_box::FAMILY,
+        &structured_fields::FAMILY,
+        &unit_scale::FAMILY,
+        &chat_turn::FAMILY,
+        &article_choice::FAMILY,
+        &negated_box::FAMILY,
+        &answer_language::FAMILY,
+        &value_form::FAMILY,
+        &unmarked_conclusion::FAMILY,
+        &other_script_alternative::FAMILY,
+        &condition_not_value::FAMILY,
+        &answer_markup::FAMILY,
+        &sentence_in_box::FAMILY,
+        &pleasantries::FAMILY,
+        &bound_not_value::FAMILY,
+        &code_after_answer::FAMILY,
+    ]
+}
+
+/// Test support: `apply` on the base of `response` for `gold` (which must be right today), with
+/// the engine's seed; panics when the base or the variant is missing.
+#[cfg(test)]
+pub fn example(apply: fn(&Base, &mut Rng) -> Option<Variant>, gold: &str, response: &str) -> (Base, String) {
+    let base = Base::new("example", gold, response).expect("the example is a right response with a located answer");
+    let variant = apply(&base, &mut Rng::new(super::SEED)).expect("the operator applies to the example");
+    (base, variant.response)
+}
+
+/// The fixed base of most unit tests: a short derivation that ends in a boxed integer.
+#[cfg(test)]
+pub const BOXED_27: &str = "We add 20 and 7 to get 27 apples.\n\nTherefore, the total is $\\boxed{27}$.";
