@@ -82,6 +82,11 @@ pub struct Family {
     pub operators: &'static [Operator],
 }
 
+/// One of several phrasings, drawn by the seed.
+pub fn phrase(rng: &mut Rng, phrasings: &[&'static str]) -> &'static str {
+    phrasings[rng.below(phrasings.len())]
+}
+
 /// Fill a template: each `{key}` is replaced by its value (so `\\boxed{{x}}` is the box of `x`).
 pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     values.iter().fold(template.to_string(), |text, (key, value)| text.replace(&format!("{{{key}}}"), value))

@@ -1,7 +1,7 @@
 //! A bound instead of a value: the final answer qualified as a lower or upper bound or a range
 //! around it; against it, `exactly`. Not a class of issue 30.
 
-use crate::mutation::{Base, Expect, Family, Operator, Rng, Split, Variant};
+use crate::mutation::{phrase, Base, Expect, Family, Operator, Rng, Split, Variant};
 
 pub static FAMILY: Family = Family {
     name: "bound_not_value",
@@ -23,14 +23,14 @@ fn qualified(base: &Base, template: &str) -> Option<Variant> {
 fn lower_bound(base: &Base, rng: &mut Rng) -> Option<Variant> {
     qualified(
         base,
-        *rng.pick(&["\\text{at least } {x}", "{x} \\text{ or more}", "\\geq {x}", "{x} \\text{ at minimum}"]),
+        phrase(rng, &["\\text{at least } {x}", "{x} \\text{ or more}", "\\geq {x}", "{x} \\text{ at minimum}"]),
     )
 }
 
 fn upper_bound(base: &Base, rng: &mut Rng) -> Option<Variant> {
     qualified(
         base,
-        *rng.pick(&["\\text{at most } {x}", "{x} \\text{ or fewer}", "\\leq {x}", "\\text{no more than } {x}"]),
+        phrase(rng, &["\\text{at most } {x}", "{x} \\text{ or fewer}", "\\leq {x}", "\\text{no more than } {x}"]),
     )
 }
 
@@ -47,7 +47,7 @@ fn range_around(base: &Base, rng: &mut Rng) -> Option<Variant> {
 }
 
 fn exactly(base: &Base, rng: &mut Rng) -> Option<Variant> {
-    qualified(base, *rng.pick(&["\\text{exactly } {x}", "{x} \\text{ exactly}", "\\text{precisely } {x}"]))
+    qualified(base, phrase(rng, &["\\text{exactly } {x}", "{x} \\text{ exactly}", "\\text{precisely } {x}"]))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! value offered as a number word, in the digits of another script or in Roman numerals; against
 //! them, the same value restated in words or another script.
 
-use crate::mutation::{fill, numerals, Base, Expect, Family, Operator, Rng, Split, Variant};
+use crate::mutation::{fill, numerals, phrase, Base, Expect, Family, Operator, Rng, Split, Variant};
 
 pub static FAMILY: Family = Family {
     name: "other_script_alternative",
@@ -34,30 +34,30 @@ fn after_answer(base: &Base, written: &str) -> Option<Variant> {
 
 fn number_word_alternative(base: &Base, rng: &mut Rng) -> Option<Variant> {
     let w = numerals::words(other(base)?)?;
-    after_answer(base, &fill(*rng.pick(HEDGES), &[("w", &w)]))
+    after_answer(base, &fill(phrase(rng, HEDGES), &[("w", &w)]))
 }
 
 fn script_digits_alternative(base: &Base, rng: &mut Rng) -> Option<Variant> {
     let (_, zero) = rng.pick(numerals::DIGIT_SCRIPTS);
     let w = numerals::digits_in(other(base)?, *zero)?;
-    after_answer(base, &fill(*rng.pick(HEDGES), &[("w", &w)]))
+    after_answer(base, &fill(phrase(rng, HEDGES), &[("w", &w)]))
 }
 
 fn roman_alternative(base: &Base, rng: &mut Rng) -> Option<Variant> {
     let y = other(base)?;
     let w = if rng.below(2) == 0 { numerals::roman(y)? } else { numerals::roman_signs(y)? };
-    after_answer(base, &fill(*rng.pick(HEDGES), &[("w", &w)]))
+    after_answer(base, &fill(phrase(rng, HEDGES), &[("w", &w)]))
 }
 
 fn number_word_restated(base: &Base, rng: &mut Rng) -> Option<Variant> {
     let w = numerals::words(base.integer?)?;
-    after_answer(base, &fill(*rng.pick(RESTATEMENTS), &[("w", &w)]))
+    after_answer(base, &fill(phrase(rng, RESTATEMENTS), &[("w", &w)]))
 }
 
 fn script_digits_restated(base: &Base, rng: &mut Rng) -> Option<Variant> {
     let (_, zero) = rng.pick(numerals::DIGIT_SCRIPTS);
     let w = numerals::digits_in(base.integer?, *zero)?;
-    after_answer(base, &fill(*rng.pick(RESTATEMENTS), &[("w", &w)]))
+    after_answer(base, &fill(phrase(rng, RESTATEMENTS), &[("w", &w)]))
 }
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ fn unit(base: &Base) -> Option<(UnitSite, &'static str, i64)> {
         return Some((UnitSite::DollarInBox, "cents", 100));
     }
     let after = base.after();
-    let rest = after.trim_start_matches(|c: char| c == '$' || c == ' ' || c == '\\' || c == ')' || c == ']');
+    let rest = after.trim_start_matches(['$', ' ', '\\', ')', ']']);
     let rest = rest.strip_prefix("text{").map_or(rest, str::trim_start);
     let start = base.span.1 + (after.len() - rest.len());
     UNITS.iter().find_map(|(words, smaller, factor)| {

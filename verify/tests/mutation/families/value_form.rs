@@ -2,7 +2,7 @@
 //! fullwidth digits in the final sentence, or with a thin-space thousands separator; against
 //! them, the number word of another value.
 
-use crate::mutation::{fill, numerals, Base, Expect, Family, Operator, Rng, Split, Variant};
+use crate::mutation::{fill, numerals, phrase, Base, Expect, Family, Operator, Rng, Split, Variant};
 
 pub static FAMILY: Family = Family {
     name: "value_form",
@@ -21,7 +21,7 @@ const SENTENCES: &[&str] =
 
 fn number_word(base: &Base, rng: &mut Rng) -> Option<Variant> {
     let w = numerals::words(base.integer?)?;
-    base.with_statement(&fill(*rng.pick(SENTENCES), &[("w", &w)]))
+    base.with_statement(&fill(phrase(rng, SENTENCES), &[("w", &w)]))
 }
 
 fn fullwidth_digits(base: &Base, rng: &mut Rng) -> Option<Variant> {
@@ -50,7 +50,7 @@ fn thin_space_thousands(base: &Base, rng: &mut Rng) -> Option<Variant> {
 fn wrong_number_word(base: &Base, rng: &mut Rng) -> Option<Variant> {
     base.integer?;
     let w = numerals::words(base.alternative.parse().ok()?)?;
-    base.with_statement(&fill(*rng.pick(SENTENCES), &[("w", &w)]))
+    base.with_statement(&fill(phrase(rng, SENTENCES), &[("w", &w)]))
 }
 
 #[cfg(test)]
