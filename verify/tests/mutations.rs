@@ -106,9 +106,12 @@ fn families_hold_their_floor() {
     let Some(bases) = base::load() else { return };
     assert!(bases.len() >= 500, "only {} bases in the dev corpora (at least 500)", bases.len());
     let tallies = measure::run(&bases, per_operator());
+    let from_cases = bases.iter().filter(|b| b.origin.starts_with("verifier_cases_dev")).count();
     eprintln!(
-        "mutation engine: {} bases, up to {} variants per operator\n\n{}\n{}",
+        "mutation engine: {} bases ({} of real_generations_dev, {from_cases} of verifier_cases_dev), up to {} \
+         variants per operator\n\n{}\n{}",
         bases.len(),
+        bases.len() - from_cases,
         per_operator(),
         report::family_table(&tallies),
         report::operator_table(&tallies)

@@ -22,6 +22,7 @@ pub static FAMILY: Family = Family {
 const UNITS: &[(&[&str], &str, i64)] = &[
     (&["dollars", "dollar"], "cents", 100),
     (&["meters", "metres"], "centimeters", 100),
+    (&["centimeters", "centimetres", "cm"], "millimeters", 10),
     (&["kilometers", "km"], "meters", 1000),
     (&["kilograms", "kg"], "grams", 1000),
     (&["hours", "hour"], "minutes", 60),
