@@ -97,10 +97,9 @@ impl Base {
         Some(Variant { gold: self.gold.clone(), response })
     }
 
-    /// The reasoning followed by a new final statement.
+    /// The reasoning followed by a new final statement (in place of the base's).
     pub fn with_statement(&self, statement: &str) -> Option<Variant> {
-        let head = self.head();
-        self.variant(if head.is_empty() { statement.to_string() } else { format!("{head}\n\n{statement}") })
+        self.variant(format!("{}\n\n{statement}", self.head()))
     }
 
     /// The whole response followed by `text` (on a new paragraph when `paragraph`, else after a space).
@@ -125,8 +124,10 @@ impl Base {
     pub fn insert_after_answer(&self, text: &str) -> Option<Variant> {
         let after = self.after();
         let rest = after.trim_start();
-        let close = ["$$", "$", "\\)", "\\]"].iter().find(|c| rest.starts_with(**c)).map_or(0, |c| c.len());
-        let at = self.span.1 + (after.len() - rest.len()) * usize::from(close > 0) + close;
+        let at = match ["$$", "$", "\\)", "\\]"].iter().find(|c| rest.starts_with(**c)) {
+            Some(close) => self.response.len() - rest.len() + close.len(),
+            None => self.span.1,
+        };
         let r = &self.response;
         self.variant(format!("{}{text}{}", &r[..at], &r[at..]))
     }
