@@ -5,9 +5,9 @@
 //! correction, boxes that are not the answer, structured fields, units and scales, chat turns, a
 //! choice read from an article, a negated box, the answer phrase of another language, number words
 //! and fullwidth digits, concluding sentences): fixes are written against them. The
-//! [`Split::HeldOut`] families are kept back to measure a first look: three the issue does not
+//! [`Split::HeldOut`] families are kept back to measure a first look: four the issue does not
 //! name at all (pleasantries and other-reading hedges, bounds instead of values, a code check
-//! after the answer), two it names only loosely (answer tags with other names and underscore bold,
+//! after the answer, numbers after the answer that do not answer), two it names only loosely (answer tags with other names and underscore bold,
 //! a sentence in a `\text{}` box) and two it names (alternatives in another script, a condition
 //! instead of a value), so the held-out score covers both shapes nobody wrote down and named
 //! shapes in phrasings nobody tested.
@@ -24,6 +24,7 @@ pub mod condition_not_value;
 pub mod foreign_box;
 pub mod later_correction;
 pub mod negated_box;
+pub mod numbers_after_answer;
 pub mod other_script_alternative;
 pub mod pleasantries;
 pub mod sentence_in_box;
@@ -33,7 +34,7 @@ pub mod unmarked_conclusion;
 pub mod value_form;
 
 /// Every family, development families first.
-pub fn all() -> [&'static Family; 17] {
+pub fn all() -> [&'static Family; 18] {
     [
         &later_correction::FAMILY,
         &foreign_box::FAMILY,
@@ -52,6 +53,7 @@ pub fn all() -> [&'static Family; 17] {
         &pleasantries::FAMILY,
         &bound_not_value::FAMILY,
         &code_after_answer::FAMILY,
+        &numbers_after_answer::FAMILY,
     ]
 }
 
