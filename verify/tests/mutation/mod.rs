@@ -31,7 +31,7 @@ pub const SEED: u64 = 0x3030_6d75_7461_7465;
 pub type Rng = rlbase::SplitMix64;
 
 /// What a variant must score.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {
     /// The response commits to no single right answer: the verifier must not reward it.
     Wrong,
