@@ -9,7 +9,7 @@ use rltrain::aggregate::AggMode;
 use rltrain::config::{Source, TrainConfig};
 use rltrain::objectives::{
     cpgd, AspoConfig, CfpoConfig, CispoConfig, CpgConfig, CpgValue, DgpoConfig, DriftConfig, GppoConfig, LossConfig,
-    ObjectiveConfig, PgConfig, PgValue, PpoClipConfig,
+    NoClipConfig, ObjectiveConfig, PgConfig, PgValue, PpoClipConfig,
 };
 use rltrain::presets::{Paper, PAPERS};
 use rlverify::RewardKind;
@@ -60,7 +60,7 @@ fn cpgd_preset_matches_the_paper() {
         &[
             ("grpo", recipe(PPO, seq, GROUP, None)),
             ("grpo-dual-clip", recipe(dual, seq, GROUP, None)),
-            ("grpo-no-clip", recipe(ObjectiveConfig::NoClip, seq, GROUP, None)),
+            ("grpo-no-clip", recipe(ObjectiveConfig::NoClip(NoClipConfig), seq, GROUP, None)),
             ("grpo-drift", recipe(PPO, seq, GROUP, DRIFT)),
             ("reinforce-pp", recipe(PPO, seq, rpp, None)),
             ("rloo-ppo", recipe(PPO, seq, rloo, None)),

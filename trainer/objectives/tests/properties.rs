@@ -5,7 +5,9 @@
 use candle_core::{DType, Device, Tensor, Var};
 use rlobjectives::advantage::{self, CpgdWeight, Estimator, GpgNorm, Rollout, Whitening};
 use rlobjectives::aggregate::{AggMode, GlobalNorm};
-use rlobjectives::objectives::{LossConfig, LossInputs, Objective, ObjectiveConfig, PpoClipConfig, OBJECTIVES};
+use rlobjectives::objectives::{
+    LossConfig, LossInputs, NoClipConfig, Objective, ObjectiveConfig, PpoClipConfig, OBJECTIVES,
+};
 use rlobjectives::Error;
 
 type R<T> = rlobjectives::Result<T>;
@@ -317,7 +319,7 @@ fn misuse_fails_loudly() -> R<()> {
     let inp = make_inputs(&batch, tensor(&batch.new, 2, 3)?, None)?;
     // Wrong config family for an objective.
     let dgpo = Objective::from_name("dgpo")?;
-    assert!(matches!(dgpo.per_token(&inp, &ObjectiveConfig::NoClip), Err(Error::ConfigMismatch { .. })));
+    assert!(matches!(dgpo.per_token(&inp, &ObjectiveConfig::NoClip(NoClipConfig)), Err(Error::ConfigMismatch { .. })));
     // Sequence-level loss with a token aggregation.
     let gspo = LossConfig { agg: AggMode::TokenMean, ..Objective::from_name("gspo")?.defaults() };
     assert!(matches!(gspo.loss(&inp, None), Err(Error::InvalidConfig(_))));

@@ -9,8 +9,8 @@ use rlobjectives::kl::{drift_k3, full_kl, kl_ref, KlEstimator};
 use rlobjectives::metrics::{batch_metrics, token_entropy, token_logprobs};
 use rlobjectives::objectives::{
     cpgd, AspoConfig, CispoConfig, CpgConfig, CpgValue, DgpoConfig, DriftConfig, GmpoConfig, GppoConfig, GspoConfig,
-    KlCovConfig, LossConfig, LossInputs, Objective, ObjectiveConfig, ObjectiveKind, PgConfig, PgValue, PpoClipConfig,
-    SapoConfig, OBJECTIVES,
+    KlCovConfig, LossConfig, LossInputs, NoClipConfig, Objective, ObjectiveConfig, ObjectiveKind, PgConfig, PgValue,
+    PpoClipConfig, SapoConfig, OBJECTIVES,
 };
 use rlobjectives::objectives::{CfpoConfig, ClipCovConfig};
 
@@ -86,7 +86,7 @@ fn t1_canonical_tokens_loss_and_gradient() -> R<()> {
         ("dual-clip c=3", recipe(ppo(0.2, 0.2, Some(3.0)), None),
          [-0.552585, -1.2, -1.8, -0.670320, -0.446260, 0.475615, 0.8, 2.473082, 6.0],
          [-0.552585, 0.0, 0.0, -0.670320, -0.446260, 0.475615, 0.0, 2.473082, 0.0]),
-        ("no clip", recipe(ObjectiveConfig::NoClip, None),
+        ("no clip", recipe(ObjectiveConfig::NoClip(NoClipConfig), None),
          [-0.552585, -1.246077, -2.237737, -0.670320, -0.446260, 0.475615, 0.606531, 2.473082, 7.338593],
          [-0.552585, -1.246077, -2.237737, -0.670320, -0.446260, 0.475615, 0.606531, 2.473082, 7.338593]),
         ("grpo w/ drift", recipe(ppo(0.2, 0.2, None), DRIFT_TEST),

@@ -2,6 +2,7 @@
 //! KL-Cov select tokens by the centred covariance `(A - Ā)(logπ - mean logπ)` (detached, over the
 //! valid tokens of the batch) and damp their update.
 
+use super::Kernel;
 use candle_core::{DType, Tensor};
 
 use super::parts::Prepared;
@@ -142,5 +143,33 @@ fn shuffle(v: &mut [usize], seed: u64) {
         let r = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
         let j = (r % (i as u64 + 1)) as usize;
         v.swap(i, j);
+    }
+}
+
+impl Kernel for ClipCovConfig {
+    fn name(&self) -> &'static str {
+        "clip-cov"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        clip_cov(inp, self)
+    }
+    fn describe(&self) -> String {
+        let (lo, hi, r, cl, cu) = (self.eps_low, self.eps_high, self.ratio, self.cov_lb, self.cov_ub);
+        format!("eps=({lo}, {hi}) ratio={r} cov=({cl}, {cu})")
+    }
+    fn widths(&mut self) -> Option<(&mut f64, &mut f64)> {
+        Some((&mut self.eps_low, &mut self.eps_high))
+    }
+}
+
+impl Kernel for KlCovConfig {
+    fn name(&self) -> &'static str {
+        "kl-cov"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        kl_cov(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("ratio={} coef={}", self.ratio, self.coef)
     }
 }

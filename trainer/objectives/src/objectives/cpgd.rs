@@ -2,6 +2,7 @@
 //! log-ratio policy gradient (CPG) with the tight-to-loose schedule, and the clipped-gradient k3
 //! policy-drift term used by CPGD, PGD and "GRPO w/ drift".
 
+use super::{one_width_only, Kernel, Param};
 use candle_core::{DType, Tensor};
 
 use super::parts::Prepared;
@@ -154,4 +155,25 @@ pub fn epoch_corrected_advantages(
         out.push(corrected);
     }
     Ok((out, if n == 0 { 1.0 } else { sum / n as f64 }))
+}
+
+impl Kernel for CpgConfig {
+    fn name(&self) -> &'static str {
+        "cpg"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        cpg(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("eps={} lambda={} value={:?}", self.eps, self.lambda, self.value)
+    }
+    fn set_other(&mut self, p: Param, v: f64) -> Result<bool> {
+        match p {
+            Param::ClipEps => self.eps = v,
+            Param::CpgLambda => self.lambda = v,
+            Param::ClipLow | Param::ClipHigh => return Err(one_width_only(self.name(), p)),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
 }

@@ -22,10 +22,10 @@ use candle_core::Tensor;
 pub use covariance::{ClipCovConfig, KlCovConfig};
 pub use cpgd::{CpgConfig, CpgValue, DriftConfig};
 pub use penalty::CfpoConfig;
-pub use ppo_clip::PpoClipConfig;
+pub use ppo_clip::{NoClipConfig, PpoClipConfig};
 pub use registry::{LossConfig, LossOutput, Objective, ObjectiveKind, Shaping, OBJECTIVES};
 pub use reinforce::{PgConfig, PgValue};
-pub use sequence::{GmpoConfig, GspoConfig};
+pub use sequence::{GmpoConfig, GspoConfig, GspoTokenConfig};
 pub use soft_clip::{AspoConfig, CispoConfig, DgpoConfig, GppoConfig, SapoConfig};
 
 use crate::error::{Error, Result};
@@ -157,15 +157,70 @@ pub struct LossTerms {
     pub regions: Regions,
 }
 
-/// Hyper-parameters of one objective kernel; the variant selects the kernel.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ObjectiveConfig {
+/// One objective kernel: its hyper-parameter type computes the per-token loss. A new kernel is
+/// one `impl Kernel` (beside its loss function) and one line in the [`kernels!`] list below.
+pub trait Kernel {
+    /// Short name of the kernel family (errors, tables).
+    fn name(&self) -> &'static str;
+    /// Runs the kernel.
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms>;
+    /// The hyper-parameters as `key=value` pairs (tables).
+    fn describe(&self) -> String;
+    /// Whether the loss is a function of whole sequences (needs seq-mean-token-mean aggregation).
+    fn is_sequence_level(&self) -> bool {
+        false
+    }
+    /// The two clip widths `(ε_l, ε_h)`, for kernels that have both: `clip-eps` sets both,
+    /// `clip-low`/`clip-high` one each.
+    fn widths(&mut self) -> Option<(&mut f64, &mut f64)> {
+        None
+    }
+    /// Sets a parameter [`Kernel::widths`] does not cover; `Ok(false)` when the kernel has no
+    /// such parameter.
+    fn set_other(&mut self, _p: Param, _v: f64) -> Result<bool> {
+        Ok(false)
+    }
+}
+
+/// Declares [`ObjectiveConfig`], one variant per kernel, and dispatches to [`Kernel`].
+macro_rules! kernels {
+    ($($(#[$doc:meta])* $variant:ident($config:ty),)*) => {
+        /// Hyper-parameters of one objective kernel; the variant selects the kernel.
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub enum ObjectiveConfig {
+            $($(#[$doc])* $variant($config),)*
+        }
+
+        impl ObjectiveConfig {
+            /// The kernel behind this configuration.
+            pub fn as_kernel(&self) -> &dyn Kernel {
+                match self {
+                    $(Self::$variant(c) => c,)*
+                }
+            }
+
+            fn as_kernel_mut(&mut self) -> &mut dyn Kernel {
+                match self {
+                    $(Self::$variant(c) => c,)*
+                }
+            }
+        }
+
+        $(impl From<$config> for ObjectiveConfig {
+            fn from(c: $config) -> Self {
+                Self::$variant(c)
+            }
+        })*
+    };
+}
+
+kernels! {
     /// [`reinforce::pg`].
     Pg(PgConfig),
     /// [`ppo_clip::ppo_clip`].
     PpoClip(PpoClipConfig),
     /// [`ppo_clip::no_clip`].
-    NoClip,
+    NoClip(NoClipConfig),
     /// [`cpgd::cpg`].
     Cpg(CpgConfig),
     /// [`penalty::cfpo`].
@@ -183,7 +238,7 @@ pub enum ObjectiveConfig {
     /// [`sequence::gspo`] (sequence form).
     Gspo(GspoConfig),
     /// [`sequence::gspo_token`].
-    GspoToken(GspoConfig),
+    GspoToken(GspoTokenConfig),
     /// [`sequence::gmpo`].
     Gmpo(GmpoConfig),
     /// [`covariance::clip_cov`].
@@ -232,124 +287,47 @@ impl ObjectiveConfig {
     /// Sets hyper-parameter `p` of this kernel to `v`; an error names the kernel when it has no
     /// such parameter. Set [`Param::ClipEps`] before the one-sided widths, so that they win.
     pub fn set(&mut self, p: Param, v: f64) -> Result<()> {
-        use Param::*;
-        let kernel = self.kernel();
-        let widths = match self {
-            Self::PpoClip(PpoClipConfig { eps_low, eps_high, .. })
-            | Self::Dgpo(DgpoConfig { eps_low, eps_high, .. })
-            | Self::Gppo(GppoConfig { eps_low, eps_high, .. })
-            | Self::Aspo(AspoConfig { eps_low, eps_high, .. })
-            | Self::Gspo(GspoConfig { eps_low, eps_high })
-            | Self::GspoToken(GspoConfig { eps_low, eps_high })
-            | Self::ClipCov(ClipCovConfig { eps_low, eps_high, .. }) => Some((eps_low, eps_high)),
-            _ => None,
-        };
-        match (p, widths) {
-            (ClipEps, Some((lo, hi))) => (*lo, *hi) = (v, v),
-            (ClipLow, Some((lo, _))) => *lo = v,
-            (ClipHigh, Some((_, hi))) => *hi = v,
-            _ => match (p, self) {
-                (ClipEps, Self::Cispo(c)) => (c.eps_low, c.eps_high) = (Some(v), v),
-                (ClipLow, Self::Cispo(c)) => c.eps_low = Some(v),
-                (ClipHigh, Self::Cispo(c)) => c.eps_high = v,
-                (ClipEps, Self::Cpg(CpgConfig { eps, .. }) | Self::Cfpo(CfpoConfig { eps })) => *eps = v,
-                (ClipLow | ClipHigh, Self::Cpg(_) | Self::Cfpo(_)) => {
-                    return Err(Error::InvalidConfig(format!(
-                        "{kernel} has one clip width: set clip-eps, not {}",
-                        p.name()
-                    )))
+        let kernel = self.as_kernel_mut();
+        match (p, kernel.widths()) {
+            (Param::ClipEps, Some((lo, hi))) => (*lo, *hi) = (v, v),
+            (Param::ClipLow, Some((lo, _))) => *lo = v,
+            (Param::ClipHigh, Some((_, hi))) => *hi = v,
+            _ => {
+                if !kernel.set_other(p, v)? {
+                    return Err(Error::InvalidConfig(format!("{} has no `{}` parameter", kernel.name(), p.name())));
                 }
-                (
-                    DualClip,
-                    Self::PpoClip(PpoClipConfig { dual_clip, .. }) | Self::Gppo(GppoConfig { dual_clip, .. }),
-                ) => *dual_clip = Some(v),
-                (CpgLambda, Self::Cpg(c)) => c.lambda = v,
-                (DgpoN, Self::Dgpo(c)) => c.n = v,
-                (DgpoM, Self::Dgpo(c)) => c.m = v,
-                _ => return Err(Error::InvalidConfig(format!("{kernel} has no `{}` parameter", p.name()))),
-            },
+            }
         }
         Ok(())
     }
 
     /// Short name of the kernel family (for errors and tables).
     pub fn kernel(&self) -> &'static str {
-        match self {
-            Self::Pg(_) => "pg",
-            Self::PpoClip(_) => "ppo-clip",
-            Self::NoClip => "no-clip",
-            Self::Cpg(_) => "cpg",
-            Self::Cfpo(_) => "cfpo",
-            Self::Dgpo(_) => "dgpo",
-            Self::Cispo(_) => "cispo",
-            Self::Gppo(_) => "gppo",
-            Self::Aspo(_) => "aspo",
-            Self::Sapo(_) => "sapo",
-            Self::Gspo(_) => "gspo",
-            Self::GspoToken(_) => "gspo-token",
-            Self::Gmpo(_) => "gmpo",
-            Self::ClipCov(_) => "clip-cov",
-            Self::KlCov(_) => "kl-cov",
-        }
+        self.as_kernel().name()
     }
 
     /// Whether the loss is a sequence-level function (needs seq-mean-token-mean aggregation).
     pub fn is_sequence_level(&self) -> bool {
-        matches!(self, Self::Gspo(_) | Self::Gmpo(_))
+        self.as_kernel().is_sequence_level()
     }
 
     /// Runs the kernel.
     pub fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
-        match self {
-            Self::Pg(c) => reinforce::pg(inp, c),
-            Self::PpoClip(c) => ppo_clip::ppo_clip(inp, c),
-            Self::NoClip => ppo_clip::no_clip(inp),
-            Self::Cpg(c) => cpgd::cpg(inp, c),
-            Self::Cfpo(c) => penalty::cfpo(inp, c),
-            Self::Dgpo(c) => soft_clip::dgpo(inp, c),
-            Self::Cispo(c) => soft_clip::cispo(inp, c),
-            Self::Gppo(c) => soft_clip::gppo(inp, c),
-            Self::Aspo(c) => soft_clip::aspo(inp, c),
-            Self::Sapo(c) => soft_clip::sapo(inp, c),
-            Self::Gspo(c) => sequence::gspo(inp, c),
-            Self::GspoToken(c) => sequence::gspo_token(inp, c),
-            Self::Gmpo(c) => sequence::gmpo(inp, c),
-            Self::ClipCov(c) => covariance::clip_cov(inp, c),
-            Self::KlCov(c) => covariance::kl_cov(inp, c),
-        }
+        self.as_kernel().per_token(inp)
     }
 
     /// The hyper-parameters as `key=value` pairs (for tables).
     pub fn describe(&self) -> String {
-        fn opt(v: Option<f64>) -> String {
-            v.map_or_else(|| "off".to_string(), |v| v.to_string())
-        }
-        match self {
-            Self::Pg(c) => format!("value={:?}", c.value),
-            Self::PpoClip(c) => format!("eps=({}, {}) dual_clip={}", c.eps_low, c.eps_high, opt(c.dual_clip)),
-            Self::NoClip => String::new(),
-            Self::Cpg(c) => format!("eps={} lambda={} value={:?}", c.eps, c.lambda, c.value),
-            Self::Cfpo(c) => format!("eps={}", c.eps),
-            Self::Dgpo(c) => format!("eps=({}, {}) n={} m={}", c.eps_low, c.eps_high, c.n, c.m),
-            Self::Cispo(c) => {
-                format!("eps_low={} eps_high={} abs_cap={}", opt(c.eps_low), c.eps_high, opt(c.abs_cap))
-            }
-            Self::Gppo(c) => format!(
-                "eps=({}, {}) beta1={} beta2={} dual_clip={}",
-                c.eps_low,
-                c.eps_high,
-                c.beta1,
-                c.beta2,
-                opt(c.dual_clip)
-            ),
-            Self::Aspo(c) => format!("eps=({}, {}) c_neg={} c_pos={}", c.eps_low, c.eps_high, c.c_neg, c.c_pos),
-            Self::Sapo(c) => format!("tau+={} tau-={}", c.tau_pos, c.tau_neg),
-            Self::Gspo(c) | Self::GspoToken(c) => format!("eps=({}, {})", c.eps_low, c.eps_high),
-            Self::Gmpo(c) => format!("log_eps=({}, {})", c.log_eps_low, c.log_eps_high),
-            Self::ClipCov(c) => {
-                format!("eps=({}, {}) ratio={} cov=({}, {})", c.eps_low, c.eps_high, c.ratio, c.cov_lb, c.cov_ub)
-            }
-            Self::KlCov(c) => format!("ratio={} coef={}", c.ratio, c.coef),
-        }
+        self.as_kernel().describe()
     }
+}
+
+/// `v` as a table value, `off` for `None`.
+pub(crate) fn describe_opt(v: Option<f64>) -> String {
+    v.map_or_else(|| "off".to_string(), |v| v.to_string())
+}
+
+/// The error for `clip-low`/`clip-high` on a kernel with one clip width.
+pub(crate) fn one_width_only(kernel: &str, p: Param) -> Error {
+    Error::InvalidConfig(format!("{kernel} has one clip width: set clip-eps, not {}", p.name()))
 }

@@ -1,6 +1,7 @@
 //! Penalty-based trust region: CFPO (Çağatan et al. 2026, arXiv:2601.22801) / SPO (Xie et al., arXiv:2401.16025).
 
 use super::parts::Prepared;
+use super::{one_width_only, Kernel, Param};
 use super::{LossInputs, LossTerms};
 use crate::error::{Error, Result};
 
@@ -31,4 +32,24 @@ pub fn cfpo(inp: &LossInputs, cfg: &CfpoConfig) -> Result<LossTerms> {
     let pen = (p.r.affine(1.0, -1.0)?.sqr()? * p.adv.abs()?)?.affine(1.0 / (2.0 * cfg.eps), 0.0)?;
     let loss = (pen - gain)?;
     Ok(LossTerms { loss, regions })
+}
+
+impl Kernel for CfpoConfig {
+    fn name(&self) -> &'static str {
+        "cfpo"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        cfpo(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("eps={}", self.eps)
+    }
+    fn set_other(&mut self, p: Param, v: f64) -> Result<bool> {
+        match p {
+            Param::ClipEps => self.eps = v,
+            Param::ClipLow | Param::ClipHigh => return Err(one_width_only(self.name(), p)),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
 }

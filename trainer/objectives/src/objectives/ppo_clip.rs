@@ -3,6 +3,7 @@
 //! estimator and aggregation (see the registry).
 
 use super::parts::Prepared;
+use super::{describe_opt, Kernel, Param};
 use super::{LossInputs, LossTerms, Regions};
 use crate::error::{Error, Result};
 use crate::ops::{and, or, select};
@@ -85,4 +86,41 @@ pub fn no_clip(inp: &LossInputs) -> Result<LossTerms> {
     regions.clipped = regions.clipped.zeros_like()?;
     let loss = (&p.r * &p.adv)?.neg()?;
     Ok(LossTerms { loss, regions })
+}
+
+impl Kernel for PpoClipConfig {
+    fn name(&self) -> &'static str {
+        "ppo-clip"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        ppo_clip(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("eps=({}, {}) dual_clip={}", self.eps_low, self.eps_high, describe_opt(self.dual_clip))
+    }
+    fn widths(&mut self) -> Option<(&mut f64, &mut f64)> {
+        Some((&mut self.eps_low, &mut self.eps_high))
+    }
+    fn set_other(&mut self, p: Param, v: f64) -> Result<bool> {
+        Ok(p == Param::DualClip && {
+            self.dual_clip = Some(v);
+            true
+        })
+    }
+}
+
+/// Config of [`no_clip`]: it has no hyper-parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct NoClipConfig;
+
+impl Kernel for NoClipConfig {
+    fn name(&self) -> &'static str {
+        "no-clip"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        no_clip(inp)
+    }
+    fn describe(&self) -> String {
+        String::new()
+    }
 }

@@ -2,6 +2,7 @@
 //! GPG's per-token loss, original RLOO).
 
 use super::parts::Prepared;
+use super::Kernel;
 use super::{LossInputs, LossTerms};
 use crate::error::Result;
 
@@ -39,4 +40,16 @@ pub fn pg(inp: &LossInputs, cfg: &PgConfig) -> Result<LossTerms> {
     let mut regions = p.ratio_regions(0.2, 0.2)?;
     regions.clipped = regions.clipped.zeros_like()?;
     Ok(LossTerms { loss, regions })
+}
+
+impl Kernel for PgConfig {
+    fn name(&self) -> &'static str {
+        "pg"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        pg(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("value={:?}", self.value)
+    }
 }

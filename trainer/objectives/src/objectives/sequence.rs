@@ -2,6 +2,7 @@
 //! per-token matrix holds the sequence loss `ℓ_i` on every valid token, so the aggregation must be
 //! seq-mean-token-mean (`(1/B)·Σ_i ℓ_i`); the registry enforces that.
 
+use super::Kernel;
 use candle_core::Tensor;
 
 use super::parts::Prepared;
@@ -157,4 +158,56 @@ pub fn gmpo(inp: &LossInputs, cfg: &GmpoConfig) -> Result<LossTerms> {
     let loss = l_seq.broadcast_as(&shape)?.mul(&p.mask_f)?;
     regions.clipped = or(&clip_hi, &clip_lo)?;
     Ok(LossTerms { loss, regions })
+}
+
+impl Kernel for GspoConfig {
+    fn name(&self) -> &'static str {
+        "gspo"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        gspo(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("eps=({}, {})", self.eps_low, self.eps_high)
+    }
+    fn is_sequence_level(&self) -> bool {
+        true
+    }
+    fn widths(&mut self) -> Option<(&mut f64, &mut f64)> {
+        Some((&mut self.eps_low, &mut self.eps_high))
+    }
+}
+
+/// Config of [`gspo_token`]: GSPO's widths, on the token-level form.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct GspoTokenConfig(pub GspoConfig);
+
+impl Kernel for GspoTokenConfig {
+    fn name(&self) -> &'static str {
+        "gspo-token"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        gspo_token(inp, &self.0)
+    }
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+    fn widths(&mut self) -> Option<(&mut f64, &mut f64)> {
+        self.0.widths()
+    }
+}
+
+impl Kernel for GmpoConfig {
+    fn name(&self) -> &'static str {
+        "gmpo"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        gmpo(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("log_eps=({}, {})", self.log_eps_low, self.log_eps_high)
+    }
+    fn is_sequence_level(&self) -> bool {
+        true
+    }
 }

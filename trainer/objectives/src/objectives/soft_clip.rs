@@ -3,6 +3,7 @@
 
 use super::parts::Prepared;
 use super::ppo_clip::{check_dual, check_widths};
+use super::{describe_opt, Kernel, Param};
 use super::{LossInputs, LossTerms};
 use crate::error::{Error, Result};
 use crate::ops::{and, full_like, or, select, sigmoid};
@@ -235,4 +236,99 @@ pub fn sapo(inp: &LossInputs, cfg: &SapoConfig) -> Result<LossTerms> {
     let f = sigmoid(&z)?.affine(4.0, 0.0)?.div(&tau)?;
     let loss = (f * &p.adv)?.neg()?;
     Ok(LossTerms { loss, regions })
+}
+
+impl Kernel for DgpoConfig {
+    fn name(&self) -> &'static str {
+        "dgpo"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        dgpo(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("eps=({}, {}) n={} m={}", self.eps_low, self.eps_high, self.n, self.m)
+    }
+    fn widths(&mut self) -> Option<(&mut f64, &mut f64)> {
+        Some((&mut self.eps_low, &mut self.eps_high))
+    }
+    fn set_other(&mut self, p: Param, v: f64) -> Result<bool> {
+        match p {
+            Param::DgpoN => self.n = v,
+            Param::DgpoM => self.m = v,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+impl Kernel for CispoConfig {
+    fn name(&self) -> &'static str {
+        "cispo"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        cispo(inp, self)
+    }
+    fn describe(&self) -> String {
+        let (lo, cap) = (describe_opt(self.eps_low), describe_opt(self.abs_cap));
+        format!("eps_low={lo} eps_high={} abs_cap={cap}", self.eps_high)
+    }
+    /// CISPO's lower width is optional (no floor by default), so it sets its widths itself.
+    fn set_other(&mut self, p: Param, v: f64) -> Result<bool> {
+        match p {
+            Param::ClipEps => (self.eps_low, self.eps_high) = (Some(v), v),
+            Param::ClipLow => self.eps_low = Some(v),
+            Param::ClipHigh => self.eps_high = v,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+impl Kernel for GppoConfig {
+    fn name(&self) -> &'static str {
+        "gppo"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        gppo(inp, self)
+    }
+    fn describe(&self) -> String {
+        let dual = describe_opt(self.dual_clip);
+        format!("eps=({}, {}) beta1={} beta2={} dual_clip={dual}", self.eps_low, self.eps_high, self.beta1, self.beta2)
+    }
+    fn widths(&mut self) -> Option<(&mut f64, &mut f64)> {
+        Some((&mut self.eps_low, &mut self.eps_high))
+    }
+    fn set_other(&mut self, p: Param, v: f64) -> Result<bool> {
+        Ok(p == Param::DualClip && {
+            self.dual_clip = Some(v);
+            true
+        })
+    }
+}
+
+impl Kernel for AspoConfig {
+    fn name(&self) -> &'static str {
+        "aspo"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        aspo(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("eps=({}, {}) c_neg={} c_pos={}", self.eps_low, self.eps_high, self.c_neg, self.c_pos)
+    }
+    fn widths(&mut self) -> Option<(&mut f64, &mut f64)> {
+        Some((&mut self.eps_low, &mut self.eps_high))
+    }
+}
+
+impl Kernel for SapoConfig {
+    fn name(&self) -> &'static str {
+        "sapo"
+    }
+    fn per_token(&self, inp: &LossInputs) -> Result<LossTerms> {
+        sapo(inp, self)
+    }
+    fn describe(&self) -> String {
+        format!("tau+={} tau-={}", self.tau_pos, self.tau_neg)
+    }
 }

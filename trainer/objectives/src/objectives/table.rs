@@ -9,7 +9,8 @@ use super::cpgd::DriftConfig;
 use super::registry::{LossConfig, Objective, Shaping};
 use super::{
     AspoConfig, CfpoConfig, CispoConfig, ClipCovConfig, CpgConfig, CpgValue, DgpoConfig, GmpoConfig, GppoConfig,
-    GspoConfig, KlCovConfig, ObjectiveConfig, PgConfig, PgValue, PpoClipConfig, SapoConfig,
+    GspoConfig, GspoTokenConfig, KlCovConfig, NoClipConfig, ObjectiveConfig, PgConfig, PgValue, PpoClipConfig,
+    SapoConfig,
 };
 use crate::advantage::Estimator;
 use crate::aggregate::AggMode;
@@ -84,7 +85,7 @@ pub static OBJECTIVES: &[Objective] = &[
         follows: "CPGD paper §5 (per-sequence mean)",
         formula: "ℓ = -rA; g = -rA",
         shaping: Shaping::NONE,
-        defaults: || LossConfig::plain(ObjectiveConfig::NoClip, AggMode::SeqMeanTokenMean, GROUP),
+        defaults: || LossConfig::plain(ObjectiveConfig::NoClip(NoClipConfig), AggMode::SeqMeanTokenMean, GROUP),
     },
     Objective {
         name: "grpo-drift",
@@ -315,7 +316,7 @@ pub static OBJECTIVES: &[Objective] = &[
         formula: "s_t = sg(s)·exp(logπ - sg(logπ)); PPO-clip per token",
         shaping: Shaping::NONE,
         defaults: || {
-            LossConfig::plain(ObjectiveConfig::GspoToken(GspoConfig::default()), AggMode::SeqMeanTokenMean, GROUP)
+            LossConfig::plain(ObjectiveConfig::GspoToken(GspoTokenConfig::default()), AggMode::SeqMeanTokenMean, GROUP)
         },
     },
     Objective {
