@@ -293,6 +293,9 @@ pub struct CompareArgs {
     /// Also write Pass@k against k of both runs, overlaid, to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Exit 0 even when a run lacks samples (the output still says how many).
+    #[arg(long)]
+    pub allow_partial: bool,
     #[command(flatten)]
     pub scoring: ScoringOptions,
 }
