@@ -606,15 +606,22 @@ fn rows_left_out_of_a_suite_are_counted_and_fail_the_run() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-/// `report --extract lenient` records how it read the answers: in report.md's header and in
-/// metrics.json, so a rewritten report never passes for a strict one.
-#[test]
-fn the_scoring_mode_of_a_report_is_recorded() {
-    let dir = temp_dir("modes");
+/// A finished run of the 2-problem suite `mini` at K = 1 in `<temp>/out`: (temp dir, suite file,
+/// its server, run dir).
+fn finished_run(name: &str) -> (PathBuf, PathBuf, FakeServer, PathBuf) {
+    let dir = temp_dir(name);
     let suite = write_suite(&dir, "mini", 2);
     let server = FakeServer::start(Behaviour::default());
     let run_dir = dir.join("out");
     assert!(run_into(&server, &suite, &run_dir, 1, &[]).status.success());
+    (dir, suite, server, run_dir)
+}
+
+/// `report --extract lenient` records how it read the answers: in report.md's header and in
+/// metrics.json, so a rewritten report never passes for a strict one.
+#[test]
+fn the_scoring_mode_of_a_report_is_recorded() {
+    let (_, _, _, run_dir) = finished_run("modes");
     let read = || {
         let metrics = json_of(&std::fs::read(run_dir.join("metrics.json")).expect("metrics"));
         (metrics["scoring"].clone(), std::fs::read_to_string(run_dir.join("report.md")).expect("report.md"))
@@ -649,11 +656,7 @@ fn truncated_lenient_under_strict_extraction_is_explained() {
 /// A percent-scale baseline (`{"mini": 50}`) is refused with the fix, not taken as 50x the score.
 #[test]
 fn a_percent_baseline_is_refused() {
-    let dir = temp_dir("percent");
-    let suite = write_suite(&dir, "mini", 2);
-    let server = FakeServer::start(Behaviour::default());
-    let run_dir = dir.join("out");
-    assert!(run_into(&server, &suite, &run_dir, 1, &[]).status.success());
+    let (dir, suite, server, run_dir) = finished_run("percent");
     let o = rlbench().arg("report").arg(&run_dir).args(["--baseline", r#"{"mini": 50}"#]).output().expect("report");
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
