@@ -653,7 +653,8 @@ fn truncated_lenient_under_strict_extraction_is_explained() {
     assert!(!String::from_utf8_lossy(&o.expect("score").stderr).contains("--truncated lenient with"));
 }
 
-/// A percent-scale baseline (`{"mini": 50}`) is refused with the fix, not taken as 50x the score.
+/// A percent-scale baseline (`{"mini": 50}`) is refused with the fix, not taken as 50x the score;
+/// it and a metric the run cannot have are refused before a run generates anything.
 #[test]
 fn a_percent_baseline_is_refused() {
     let (dir, suite, server, run_dir) = finished_run("percent");
@@ -661,11 +662,19 @@ fn a_percent_baseline_is_refused() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("mini: 50") && stderr.contains("divide them by 100"), "{stderr}");
-    // Refused before generating: a new run with it writes nothing.
+    // Refused before generating, as a metric the run cannot have: a new run writes nothing.
     let fresh = dir.join("fresh");
-    let o = run_into(&server, &suite, &fresh, 1, &["--baseline", r#"{"mini": 50}"#]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(!fresh.exists());
+    for (flags, why) in [
+        (["--baseline", r#"{"mini": 50}"#], "divide them by 100"),
+        (["--metric", "pass@2"], "a run of K = 1 has pass@1 to pass@1"),
+    ] {
+        let o = run_into(&server, &suite, &fresh, 1, &flags);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(!fresh.exists());
+    }
+    assert_eq!(server.request_count(), 2, "the first run's requests only");
 }
 
 /// `compare` with an incomplete run says so in its output (table and JSON) and exits 1, unless

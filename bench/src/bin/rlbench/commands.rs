@@ -171,7 +171,9 @@ fn cmd_run(a: RunArgs) -> Result<Exit> {
     stop_on_signals();
     let cfg = scoring(&a.report.scoring);
     check_data_dir(a.data.data_dir.as_deref())?;
+    // Usage errors that would otherwise show after the generation.
     baseline(&a.report)?;
+    a.report.metric.check_k(a.k).map_err(|e| anyhow!(e))?;
     let timeout = Duration::try_from_secs_f64(a.timeout)
         .ok()
         .filter(|d| !d.is_zero())
