@@ -123,8 +123,21 @@ pub fn compare(a: &ScoredRun, b: &ScoredRun, opts: &Bootstrap) -> Result<Compari
     rows.extend(overall);
     let missing_samples: [usize; 2] = [a, b].map(|run| run.suites.iter().map(|s| s.metrics.missing_samples).sum());
     let mut caveats = incomplete_caveats(missing_samples);
+    caveats.extend(suite_check_caveats(a, b));
     caveats.extend(self::caveats(a, b, &paired.iter().map(|(name, ps)| (*name, ps.len())).collect::<Vec<_>>()));
     Ok(Comparison { rows, unpaired, ks, bootstrap: *opts, caveats, missing_samples })
+}
+
+/// What each run's suite checks found (golds or statements changed since generation, rows left
+/// out), prefixed with the run.
+fn suite_check_caveats(a: &ScoredRun, b: &ScoredRun) -> Vec<String> {
+    [("A", a), ("B", b)]
+        .into_iter()
+        .flat_map(|(run, scored)| {
+            scored.suites.iter().flat_map(move |s| s.check.notes(&s.name)).map(move |n| format!("run {run}: {n}"))
+        })
+        .map(|n| n.trim_end_matches('.').to_string())
+        .collect()
 }
 
 /// A caveat per run that lacks samples.

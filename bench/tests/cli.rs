@@ -698,6 +698,12 @@ fn comparing_an_incomplete_run_says_so_and_fails() {
     let o = rlbench().arg("compare").arg(&a).arg(&b).arg("--allow-partial").output().expect("compare");
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("run B is incomplete"));
+    // A gold fixed since generation is scored against, and a caveat says so for each run.
+    write_rows(&dir.join("data"), 3, &|i| (i == 0).then(|| ("Compute: the answer is 0.".into(), "5".into())));
+    let o = rlbench().arg("compare").arg(&a).arg(&b).arg("--allow-partial").output().expect("compare");
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("**Caveat:** run A: mini: the gold of 1 problem(s)"), "{table}");
+    assert!(table.contains("**Caveat:** run B: mini: the gold of 1 problem(s)"), "{table}");
 }
 
 /// A run refused in its directory (here a data directory given as `--out`: its suite file is not
