@@ -56,6 +56,7 @@ fn score_json_on_lists_of_k() {
     assert!(approx(&v["avg@4"], 0.5));
     assert!(approx(&v["maj@4"], 0.5));
     assert!(v["avg@4_stderr"].is_number());
+    assert_eq!(v["scoring"]["extract"], "strict", "how the answers were read: {v}");
 
     let out = rlbench().args(["score", "--json", "/nonexistent/file.jsonl"]).output().expect("run rlbench");
     assert_eq!(out.status.code(), Some(2));

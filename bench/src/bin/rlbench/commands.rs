@@ -499,6 +499,7 @@ fn cmd_score(a: ScoreArgs) -> Result<Exit> {
         obj.insert("n_responses".into(), summary.n_responses.into());
         obj.insert("lines".into(), read.lines.into());
         obj.insert("skipped_rows".into(), read.errors.len().into());
+        obj.insert("scoring".into(), report::to_json(&rep)["scoring"].clone());
         if !summary.suites.is_empty() {
             let per: serde_json::Map<String, serde_json::Value> =
                 summary.suites.iter().map(|(k, m)| (k.clone(), serde_json::Value::Object(m.to_json()))).collect();
