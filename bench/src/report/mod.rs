@@ -66,7 +66,7 @@ pub fn invalid_gold_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
         .map(|(name, m)| {
             format!(
                 "{name}: {} sample(s) were scored against a gold that cannot be read (status invalid_gold, never \
-                 rewarded): fix those dataset rows",
+                 rewarded): fix those dataset rows (the same command then scores against the fixed golds)",
                 m.invalid_gold
             )
         })
