@@ -41,9 +41,20 @@ pub struct Comparison {
     pub ks: Vec<usize>,
     /// The bootstrap settings the intervals used.
     pub bootstrap: Bootstrap,
-    /// What makes the comparison weaker than it looks: the runs asked for another K or another
-    /// `--limit`, or too few problems pair for an interval or a p-value to mean much.
+    /// What makes the comparison weaker than it looks: a run is incomplete, the runs asked for
+    /// another K or another `--limit`, or too few problems pair for an interval or a p-value to
+    /// mean much.
     pub caveats: Vec<String>,
+    /// Samples missing from run A and from run B (an incomplete run is compared on the samples
+    /// its problems have).
+    pub missing_samples: [usize; 2],
+}
+
+impl Comparison {
+    /// Whether a run lacks samples: the comparison is of partial work.
+    pub fn is_incomplete(&self) -> bool {
+        self.missing_samples.iter().any(|&n| n > 0)
+    }
 }
 
 /// Fewest paired problems for which an interval and a p-value are reported; below it they are
@@ -110,8 +121,38 @@ pub fn compare(a: &ScoredRun, b: &ScoredRun, opts: &Bootstrap) -> Result<Compari
     }
     let mut rows: Vec<Row> = per_suite.into_iter().flatten().collect();
     rows.extend(overall);
-    let caveats = caveats(a, b, &paired.iter().map(|(name, ps)| (*name, ps.len())).collect::<Vec<_>>());
-    Ok(Comparison { rows, unpaired, ks, bootstrap: *opts, caveats })
+    let missing_samples: [usize; 2] = [a, b].map(|run| run.suites.iter().map(|s| s.metrics.missing_samples).sum());
+    let mut caveats = incomplete_caveats(missing_samples);
+    caveats.extend(suite_check_caveats(a, b));
+    caveats.extend(self::caveats(a, b, &paired.iter().map(|(name, ps)| (*name, ps.len())).collect::<Vec<_>>()));
+    Ok(Comparison { rows, unpaired, ks, bootstrap: *opts, caveats, missing_samples })
+}
+
+/// What each run's suite checks found (golds or statements changed since generation, rows left
+/// out), prefixed with the run.
+fn suite_check_caveats(a: &ScoredRun, b: &ScoredRun) -> Vec<String> {
+    [("A", a), ("B", b)]
+        .into_iter()
+        .flat_map(|(run, scored)| {
+            scored.suites.iter().flat_map(move |s| s.check.notes(&s.name)).map(move |n| format!("run {run}: {n}"))
+        })
+        .map(|n| n.trim_end_matches('.').to_string())
+        .collect()
+}
+
+/// A caveat per run that lacks samples.
+fn incomplete_caveats(missing: [usize; 2]) -> Vec<String> {
+    ["A", "B"]
+        .iter()
+        .zip(missing)
+        .filter(|(_, n)| *n > 0)
+        .map(|(run, n)| {
+            format!(
+                "run {run} is incomplete ({n} samples missing): its problems are compared on the samples they have; \
+                 re-run its `rlbench run` command to complete it"
+            )
+        })
+        .collect()
 }
 
 /// What makes two runs hard to compare: another K, another `--limit`, few paired problems.
@@ -229,7 +270,7 @@ pub fn markdown(c: &Comparison, a_name: &str, b_name: &str) -> String {
 
 /// The comparison as JSON: `rows` (suite, metric, problems, a, b, diff, ci_low, ci_high,
 /// p_value; fractions; the last three `null` below [`MIN_PAIRED`] problems), `unpaired`, `ks`,
-/// `resamples`, `seed`, `level`, `caveats`.
+/// `resamples`, `seed`, `level`, `caveats`, `missing_samples` (`a`, `b`).
 pub fn to_json(c: &Comparison, a_name: &str, b_name: &str) -> Value {
     json!({
         "a": a_name,
@@ -253,6 +294,7 @@ pub fn to_json(c: &Comparison, a_name: &str, b_name: &str) -> Value {
             })
         }).collect::<Vec<_>>(),
         "caveats": c.caveats,
+        "missing_samples": {"a": c.missing_samples[0], "b": c.missing_samples[1]},
         "unpaired": c.unpaired.iter().map(|u| json!({"suite": u.suite, "only_a": u.only_a, "only_b": u.only_b})).collect::<Vec<_>>(),
     })
 }
@@ -292,6 +334,7 @@ mod tests {
                     name: name.to_string(),
                     metrics: SuiteMetrics::from_tallies([]),
                     problems: ps.iter().map(|(id, n, c)| (id.to_string(), (*n, *c))).collect::<ProblemCounts>(),
+                    check: Default::default(),
                 })
                 .collect(),
         }
@@ -330,6 +373,7 @@ mod tests {
             sampling: crate::run::SamplingSettings { k, ..Default::default() },
             suites: vec!["s".into()],
             problems: Default::default(),
+            suite_files: Default::default(),
             limit,
             complete: true,
         };

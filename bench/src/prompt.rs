@@ -60,11 +60,11 @@ pub struct RenderedPrompt {
 }
 
 impl PromptTemplate {
-    /// A built-in template by name, or a template file (`.json` as in `data/prompts/`, or a text
+    /// A built-in template by name (any case), or a template file (`.json` as in `data/prompts/`, or a text
     /// file whose whole content is the user message).
     pub fn load(name_or_path: &str) -> Result<PromptTemplate, PromptError> {
-        if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-            return PromptTemplate::from_json(text, name_or_path);
+        if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| n.eq_ignore_ascii_case(name_or_path)) {
+            return PromptTemplate::from_json(text, name);
         }
         let path = Path::new(name_or_path);
         if !path.is_file() {
@@ -189,5 +189,8 @@ mod tests {
         b.user = "{problem}!".into();
         assert_ne!(a.hash(), b.hash());
         assert!(matches!(PromptTemplate::load("nope-not-a-template"), Err(PromptError::Unknown(_))));
+        // Built-in names, as the suite names, are read whatever their case.
+        let upper = PromptTemplate::load("Boxed").map(|t| (t.name.clone(), t.hash()));
+        assert_eq!(upper.ok(), PromptTemplate::load("boxed").ok().map(|t| (t.name.clone(), t.hash())));
     }
 }

@@ -9,7 +9,7 @@ use crate::metrics::{ProblemTally, SampleResult, SuiteMetrics};
 use rayon::prelude::*;
 use rlbase::Fnv1a as Fnv;
 use rlverify::input::{parse_line, FieldSpec, GroupKey, InputError, JsonLines, Record, Responses};
-use rlverify::{Config, Gold};
+use rlverify::{Config, Extraction, Gold, LastNumber, Source, Status, Truncated};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -81,19 +81,49 @@ pub fn gen_row(rec: Record, line: u64, fields: &FieldSpec) -> Result<GenRow, Inp
     Ok(GenRow { id, gold: rec.gold, suite: rec.suite, samples })
 }
 
-/// Score one response against a parsed gold.
+/// The finish reason of a completion cut off at its token limit (OpenAI, vLLM, SGLang,
+/// llama.cpp).
+pub const FINISH_LENGTH: &str = "length";
+
+/// Score one response against a parsed gold. A response the server cut off at its token limit
+/// (`finish_reason: length`) is truncated whatever its text looks like: under `--truncated
+/// no-answer` it answers only with what it marked as its answer (a box, an answer tag or phrase,
+/// `####`, a bold line) or a whole bare answer, never with its last formula, number, choice line
+/// or sentence, which are steps of an unfinished derivation.
 pub fn score_sample(gold: &Gold, s: &GenSample, sample: usize, cfg: &Config) -> SampleResult {
     let ex = gold.score_explained(&s.response, cfg);
+    let truncated = s.finish_reason.as_deref().map(|r| r == FINISH_LENGTH);
+    let (mut correct, mut status, mut extracted, mut parsed) =
+        (ex.score.correct, ex.score.status, ex.score.extracted, ex.parsed.and_then(Result::ok));
+    let unmarked = ex.answer.as_ref().is_some_and(|a| {
+        matches!(a.source, Source::MathDelimiters | Source::LastNumber | Source::Choice | Source::Conclusion)
+    });
+    if truncated == Some(true) && cfg.truncated == Truncated::NoAnswer && unmarked {
+        (correct, status, extracted, parsed) = (false, Status::NoAnswer, None, None);
+    }
     SampleResult {
         sample,
-        correct: ex.score.correct,
-        status: ex.score.status,
-        extracted: ex.score.extracted,
-        parsed: ex.parsed.and_then(Result::ok),
-        truncated: s.finish_reason.as_deref().map(|r| r == "length"),
+        correct,
+        status,
+        extracted,
+        parsed,
+        truncated,
         chars: s.response.chars().count(),
         tokens: s.tokens,
     }
+}
+
+/// Why `--truncated lenient` does less than it may seem under `cfg`, when it does: with strict
+/// extraction a cut-off response answers with its choice line or concluding sentence, never with
+/// its last formula or number, which only `--extract lenient` reads (or `--last-number always`).
+pub fn truncated_mode_note(cfg: &Config) -> Option<String> {
+    let lenient = cfg.truncated == Truncated::Lenient && cfg.extract == Extraction::Strict;
+    (lenient && cfg.last_number != LastNumber::Always).then(|| {
+        "--truncated lenient with --extract strict: a cut-off response may answer with its choice line or \
+         concluding sentence only; its last formula or number counts with --extract lenient (its last number \
+         with --last-number always)"
+            .to_string()
+    })
 }
 
 struct ProblemState {
@@ -198,6 +228,15 @@ impl Scorer {
     }
 }
 
+/// Whether two golds given for one problem are one answer: the same text, or equivalent for the
+/// verifier (`1` and ` 1`, `1/2` and `0.5`), read as leniently as a gold is.
+fn same_gold(first: &str, other: &str, cfg: &Config) -> bool {
+    first.trim() == other.trim() || {
+        let lenient = Config { extract: Extraction::Lenient, ..cfg.clone() };
+        Gold::new(first, &lenient).score(other, &lenient).correct
+    }
+}
+
 /// A line that could not be read, as `rlverify score` reports it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineError {
@@ -267,7 +306,7 @@ pub fn score_reader_observed(
         let read = read.map_err(|e| (e.to_string(), e.is_missing_field())).and_then(|(row, by_prompt)| {
             let key = (row.suite.clone(), row.id.clone());
             match golds.get(&key) {
-                Some((gold, first)) if *gold != row.gold => Err((
+                Some((gold, first)) if !same_gold(gold, &row.gold, &scorer.cfg) => Err((
                     format!(
                         "problem `{}` has the gold `{}` here but `{gold}` on line {first}: a problem has one gold \
                          (fix the row, or give it its own id)",
@@ -424,6 +463,51 @@ mod tests {
         assert_eq!(read.errors[0].line, 2);
         assert!(read.errors[0].message.contains("`2` here but `1` on line 1"), "{}", read.errors[0].message);
         assert_eq!((read.summary.all.n_samples, read.summary.all.avg), (2, 0.5));
+    }
+
+    /// Golds that differ in text only (` 1` for `1`, `0.5` for `1/2`) are one gold: compared by
+    /// the verifier, not as strings, so no row is dropped.
+    #[test]
+    fn equivalent_golds_of_one_problem_are_one_gold() {
+        let text = [
+            r#"{"id":"a","answer":"1","response":"1"}"#,
+            r#"{"id":"a","answer":" 1","response":"2"}"#,
+            r#"{"id":"b","answer":"1/2","response":"0.5"}"#,
+            r#"{"id":"b","answer":"0.5","response":"\\frac{1}{2}"}"#,
+            r#"{"id":"b","answer":"\\frac{1}{2}","response":"1"}"#,
+        ]
+        .join("\n");
+        let read = score_reader(std::io::Cursor::new(text), Config::default(), &FieldSpec::default(), 8, |_| {});
+        let Ok(read) = read else { panic!("read") };
+        assert_eq!(read.errors, vec![]);
+        assert_eq!((read.summary.all.n_samples, read.summary.all.n_problems), (5, 2));
+        // a: 1 of 2 right, b: 2 of 3, each against its first gold.
+        assert!((read.summary.all.avg - (0.5 + 2.0 / 3.0) / 2.0).abs() < 1e-12, "{}", read.summary.all.avg);
+    }
+
+    /// A completion cut off at its token limit answers only with what it marked: its last
+    /// formula is a step (`--truncated no-answer`, the default), unless `--truncated lenient`.
+    #[test]
+    fn finish_reason_length_marks_a_truncated_response() {
+        let cfg = Config { extract: Extraction::Lenient, ..Config::default() };
+        let gold = Gold::new("5", &cfg);
+        let sample = |text: &str, finish: Option<&str>| GenSample {
+            sample: Some(0),
+            response: text.into(),
+            finish_reason: finish.map(str::to_string),
+            tokens: None,
+        };
+        let cut = sample("Adding the two parts we get $5$ and then we divide", Some("length"));
+        let done = sample("Adding the two parts we get $5$ and then we divide", Some("stop"));
+        let boxed = sample("So the answer is \\boxed{5} and to check it we", Some("length"));
+        let r = score_sample(&gold, &cut, 0, &cfg);
+        assert_eq!((r.correct, r.status, r.truncated), (false, Status::NoAnswer, Some(true)));
+        assert!(score_sample(&gold, &done, 0, &cfg).correct);
+        assert!(score_sample(&gold, &boxed, 0, &cfg).correct, "a marked answer stands");
+        let lenient = Config { truncated: Truncated::Lenient, ..cfg.clone() };
+        assert!(score_sample(&gold, &cut, 0, &lenient).correct);
+        assert!(truncated_mode_note(&Config { truncated: Truncated::Lenient, ..Config::default() }).is_some());
+        assert!(truncated_mode_note(&lenient).is_none());
     }
 
     /// Rows that name no suite, among rows that do, are a suite of their own in the tables.

@@ -56,6 +56,7 @@ fn score_json_on_lists_of_k() {
     assert!(approx(&v["avg@4"], 0.5));
     assert!(approx(&v["maj@4"], 0.5));
     assert!(v["avg@4_stderr"].is_number());
+    assert_eq!(v["scoring"]["extract"], "strict", "how the answers were read: {v}");
 
     let out = rlbench().args(["score", "--json", "/nonexistent/file.jsonl"]).output().expect("run rlbench");
     assert_eq!(out.status.code(), Some(2));
@@ -432,4 +433,314 @@ fn compare_two_runs() {
     assert!(table.contains("1 only in B (`c12`)"), "{table}");
     let svg = std::fs::read_to_string(&svg).expect("svg");
     assert!(svg.contains(&format!("A {} mini", a.display())) && svg.contains(&format!("B {} mini", b.display())));
+}
+
+/// `mini.jsonl` in `data` with problems `c0..c{n-1}` ("the answer is i"), `edit` changing a row's
+/// (problem, answer) by index.
+fn write_rows(data: &Path, n: usize, edit: &dyn Fn(usize) -> Option<(String, String)>) -> PathBuf {
+    std::fs::create_dir_all(data).expect("mkdir");
+    let rows: String = (0..n)
+        .map(|i| {
+            let (problem, answer) = edit(i).unwrap_or((format!("Compute: the answer is {i}."), i.to_string()));
+            serde_json::json!({"id": format!("c{i}"), "problem": problem, "answer": answer}).to_string() + "\n"
+        })
+        .collect();
+    let path = data.join("mini.jsonl");
+    std::fs::write(&path, rows).expect("write");
+    path
+}
+
+/// Issue 31, major 1: after the report says "fix those dataset rows" and the row is fixed, the
+/// same command scores against the fixed gold, and says which golds changed since generation.
+#[test]
+fn a_fixed_dataset_row_is_scored_against() {
+    let dir = temp_dir("fixed-row");
+    let data = dir.join("data");
+    let broken = |i: usize| (i == 1).then(|| ("Compute: the answer is 1.".to_string(), r"\frac{1}{2".to_string()));
+    let suite = write_rows(&data, 3, &broken);
+    let server = FakeServer::start(Behaviour::default());
+    let run_dir = dir.join("out");
+    let first = run_into(&server, &suite, &run_dir, 2, &[]);
+    assert!(String::from_utf8_lossy(&first.stdout).contains("fix those dataset rows"));
+    let requests = server.request_count();
+
+    write_rows(&data, 3, &|_| None);
+    for again in
+        [run_into(&server, &suite, &run_dir, 2, &[]), rlbench().arg("report").arg(&run_dir).output().expect("report")]
+    {
+        let (stdout, stderr) = (String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&again.stderr));
+        assert!(again.status.success(), "{stderr}");
+        assert!(!stdout.contains("fix those dataset rows"), "{stdout}");
+        assert!(stderr.contains("the gold of 1 problem(s)") && stderr.contains("(`c1`)"), "{stderr}");
+        let metrics = json_of(&std::fs::read(run_dir.join("metrics.json")).expect("metrics"));
+        assert!(approx(&metrics["suites"]["mini"]["invalid_gold"], 0.0), "{metrics}");
+        assert_eq!(metrics["suite_checks"]["mini"]["golds_changed"], serde_json::json!(["c1"]), "{metrics}");
+        let report = std::fs::read_to_string(run_dir.join("report.md")).expect("report.md");
+        assert!(report.contains("scored against the current gold"), "{report}");
+    }
+    assert_eq!(server.request_count(), requests, "a fixed gold changes no completion");
+}
+
+/// `rlbench run` without `--out`, in `cwd`, on the suite `aime24` of `data`.
+fn run_aime24(server: &FakeServer, cwd: &Path, data: &Path) -> std::process::Output {
+    rlbench()
+        .current_dir(cwd)
+        .args(["run", "--suite", "aime24", "--prompt", "plain", "--api", "completions", "-k", "2"])
+        .args(["--endpoint", &server.url(), "--served-model", "fake", "--retry-delay", "0.01"])
+        .arg("--data-dir")
+        .arg(data)
+        .output()
+        .expect("run rlbench")
+}
+
+fn run_dirs(cwd: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> =
+        std::fs::read_dir(cwd.join("runs")).expect("runs/").filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    v.sort();
+    v
+}
+
+/// Issue 31, major 1: a `--data-dir` copy whose problems differ gets its own run, and the command
+/// says that a run of the same settings on other rows exists; a copy whose golds differ reuses
+/// the completions (they do not depend on the gold) and is scored against its own golds.
+#[test]
+fn another_copy_of_a_suite_file_is_noticed() {
+    let dir = temp_dir("copies");
+    let server = FakeServer::start(Behaviour::default());
+    let write = |name: &str, edit: &dyn Fn(usize) -> Option<(String, String)>| {
+        let d = dir.join(name);
+        let path = write_rows(&d, 3, edit);
+        std::fs::rename(path, d.join("aime24.jsonl")).expect("rename");
+        d
+    };
+    let a = write("a", &|_| None);
+    let other_problem = write("b", &|i| (i == 0).then(|| ("Compute: the answer is 7.".into(), "7".into())));
+    let other_gold = write("c", &|i| (i == 0).then(|| ("Compute: the answer is 0.".into(), "9".into())));
+
+    assert!(run_aime24(&server, &dir, &a).status.success());
+    assert_eq!(run_dirs(&dir).len(), 1);
+    let o = run_aime24(&server, &dir, &other_problem);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("holds a run of these settings on other rows of the suite files"), "{stderr}");
+    assert_eq!(run_dirs(&dir).len(), 2);
+
+    let requests = server.request_count();
+    let o = run_aime24(&server, &dir, &other_gold);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert_eq!(server.request_count(), requests, "the completions of `a` are reused");
+    assert_eq!(run_dirs(&dir).len(), 2);
+    assert!(stderr.contains("the gold of 1 problem(s)") && stderr.contains("(`c0`)"), "{stderr}");
+}
+
+/// A run directory named by an older rlbench (before the suite rows were part of the name, and
+/// without the suite files in run.json) is found again by the same command and continued.
+#[test]
+fn runs_named_by_an_older_rlbench_are_continued() {
+    let dir = temp_dir("legacy");
+    let data = dir.join("data");
+    let path = write_rows(&data, 2, &|_| None);
+    std::fs::rename(path, data.join("aime24.jsonl")).expect("rename");
+    let server = FakeServer::start(Behaviour::default());
+    assert!(run_aime24(&server, &dir, &data).status.success());
+    let [run] = run_dirs(&dir).try_into().expect("one run");
+    // Make it an older run: no suite files in run.json, and the name of the settings alone.
+    let mut manifest: Value = json_of(&std::fs::read(run.join("run.json")).expect("run.json"));
+    manifest.as_object_mut().map(|m| m.remove("suite_files"));
+    std::fs::write(run.join("run.json"), manifest.to_string()).expect("write");
+    let m: rlbench::run::RunManifest = serde_json::from_value(manifest).expect("manifest");
+    let legacy = dir.join("runs").join(format!(
+        "{}{}",
+        rlbench::run::run_name_prefix(&m.model, &m.suites),
+        m.legacy_settings_hash()
+    ));
+    std::fs::rename(&run, &legacy).expect("rename");
+    let report = rlbench().arg("report").arg(&legacy).output().expect("report");
+    assert!(String::from_utf8_lossy(&report.stdout).contains("made by an older rlbench"));
+
+    let requests = server.request_count();
+    let o = run_aime24(&server, &dir, &data);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("continuing {}", Path::new("runs").join(legacy.file_name().expect("name")).display())),
+        "{stderr}"
+    );
+    assert_eq!(server.request_count(), requests);
+    assert_eq!(run_dirs(&dir), vec![legacy.clone()]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("older rlbench"), "the run now records its suite file");
+}
+
+/// Issue 31, major 3: a row left out of a suite file (an id used twice) is counted in report.md
+/// and metrics.json, and `run` and `report` exit 1 (`report --allow-partial` 0).
+#[test]
+fn rows_left_out_of_a_suite_are_counted_and_fail_the_run() {
+    let dir = temp_dir("dup-ids");
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).expect("mkdir");
+    let suite = data.join("mini.jsonl");
+    let rows = [
+        r#"{"id":"c0","problem":"Compute: the answer is 0.","answer":"0"}"#,
+        r#"{"id":"c1","problem":"Compute: the answer is 1.","answer":"1"}"#,
+        r#"{"id":"c0","problem":"Compute: the answer is 2.","answer":"2"}"#,
+    ];
+    std::fs::write(&suite, rows.join("\n") + "\n").expect("write");
+    let server = FakeServer::start(Behaviour::default());
+    let run_dir = dir.join("out");
+    let o = run_into(&server, &suite, &run_dir, 1, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(":3: duplicate id `c0`") && stderr.contains("1 rows of the suite files are left out"),
+        "{stderr}"
+    );
+    let report = std::fs::read_to_string(run_dir.join("report.md")).expect("report.md");
+    assert!(report.contains("mini: 1 row(s) of") && report.contains("are left out of the scores"), "{report}");
+    let metrics = json_of(&std::fs::read(run_dir.join("metrics.json")).expect("metrics"));
+    let left_out = metrics["suite_checks"]["mini"]["rows_left_out"].as_array().cloned().unwrap_or_default();
+    assert_eq!(left_out.len(), 1, "{metrics}");
+
+    let o = rlbench().arg("report").arg(&run_dir).output().expect("report");
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = rlbench().arg("report").arg(&run_dir).arg("--allow-partial").output().expect("report");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A finished run of the 2-problem suite `mini` at K = 1 in `<temp>/out`: (temp dir, suite file,
+/// its server, run dir).
+fn finished_run(name: &str) -> (PathBuf, PathBuf, FakeServer, PathBuf) {
+    let dir = temp_dir(name);
+    let suite = write_suite(&dir, "mini", 2);
+    let server = FakeServer::start(Behaviour::default());
+    let run_dir = dir.join("out");
+    assert!(run_into(&server, &suite, &run_dir, 1, &[]).status.success());
+    (dir, suite, server, run_dir)
+}
+
+/// `report --extract lenient` records how it read the answers: in report.md's header and in
+/// metrics.json, so a rewritten report never passes for a strict one.
+#[test]
+fn the_scoring_mode_of_a_report_is_recorded() {
+    let (_, _, _, run_dir) = finished_run("modes");
+    let read = || {
+        let metrics = json_of(&std::fs::read(run_dir.join("metrics.json")).expect("metrics"));
+        (metrics["scoring"].clone(), std::fs::read_to_string(run_dir.join("report.md")).expect("report.md"))
+    };
+    let (scoring, report) = read();
+    assert_eq!(scoring, serde_json::json!({"extract": "strict", "last-number": "auto", "truncated": "no-answer"}));
+    assert!(report.contains("Answers read with --extract strict, --last-number auto, --truncated no-answer."));
+    let o = rlbench().arg("report").arg(&run_dir).args(["--extract", "lenient", "--truncated", "lenient"]).output();
+    assert!(o.expect("report").status.success());
+    let (scoring, report) = read();
+    assert_eq!((scoring["extract"].as_str(), scoring["truncated"].as_str()), (Some("lenient"), Some("lenient")));
+    assert!(report.contains("--extract lenient"), "{report}");
+}
+
+/// `--truncated lenient` under strict extraction says what it does and does not do.
+#[test]
+fn truncated_lenient_under_strict_extraction_is_explained() {
+    let dir = temp_dir("truncated-mode");
+    let file = dir.join("g.jsonl");
+    std::fs::write(&file, "{\"id\":\"a\",\"answer\":\"1\",\"response\":\"1\"}\n").expect("write");
+    let o = rlbench().args(["score", "--truncated", "lenient"]).arg(&file).output().expect("score");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--truncated lenient with --extract strict") && stderr.contains("--extract lenient"),
+        "{stderr}"
+    );
+    let o = rlbench().args(["score", "--truncated", "lenient", "--extract", "lenient"]).arg(&file).output();
+    assert!(!String::from_utf8_lossy(&o.expect("score").stderr).contains("--truncated lenient with"));
+}
+
+/// A percent-scale baseline (`{"mini": 50}`) is refused with the fix, not taken as 50x the score;
+/// it and a metric the run cannot have are refused before a run generates anything.
+#[test]
+fn a_percent_baseline_is_refused() {
+    let (dir, suite, server, run_dir) = finished_run("percent");
+    let o = rlbench().arg("report").arg(&run_dir).args(["--baseline", r#"{"mini": 50}"#]).output().expect("report");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("mini: 50") && stderr.contains("divide them by 100"), "{stderr}");
+    // Refused before generating, as a metric the run cannot have: a new run writes nothing.
+    let fresh = dir.join("fresh");
+    for (flags, why) in [
+        (["--baseline", r#"{"mini": 50}"#], "divide them by 100"),
+        (["--metric", "pass@2"], "a run of K = 1 has pass@1 to pass@1"),
+    ] {
+        let o = run_into(&server, &suite, &fresh, 1, &flags);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(!fresh.exists());
+    }
+    assert_eq!(server.request_count(), 2, "the first run's requests only");
+}
+
+/// `compare` with an incomplete run says so in its output (table and JSON) and exits 1, unless
+/// `--allow-partial`.
+#[test]
+fn comparing_an_incomplete_run_says_so_and_fails() {
+    let dir = temp_dir("compare-partial");
+    let suite = write_suite(&dir, "mini", 3);
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let server = FakeServer::start(Behaviour::default());
+    assert!(run_into(&server, &suite, &a, 2, &[]).status.success());
+    let faults =
+        [vec![support::Fault::Slow(std::time::Duration::ZERO); 4], vec![support::Fault::Status(400); 2]].concat();
+    let partial = FakeServer::start(Behaviour { faults, ..Behaviour::default() });
+    assert_eq!(run_into(&partial, &suite, &b, 2, &[]).status.code(), Some(1));
+    let o = rlbench().arg("compare").arg(&a).arg(&b).arg("--json").output().expect("compare");
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json_of(&o.stdout);
+    assert_eq!(v["missing_samples"], serde_json::json!({"a": 0, "b": 2}));
+    assert!(v["caveats"][0].as_str().is_some_and(|c| c.contains("run B is incomplete (2 samples missing)")), "{v}");
+    let o = rlbench().arg("compare").arg(&a).arg(&b).arg("--allow-partial").output().expect("compare");
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("run B is incomplete"));
+    // A gold fixed since generation is scored against, and a caveat says so for each run.
+    write_rows(&dir.join("data"), 3, &|i| (i == 0).then(|| ("Compute: the answer is 0.".into(), "5".into())));
+    let o = rlbench().arg("compare").arg(&a).arg(&b).arg("--allow-partial").output().expect("compare");
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("**Caveat:** run A: mini: the gold of 1 problem(s)"), "{table}");
+    assert!(table.contains("**Caveat:** run B: mini: the gold of 1 problem(s)"), "{table}");
+}
+
+/// A run refused in its directory (here a data directory given as `--out`: its suite file is not
+/// a completions file) leaves no run.json there and the suite file as it was.
+#[test]
+fn a_run_refused_in_a_data_directory_writes_nothing_there() {
+    let dir = temp_dir("out-is-data");
+    let suite = write_suite(&dir, "mini", 2);
+    let before = std::fs::read(&suite).expect("suite");
+    let server = FakeServer::start(Behaviour::default());
+    let o = run_into(&server, &suite, &dir.join("data"), 1, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("corrupt record"), "{stderr}");
+    let names: Vec<_> =
+        std::fs::read_dir(dir.join("data")).expect("data").filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("mini.jsonl")]);
+    assert_eq!(std::fs::read(&suite).expect("suite"), before);
+    assert_eq!(server.request_count(), 0);
+}
+
+/// Two suite files of one name would share a completions file: refused, naming both; the same
+/// file twice is one suite.
+#[test]
+fn two_suites_of_one_name_are_refused() {
+    let dir = temp_dir("same-name");
+    let (a, b) = (write_suite(&dir.join("a"), "mini", 1), write_suite(&dir.join("b"), "mini", 2));
+    let server = FakeServer::start(Behaviour::default());
+    let both = format!("{},{}", a.display(), b.display());
+    let o = run_into(&server, Path::new(&both), &dir.join("out"), 1, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("two suites are named `mini`"), "{stderr}");
+    assert!(!dir.join("out").exists());
+    let twice = format!("{},{}", a.display(), a.display());
+    let o = run_into(&server, Path::new(&twice), &dir.join("out"), 1, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(dir.join("out/mini.jsonl")).map(|t| t.lines().count()).ok(), Some(1));
 }

@@ -74,6 +74,8 @@ fn stopped_by(signal: libc::c_int, code: i32) {
     let kept = lines(&out.join("mini.jsonl"));
     assert!(stderr.contains(&format!("{kept} completions are kept in {}", out.display())), "{stderr}");
     assert!(stderr.contains("run the same command again to continue"), "{stderr}");
+    // A graceful stop removes the lock file, as the end of a run does.
+    assert!(!out.join("run.lock").exists(), "run.lock left after {signal}");
     // The same command completes it, asking only for what is missing.
     let before = server.request_count();
     let o = run_cmd(&server, &suite, &out).output().expect("resume");

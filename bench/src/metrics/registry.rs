@@ -159,6 +159,19 @@ impl MetricName {
     }
 }
 
+impl MetricName {
+    /// Whether a run of K samples per problem has this metric; the error says which it has.
+    pub fn check_k(&self, k: usize) -> Result<(), String> {
+        match *self {
+            Self::PassAt(p) if p > k => Err(format!("--metric {self}: a run of K = {k} has pass@1 to pass@{k}")),
+            Self::Named { name, k: Some(named) } if named != k => {
+                Err(format!("--metric {self}: this run has K = {k}: use {name}@{k}, or {name}"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 impl FromStr for MetricName {
     type Err = String;
 

@@ -2,9 +2,11 @@
 //! of Pass@k against k per suite; plus the baseline file for CPGD's Overall.
 
 mod render;
+mod suite_check;
 mod svg;
 
 pub use render::{csv, markdown, to_json};
+pub use suite_check::SuiteCheck;
 pub use svg::{line_chart_svg, passk_overlay_svg, passk_svg, Chart, RunCurves, Series, SuiteCurve, XAxis, YAxis};
 
 use crate::metrics::{macro_average, overall, Overall, SuiteMetrics};
@@ -30,6 +32,8 @@ pub struct ScoredSuite {
     pub metrics: SuiteMetrics,
     /// Per-problem counts (what `rlbench compare` pairs).
     pub problems: ProblemCounts,
+    /// The suite file as it is now, against the completions.
+    pub check: SuiteCheck,
 }
 
 /// A scored run directory.
@@ -46,6 +50,11 @@ impl ScoredRun {
     pub fn metrics(&self) -> ScoredSuites {
         self.suites.iter().map(|s| (s.name.clone(), s.metrics.clone())).collect()
     }
+
+    /// The suite checks, in run order.
+    pub fn checks(&self) -> Vec<(String, SuiteCheck)> {
+        self.suites.iter().map(|s| (s.name.clone(), s.check.clone())).collect()
+    }
 }
 
 /// A note per suite with samples scored against a gold that cannot be read (`invalid_gold`):
@@ -57,7 +66,7 @@ pub fn invalid_gold_notes(suites: &[(String, SuiteMetrics)]) -> Vec<String> {
         .map(|(name, m)| {
             format!(
                 "{name}: {} sample(s) were scored against a gold that cannot be read (status invalid_gold, never \
-                 rewarded): fix those dataset rows",
+                 rewarded): fix those dataset rows (the same command then scores against the fixed golds)",
                 m.invalid_gold
             )
         })
@@ -125,6 +134,10 @@ pub struct Report {
     /// Sentences printed under the table: what the numbers leave out (skipped lines, missing
     /// samples).
     pub notes: Vec<String>,
+    /// Per suite, its file as it is now against the run's completions ([`Report::with_checks`]).
+    pub checks: Vec<(String, SuiteCheck)>,
+    /// How answers were read: the verifier's `--extract`, `--last-number` and `--truncated`.
+    pub scoring: Vec<(&'static str, &'static str)>,
 }
 
 impl Report {
@@ -151,24 +164,72 @@ impl Report {
             metric: metric.to_string(),
             verifier_version: rlverify::VERSION.to_string(),
             endpoints: Vec::new(),
+            checks: Vec::new(),
+            scoring: scoring_modes(&Config::default()),
         }
     }
 
-    /// Whether some suite lacks samples.
+    /// The report of a run: its suite checks, whose findings are added to the notes.
+    pub fn with_checks(mut self, checks: Vec<(String, SuiteCheck)>) -> Report {
+        self.notes.extend(checks.iter().flat_map(|(name, c)| c.notes(name)));
+        self.checks = checks;
+        self
+    }
+
+    /// The report of answers read with `cfg` (recorded in its header and JSON).
+    pub fn scored_with(mut self, cfg: &Config) -> Report {
+        self.scoring = scoring_modes(cfg);
+        self
+    }
+
+    /// Whether the work is not whole ([`Report::shortfalls`]).
     pub fn is_incomplete(&self) -> bool {
-        self.suites.iter().any(|(_, m)| !m.is_complete())
+        !self.shortfalls().is_empty()
+    }
+
+    /// What the report lacks, one phrase each: samples missing, rows of a suite file left out,
+    /// completions of statements changed since. Empty: the work is whole.
+    pub fn shortfalls(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let missing: usize = self.suites.iter().map(|(_, m)| m.missing_samples).sum();
+        if missing > 0 {
+            out.push(format!("{missing} samples are missing"));
+        }
+        let left_out: usize = self.checks.iter().map(|(_, c)| c.rows_left_out.len()).sum();
+        if left_out > 0 {
+            out.push(format!("{left_out} rows of the suite files are left out"));
+        }
+        let changed: usize = self.checks.iter().map(|(_, c)| c.problems_changed.len()).sum();
+        if changed > 0 {
+            out.push(format!("{changed} problems changed their statement since generation"));
+        }
+        out
     }
 }
 
-/// [`score_run`], as (manifest, metrics per suite).
-pub fn score_run_dir(dir: &Path, cfg: &Config) -> Result<(Option<RunManifest>, ScoredSuites), String> {
-    let run = score_run(dir, cfg)?;
-    let metrics = run.metrics();
-    Ok((run.manifest, metrics))
+/// The verifier settings that change how an answer is read, as (flag, value) with the values the
+/// command line takes.
+pub fn scoring_modes(cfg: &Config) -> Vec<(&'static str, &'static str)> {
+    use rlverify::{Extraction, LastNumber, Truncated};
+    let extract = match cfg.extract {
+        Extraction::Strict => "strict",
+        Extraction::Lenient => "lenient",
+    };
+    let last_number = match cfg.last_number {
+        LastNumber::Auto => "auto",
+        LastNumber::Always => "always",
+        LastNumber::Never => "never",
+    };
+    let truncated = match cfg.truncated {
+        Truncated::NoAnswer => "no-answer",
+        Truncated::Lenient => "lenient",
+    };
+    vec![("extract", extract), ("last-number", last_number), ("truncated", truncated)]
 }
 
 /// Score every suite of a run directory (the suites of its manifest, or every `*.jsonl` in it when
-/// it has none), with the current verifier, and write each sample's verdict to
+/// it has none), with the current verifier against the current golds of the suite files the run
+/// records ([`SuiteCheck`]), and write each sample's verdict to
 /// `scores/<suite>.jsonl` (`{id, sample, correct, status, extracted}`) for inspection. Metrics are
 /// named for the K of the manifest (else the most samples of any problem), with the missing
 /// samples counted. A directory that is not a run (no `run.json`, and files that are not
@@ -206,10 +267,14 @@ pub fn score_run(dir: &Path, cfg: &Config) -> Result<ScoredRun, String> {
     }
     let mut out = Vec::new();
     for name in names {
-        let records = read_records(&suite_file(dir, &name)).map_err(|e| match &manifest {
+        let mut records = read_records(&suite_file(dir, &name)).map_err(|e| match &manifest {
             Some(_) => e.to_string(),
             None => not_a_run(format!(", and {e}")),
         })?;
+        let check = match &manifest {
+            Some(m) => SuiteCheck::apply(m.suite_files.get(&name), &mut records),
+            None => SuiteCheck::default(),
+        };
         let mut scorer = Scorer::new(cfg.clone());
         let rows = records
             .into_iter()
@@ -251,7 +316,7 @@ pub fn score_run(dir: &Path, cfg: &Config) -> Result<ScoredRun, String> {
             None => (metrics.k_max, problems.len()),
         };
         metrics.set_requested(k, expected, problems.iter().map(|(id, c)| (id.as_str(), c.0)));
-        out.push(ScoredSuite { name, metrics, problems });
+        out.push(ScoredSuite { name, metrics, problems, check });
     }
     Ok(ScoredRun { manifest, suites: out })
 }
@@ -296,6 +361,18 @@ fn parse_baseline(text: &str, source: &str, metric: &str) -> Result<BTreeMap<Str
     }
     if out.is_empty() {
         return Err(format!("{}: no suite has a value for `{metric}`", path.display()));
+    }
+    // Every selectable metric is a fraction: `{"aime24": 50}` is a percent, and would make
+    // Overall 100 times too small.
+    let outside: Vec<String> =
+        out.iter().filter(|(_, v)| !(0.0..=1.0).contains(*v)).map(|(s, v)| format!("{s}: {v}")).collect();
+    if !outside.is_empty() {
+        return Err(format!(
+            "{}: `{metric}` is a fraction from 0 to 1, but the baseline gives {}; percents? divide them by 100 \
+             (50 -> 0.5)",
+            path.display(),
+            outside.join(", ")
+        ));
     }
     Ok(out)
 }
@@ -385,6 +462,9 @@ mod tests {
         // Given inline, as the help offers it.
         let (name, b) = baseline_from_arg(r#" {"gsm8k": 0.5}"#, "pass@1").expect("inline JSON");
         assert_eq!((name, b.get("gsm8k").copied()), (PathBuf::from(r#"{"gsm8k": 0.5}"#), Some(0.5)));
+        // Percents are refused, naming the suite and the fix.
+        let err = baseline_from_arg(r#"{"a": 50, "b": 0.5}"#, "pass@1").unwrap_err();
+        assert!(err.contains("a: 50") && err.contains("divide them by 100"), "{err}");
         let err = baseline_from_arg("{gsm8k: 0.5}", "pass@1").unwrap_err();
         assert!(err.starts_with("--baseline: not JSON"), "{err}");
         assert_eq!(baseline_from_arg(&p.display().to_string(), "maj").map(|(n, _)| n), Ok(p.clone()));

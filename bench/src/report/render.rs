@@ -38,6 +38,8 @@ pub fn markdown(r: &Report) -> String {
             r.verifier_version
         );
     }
+    let modes: Vec<String> = r.scoring.iter().map(|(flag, value)| format!("--{flag} {value}")).collect();
+    let _ = writeln!(s, "Answers read with {}.\n", modes.join(", "));
     let mut head = vec!["suite".to_string(), "problems".into(), "K".into()];
     head.extend(ks.iter().map(|k| format!("pass@{k}")));
     head.extend(METRICS.iter().map(|metric| metric.markdown.to_string()));
@@ -139,6 +141,8 @@ pub fn to_json(r: &Report) -> Value {
             "skipped": o.skipped,
         })),
         "verifier_version": r.verifier_version,
+        "scoring": r.scoring.iter().map(|(flag, value)| (flag.to_string(), json!(value))).collect::<serde_json::Map<_, _>>(),
+        "suite_checks": r.checks.iter().map(|(name, c)| (name.clone(), c.to_json())).collect::<serde_json::Map<_, _>>(),
         "notes": r.notes,
         "run": r.manifest,
         "endpoints": r.endpoints.iter().map(|e| {

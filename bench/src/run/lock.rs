@@ -5,6 +5,7 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// File name of the lock inside a run directory.
 pub const LOCK_FILE: &str = "run.lock";
@@ -16,12 +17,29 @@ pub struct RunLock {
     path: PathBuf,
 }
 
+/// The lock files this process holds: [`remove_held_locks`] removes them on a stop signal, when
+/// the process exits without running the locks' destructors.
+static HELD: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn held() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    HELD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl Drop for RunLock {
     /// Removes `run.lock` while still holding it (a process that opened the old file and locks it
     /// afterwards sees it is no longer the file at that path, and starts over).
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        held().retain(|p| p != &self.path);
         let _ = self.file.unlock();
+    }
+}
+
+/// Removes the `run.lock` files this process holds, for a process about to exit (a SIGINT or
+/// SIGTERM handler): the OS frees the locks themselves at exit, and no file is left behind.
+pub fn remove_held_locks() {
+    for path in held().drain(..) {
+        let _ = std::fs::remove_file(path);
     }
 }
 
@@ -82,6 +100,7 @@ impl RunLock {
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         file.write_all(format!("{}\n", std::process::id()).as_bytes()).map_err(io)?;
         file.flush().map_err(io)?;
+        held().push(path.clone());
         Ok(RunLock { file, path })
     }
 }

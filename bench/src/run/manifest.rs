@@ -1,8 +1,9 @@
 //! The run manifest (`run.json`): what produced the completions of a run directory.
 
+use crate::suite::Fields;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// File name of the manifest inside a run directory.
 pub const MANIFEST_FILE: &str = "run.json";
@@ -55,6 +56,17 @@ pub struct PromptInfo {
     pub hash: String,
 }
 
+/// Where a suite's problems were read from, so that a report scores against the file as it is now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteSource {
+    /// The suite file (absolute when it could be resolved).
+    pub file: PathBuf,
+    /// The field names it was read with.
+    pub fields: Fields,
+    /// [`crate::suite::rows_hash`] of its rows when the run last generated.
+    pub rows_hash: String,
+}
+
 /// Everything that identifies a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunManifest {
@@ -81,6 +93,10 @@ pub struct RunManifest {
     /// missing, problems without any completion included.
     #[serde(default)]
     pub problems: BTreeMap<String, usize>,
+    /// Where each suite was read from (absent in runs of older rlbench versions: those are scored
+    /// against the golds stored with their completions until a run command records it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub suite_files: BTreeMap<String, SuiteSource>,
     /// `--limit` of the latest invocation.
     pub limit: Option<usize>,
     /// True once every requested completion of the latest invocation was written.
@@ -120,10 +136,28 @@ impl RunManifest {
         std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    /// A short hash of what makes a run: the settings [`RunManifest::conflicts`] compares and the
-    /// suites. Runs of the same command share it; runs of other settings never do, so it names
-    /// default run directories (`rlbench run` without `--out`).
+    /// A short hash of what makes a run: the settings [`RunManifest::conflicts`] compares, the
+    /// suites and the hash of their rows ([`SuiteSource::rows_hash`]). Runs of the same command
+    /// on the same suite files share it; runs of other settings, or of a changed or other copy of
+    /// a suite file, never do, so it names default run directories (`rlbench run` without `--out`).
     pub fn settings_hash(&self) -> String {
+        let rows: Vec<&str> =
+            self.suites.iter().filter_map(|s| self.suite_files.get(s)).map(|s| s.rows_hash.as_str()).collect();
+        if rows.is_empty() {
+            return self.legacy_settings_hash();
+        }
+        let mut h = rlbase::Fnv1a::new();
+        h.write(self.legacy_settings_hash().as_bytes());
+        for r in rows {
+            h.write(&[0]);
+            h.write(r.as_bytes());
+        }
+        format!("{:08x}", h.finish() >> 32)
+    }
+
+    /// The hash that named run directories before the suite rows were part of it (the settings and
+    /// the suite names only): how the runs of older rlbench versions are found again.
+    pub fn legacy_settings_hash(&self) -> String {
         let s = &self.sampling;
         let text = format!(
             "{}\0{}\0{}\0{}\0{}\0{}\0{}\0{:?}\0{}\0{:?}\0{:?}\0{}\0{}",
@@ -231,6 +265,7 @@ mod tests {
             },
             suites: vec!["aime24".into()],
             problems: [("aime24".to_string(), 30)].into_iter().collect(),
+            suite_files: BTreeMap::new(),
             limit: None,
             complete: false,
         }
@@ -283,6 +318,25 @@ mod tests {
             assert_ne!(a.settings_hash(), other.settings_hash());
         }
         assert_eq!(a.settings_hash().len(), 8);
+    }
+
+    /// Another version of a suite file (a changed problem, another `--data-dir` copy) makes another
+    /// run; a manifest without suite files (an older run) keeps the hash that named it.
+    #[test]
+    fn suite_rows_are_part_of_the_hash() {
+        let old = manifest(0.6);
+        assert_eq!(old.settings_hash(), old.legacy_settings_hash());
+        let with_rows = |rows: &str| {
+            let mut m = old.clone();
+            let source = SuiteSource { file: "a.jsonl".into(), fields: Fields::default(), rows_hash: rows.into() };
+            m.suite_files.insert("aime24".into(), source);
+            m
+        };
+        let (a, b) = (with_rows("1111"), with_rows("2222"));
+        assert_ne!(a.settings_hash(), b.settings_hash());
+        assert_ne!(a.settings_hash(), old.settings_hash());
+        assert_eq!(a.legacy_settings_hash(), old.settings_hash());
+        assert!(a.conflicts(&b).is_empty(), "a changed suite file is reported when scored, not refused");
     }
 
     #[test]

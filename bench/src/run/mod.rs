@@ -16,13 +16,13 @@ pub mod lock;
 pub mod manifest;
 pub mod store;
 
-pub use lock::{LockError, RunLock, LOCK_FILE};
-pub use manifest::{utc_now, PromptInfo, RunManifest, SamplingSettings, MANIFEST_FILE};
+pub use lock::{remove_held_locks, LockError, RunLock, LOCK_FILE};
+pub use manifest::{utc_now, PromptInfo, RunManifest, SamplingSettings, SuiteSource, MANIFEST_FILE};
 pub use store::{read_records, scan_and_repair, Appender, Record, Scan, StoreError};
 
 use crate::backend::{with_retries_until, Backend, BackendError, Completion, RetryPolicy, SamplingParams};
 use crate::prompt::PromptTemplate;
-use crate::suite::LoadedSuite;
+use crate::suite::{problem_hash, LoadedSuite};
 use rlbase::splitmix64;
 use rlbase::Fnv1a as Fnv;
 use std::collections::VecDeque;
@@ -158,6 +158,14 @@ pub fn manifest_for(spec: &RunSpec, backend: &dyn Backend) -> RunManifest {
         sampling: spec.sampling.clone(),
         suites: spec.suites.iter().map(|s| s.name.clone()).collect(),
         problems: spec.suites.iter().map(|s| (s.name.clone(), s.problems.len())).collect(),
+        suite_files: spec
+            .suites
+            .iter()
+            .map(|s| {
+                let file = std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone());
+                (s.name.clone(), SuiteSource { file, fields: s.fields.clone(), rows_hash: s.rows_hash.clone() })
+            })
+            .collect(),
         limit: spec.limit,
         complete: false,
     }
@@ -187,7 +195,9 @@ fn missing_runs(
 
 /// Generate every missing completion of `spec` with `backend`. `progress(done, total)` is called
 /// on the calling thread after each request completes. Failed requests are reported in the
-/// outcome (re-running resumes them); I/O errors and setting conflicts stop the run.
+/// outcome (re-running resumes them); I/O errors and setting conflicts stop the run. A run
+/// refused before it generated (settings that conflict, a file in the directory that is not a
+/// completions file) writes no `run.json`, and removes the directory when it created it.
 pub fn run(
     spec: &RunSpec,
     backend: &dyn Backend,
@@ -196,6 +206,22 @@ pub fn run(
     let dir = &spec.out;
     let created = !dir.exists();
     std::fs::create_dir_all(dir).map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
+    let result = run_in(spec, backend, progress, created);
+    if created && result.is_err() {
+        // Removes the directory only when nothing is in it.
+        let _ = std::fs::remove_dir(dir);
+    }
+    result
+}
+
+/// [`run`] in its directory, which exists (`created`: by this run).
+fn run_in(
+    spec: &RunSpec,
+    backend: &dyn Backend,
+    progress: &mut dyn FnMut(usize, usize),
+    created: bool,
+) -> Result<RunOutcome, RunError> {
+    let dir = &spec.out;
     // Two runs on one directory would request the same samples twice.
     let lock = RunLock::acquire(dir)?;
     let mut manifest = manifest_for(spec, backend);
@@ -216,18 +242,34 @@ pub fn run(
         let mut problems = old.problems.clone();
         problems.extend(manifest.problems.clone());
         manifest.problems = problems;
+        let mut suite_files = old.suite_files.clone();
+        suite_files.extend(manifest.suite_files.clone());
+        manifest.suite_files = suite_files;
         manifest.created = old.created;
         manifest.verifier_version = old.verifier_version;
     }
-    manifest.write(dir).map_err(RunError::Io)?;
 
     let k = spec.sampling.k;
     let mut outcome = RunOutcome::default();
     let mut jobs = VecDeque::new();
+    // Every completions file is read before anything is written: a directory holding other JSONL
+    // files (a data directory given as --out) is refused as it was found.
+    let mut scans = Vec::new();
+    for suite in &spec.suites {
+        let scan = scan_and_repair(&suite_file(dir, &suite.name)).map_err(|e| match e {
+            StoreError::Corrupt { .. } if fresh => RunError::Io(format!(
+                "{e}\n{} is not a run directory (it has no {MANIFEST_FILE}, and files that are not completions): pass \
+                 another --out",
+                dir.display()
+            )),
+            e => e.into(),
+        })?;
+        scans.push(scan);
+    }
+    manifest.write(dir).map_err(RunError::Io)?;
     let mut appenders = Vec::new();
-    for (si, suite) in spec.suites.iter().enumerate() {
+    for ((si, suite), scan) in spec.suites.iter().enumerate().zip(scans) {
         let path = suite_file(dir, &suite.name);
-        let scan = scan_and_repair(&path)?;
         outcome.cut_bytes += scan.cut_bytes;
         outcome.duplicates += scan.duplicates;
         for (pi, p) in suite.problems.iter().enumerate() {
@@ -341,6 +383,7 @@ pub fn run(
                             id: problem.id.clone(),
                             sample: job.first_sample + j,
                             answer: problem.answer.clone(),
+                            problem_hash: Some(problem_hash(&problem.problem)),
                             response: c.text,
                             finish_reason: c.finish_reason,
                             tokens: c.tokens,
@@ -412,6 +455,52 @@ pub fn suite_file(dir: &Path, suite: &str) -> PathBuf {
 /// its report); commands with other settings, run in parallel or not, never share one.
 pub fn default_run_name(manifest: &RunManifest) -> String {
     format!("{}{}", run_name_prefix(&manifest.model, &manifest.suites), manifest.settings_hash())
+}
+
+/// Where `rlbench run` without `--out` writes, and what it found on the way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DefaultRunDir {
+    /// The run directory.
+    pub path: PathBuf,
+    /// `path` is the directory an older rlbench named for these settings, before the suite rows
+    /// were part of the name (its run is continued).
+    pub legacy: bool,
+    /// Runs of the same settings on other rows of the suite files (a changed file, or another copy
+    /// of it): their completions answer other problems, so they are not continued.
+    pub other_rows: Vec<PathBuf>,
+}
+
+/// The default run directory under `root` ([`default_run_name`]). When it does not exist yet, the
+/// directory an older rlbench named for the same settings ([`RunManifest::legacy_settings_hash`])
+/// is continued instead, unless it records other suite rows; runs of the same settings on other
+/// suite rows are listed, so that a changed suite file never starts a new run without a word.
+pub fn default_run_dir(root: &Path, manifest: &RunManifest) -> DefaultRunDir {
+    let prefix = run_name_prefix(&manifest.model, &manifest.suites);
+    let path = root.join(default_run_name(manifest));
+    let same_settings = |dir: &Path| RunManifest::read(dir).ok().flatten().filter(|m| m.conflicts(manifest).is_empty());
+    let same_rows = |m: &RunManifest| {
+        manifest
+            .suite_files
+            .iter()
+            .all(|(name, now)| m.suite_files.get(name).is_none_or(|s| s.rows_hash == now.rows_hash))
+    };
+    if path.exists() {
+        return DefaultRunDir { path, legacy: false, other_rows: Vec::new() };
+    }
+    let legacy = root.join(format!("{prefix}{}", manifest.legacy_settings_hash()));
+    if legacy != path && same_settings(&legacy).is_some_and(|m| same_rows(&m)) {
+        return DefaultRunDir { path: legacy, legacy: true, other_rows: Vec::new() };
+    }
+    let mut other_rows: Vec<PathBuf> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .filter(|d| same_settings(d).is_some())
+        .collect();
+    other_rows.sort();
+    DefaultRunDir { path, legacy: false, other_rows }
 }
 
 /// The part of [`default_run_name`] before the hash.

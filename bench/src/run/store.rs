@@ -15,8 +15,13 @@ pub struct Record {
     pub id: String,
     /// Sample index in 0..K.
     pub sample: usize,
-    /// The gold answer (kept so the run directory scores on its own).
+    /// The gold answer at generation (reports score against the suite's current gold, and say
+    /// when it differs from this one).
     pub answer: String,
+    /// [`crate::suite::problem_hash`] of the problem statement it answers (absent in runs of older
+    /// rlbench versions): a report says when the suite's statement changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_hash: Option<String>,
     /// The completion text.
     pub response: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -181,6 +186,7 @@ mod tests {
             id: id.into(),
             sample,
             answer: "1".into(),
+            problem_hash: None,
             response: format!("r{sample}"),
             finish_reason: Some("stop".into()),
             tokens: None,

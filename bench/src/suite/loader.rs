@@ -1,6 +1,7 @@
 //! Finding data directories and reading JSONL problem files.
 
 use super::SuiteError;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -24,14 +25,22 @@ pub struct LoadedSuite {
     pub name: String,
     /// The file it was read from.
     pub path: PathBuf,
+    /// The field names it was read with.
+    pub fields: Fields,
     /// Its problems, in file order (after `--limit`).
     pub problems: Vec<Problem>,
-    /// Non-fatal problems found while loading (e.g. an unexpected count).
+    /// Rows of the file left out (invalid, a repeated id), `path:line: why`: they are not
+    /// evaluated, and reports count them.
+    pub left_out: Vec<String>,
+    /// [`rows_hash`] of every usable row of the file (before `--limit`): part of the default run
+    /// name, so another version of the file gets its own run.
+    pub rows_hash: String,
+    /// Other non-fatal problems found while loading (e.g. an unexpected count).
     pub warnings: Vec<String>,
 }
 
 /// Field names of a problem file.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fields {
     /// Field of the problem text.
     pub problem: String,
@@ -89,6 +98,28 @@ pub fn data_dir_candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
 pub fn find_suite_file(file: &str, explicit: Option<&Path>) -> Result<PathBuf, Vec<PathBuf>> {
     let dirs = data_dir_candidates(explicit);
     dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()).ok_or(dirs)
+}
+
+/// A short hash of a problem statement, stored with each completion so a report can tell when the
+/// suite's statement changed after generation.
+pub fn problem_hash(problem: &str) -> String {
+    let mut h = rlbase::Fnv1a::new();
+    h.write(problem.as_bytes());
+    format!("{:016x}", h.finish())
+}
+
+/// A short hash of what generation depends on in a suite: each row's id and problem statement, in
+/// file order. Golds are not in it: they change no completion, and every report scores against
+/// the suite's current golds.
+pub fn rows_hash(problems: &[Problem]) -> String {
+    let mut h = rlbase::Fnv1a::new();
+    for p in problems {
+        h.write(p.id.as_bytes());
+        h.write(&[0]);
+        h.write(p.problem.as_bytes());
+        h.write(&[0]);
+    }
+    format!("{:016x}", h.finish())
 }
 
 /// The problems of a JSONL file, and the lines skipped.

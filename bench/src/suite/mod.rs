@@ -5,7 +5,8 @@ mod loader;
 mod manifest;
 
 pub use loader::{
-    data_dir_candidates, find_suite_file, load_jsonl, parse_problem_line, Fields, LoadedSuite, Problem, ProblemFile,
+    data_dir_candidates, find_suite_file, load_jsonl, parse_problem_line, problem_hash, rows_hash, Fields, LoadedSuite,
+    Problem, ProblemFile,
 };
 pub use manifest::{Manifest, SuiteSpec};
 
@@ -88,8 +89,8 @@ pub struct SuiteQuery {
     pub limit: Option<usize>,
 }
 
-/// Resolve a suite by manifest name or file path and load it. Warnings (count mismatches) are
-/// returned with the suite, never printed.
+/// Resolve a suite by manifest name or file path and load it. Rows left out and warnings (count
+/// mismatches) are returned with the suite, never printed.
 pub fn load_suite(manifest: &Manifest, name_or_path: &str, q: &SuiteQuery) -> Result<LoadedSuite, SuiteError> {
     check_data_dir(q.data_dir.as_deref())?;
     let (name, path, spec) = if let Some(spec) = manifest.get(name_or_path) {
@@ -111,7 +112,8 @@ pub fn load_suite(manifest: &Manifest, name_or_path: &str, q: &SuiteQuery) -> Re
         None => q.fields.clone(),
     };
     let ProblemFile { mut problems, skipped } = load_jsonl(&path, &fields)?;
-    let mut warnings = skipped.into_iter().map(|s| format!("{s} (left out)")).collect::<Vec<_>>();
+    let rows_hash = rows_hash(&problems);
+    let mut warnings = Vec::new();
     if let Some(expected) = spec.and_then(|s| s.count) {
         if problems.len() != expected {
             warnings.push(format!(
@@ -124,5 +126,5 @@ pub fn load_suite(manifest: &Manifest, name_or_path: &str, q: &SuiteQuery) -> Re
     if let Some(limit) = q.limit {
         problems.truncate(limit);
     }
-    Ok(LoadedSuite { name, path, problems, warnings })
+    Ok(LoadedSuite { name, path, fields, problems, left_out: skipped, rows_hash, warnings })
 }

@@ -25,8 +25,8 @@ pub struct Cli {
 pub enum Command {
     /// Generate K completions per problem (resumable), then score and write the report.
     ///
-    /// Without `--out` the run directory is `runs/<model>_<suites>_<hash of the settings>`: the
-    /// same command finds its run again (it continues an unfinished one and re-prints the report
+    /// Without `--out` the run directory is `runs/<model>_<suites>_<hash of the settings and the
+    /// suite rows>`: the same command finds its run again (it continues an unfinished one and re-prints the report
     /// of a finished one), and commands with other settings never share a directory. SIGINT
     /// (Ctrl-C) and SIGTERM stop the run; every completion received is kept, and the same command
     /// continues it.
@@ -206,8 +206,8 @@ pub struct RunArgs {
           value_parser = parse_positive)]
     pub samples_per_request: usize,
 
-    /// Run directory (default: runs/<model>_<suites>_<hash of the settings>, so the same command
-    /// finds its run again).
+    /// Run directory (default: runs/<model>_<suites>_<hash of the settings and the suite rows>, so
+    /// the same command finds its run again).
     #[arg(long, help_heading = "Output")]
     pub out: Option<PathBuf>,
     /// Seconds between progress lines on standard error when it is not a terminal (a log file, a
@@ -265,7 +265,8 @@ pub struct ScoreArgs {
 pub struct ReportArgs {
     /// The run directory.
     pub run_dir: PathBuf,
-    /// Exit 0 even when samples are missing (the report still says how many).
+    /// Exit 0 even when the work is not whole: samples missing, rows of a suite file left out,
+    /// statements changed since generation (the report still says so).
     #[arg(long)]
     pub allow_partial: bool,
     #[command(flatten)]
@@ -293,6 +294,9 @@ pub struct CompareArgs {
     /// Also write Pass@k against k of both runs, overlaid, to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Exit 0 even when a run lacks samples (the output still says how many).
+    #[arg(long)]
+    pub allow_partial: bool,
     #[command(flatten)]
     pub scoring: ScoringOptions,
 }

@@ -37,7 +37,11 @@ fn scoring(opts: &ScoringOptions) -> Config {
         // Fails only if a pool already exists, which cannot happen this early.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
     }
-    opts.answer.config()
+    let cfg = opts.answer.config();
+    if let Some(why) = rlbench::score::truncated_mode_note(&cfg) {
+        print_warning(&why);
+    }
+    cfg
 }
 
 /// Progress on standard error: a bar on a terminal; elsewhere (a log file, a Slurm job) a line
@@ -96,12 +100,18 @@ impl Progress {
     }
 }
 
-fn build_report(suites: Vec<(String, rlbench::SuiteMetrics)>, opts: &ReportOptions) -> Result<Report> {
+/// `--baseline`, read and checked (before any work that a bad value would waste).
+fn baseline(opts: &ReportOptions) -> Result<Option<(PathBuf, std::collections::BTreeMap<String, f64>)>> {
+    match &opts.baseline {
+        Some(arg) => Ok(Some(baseline_from_arg(arg, &opts.metric.to_string()).map_err(|e| anyhow!(e))?)),
+        None => Ok(None),
+    }
+}
+
+/// The report of scored suites: the macro average and Overall of `--metric`, answers read with `cfg`.
+fn build_report(suites: Vec<(String, rlbench::SuiteMetrics)>, opts: &ReportOptions, cfg: &Config) -> Result<Report> {
     let metric = opts.metric.to_string();
-    let baseline = match &opts.baseline {
-        Some(arg) => Some(baseline_from_arg(arg, &metric).map_err(|e| anyhow!(e))?),
-        None => None,
-    };
+    let baseline = baseline(opts)?;
     if let Some((_, first)) = suites.first() {
         if suites.iter().all(|(_, m)| opts.metric.value(m).is_none()) {
             let mut names: Vec<String> = first.pass_at.iter().map(|(k, _)| format!("pass@{k}")).collect();
@@ -109,7 +119,7 @@ fn build_report(suites: Vec<(String, rlbench::SuiteMetrics)>, opts: &ReportOptio
             bail!("--metric {metric}: no suite has it; available: {}", names.join(", "));
         }
     }
-    Ok(Report::new(suites, &metric, baseline))
+    Ok(Report::new(suites, &metric, baseline).scored_with(cfg))
 }
 
 /// Where `rlbench run` is, for the message of a stop signal.
@@ -125,6 +135,8 @@ fn stop_on_signals() {
     std::thread::spawn(|| loop {
         if signals::stop_requested() {
             let code = signals::received().unwrap_or(Exit::Interrupted);
+            // Exiting skips the run's destructors: its lock file goes here.
+            run::remove_held_locks();
             info(stop_message());
             std::process::exit(i32::from(code.code()));
         }
@@ -159,6 +171,9 @@ fn cmd_run(a: RunArgs) -> Result<Exit> {
     stop_on_signals();
     let cfg = scoring(&a.report.scoring);
     check_data_dir(a.data.data_dir.as_deref())?;
+    // Usage errors that would otherwise show after the generation.
+    baseline(&a.report)?;
+    a.report.metric.check_k(a.k).map_err(|e| anyhow!(e))?;
     let timeout = Duration::try_from_secs_f64(a.timeout)
         .ok()
         .filter(|d| !d.is_zero())
@@ -182,6 +197,20 @@ fn cmd_run(a: RunArgs) -> Result<Exit> {
     let mut suites = Vec::new();
     for n in &names {
         let s = load_suite(&manifest, n, &query)?;
+        if let Some(same) = suites.iter().find(|x: &&rlbench::suite::LoadedSuite| x.name == s.name) {
+            if same_file(&same.path, &s.path) {
+                continue; // `aime24,AIME24`: one suite
+            }
+            bail!(
+                "two suites are named `{}` ({} and {}): a run stores completions by suite name; rename one of the files",
+                s.name,
+                same.path.display(),
+                s.path.display()
+            );
+        }
+        for w in &s.left_out {
+            print_warning(&format!("{w} (left out)"));
+        }
         for w in &s.warnings {
             print_warning(w);
         }
@@ -239,7 +268,7 @@ fn cmd_run(a: RunArgs) -> Result<Exit> {
     };
     spec.out = match &a.out {
         Some(p) => p.clone(),
-        None => Path::new("runs").join(run::default_run_name(&run::manifest_for(&spec, backend))),
+        None => default_run_dir(&run::manifest_for(&spec, backend)),
     };
     info(format_args!("run directory: {}", spec.out.display()));
     let _ = RUN_DIR.set((spec.out.clone(), spec.suites.iter().map(|s| s.name.clone()).collect()));
@@ -271,20 +300,65 @@ fn cmd_run(a: RunArgs) -> Result<Exit> {
     }
 
     PHASE.store(2, Ordering::SeqCst);
-    let (manifest_now, scored) = report::score_run_dir(&spec.out, &cfg).map_err(|e| anyhow!(e))?;
-    let mut rep = build_report(scored, &a.report)?;
-    rep.manifest = manifest_now;
-    rep.endpoints = fleet::load_stats(&spec.out);
-    let files = report::write_files(&spec.out, &rep).map_err(|e| anyhow!(e))?;
-    print!("{}", report::markdown(&rep));
-    for f in files {
-        info(format_args!("wrote {}", f.display()));
-    }
+    let rep = report_run_dir(&spec.out, &cfg, &a.report)?;
     if outcome.missing > 0 {
         print_failures(&outcome);
         return Ok(Exit::Negative);
     }
+    let shortfalls = rep.shortfalls();
+    if !shortfalls.is_empty() {
+        info(format_args!("incomplete: {} (see the notes above)", shortfalls.join("; ")));
+        return Ok(Exit::Negative);
+    }
     Ok(Exit::Success)
+}
+
+/// `runs/<model>_<suites>_<hash>` ([`run::default_run_dir`]), saying when it continues a run an
+/// older rlbench named, or when runs of the same settings on other suite rows exist.
+fn default_run_dir(manifest: &run::RunManifest) -> PathBuf {
+    let found = run::default_run_dir(Path::new("runs"), manifest);
+    if found.legacy {
+        info(format_args!(
+            "continuing {}, named by an older rlbench (before the suite rows were part of the name); its completions \
+             are checked against the suite files when scored",
+            found.path.display()
+        ));
+    }
+    if !found.other_rows.is_empty() {
+        let list: Vec<String> = found.other_rows.iter().map(|p| p.display().to_string()).collect();
+        print_warning(&format!(
+            "{} holds a run of these settings on other rows of the suite files (a changed file, or another copy): \
+             its completions answer other problems, so this run starts anew in {}",
+            list.join(", "),
+            found.path.display()
+        ));
+    }
+    found.path
+}
+
+/// Scores a run directory against its suite files, writes its report files and prints the table
+/// and the findings of the suite checks.
+fn report_run_dir(dir: &Path, cfg: &Config, opts: &ReportOptions) -> Result<Report> {
+    let scored = report::score_run(dir, cfg).map_err(|e| anyhow!(e))?;
+    let mut rep = build_report(scored.metrics(), opts, cfg)?.with_checks(scored.checks());
+    rep.manifest = scored.manifest;
+    rep.endpoints = fleet::load_stats(dir);
+    let files = report::write_files(dir, &rep).map_err(|e| anyhow!(e))?;
+    print!("{}", report::markdown(&rep));
+    for (name, check) in &rep.checks {
+        for note in check.notes(name) {
+            print_warning(&note);
+        }
+    }
+    for f in files {
+        info(format_args!("wrote {}", f.display()));
+    }
+    Ok(rep)
+}
+
+/// Whether two paths name one file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
 /// The failed requests (the first few, then a count), and how to continue.
@@ -370,11 +444,11 @@ fn cmd_score(a: ScoreArgs) -> Result<Exit> {
     };
     let fields = a.fields.spec();
     let (name, read) = if a.file.as_os_str() == "-" {
-        ("<stdin>".to_string(), score_reader(std::io::stdin().lock(), cfg, &fields, a.batch, on_batch))
+        ("<stdin>".to_string(), score_reader(std::io::stdin().lock(), cfg.clone(), &fields, a.batch, on_batch))
     } else {
         let f = std::fs::File::open(&a.file).with_context(|| format!("failed to open `{}`", a.file.display()))?;
         let reader = std::io::BufReader::with_capacity(1 << 20, f);
-        (a.file.display().to_string(), score_reader(reader, cfg, &fields, a.batch, on_batch))
+        (a.file.display().to_string(), score_reader(reader, cfg.clone(), &fields, a.batch, on_batch))
     };
     let read = read.with_context(|| format!("failed to read `{name}`"))?;
     progress.finish();
@@ -412,7 +486,7 @@ fn cmd_score(a: ScoreArgs) -> Result<Exit> {
     } else {
         summary.suites.clone().into_iter().collect()
     };
-    let mut rep = build_report(suites, &a.report)?;
+    let mut rep = build_report(suites, &a.report, &cfg)?;
     if !read.errors.is_empty() {
         rep.notes.push(format!(
             "Skipped {} of {} lines of `{name}` (malformed; each is listed on standard error): they are not in these numbers.",
@@ -425,6 +499,7 @@ fn cmd_score(a: ScoreArgs) -> Result<Exit> {
         obj.insert("n_responses".into(), summary.n_responses.into());
         obj.insert("lines".into(), read.lines.into());
         obj.insert("skipped_rows".into(), read.errors.len().into());
+        obj.insert("scoring".into(), report::to_json(&rep)["scoring"].clone());
         if !summary.suites.is_empty() {
             let per: serde_json::Map<String, serde_json::Value> =
                 summary.suites.iter().map(|(k, m)| (k.clone(), serde_json::Value::Object(m.to_json()))).collect();
@@ -443,23 +518,17 @@ fn cmd_score(a: ScoreArgs) -> Result<Exit> {
 
 fn cmd_report(a: ReportArgs) -> Result<Exit> {
     let cfg = scoring(&a.report.scoring);
-    let (manifest, scored) = report::score_run_dir(&a.run_dir, &cfg).map_err(|e| anyhow!(e))?;
-    let mut rep = build_report(scored, &a.report)?;
-    rep.manifest = manifest;
-    rep.endpoints = fleet::load_stats(&a.run_dir);
-    let files = report::write_files(&a.run_dir, &rep).map_err(|e| anyhow!(e))?;
-    print!("{}", report::markdown(&rep));
-    for f in files {
-        info(format_args!("wrote {}", f.display()));
-    }
-    if rep.is_incomplete() && !a.allow_partial {
-        let missing: usize = rep.suites.iter().map(|(_, m)| m.missing_samples).sum();
+    let rep = report_run_dir(&a.run_dir, &cfg, &a.report)?;
+    let shortfalls = rep.shortfalls();
+    if !shortfalls.is_empty() && !a.allow_partial {
         rlverify::cli::print_error(&anyhow!(
-            "{} is incomplete: {missing} samples are missing (see the notes above)",
-            a.run_dir.display()
+            "{} is incomplete: {} (see the notes above)",
+            a.run_dir.display(),
+            shortfalls.join("; ")
         ));
         rlverify::cli::print_hint(
-            "re-run the same `rlbench run` command to complete it, or pass --allow-partial to accept a partial report",
+            "re-run the same `rlbench run` command to complete it (after fixing the suite rows the notes name), or \
+             pass --allow-partial to accept a partial report",
         );
         return Ok(Exit::Negative);
     }
@@ -478,14 +547,6 @@ fn cmd_compare(a: CompareArgs) -> Result<Exit> {
     let c = compare::compare(&run_a, &run_b, &opts)
         .map_err(|e| anyhow!("{} vs {}: {e}", a.run_a.display(), a.run_b.display()))?;
     let (name_a, name_b) = (a.run_a.display().to_string(), a.run_b.display().to_string());
-    for (name, run) in [(&name_a, &run_a), (&name_b, &run_b)] {
-        let missing: usize = run.suites.iter().map(|s| s.metrics.missing_samples).sum();
-        if missing > 0 {
-            print_warning(&format!(
-                "{name} is incomplete ({missing} samples missing); its problems are compared on the samples they have"
-            ));
-        }
-    }
     for caveat in &c.caveats {
         print_warning(caveat);
     }
@@ -498,6 +559,15 @@ fn cmd_compare(a: CompareArgs) -> Result<Exit> {
         println!("{}", compare::to_json(&c, &name_a, &name_b));
     } else {
         print!("{}", compare::markdown(&c, &name_a, &name_b));
+    }
+    if c.is_incomplete() && !a.allow_partial {
+        rlverify::cli::print_error(&anyhow!(
+            "a comparison of partial runs: {name_a} lacks {} samples, {name_b} lacks {}",
+            c.missing_samples[0],
+            c.missing_samples[1]
+        ));
+        rlverify::cli::print_hint("complete the runs, or pass --allow-partial to accept the comparison");
+        return Ok(Exit::Negative);
     }
     Ok(Exit::Success)
 }
