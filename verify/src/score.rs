@@ -448,7 +448,8 @@ fn invalid_gold(raw: &str, answer: &str, parsed: &Result<Expr, ParseError>) -> O
     if answer.trim().is_empty() {
         return Some("empty");
     }
-    if raw.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+    if crate::latex::has_eaten_backslash(raw) || raw.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+    {
         return Some("control_characters");
     }
     if parsed.is_ok() {

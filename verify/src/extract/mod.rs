@@ -226,8 +226,8 @@ pub fn looks_truncated(text: &str) -> bool {
 /// assert_eq!(c.map(|c| c.parts), Some(vec!["5".to_string(), "6".to_string()]));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    let response = turn::model_turn(response);
-    let unescaped = escapes::single_escaped(response);
+    let turn = turn::model_turn(response);
+    let unescaped = escapes::single_escaped(&turn);
     let response: &str = &unescaped;
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
     let found = match THINK_END.last(response.as_bytes()) {

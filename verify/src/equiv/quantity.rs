@@ -1,0 +1,101 @@
+//! Values with units of measure: `5 m` against `500 cm`, `90^\circ` against
+//! `\frac{\pi}{2} \text{ rad}`.
+//!
+//! A side's unit is taken out of its expression when every unit in it is the same one (`-5 m`,
+//! `3 \times 4 \text{ m}`); two different units in one answer (`5 m 20 cm`) are not read. Then
+//! (`crate::units` has the registry and the rule):
+//! - both sides have a unit: the prediction's is converted to the gold's by the exact factor
+//!   between them, and compared (rule `unit`); units of different quantities (`kg` and `m`), or
+//!   different units with an offset (`°C` and `K`), are not equal;
+//! - only the gold has one: the prediction's bare value answers it (`5` for `5 m`);
+//! - only the prediction has one: the unit is dropped (`5 cm` for `5`: the problem named it).
+//!
+//! An angle in degrees (`90^\circ`) is a value in the unit degree when the other side has an
+//! angle unit. Scale units (`dozen`, `cents`) are no measure: they are their number wherever
+//! they stand (`equiv::eval`).
+
+use super::scalar::{compare as compare_scalars, visit};
+use super::{Cmp, Cx, Res};
+use crate::ast::Expr;
+use crate::units::{conversion, lookup, Kind, UnitId};
+
+/// The unit of measure of a side.
+enum Measured {
+    /// No unit of measure.
+    None,
+    /// The value without its unit, and the unit.
+    One(Expr, UnitId),
+    /// Units of two kinds in one answer.
+    Mixed,
+}
+
+/// The measured reading of `e` (module doc).
+fn measured(e: &Expr) -> Measured {
+    let mut unit = None;
+    let mut mixed = false;
+    visit(e, &mut |x| {
+        if let Expr::Quantity(_, u) = x {
+            if matches!(u.unit().kind, Kind::Measure(_)) {
+                mixed |= unit.is_some_and(|v| v != *u);
+                unit = Some(*u);
+            }
+        }
+    });
+    match unit {
+        None => Measured::None,
+        Some(_) if mixed => Measured::Mixed,
+        Some(u) => Measured::One(strip(e), u),
+    }
+}
+
+/// `e` with its units of measure taken out.
+fn strip(e: &Expr) -> Expr {
+    let strip_all = |v: &[Expr]| v.iter().map(strip).collect();
+    match e {
+        Expr::Quantity(a, u) if matches!(u.unit().kind, Kind::Measure(_)) => strip(a),
+        Expr::Quantity(a, u) => Expr::Quantity(Box::new(strip(a)), *u),
+        Expr::Neg(a) => Expr::Neg(Box::new(strip(a))),
+        Expr::Add(v) => Expr::Add(strip_all(v)),
+        Expr::Mul(v) => Expr::Mul(strip_all(v)),
+        Expr::Div(a, b) => Expr::Div(Box::new(strip(a)), Box::new(strip(b))),
+        other => other.clone(),
+    }
+}
+
+/// The degree, for `90^\circ` against an angle unit.
+fn degree() -> Option<UnitId> {
+    lookup("degree")
+}
+
+/// A side read as a value in degrees when it is one (`90^\circ`) and the other side has an angle
+/// unit.
+fn as_degrees(e: &Expr, other: &Measured) -> Option<Measured> {
+    let Measured::One(_, u) = other else { return None };
+    let (Expr::Degrees(a), Kind::Measure("angle")) = (e, u.unit().kind) else { return None };
+    Some(Measured::One((**a).clone(), degree()?))
+}
+
+/// The comparison of two sides of which at least one has a unit of measure; `None` when neither
+/// has one.
+pub(super) fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Option<Res> {
+    let (mut gm, mut pm) = (measured(g), measured(p));
+    if matches!((&gm, &pm), (Measured::None, Measured::None)) {
+        return None;
+    }
+    if let Some(m) = as_degrees(g, &pm) {
+        gm = m;
+    }
+    if let Some(m) = as_degrees(p, &gm) {
+        pm = m;
+    }
+    Some(match (gm, pm) {
+        (Measured::Mixed, _) | (_, Measured::Mixed) => Ok(Cmp::new(false, "unit")),
+        (Measured::One(gv, gu), Measured::One(pv, pu)) => match conversion(pu, gu) {
+            None => Ok(Cmp::new(false, "unit")),
+            Some(factor) => compare_scalars(&gv, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq("unit")),
+        },
+        (Measured::One(gv, _), Measured::None) => compare_scalars(&gv, p, cx),
+        (Measured::None, Measured::One(pv, _)) => compare_scalars(g, &pv, cx),
+        (Measured::None, Measured::None) => return None,
+    })
+}
