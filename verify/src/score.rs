@@ -374,8 +374,10 @@ impl Gold {
                 }
             }
         }
-        // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted.
-        if let Some(value) = bare_value(&answer.text) {
+        // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted (a
+        // unit the parser read is no such word: `3 \text{ minutes}` is not `3`).
+        let read_a_unit = judged.parsed.as_ref().is_ok_and(crate::units::has_unit);
+        if let Some(value) = bare_value(&answer.text).filter(|_| !read_a_unit) {
             let alt = Answer::bare(value, answer.source);
             let j = self.judge(&alt, cfg, budget);
             if j.status == Status::Correct {

@@ -309,6 +309,14 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
         }
     }
     let (boxes, span, hedged) = boxed::last_boxes_and_span(text);
+    let with_percent;
+    let boxes = match boxes.as_slice() {
+        [one] if !one.trim_end().ends_with('%') && percent_follows(&text[span.end..]) => {
+            with_percent = format!("{one}\\%");
+            vec![with_percent.as_str()]
+        }
+        _ => boxes,
+    };
     if let Some(a) = from_boxes(&boxes, hedged) {
         return Some(a.with_alternatives(text, span.start, span.end));
     }
@@ -465,6 +473,13 @@ impl Answer {
         let t = clean(raw);
         (!t.is_empty()).then(|| Answer::single(t, source))
     }
+}
+
+/// Whether a percent sign follows a box at once (`$\\boxed{25}\\%$`, `\\boxed{25} percent`): it is
+/// part of the boxed value.
+fn percent_follows(after: &str) -> bool {
+    let rest = after.trim_start();
+    ["\\%", "%", "\\text{\\%}", "\\text{ \\%}", "percent"].iter().any(|p| rest.starts_with(p))
 }
 
 /// The answer made of the final boxes: cleaned, empty ones dropped. Repeats are kept in a list of

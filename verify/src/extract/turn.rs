@@ -47,6 +47,13 @@ const END_NAMES: &[&str] = &[
     "endofturn",
     "endofsentence",
     "endofmessage",
+    "endofresponse",
+    "endofanswer",
+    "endofgeneration",
+    "endofoutput",
+    "endofsequence",
+    "endofcompletion",
+    "eod",
     "startofturn",
     "startheader",
 ];

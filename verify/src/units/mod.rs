@@ -83,6 +83,16 @@ pub(crate) fn conversion(from: UnitId, to: UnitId) -> Option<Expr> {
     Some(factor_expr(a.factor / b.factor))
 }
 
+/// Whether a parsed answer is a value with a unit of the registry (`3 \text{ minutes}`,
+/// `-5 \text{ m}`).
+pub(crate) fn has_unit(e: &Expr) -> bool {
+    match e {
+        Expr::Quantity(..) => true,
+        Expr::Neg(a) => has_unit(a),
+        _ => false,
+    }
+}
+
 /// A scale unit's number as an expression (`12` for `dozen`).
 pub(crate) fn scale_of(unit: UnitId) -> Option<Expr> {
     let u = unit.unit();
@@ -113,7 +123,8 @@ fn six_digits(r: f64) -> Number {
     Number { value, decimals: Some(u32::try_from(-exp).unwrap_or(0)) }
 }
 
-/// The rational with the smallest denominator (at most 10^4) within 10^-9 of `r`, relatively.
+/// The rational with the smallest denominator (at most 10^4) within 10^-12 of `r`, relatively
+/// (a ratio of two exact factors; a customary factor given to 7 digits is no such ratio).
 fn small_rational(r: f64) -> Option<Number> {
     if !r.is_finite() || r == 0.0 {
         return None;
@@ -132,7 +143,7 @@ fn small_rational(r: f64) -> Option<Number> {
             return None;
         }
         let approx = h1 as f64 / k1 as f64;
-        if (approx - r.abs()).abs() <= 1e-9 * r.abs() {
+        if (approx - r.abs()).abs() <= 1e-12 * r.abs() {
             let sign = if r < 0.0 { -1 } else { 1 };
             let value = BigRational::new(BigInt::from(sign * h1), BigInt::from(k1));
             return Some(Number { value, decimals: None });
