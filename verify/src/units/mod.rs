@@ -1,6 +1,6 @@
 //! Units after a value: which words are units, and what each does to the value it follows.
 //!
-//! Units of measure come from [uom](https://docs.rs/uom)'s SI system ([`registry`]): every unit
+//! Units of measure come from [uom](https://docs.rs/uom)'s SI system (module `registry`): every unit
 //! of the quantities a math answer meets (length, area, volume, mass, time, speed, energy, ...),
 //! with its abbreviation, singular and plural, its quantity and its factor to the SI base unit,
 //! under the spellings answers use (`metres`, `kgs`, `m^2`, `sq ft`). What uom does not carry but

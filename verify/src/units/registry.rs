@@ -160,6 +160,14 @@ impl Registry {
 /// added to an abbreviation (`kgs`, `lbs`). `None` for anything else.
 pub(crate) fn lookup(phrase: &str) -> Option<UnitId> {
     let r = &*REGISTRY;
+    let phrase = phrase.trim();
+    if phrase.is_empty() || phrase.len() > 48 {
+        return None;
+    }
+    if !phrase.contains([' ', '~', '^', '²', '³']) {
+        // One word (the common case, read for every word after a value): no rewriting.
+        return r.get(phrase).or_else(|| plural_of_abbreviation(r, phrase));
+    }
     let words: Vec<&str> = phrase.split(|c: char| c.is_whitespace() || c == '~').filter(|w| !w.is_empty()).collect();
     let phrase = words.join(" ");
     if phrase.is_empty() || phrase.len() > 48 {
@@ -192,13 +200,17 @@ pub(crate) fn lookup(phrase: &str) -> Option<UnitId> {
                 }
             }
         }
-        if let Some(stem) = candidate.strip_suffix('s').filter(|s| s.len() >= 2 && !s.contains(' ')) {
-            if let Some(id) = r.get(stem) {
-                return Some(id);
-            }
+        if let Some(id) = plural_of_abbreviation(r, &candidate) {
+            return Some(id);
         }
     }
     None
+}
+
+/// `kgs`, `lbs`: an abbreviation with a plural `s`.
+fn plural_of_abbreviation(r: &Registry, word: &str) -> Option<UnitId> {
+    let stem = word.strip_suffix('s').filter(|s| s.len() >= 2 && !s.contains(' '))?;
+    r.get(stem)
 }
 
 /// Whether a single word is a unit; a one-letter word (`m`, `g`, `s`) only `in_text`, since a bare
@@ -270,7 +282,10 @@ mod tests {
         ] {
             assert_eq!(name(phrase).as_deref(), Some(unit), "{phrase}");
         }
-        for word in ["apples", "the", "answer", "or", "as", "am", "less", "about"] {
+        for word in [
+            "apples", "the", "answer", "or", "as", "am", "less", "about", "and", "not", "to", "on", "by", "of", "than",
+            "most", "least", "more", "maybe", "perhaps", "nearly", "around", "so", "is", "it", "no", "if", "be", "we",
+        ] {
             assert_eq!(name(word), None, "{word}");
         }
     }
