@@ -133,6 +133,8 @@ fn golds_whose_backslashes_a_json_layer_ate_are_invalid() {
     ] {
         let s = judged(gold, "$\\boxed{1}$");
         assert_eq!((s.status.as_str(), s.correct, s.reward), ("invalid_gold", false, 0.0), "{gold:?}");
+        // What rlbench and rltrain build once per problem: its reason is what they report.
+        assert_eq!(rlverify::Gold::new(gold, &Config::default()).invalid, Some("control_characters"), "{gold:?}");
     }
     // Real line breaks and tabs are text, not evidence.
     for gold in ["She sold 48 clips.\nThen 24 more.\n#### 72", "72\r\n", "line\n\t72"] {

@@ -796,6 +796,9 @@ impl<'a> Normalizer<'a> {
         let name = &rest[..len];
         self.pos += len;
         match name {
+            // The registry's unit marker is the normaliser's own: written in an answer (siunitx's
+            // `\unit{m}`), it is a word the grammar rejects.
+            "unit" => self.out.push_str("\\word{unit}"),
             "left" | "right" | "bigl" | "bigr" | "Bigl" | "Bigr" | "biggl" | "biggr" | "Biggl" | "Biggr" | "big"
             | "Big" | "bigg" | "Bigg" | "bigm" | "Bigm" | "middle" => {
                 let r = self.rest();

@@ -291,6 +291,8 @@ fn percent_degrees_units() {
         ("12 \\text{ dozen}", "(12) dozen"),
         ("2 n", "(2 * n)"),
     ]);
+    // The unit marker cannot be written by an answer.
+    assert!(crate::latex::parse("12\\unit{600}", &crate::limits::Limits::default()).is_err());
 }
 
 #[test]
