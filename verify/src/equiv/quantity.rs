@@ -8,7 +8,8 @@
 //!   between them, and compared (rule `unit`); units of different quantities (`kg` and `m`), or
 //!   different units with an offset (`°C` and `K`), are not equal;
 //! - only the gold has one: the prediction's bare value answers it (`5` for `5 m`);
-//! - only the prediction has one: the unit is dropped (`5 cm` for `5`: the problem named it).
+//! - only the prediction has one: the unit is dropped (`5 cm` for `5`: the problem named it),
+//!   except money, which a gold without a unit counts in dollars (`12 cents` is not `12`).
 //!
 //! An angle in degrees (`90^\circ`) is a value in the unit degree when the other side has an
 //! angle unit. Scale units (`dozen`, `cents`) are no measure: they are their number wherever
@@ -17,7 +18,7 @@
 use super::scalar::{compare as compare_scalars, visit};
 use super::{Cmp, Cx, Res};
 use crate::ast::Expr;
-use crate::units::{conversion, lookup, Kind, UnitId};
+use crate::units::{conversion, lookup, Kind, UnitId, MONEY};
 
 /// The unit of measure of a side.
 enum Measured {
@@ -62,6 +63,11 @@ fn strip(e: &Expr) -> Expr {
     }
 }
 
+/// The factor from a unit of money to the dollar, which a value without a unit counts in.
+fn in_dollars(unit: UnitId) -> Option<Expr> {
+    (unit.unit().kind == Kind::Measure(MONEY)).then(|| conversion(unit, lookup("dollar")?)).flatten()
+}
+
 /// The degree, for `90^\circ` against an angle unit.
 fn degree() -> Option<UnitId> {
     lookup("degree")
@@ -94,8 +100,20 @@ pub(super) fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Option<Res> {
             None => Ok(Cmp::new(false, "unit")),
             Some(factor) => compare_scalars(&gv, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq("unit")),
         },
-        (Measured::One(gv, _), Measured::None) => compare_scalars(&gv, p, cx),
-        (Measured::None, Measured::One(pv, _)) => compare_scalars(g, &pv, cx),
+        (Measured::One(gv, gu), Measured::None) => match in_dollars(gu) {
+            // `50 cents` is answered by `50` and by `\$0.50` (whose sign is no unit).
+            Some(factor) => match compare_scalars(&gv, p, cx) {
+                Ok(c) if !c.eq => {
+                    compare_scalars(&Expr::Mul(vec![gv, factor]), p, cx).map(|c| c.with_rule_if_eq("unit"))
+                }
+                other => other,
+            },
+            None => compare_scalars(&gv, p, cx),
+        },
+        (Measured::None, Measured::One(pv, pu)) => match in_dollars(pu) {
+            Some(factor) => compare_scalars(g, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq("unit")),
+            None => compare_scalars(g, &pv, cx),
+        },
         (Measured::None, Measured::None) => return None,
     })
 }

@@ -4,14 +4,15 @@
 //! of the quantities a math answer meets (length, area, volume, mass, time, speed, energy, ...),
 //! with its abbreviation, singular and plural, its quantity and its factor to the SI base unit,
 //! under the spellings answers use (`metres`, `kgs`, `m^2`, `sq ft`). What uom does not carry but
-//! changes a value all the same is a [`Kind::Scale`] unit: money counted in dollars (`dollars`
-//! is 1, `cents` is 1/100) and number words (`dozen` is 12, `thousand` is 1000).
+//! changes a value all the same comes from two small tables: money (`dollars`, `cents`: a
+//! quantity whose unit a gold without one is counted in, the dollar) and the number words of
+//! [`Kind::Scale`] (`dozen` is 12, `thousand` is 1000).
 //!
 //! The rule the checker applies (`equiv::scalar`): a unit in the prediction must be the gold's or
 //! an exact conversion of it (`500 cm` for `5 m`; not `5 cm`, nor `3 g` for `3 kg`). Against a
 //! gold without a unit, a unit of measure is dropped (the problem named it: `5 cm` for `5`) but a
-//! scale unit is applied (`12 dozen` is 144, `12 cents` is 0.12); a word the registry does not
-//! know (`apples`) is a counted noun and is dropped as before.
+//! scale unit is applied (`12 dozen` is 144), and money is counted in dollars (`12 cents` is
+//! 0.12); a word the registry does not know (`apples`) is a counted noun and is dropped as before.
 
 mod registry;
 
@@ -20,7 +21,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 
 pub use registry::is_unit_word;
-pub(crate) use registry::lookup;
+pub(crate) use registry::{lookup, MONEY};
 
 /// A unit of the registry (an index into it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -31,8 +32,7 @@ pub struct UnitId(u16);
 pub enum Kind {
     /// A physical quantity, by uom's name for it (`"length"`).
     Measure(&'static str),
-    /// A number times the value: money in dollars (`cents`), number words (`dozen`), ratios
-    /// (`ppm`).
+    /// A number times the value: number words (`dozen`).
     Scale,
 }
 

@@ -68,10 +68,15 @@ quantities!(
     ratio::Ratio,
 );
 
-/// Units uom does not carry: money counted in dollars, and number words that scale a value.
+/// Money, which uom does not carry: the dollar and the cent (quantity [`MONEY`]).
+const MONEY_UNITS: &[(&[&str], f64)] =
+    &[(&["dollar", "dollars", "usd", "$", "\\$"], 1.0), (&["cent", "cents", "¢", "\\cent", "\\textcent"], 0.01)];
+
+/// The quantity of money; a gold without a unit counts it in dollars.
+pub(crate) const MONEY: &str = "money";
+
+/// Number words that scale a value, which uom does not carry either.
 const SCALE_UNITS: &[(&[&str], f64)] = &[
-    (&["dollar", "dollars", "usd", "$", "\\$"], 1.0),
-    (&["cent", "cents", "¢", "\\cent", "\\textcent"], 0.01),
     (&["dozen", "dozens"], 12.0),
     (&["gross"], 144.0),
     (&["hundred", "hundreds"], 100.0),
@@ -123,9 +128,11 @@ fn build() -> Registry {
             r.add(lower, id);
         }
     }
-    for (names, factor) in SCALE_UNITS {
+    let tables =
+        MONEY_UNITS.iter().map(|u| (u, Kind::Measure(MONEY))).chain(SCALE_UNITS.iter().map(|u| (u, Kind::Scale)));
+    for ((names, factor), kind) in tables {
         let id = UnitId(u16::try_from(r.units.len()).expect("fewer than 65536 units"));
-        r.units.push(Unit { name: names[0].to_string(), kind: Kind::Scale, factor: *factor, affine: false });
+        r.units.push(Unit { name: names[0].to_string(), kind, factor: *factor, affine: false });
         for n in *names {
             r.add(n.to_string(), id);
         }
