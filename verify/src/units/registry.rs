@@ -171,7 +171,7 @@ pub(crate) fn lookup(phrase: &str) -> Option<UnitId> {
     if phrase.is_empty() || phrase.len() > 48 {
         return None;
     }
-    if !phrase.contains([' ', '~', '^', '²', '³']) {
+    if !phrase.contains([' ', '~', '^', '²', '³', '/']) {
         // One word (the common case, read for every word after a value): no rewriting.
         return r.get(phrase).or_else(|| plural_of_abbreviation(r, phrase));
     }
@@ -207,11 +207,19 @@ pub(crate) fn lookup(phrase: &str) -> Option<UnitId> {
                 }
             }
         }
-        if let Some(id) = plural_of_abbreviation(r, &candidate) {
+        if let Some(id) = plural_of_abbreviation(r, &candidate).or_else(|| rate(r, &candidate)) {
             return Some(id);
         }
     }
     None
+}
+
+/// `km/hr`, `metres per second`: a rate spelled through the names of its two units
+/// (`kilometer per hour`), when the registry has that rate.
+fn rate(r: &Registry, phrase: &str) -> Option<UnitId> {
+    let (top, bottom) = phrase.split_once('/').or_else(|| phrase.split_once(" per "))?;
+    let name = |w: &str| lookup(w.trim()).map(|id| r.units[usize::from(id.0)].name.as_str());
+    r.get(&format!("{} per {}", name(top)?, name(bottom)?))
 }
 
 /// `kgs`, `lbs`: an abbreviation with a plural `s`.
@@ -279,6 +287,9 @@ mod tests {
             ("sq ft", "square foot"),
             ("cm^3", "cubic centimeter"),
             ("km/h", "kilometer per hour"),
+            ("km/hr", "kilometer per hour"),
+            ("metres per second", "meter per second"),
+            ("ft/sec", "foot per second"),
             ("mph", "mile per hour"),
             ("ml", "milliliter"),
             ("hrs", "hour"),
