@@ -1,8 +1,9 @@
 //! Values with units of measure: `5 m` against `500 cm`, `90^\circ` against
 //! `\frac{\pi}{2} \text{ rad}`.
 //!
-//! A side's unit is taken out of its expression when every unit in it is the same one (`-5 m`,
-//! `3 \times 4 \text{ m}`); two different units in one answer (`5 m 20 cm`) are not read. Then
+//! A side's unit is taken out of its expression when every unit in its terms, factors and signs
+//! is the same one (`-5 m`, `3 \times 4 \text{ m}`); two different units in one answer
+//! (`5 m 20 cm`) are not read. Then
 //! (`crate::units` has the registry and the rule):
 //! - both sides have a unit: the prediction's is converted to the gold's by the exact factor
 //!   between them, and compared (rule `unit`); units of different quantities (`kg` and `m`), or
@@ -15,7 +16,7 @@
 //! angle unit. Scale units (`dozen`, `cents`) are no measure: they are their number wherever
 //! they stand (`equiv::eval`).
 
-use super::scalar::{compare as compare_scalars, visit};
+use super::scalar::compare as compare_scalars;
 use super::{Cmp, Cx, Res};
 use crate::ast::Expr;
 use crate::units::{conversion, lookup, Kind, UnitId, MONEY};
@@ -32,20 +33,36 @@ enum Measured {
 
 /// The measured reading of `e` (module doc).
 fn measured(e: &Expr) -> Measured {
-    let mut unit = None;
-    let mut mixed = false;
-    visit(e, &mut |x| {
-        if let Expr::Quantity(_, u) = x {
-            if matches!(u.unit().kind, Kind::Measure(_)) {
-                mixed |= unit.is_some_and(|v| v != *u);
-                unit = Some(*u);
-            }
-        }
-    });
+    let (mut unit, mut mixed) = (None, false);
+    units_in(e, &mut unit, &mut mixed, 0);
     match unit {
         None => Measured::None,
         Some(_) if mixed => Measured::Mixed,
         Some(u) => Measured::One(strip(e), u),
+    }
+}
+
+/// The units of measure in the terms, factors and signs of `e` (where [`strip`] takes them out),
+/// down to a depth of 16: no allocation, and one step for a plain number.
+fn units_in(e: &Expr, unit: &mut Option<UnitId>, mixed: &mut bool, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    match e {
+        Expr::Quantity(a, u) => {
+            if matches!(u.unit().kind, Kind::Measure(_)) {
+                *mixed |= unit.is_some_and(|v| v != *u);
+                *unit = Some(*u);
+            }
+            units_in(a, unit, mixed, depth + 1);
+        }
+        Expr::Neg(a) => units_in(a, unit, mixed, depth + 1),
+        Expr::Div(a, b) => {
+            units_in(a, unit, mixed, depth + 1);
+            units_in(b, unit, mixed, depth + 1);
+        }
+        Expr::Add(v) | Expr::Mul(v) => v.iter().for_each(|x| units_in(x, unit, mixed, depth + 1)),
+        _ => {}
     }
 }
 

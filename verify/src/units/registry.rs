@@ -158,7 +158,11 @@ impl Registry {
 
     /// A unit by its exact spelling, else ignoring case (`Kilograms`, `KG`).
     fn get(&self, name: &str) -> Option<UnitId> {
-        self.by_name.get(name).or_else(|| self.by_name.get(&name.to_lowercase())).copied()
+        if let Some(&id) = self.by_name.get(name) {
+            return Some(id);
+        }
+        let upper = name.chars().any(char::is_uppercase);
+        upper.then(|| self.by_name.get(&name.to_lowercase()).copied()).flatten()
     }
 }
 
