@@ -73,6 +73,9 @@ fn the_gold_unit_or_an_exact_conversion_of_it_is_right() {
             ("1 \\text{ mile}", "$\\boxed{5280 \\text{ feet}}$"),
             ("2 \\text{ lb}", "$\\boxed{32 \\text{ oz}}$"),
             ("1.2 \\text{ km}", "$\\boxed{1200 \\text{ metres}}$"),
+            // A unit after the box names what the question counts.
+            ("5", "She needs \\boxed{5} dozens of cookies."),
+            ("50", "Each stick costs \\boxed{50} cents."),
         ],
         true,
     );

@@ -309,11 +309,11 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
         }
     }
     let (boxes, span, hedged) = boxed::last_boxes_and_span(text);
-    let with_percent;
-    let boxes = match boxes.as_slice() {
-        [one] if !one.trim_end().ends_with('%') && percent_follows(&text[span.end..]) => {
-            with_percent = format!("{one}\\%");
-            vec![with_percent.as_str()]
+    let with_unit;
+    let boxes = match (boxes.as_slice(), unit_after_box(&text[span.end..])) {
+        ([one], Some(unit)) if !one.trim_end().ends_with('%') => {
+            with_unit = format!("{one}{unit}");
+            vec![with_unit.as_str()]
         }
         _ => boxes,
     };
@@ -475,11 +475,14 @@ impl Answer {
     }
 }
 
-/// Whether a percent sign follows a box at once (`$\\boxed{25}\\%$`, `\\boxed{25} percent`): it is
-/// part of the boxed value.
-fn percent_follows(after: &str) -> bool {
+/// A percent sign right after the one box (`$\\boxed{25}\\%$`, `\\boxed{25} percent`), as the text
+/// to append to its value: it is part of the boxed value. (A unit word after a box is not: it
+/// names what the question counts, `\\boxed{5} dozens`, `\\boxed{50} cents` for the golds 5 and
+/// 50.)
+fn unit_after_box(after: &str) -> Option<&'static str> {
     let rest = after.trim_start();
-    ["\\%", "%", "\\text{\\%}", "\\text{ \\%}", "percent"].iter().any(|p| rest.starts_with(p))
+    let percent = ["\\%", "%", "\\text{\\%}", "\\text{ \\%}", "percent"].iter().any(|p| rest.starts_with(p));
+    percent.then_some("\\%")
 }
 
 /// The answer made of the final boxes: cleaned, empty ones dropped. Repeats are kept in a list of
