@@ -8,6 +8,13 @@
 //! quantity whose unit a gold without one is counted in, the dollar) and the number words of
 //! [`Kind::Scale`] (`dozen` is 12, `thousand` is 1000).
 //!
+//! Why uom: it is maintained, permissively licensed, and carries for every unit the three
+//! spellings answers use (abbreviation, singular, plural) with its factor, readable at run time
+//! through `FromStr`. UCUM-based crates speak UCUM codes (`[lb_av]`), not words; GNU units is
+//! GPL and reads most English words as units. Its limit: customary factors are given to 7
+//! significant digits, so conversions between customary and metric units are judged at six
+//! (`conversion`).
+//!
 //! The rule the checker applies (`equiv::scalar`): a unit in the prediction must be the gold's or
 //! an exact conversion of it (`500 cm` for `5 m`; not `5 cm`, nor `3 g` for `3 kg`). Against a
 //! gold without a unit, a unit of measure is dropped (the problem named it: `5 cm` for `5`) but a
