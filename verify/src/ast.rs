@@ -72,6 +72,8 @@ pub enum Expr {
     Percent(Box<Expr>),
     /// `30^\circ`, `30°`, `30 degrees`: an angle in degrees.
     Degrees(Box<Expr>),
+    /// `5 \text{ cm}`, `12 \text{ dozen}`: a value with a unit of the registry (`crate::units`).
+    Quantity(Box<Expr>, crate::units::UnitId),
     /// `a \pm b` (`None` for a leading `\pm b`): stands for the two values a+b and a-b.
     PlusMinus(Option<Box<Expr>>, Box<Expr>),
     /// Bare comma/semicolon-separated answers, or several boxed answers: unordered unless the
@@ -272,6 +274,7 @@ impl fmt::Display for Expr {
             Expr::Binom(n, k) => write!(f, "binom({n}, {k})"),
             Expr::Percent(a) => write!(f, "({a})%"),
             Expr::Degrees(a) => write!(f, "({a})deg"),
+            Expr::Quantity(a, u) => write!(f, "({a}) {}", u.unit().name),
             Expr::PlusMinus(a, b) => match a {
                 Some(a) => write!(f, "({a} ± {b})"),
                 None => write!(f, "(± {b})"),

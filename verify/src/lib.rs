@@ -44,6 +44,7 @@ pub mod latex;
 pub mod limits;
 
 pub mod score;
+pub mod units;
 
 pub use ast::Expr;
 pub use equiv::{equivalent, Decision, EquivOptions, Verdict};

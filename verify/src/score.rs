@@ -374,8 +374,10 @@ impl Gold {
                 }
             }
         }
-        // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted.
-        if let Some(value) = bare_value(&answer.text) {
+        // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted (a
+        // unit the parser read is no such word: `3 \text{ minutes}` is not `3`).
+        let read_a_unit = judged.parsed.as_ref().is_ok_and(crate::units::has_unit);
+        if let Some(value) = bare_value(&answer.text).filter(|_| !read_a_unit) {
             let alt = Answer::bare(value, answer.source);
             let j = self.judge(&alt, cfg, budget);
             if j.status == Status::Correct {
@@ -448,7 +450,8 @@ fn invalid_gold(raw: &str, answer: &str, parsed: &Result<Expr, ParseError>) -> O
     if answer.trim().is_empty() {
         return Some("empty");
     }
-    if raw.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+    if crate::latex::has_eaten_backslash(raw) || raw.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+    {
         return Some("control_characters");
     }
     if parsed.is_ok() {

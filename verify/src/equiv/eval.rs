@@ -506,6 +506,11 @@ impl<'a> Evaluator<'a> {
                 let r = self.mul(v, pi)?;
                 self.div(r, Value::Exact(Q::int(180)))
             }
+            // A unit of measure is compared apart (`equiv::scalar`); a scale unit is its number.
+            Expr::Quantity(a, u) => match crate::units::scale_of(*u) {
+                Some(scale) => self.eval(&Expr::Mul(vec![(**a).clone(), scale])),
+                None => self.eval(a),
+            },
             _ => Err(EvalErr::NotNumeric),
         }
     }

@@ -235,6 +235,7 @@ fn rename(e: &Expr, map: &[(String, String)]) -> Expr {
             Expr::Factorial(a) => Expr::Factorial(rb(a)),
             Expr::Percent(a) => Expr::Percent(rb(a)),
             Expr::Degrees(a) => Expr::Degrees(rb(a)),
+            Expr::Quantity(a, u) => Expr::Quantity(rb(a), *u),
             Expr::Add(v) => Expr::Add(rv(v)),
             Expr::Mul(v) => Expr::Mul(rv(v)),
             Expr::List(v) => Expr::List(rv(v)),

@@ -365,6 +365,12 @@ impl<'a> Screen<'a> {
                 let r = mul(self.eval(a)?, Ball::real(std::f64::consts::PI, U)?)?;
                 div(r, Ball::real(180.0, 0.0)?)
             }
+            Expr::Quantity(a, u) => match u.unit().kind {
+                crate::units::Kind::Scale => {
+                    mul(self.eval(a)?, Ball::real(u.unit().factor, u.unit().factor.abs() * U)?)
+                }
+                crate::units::Kind::Measure(_) => self.eval(a),
+            },
             _ => None,
         }
     }

@@ -28,6 +28,7 @@ mod matrix;
 pub mod number;
 #[cfg(test)]
 mod policies_tests;
+mod quantity;
 mod relation;
 mod roots;
 mod scalar;

@@ -33,7 +33,8 @@ pub(crate) fn is_name(e: &Expr) -> bool {
         Expr::Mul(v) => !v.is_empty() && v.iter().all(|x| matches!(x, Expr::Sym(_))),
         // A ratio of names: `P_1 : P_2 = 3 : 8`, `\frac{AM}{MB} = \frac{2}{\sqrt5}`, `x:y = 2`.
         Expr::Div(a, b) => is_plain_name(a) && is_plain_name(b),
-        Expr::Func(Func::Abs, v) => v.len() == 1 && is_name(&v[0]),
+        // `|AB|`, a length; `|k|` of one unknown is a condition on it (`|k| = 5` is `k = \pm 5`).
+        Expr::Func(Func::Abs, v) => v.len() == 1 && is_name(&v[0]) && !matches!(v[0], Expr::Sym(_)),
         Expr::Tuple(v) => !v.is_empty() && v.iter().all(is_name),
         _ => false,
     }
@@ -69,7 +70,7 @@ pub fn value_side(e: &Expr) -> Option<(&Expr, &Expr)> {
     None
 }
 
-/// A predicted equation or chain of equalities (`\frac{3}{4} \cdot 12 = 9`, `x + 2 = 18`): its
+/// A predicted equation or chain of equalities (`\frac{3}{4} \cdot 12 = 9`, `x = 5 + 1 = 6`): its
 /// last term is the answer, or the exact value its trailing decimals approximate. (Only for
 /// predictions: a gold `7 = 11a + c` does not mean `11a + c`.)
 fn computed_value(e: &Expr) -> Option<&Expr> {
@@ -86,7 +87,7 @@ fn computed_value(e: &Expr) -> Option<&Expr> {
 /// equalities (its last term, or the exact value its trailing decimals approximate).
 fn stated_value(e: &Expr, is_gold: bool) -> Option<&Expr> {
     if let Some((_, v)) = value_side(e) {
-        return Some(v);
+        return (is_gold || !states_a_condition(e, v)).then_some(v);
     }
     if is_gold {
         let Expr::Relation { terms, ops } = e else { return None };
@@ -95,7 +96,16 @@ fn stated_value(e: &Expr, is_gold: bool) -> Option<&Expr> {
         }
         return None;
     }
-    computed_value(e)
+    computed_value(e).filter(|v| !states_a_condition(e, v))
+}
+
+/// Whether a predicted chain of equalities holds, besides its value `v`, a term with an unknown
+/// that is not a plain name (`|k| = 5`, `k^2 = 9`, `x + 2 = 18`, `2n = 12`): an equation on an
+/// expression of the unknown is a condition it satisfies, not its value. A name (`x = 5`,
+/// `f(3) = 5`, `AB = 5`) and a computation without unknowns (`\frac34 \cdot 12 = 9`) state it.
+fn states_a_condition(e: &Expr, v: &Expr) -> bool {
+    let Expr::Relation { terms, .. } = e else { return false };
+    terms.iter().any(|t| !std::ptr::eq(t, v) && !is_name(t) && Summary::of(t).symbols)
 }
 
 /// A lone decimal literal, possibly negated (`1.36`, `-0.5`).
@@ -147,8 +157,7 @@ fn link_holds(a: &Expr, b: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
 
 /// A relation with a false link between variable-free terms: `4 = 3`, `2 + 2 = 5`,
 /// `x = 7 = 5`. It states something false, so it answers nothing, whatever its last term is
-/// (`7 = 5` is not the answer 5). Links with a variable (`x + 2 = 18`, `a + 2z = 2z + a = 101`)
-/// are not judged here.
+/// (`7 = 5` is not the answer 5). Links with a variable (`x = 5 + 1`) are not judged here.
 pub(crate) fn false_link(e: &Expr, cx: &mut Cx) -> Result<bool, LimitKind> {
     let Expr::Relation { terms, ops } = e else { return Ok(false) };
     for (k, op) in ops.iter().enumerate() {

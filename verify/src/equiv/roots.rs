@@ -125,6 +125,7 @@ fn substitute(e: &Expr, var: &str, value: &Expr, depth: usize) -> Option<Expr> {
         Expr::Binom(x, y) => Expr::Binom(b(x)?, b(y)?),
         Expr::Percent(a) => Expr::Percent(b(a)?),
         Expr::Degrees(a) => Expr::Degrees(b(a)?),
+        Expr::Quantity(a, u) => Expr::Quantity(b(a)?, *u),
         Expr::Num(_) | Expr::Sym(_) | Expr::Const(_) => e.clone(),
         _ => return None,
     })

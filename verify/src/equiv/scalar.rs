@@ -85,7 +85,9 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         f(x);
         match x {
             Expr::Num(_) | Expr::Sym(_) | Expr::Const(_) | Expr::Text(_) | Expr::EmptySet => {}
-            Expr::Neg(a) | Expr::Factorial(a) | Expr::Percent(a) | Expr::Degrees(a) => stack.push(a),
+            Expr::Neg(a) | Expr::Factorial(a) | Expr::Percent(a) | Expr::Degrees(a) | Expr::Quantity(a, _) => {
+                stack.push(a)
+            }
             Expr::Add(v)
             | Expr::Mul(v)
             | Expr::List(v)
@@ -170,6 +172,9 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     if gi.is_some() || pi.is_some() {
         return Ok(Cmp::new(gi == pi, "infinity"));
     }
+    if let Some(r) = super::quantity::compare(g, p, cx) {
+        return r;
+    }
     match (g, p) {
         (Expr::Percent(a), Expr::Percent(b)) | (Expr::Degrees(a), Expr::Degrees(b)) => {
             return compare(a, b, cx).map(|c| c.with_rule_if_eq("unit"))
@@ -247,6 +252,12 @@ impl Summary {
     }
 }
 
+/// Whether `e` is a number strictly between -1 and 1 (a fraction of a whole).
+fn is_proportion(e: &Expr) -> bool {
+    let value = super::fast::Screen::new(&[]).eval(e).and_then(|v| v.real_value());
+    value.is_some_and(|v| v.abs() < 1.0)
+}
+
 /// `unit` is the side with the sign read as a number (`28%` as `0.28`), `bare` the same without
 /// the sign (`28`, allowed when the policy reads the sign as a unit).
 fn unit_alternatives(
@@ -257,7 +268,9 @@ fn unit_alternatives(
     cx: &mut Cx,
     rule: &'static str,
 ) -> Res {
-    let allow_bare = rule == "degrees" || cx.opts.percent_as_unit;
+    // A predicted percent answers a proportion (a gold strictly between -1 and 1) only as
+    // `p/100`: `25\%` for `\frac14`, never `0.25\%`.
+    let allow_bare = rule == "degrees" || (cx.opts.percent_as_unit && (unit_is_gold || !is_proportion(other)));
     let mut limit = None;
     let candidates: &[&Expr] = if allow_bare { &[unit, bare] } else { &[unit] };
     for c in candidates {

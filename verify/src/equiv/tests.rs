@@ -630,7 +630,8 @@ fn relations() {
             (q(10, 9), eq(q(20, 18), q(10, 9)), E),
             (n(9), eq(mul(vec![q(3, 4), n(12)]), n(9)), E),
             (n(9), eq(mul(vec![q(3, 4), n(12)]), n(8)), N),
-            (n(18), eq(add(vec![x(), n(2)]), n(18)), E),
+            // An equation on an expression of the unknown is a condition (`x + 2 = 18`: x = 16).
+            (n(18), eq(add(vec![x(), n(2)]), n(18)), N),
             (eq(add(vec![x(), n(2)]), n(18)), n(18), N),
             (chain(vec![n(1), sym("z"), x(), n(0)], vec![Eq, Eq, Eq]), n(0), E),
             (eq(add(vec![pow(sym("a"), n(2)), sym("b")]), n(0)), n(0), N),

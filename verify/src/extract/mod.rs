@@ -226,8 +226,8 @@ pub fn looks_truncated(text: &str) -> bool {
 /// assert_eq!(c.map(|c| c.parts), Some(vec!["5".to_string(), "6".to_string()]));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    let response = turn::model_turn(response);
-    let unescaped = escapes::single_escaped(response);
+    let turn = turn::model_turn(response);
+    let unescaped = escapes::single_escaped(&turn);
     let response: &str = &unescaped;
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
     let found = match THINK_END.last(response.as_bytes()) {
@@ -309,6 +309,14 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
         }
     }
     let (boxes, span, hedged) = boxed::last_boxes_and_span(text);
+    let with_unit;
+    let boxes = match (boxes.as_slice(), unit_after_box(&text[span.end..])) {
+        ([one], Some(unit)) if !one.trim_end().ends_with('%') => {
+            with_unit = format!("{one}{unit}");
+            vec![with_unit.as_str()]
+        }
+        _ => boxes,
+    };
     if let Some(a) = from_boxes(&boxes, hedged) {
         return Some(a.with_alternatives(text, span.start, span.end));
     }
@@ -465,6 +473,16 @@ impl Answer {
         let t = clean(raw);
         (!t.is_empty()).then(|| Answer::single(t, source))
     }
+}
+
+/// A percent sign right after the one box (`$\\boxed{25}\\%$`, `\\boxed{25} percent`), as the text
+/// to append to its value: it is part of the boxed value. (A unit word after a box is not: it
+/// names what the question counts, `\\boxed{5} dozens`, `\\boxed{50} cents` for the golds 5 and
+/// 50.)
+fn unit_after_box(after: &str) -> Option<&'static str> {
+    let rest = after.trim_start();
+    let percent = ["\\%", "%", "\\text{\\%}", "\\text{ \\%}", "percent"].iter().any(|p| rest.starts_with(p));
+    percent.then_some("\\%")
 }
 
 /// The answer made of the final boxes: cleaned, empty ones dropped. Repeats are kept in a list of

@@ -1,91 +1,199 @@
-//! Where the model's turn ends: the first end-of-turn, end-of-text or padding token of the common
-//! chat templates.
+//! Where the model's turn ends: the first special token that ends it or opens another turn.
 //!
-//! Frameworks decode with special tokens kept (OpenRLHF sends `A: 15</s>`), and models that run
-//! past their turn invent the next one (`... is $\frac{5}{3}$. <|im_start|>user Another problem
-//! ... \boxed{8}`). Either way the answer is what comes before the first such token: the token is
-//! not part of the answer, and whatever follows it is not the model's answer to this prompt.
+//! Frameworks decode with special tokens kept (OpenRLHF sends `A: 15</s>`), models that run past
+//! their turn invent the next one (`... is $\frac{5}{3}$. <|im_start|>user Another problem ...
+//! \boxed{8}`, Llama 4's `<|eot|>` then a made-up exchange), and harnesses append their own
+//! separators (`\boxed{4} hours.<|endofblock|><|text|>4<|endofblock|>`). Either way the answer is
+//! what comes before the first such token: whatever follows it is not the model's answer.
 //!
-//! Tokens before any text (a template prefix such as `<|im_start|>`, left padding) are skipped.
-//! The search is one `memchr` pass per token opener (`<`, `[`), so the cost is linear.
+//! Special tokens are told by their shape, not by a list of templates: `<|name|>` and
+//! `<｜name｜>` (DeepSeek's full-width bars), `[/NAME]` and `[NAME_WITH_UNDERSCORES]` (Mistral),
+//! and the few bare tags that only their spelling tells from HTML (`</s>`, `<eos>`, `<pad>`,
+//! Gemma's `<end_of_turn>`, `[INST]`). Such a marker ends the response when
+//! - its name says so: an end, end-of-turn or padding token, or a role (`<|im_end|>`,
+//!   `<|eot|>`, `<|endoftext|>`, `<|END_OF_TURN_TOKEN|>`, `<|finetune_right_pad_id|>`,
+//!   `<｜User｜>`, `<|assistant|>`); or
+//! - it is followed by a role header (`user`, `Assistant:`), also after header tokens
+//!   (`<|start_header_id|>user`); or
+//! - nothing but markers and spaces follow it.
+//!
+//! A marker followed at once by one that opens a block of the same turn (`<|endofblock|><|text|>`,
+//! `<|endofblock|><|execution|>`: a tool harness's code, output and text blocks) separates blocks:
+//! the pair reads as a blank line, so the harness's echo of the answer after it
+//! (`\boxed{4} hours.<|endofblock|><|text|>4<|endofblock|>`) is a line of its own, and a hedge
+//! there is still read. A marker that is none of these (`the delimiter <|sep|>
+//! splits the input`) is text and cuts nothing. Markers before any text (a template prefix, left
+//! padding) are skipped. The search is one `memchr` pass over the opening bytes `<` and `[`; each
+//! candidate reads at most [`MAX_RUN`] markers after it.
 
-/// Tokens that end the model's turn or the text, and padding, by template family.
-const END_TOKENS: &[&str] = &[
-    // Llama 2, Mistral, SmolLM, many SentencePiece models: end of sequence, and a new user turn.
-    "</s>",
-    "[INST]",
-    // Llama 3 / 3.1+
-    "<|eot_id|>",
-    "<|eom_id|>",
-    "<|end_of_text|>",
-    "<|start_header_id|>",
-    "<|finetune_right_pad_id|>",
-    // Qwen, ChatML, SmolLM2
-    "<|im_end|>",
-    "<|im_start|>",
-    "<|endoftext|>",
-    // Gemma
-    "<end_of_turn>",
-    "<start_of_turn>",
-    "<eos>",
-    "<pad>",
-    // Phi-3/4 and gpt-oss (harmony)
-    "<|end|>",
-    "<|return|>",
-    "<|call|>",
-    "<|user|>",
-    "<|start|>",
-    // DeepSeek (full-width bars and the `▁` of its tokenizer)
-    "<｜end▁of▁sentence｜>",
-    "<｜User｜>",
-    "<|end_of_sentence|>",
-    // Cohere Command
-    "<|END_OF_TURN_TOKEN|>",
-    "<|START_OF_TURN_TOKEN|>",
-    // Generic padding
-    "<|pad|>",
-    "[PAD]",
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// Turn and padding tokens whose shape is an ordinary tag: they count only as spelled here.
+const BARE_TOKENS: &[&str] = &["</s>", "<eos>", "<pad>", "<end_of_turn>", "<start_of_turn>", "[INST]", "[PAD]"];
+
+/// Parts of a marker's name (lower case, separators `_`, `▁`, `-` left out) that say it ends the
+/// turn, the text or the message, pads it, or opens another turn or header. A name that ends in
+/// `end` or `start` (`end`, `im_end`, `im_start`) also does; `endofblock` ends a block of the
+/// turn, not the turn.
+const END_NAMES: &[&str] = &[
+    "eot",
+    "eos",
+    "eom",
+    "pad",
+    "stop",
+    "return",
+    "endoftext",
+    "endofturn",
+    "endofsentence",
+    "endofmessage",
+    "endofresponse",
+    "endofanswer",
+    "endofgeneration",
+    "endofoutput",
+    "endofsequence",
+    "endofcompletion",
+    "eod",
+    "startofturn",
+    "startheader",
 ];
 
-/// `response` from where its text starts (tokens before it, a template prefix, and the spaces
-/// around them are skipped) up to the first end-of-turn or padding token after that.
-pub(crate) fn model_turn(response: &str) -> &str {
-    let b = response.as_bytes();
-    let token_at = |p: usize| {
-        // Every token starts `<|`, `<｜`, `</`, `<` + a letter, or `[` + a capital: a `<` of a
-        // comparison (`a < b`) is dismissed by its next byte.
-        let next = *b.get(p + 1)?;
-        let maybe = next == b'|' || next == b'/' || next == 0xEF || next.is_ascii_alphabetic();
-        if !maybe {
-            return None;
+/// Chat roles: a marker named by one, or followed by one as a header, opens another turn.
+const ROLES: &[&str] = &["user", "assistant", "system", "human", "model", "tool", "developer", "ipython"];
+
+/// The most markers read after one to tell what follows it.
+const MAX_RUN: usize = 16;
+
+/// The longest marker name read.
+const MAX_NAME: usize = 64;
+
+/// A special-token-shaped marker at byte `p` of `s`: its length, its name, and whether its shape
+/// alone ends a turn (a listed bare token, a bracket token).
+fn marker_at(s: &str, p: usize) -> Option<(usize, &str, bool)> {
+    let rest = &s[p..];
+    if let Some(t) = BARE_TOKENS.iter().find(|t| rest.starts_with(*t)) {
+        return Some((t.len(), t.trim_matches(|c| matches!(c, '<' | '>' | '/' | '[' | ']')), true));
+    }
+    for (open, close) in [("<|", "|>"), ("<｜", "｜>")] {
+        if let Some(inner) = rest.strip_prefix(open) {
+            let window = super::scan::cap(inner, MAX_NAME);
+            let name = &window[..window.find(close)?];
+            let token_like = !name.is_empty()
+                && name.bytes().any(|b| b.is_ascii_alphabetic())
+                && !name.contains(|c: char| c.is_whitespace() || "<>|｜$\\{}()".contains(c));
+            return token_like.then_some((open.len() + name.len() + close.len(), name, false));
         }
-        END_TOKENS.iter().find(|t| b[p..].starts_with(t.as_bytes()))
-    };
+    }
+    // `[/INST]`, `[TOOL_CALLS]`: never an area `[ABC]` or a citation `[12]`.
+    let inner = rest.strip_prefix('[')?;
+    let close = inner.as_bytes().iter().take(MAX_NAME).position(|&b| b == b']')?;
+    let name = &inner[..close];
+    let caps = name.trim_start_matches('/');
+    let shaped = caps.len() >= 3
+        && caps.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+        && (name.starts_with('/') || caps.contains('_'));
+    shaped.then_some((close + 2, caps, true))
+}
+
+/// Whether a marker's name is a role (`<|user|>`, `<｜Assistant｜>`).
+fn names_a_role(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    ROLES.iter().any(|w| lower.contains(w))
+}
+
+/// Whether a marker's name says a turn, a text or padding ends there, or another turn starts
+/// (`<|eot_id|>`, `<|im_end|>`, `<|im_start|>`).
+fn names_an_end(name: &str) -> bool {
+    let joined: String = name.chars().filter(|c| !matches!(c, '_' | '▁' | '-')).collect::<String>().to_lowercase();
+    joined.ends_with("end") || joined.ends_with("start") || END_NAMES.iter().any(|w| joined.contains(w))
+}
+
+/// Whether `after` (the text right after a marker) opens another turn: a role header, or nothing
+/// but markers and spaces up to the end.
+fn opens_another_turn(s: &str, mut at: usize) -> bool {
+    for run in 0..MAX_RUN {
+        let rest = s[at..].trim_start();
+        at = s.len() - rest.len();
+        if rest.is_empty() {
+            return true;
+        }
+        if let Some((len, name, _)) = marker_at(s, at) {
+            if names_a_role(name) {
+                return true;
+            }
+            at += len;
+            continue;
+        }
+        let word_len = rest.bytes().take_while(|b| b.is_ascii_alphabetic()).count();
+        // A role word ends a header at a colon, a line end or a marker; after a header marker
+        // (`<|im_start|>user `) also at a space.
+        let header_end = match rest.as_bytes().get(word_len) {
+            None | Some(b':' | b'\n' | b'\r' | b'<' | b'|') => true,
+            Some(b' ') => run > 0,
+            _ => false,
+        };
+        return header_end && ROLES.iter().any(|r| rest[..word_len].eq_ignore_ascii_case(r));
+    }
+    false
+}
+
+/// Whether another marker that opens a block of the same turn follows at once (`<|text|>`,
+/// `<|execution|>`): the marker at hand then separates two blocks of one turn.
+fn block_follows(s: &str, at: usize) -> bool {
+    let rest = s[at..].trim_start();
+    let next = s.len() - rest.len();
+    marker_at(s, next).is_some_and(|(len, name, ends)| {
+        !ends && !names_an_end(name) && !names_a_role(name) && !opens_another_turn(s, next + len)
+    })
+}
+
+/// `response` from where its text starts (markers before it and the spaces around them are
+/// skipped) up to the first marker that ends the turn (module doc), with each run of block
+/// separators (`<|endofblock|><|text|>`) read as a blank line.
+pub(crate) fn model_turn(response: &str) -> Cow<'_, str> {
+    let b = response.as_bytes();
     let mut text_at = 0;
     loop {
         while text_at < b.len() && b[text_at].is_ascii_whitespace() {
             text_at += 1;
         }
-        match token_at(text_at) {
-            Some(t) if text_at < b.len() => text_at += t.len(),
+        match marker_at(response, text_at) {
+            Some((len, ..)) if text_at < b.len() => text_at += len,
             _ => break,
         }
     }
-    // `[` is common in LaTeX (`\[`): its two tokens are found by SIMD search, `<` byte by byte.
-    static INST: super::scan::Needle = super::scan::Needle::new(b"[INST]");
-    static PAD: super::scan::Needle = super::scan::Needle::new(b"[PAD]");
-    let rest = &b[text_at..];
-    let bracket = [INST.first(rest), PAD.first(rest)].into_iter().flatten().min().map(|k| text_at + k);
-    let limit = bracket.unwrap_or(b.len());
+    let mut end = response.len();
+    let mut separators: Vec<Range<usize>> = Vec::new();
     let mut from = text_at;
-    while let Some(off) = memchr::memchr(b'<', &b[from..limit]) {
+    while let Some(off) = memchr::memchr2(b'<', b'[', &b[from..]) {
         let p = from + off;
-        if token_at(p).is_some() {
-            return &response[text_at..p];
+        if let Some((len, name, ends)) = marker_at(response, p) {
+            let after = p + len;
+            let opens_block = separators.last().is_some_and(|r| response[r.end..p].trim().is_empty());
+            if opens_block || block_follows(response, after) {
+                separators.push(p..after);
+                from = after;
+                continue;
+            }
+            if ends || names_an_end(name) || names_a_role(name) || opens_another_turn(response, after) {
+                end = p;
+                break;
+            }
         }
         from = p + 1;
     }
-    &response[text_at..limit]
+    if separators.is_empty() {
+        return Cow::Borrowed(&response[text_at..end]);
+    }
+    let mut out = String::with_capacity(end - text_at);
+    let mut at = text_at;
+    for r in separators {
+        out.push_str(&response[at..r.start]);
+        out.push('\n');
+        at = r.end;
+    }
+    out.push_str(&response[at..end]);
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -108,12 +216,57 @@ mod tests {
     }
 
     #[test]
+    fn tokens_of_no_list_end_the_turn_by_their_shape() {
+        // An end-of-turn name no template list carries, then an invented turn.
+        assert_eq!(
+            model_turn("so $\\boxed{6}$.<|eot|><|header_start|>user<|header_end|>\n\\boxed{9}"),
+            "so $\\boxed{6}$."
+        );
+        assert_eq!(model_turn("it is 6<|stop_sequence|> more \\boxed{2}"), "it is 6");
+        // A marker of any name followed by a role header, by another marker, or by nothing.
+        assert_eq!(model_turn("it is 6.<|sep|>\nUser: and 7? Assistant: \\boxed{7}"), "it is 6.");
+        assert_eq!(model_turn("\\boxed{4} hours.<|block|><|text|>4<|block|>"), "\\boxed{4} hours.\n\n4");
+        assert_eq!(
+            model_turn("so \\boxed{4} hours.<|endofblock|><|text|>4<|endofblock|>"),
+            "so \\boxed{4} hours.\n\n4"
+        );
+        assert_eq!(model_turn("so 6 <｜Assistant｜> \\boxed{2}"), "so 6 ");
+        assert_eq!(model_turn("so 6<|turn_sep|>  "), "so 6");
+        assert_eq!(model_turn("so 6 [/INST] \\boxed{1}"), "so 6 ");
+        assert_eq!(model_turn("so 6 [TOOL_CALLS] [{\"x\": 1}]"), "so 6 ");
+    }
+
+    #[test]
+    fn separators_of_blocks_read_as_line_breaks() {
+        let blocks = "x = 3 * 5<|endofblock|><|execution|>15<|endofblock|><|text|>So \\boxed{15} apples.";
+        let lines = "x = 3 * 5\n\n15\n\nSo \\boxed{15} apples.";
+        assert_eq!(
+            model_turn(&format!("{blocks}<|endofblock|><|text|>15 or 16<|endofblock|>")),
+            format!("{lines}\n\n15 or 16")
+        );
+        assert_eq!(model_turn(blocks), lines);
+    }
+
+    #[test]
+    fn markers_that_are_text_cut_nothing() {
+        for text in [
+            "The tokenizer joins fields with <|sep|> between them, so \\boxed{3}.",
+            "$a < b$ and [1, 2]",
+            "<answer>3</answer>",
+            "The area [ABC] is \\boxed{12}.",
+            "By [12], $0<|x|<1$, so \\boxed{1}.",
+            "$|a|<|b|$ so the answer is \\boxed{2}",
+            "Let <|x|> denote the user's guess, so \\boxed{5}",
+        ] {
+            assert_eq!(model_turn(text), text);
+        }
+    }
+
+    #[test]
     fn leading_tokens_and_lookalikes_cut_nothing() {
         assert_eq!(model_turn("<|im_start|>assistant\nThe answer is 4<|im_end|>"), "assistant\nThe answer is 4");
         assert_eq!(model_turn("  </s> 4"), "4");
         assert_eq!(model_turn("<pad><pad>  5"), "5");
-        assert_eq!(model_turn("$a < b$ and [1, 2]"), "$a < b$ and [1, 2]");
-        assert_eq!(model_turn("<answer>3</answer>"), "<answer>3</answer>");
         assert_eq!(model_turn(""), "");
         assert_eq!(model_turn("  "), "");
     }

@@ -668,7 +668,7 @@ fn is_domain_statement(toks: &[Token<'_>]) -> bool {
 }
 
 fn is_unit(w: &str) -> bool {
-    crate::latex::is_unit_word(w, true)
+    crate::units::is_unit_word(w, true)
 }
 
 /// A counted noun: a plural that is not a function word, or a listed singular noun.

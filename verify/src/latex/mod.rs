@@ -38,9 +38,10 @@
 //!   several boxes are a `List`.
 
 pub(crate) mod domain;
+mod eaten;
+pub(crate) use eaten::has_eaten_backslash;
 mod fast;
 mod normalize;
-pub(crate) use normalize::is_unit_word;
 mod number;
 mod parse;
 #[cfg(test)]

@@ -29,152 +29,6 @@
 //!
 //! The output is at most a small constant factor longer than the input.
 
-/// Units and unit-like words dropped after a value (lower case). Single letters are only
-/// dropped inside `\text{}`-like commands, never as bare words (`2 n` is a product).
-const UNIT_WORDS: &[&str] = &[
-    "cm",
-    "mm",
-    "km",
-    "nm",
-    "um",
-    "meter",
-    "meters",
-    "metre",
-    "metres",
-    "centimeter",
-    "centimeters",
-    "millimeter",
-    "millimeters",
-    "kilometer",
-    "kilometers",
-    "inch",
-    "inches",
-    "ft",
-    "foot",
-    "feet",
-    "yd",
-    "yard",
-    "yards",
-    "mile",
-    "miles",
-    "mph",
-    "kmh",
-    "kph",
-    "unit",
-    "units",
-    "square",
-    "sq",
-    "cubic",
-    "dollar",
-    "dollars",
-    "cent",
-    "cents",
-    "usd",
-    "euro",
-    "euros",
-    "pound",
-    "pounds",
-    "lb",
-    "lbs",
-    "oz",
-    "ounce",
-    "ounces",
-    "gram",
-    "grams",
-    "kg",
-    "mg",
-    "ml",
-    "liter",
-    "liters",
-    "litre",
-    "litres",
-    "gallon",
-    "gallons",
-    "cup",
-    "cups",
-    "hour",
-    "hours",
-    "hr",
-    "hrs",
-    "minute",
-    "minutes",
-    "mins",
-    "second",
-    "seconds",
-    "secs",
-    "day",
-    "days",
-    "week",
-    "weeks",
-    "month",
-    "months",
-    "year",
-    "years",
-    "yr",
-    "yrs",
-    "people",
-    "person",
-    "persons",
-    "students",
-    "student",
-    "meters/second",
-    "kg/m",
-    "watts",
-    "watt",
-    "joules",
-    "joule",
-    "newtons",
-    "newton",
-    "volts",
-    "volt",
-    "ohms",
-    "ohm",
-    "hz",
-    "kj",
-    "kw",
-    "ev",
-    "kev",
-    "mev",
-    "pa",
-    "kpa",
-    "atm",
-    "mol",
-    "moles",
-    "kelvin",
-    "celsius",
-    "ly",
-    "pc",
-    "au",
-    "arcsec",
-    "arcseconds",
-    "arcmin",
-    "sec",
-    "min",
-    "m",
-    "s",
-    "g",
-    "l",
-    "h",
-    "k",
-    "j",
-    "w",
-    "v",
-    "n",
-    "c",
-    "a",
-];
-
-/// Words that are units only inside `\text{}` (single letters and words that are also functions).
-fn is_text_only_unit(w: &str) -> bool {
-    w.len() == 1 || matches!(w, "sec" | "min" | "arcsec" | "pa" | "au" | "pc" | "ly" | "ev")
-}
-
-/// Whether `w` is a unit word (`cm`, `dollars`); single letters and a few words only `in_text`.
-pub(crate) fn is_unit_word(w: &str, in_text: bool) -> bool {
-    let lower = w.to_ascii_lowercase();
-    UNIT_WORDS.contains(&lower.as_str()) && (in_text || !is_text_only_unit(&lower))
-}
-
 /// Function names accepted as bare words (`sin x`, `ln 2`, `sqrt(2)`).
 pub(crate) const FUNC_WORDS: &[&str] = &[
     "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "sin", "cos", "tan", "cot", "csc", "ln", "log", "exp",
@@ -566,6 +420,10 @@ impl<'a> Normalizer<'a> {
                 self.emit_cmd("times");
                 return;
             }
+            if self.squared_letter_unit(w) && self.last_is_operand() {
+                self.unit(w);
+                return;
+            }
             self.out.push_str(w);
             return;
         }
@@ -647,9 +505,8 @@ impl<'a> Normalizer<'a> {
             self.emit_cmd(lower);
             return;
         }
-        if is_unit_word(w, false) && self.last_is_operand() {
-            self.skip_unit_power();
-            self.space();
+        if crate::units::is_unit_word(w, false) && self.last_is_operand() {
+            self.unit(w);
             return;
         }
         if len >= 4 && w.bytes().skip(1).all(|b| b.is_ascii_lowercase()) {
@@ -784,28 +641,77 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    /// After a dropped unit: also drop `^2`, `^{3}`, `^3`.
-    fn skip_unit_power(&mut self) {
+    /// After a unit: its power `^2`, `^{3}`, `²`, consumed and returned as `²` or `³` (`""` for
+    /// none or another power).
+    fn unit_power(&mut self) -> &'static str {
         let rest = self.rest();
         let after = rest.trim_start();
-        if let Some(p) = after.strip_prefix('^') {
-            let p2 = p.trim_start();
-            let len = if p2.starts_with(|c: char| c.is_ascii_digit()) {
-                1
-            } else if p2.starts_with('{') {
-                let window = &p2.as_bytes()[..p2.len().min(8)];
-                window
-                    .iter()
-                    .position(|&b| b == b'}')
-                    .filter(|&k| window[1..k].iter().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b' ')))
-                    .map(|k| k + 1)
-                    .unwrap_or(0)
-            } else {
-                0
-            };
-            if len > 0 {
-                self.pos += (rest.len() - after.len()) + 1 + (p.len() - p2.len()) + len;
+        for (mark, name) in [("²", "²"), ("³", "³")] {
+            if after.starts_with(mark) {
+                self.pos += (rest.len() - after.len()) + mark.len();
+                return name;
             }
+        }
+        let Some(p) = after.strip_prefix('^') else { return "" };
+        let p2 = p.trim_start();
+        let len = if p2.starts_with(|c: char| c.is_ascii_digit()) {
+            1
+        } else if p2.starts_with('{') {
+            let window = &p2.as_bytes()[..p2.len().min(8)];
+            window
+                .iter()
+                .position(|&b| b == b'}')
+                .filter(|&k| window[1..k].iter().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b' ')))
+                .map(|k| k + 1)
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        if len == 0 {
+            return "";
+        }
+        self.pos += (rest.len() - after.len()) + 1 + (p.len() - p2.len()) + len;
+        match p2[..len].trim_matches(|c| c == '{' || c == '}').trim() {
+            "2" => "²",
+            "3" => "³",
+            _ => "",
+        }
+    }
+
+    /// `m²`, `cm³` ending an answer after a value: a letter with a Unicode power is a unit of
+    /// area or volume there (`x^2` in LaTeX stays a power).
+    fn squared_letter_unit(&self, w: &str) -> bool {
+        let rest = self.rest();
+        let power = ["²", "³"].into_iter().find(|m| rest.starts_with(m));
+        power.is_some_and(|m| {
+            rest[m.len()..].trim().chars().all(|c| ".,;$!".contains(c))
+                && crate::units::lookup(&format!("{w}{m}")).is_some()
+        })
+    }
+
+    /// A unit after a value: `\unit{N}` when the registry knows it (with its power: `m^2` is the
+    /// square meter), else dropped with its power (a counted noun: `5 apples`).
+    fn unit(&mut self, phrase: &str) {
+        // `sq ft`, `square metres`, `cubic cm` as bare words: the word after is part of the unit.
+        let mut phrase = phrase.to_string();
+        if matches!(phrase.to_ascii_lowercase().as_str(), "sq" | "square" | "cubic") {
+            let rest = self.rest();
+            let after = rest.trim_start_matches([' ', '.']);
+            let len = after.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(after.len());
+            if len > 0 {
+                phrase = format!("{phrase} {}", &after[..len]);
+                self.pos += rest.len() - after.len() + len;
+            }
+        }
+        let power = self.unit_power();
+        let found = crate::units::lookup(&format!("{phrase}{power}"));
+        match found {
+            Some(id) => {
+                self.out.push_str(" \\unit{");
+                self.out.push_str(&id.index().to_string());
+                self.out.push_str("} ");
+            }
+            None => self.space(),
         }
     }
 
@@ -890,6 +796,9 @@ impl<'a> Normalizer<'a> {
         let name = &rest[..len];
         self.pos += len;
         match name {
+            // The registry's unit marker is the normaliser's own: written in an answer (siunitx's
+            // `\unit{m}`), it is a word the grammar rejects.
+            "unit" => self.out.push_str("\\word{unit}"),
             "left" | "right" | "bigl" | "bigr" | "Bigl" | "Bigr" | "biggl" | "biggr" | "Biggl" | "Biggr" | "big"
             | "Big" | "bigg" | "Bigg" | "bigm" | "Bigm" | "middle" => {
                 let r = self.rest();
@@ -1080,9 +989,12 @@ impl<'a> Normalizer<'a> {
         let has_value_before = self.last_is_operand();
         let words: Vec<&str> = trimmed.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
         let unit_chars = trimmed.chars().all(|c| c.is_ascii_alphanumeric() || " ^/.-".contains(c));
-        if has_value_before && !words.is_empty() && unit_chars && words.iter().all(|w| is_unit_word(w, true)) {
-            self.skip_unit_power();
-            self.space();
+        if has_value_before
+            && !words.is_empty()
+            && unit_chars
+            && words.iter().all(|w| crate::units::is_unit_word(w, true))
+        {
+            self.unit(trimmed);
             return;
         }
         if words.is_empty() {
@@ -1109,9 +1021,8 @@ impl<'a> Normalizer<'a> {
             return;
         }
         if has_value_before && self.only_trailing_left() {
-            // A trailing word after a value: a unit we do not know (`5 \text{ widgets}`).
-            self.skip_unit_power();
-            self.space();
+            // A trailing word after a value: a unit (`5 \text{ WPM}`) or a counted noun.
+            self.unit(trimmed);
             return;
         }
         self.out.push_str(" \\text{");

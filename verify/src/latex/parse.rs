@@ -40,6 +40,7 @@ fn pratt() -> &'static PrattParser<Rule> {
             .op(Op::postfix(Rule::factorial)
                 | Op::postfix(Rule::percent)
                 | Op::postfix(Rule::degree)
+                | Op::postfix(Rule::unit)
                 | Op::postfix(Rule::power))
     })
 }
@@ -268,6 +269,11 @@ impl Builder<'_> {
             Rule::factorial => Expr::Factorial(base),
             Rule::percent => Expr::Percent(base),
             Rule::degree => Expr::Degrees(base),
+            Rule::unit => {
+                let digits = op.as_str().trim_start_matches("\\unit{").trim_end_matches('}');
+                let id = digits.parse().ok().and_then(crate::units::UnitId::from_index);
+                Expr::Quantity(base, id.ok_or_else(|| syntax("unknown unit", 0))?)
+            }
             _ => {
                 let exp = self.script(op.into_inner().next().ok_or_else(|| syntax("missing exponent", 0))?)?;
                 match trivial_power(&base, &exp) {

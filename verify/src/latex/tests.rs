@@ -270,21 +270,29 @@ fn percent_degrees_units() {
         ("30 degrees", "(30)deg"),
         ("\\frac{270}7\\text{ degrees}", "((270 / 7))deg"),
         ("18.8^{\\circ}", "(94/5~1dp)deg"),
-        ("5\\text{ cm}", "5"),
-        ("5 \\mathrm{m}^2", "5"),
-        ("6.5 \\mathrm{~m}", "13/2~1dp"),
-        ("15\\mbox{ cm}^2", "15"),
-        ("12 dollars", "12"),
+        ("5\\text{ cm}", "(5) centimeter"),
+        ("5 \\mathrm{m}^2", "(5) square meter"),
+        ("6.5 \\mathrm{~m}", "(13/2~1dp) meter"),
+        ("15\\mbox{ cm}^2", "(15) square centimeter"),
+        ("12 dollars", "(12) dollar"),
         ("\\$12", "12"),
         ("$12$", "12"),
-        ("3 inches", "3"),
+        ("3 inches", "(3) inch"),
         ("4 square units", "4"),
-        ("7 hours", "7"),
-        ("5.4 \\text{ cents}", "27/5~1dp"),
-        ("\\frac{1}{3} \\textbf{meters}", "(1 / 3)"),
+        ("7 hours", "(7) hour"),
+        ("5.4 \\text{ cents}", "(27/5~1dp) cent"),
+        ("\\frac{1}{3} \\textbf{meters}", "((1 / 3)) meter"),
         ("10 \\text{ widgets}", "10"),
+        ("156 \\text{ kgs}", "(156) kilogram"),
+        ("25 m²", "(25) square meter"),
+        ("25 square metres", "(25) square meter"),
+        ("52 \\, \\text{WPM}", "52"),
+        ("3 sq ft", "(3) square foot"),
+        ("12 \\text{ dozen}", "(12) dozen"),
         ("2 n", "(2 * n)"),
     ]);
+    // The unit marker cannot be written by an answer.
+    assert!(crate::latex::parse("12\\unit{600}", &crate::limits::Limits::default()).is_err());
 }
 
 #[test]

@@ -1,0 +1,332 @@
+//! The table of units: uom's SI units of the quantities below, and the scale units uom lacks.
+//!
+//! Built once, on first use. Each unit is found by its abbreviation as written (`mm` is not
+//! `Mm`), and by its singular and plural ignoring case, also in British spelling (`metres`,
+//! `litre`). A name two units of different meaning share is kept by the first, in the order of
+//! [`QUANTITIES`] (so `minutes` is time, not angle). Abbreviations of the extreme prefixes
+//! (yotta- to exa-, atto- to yocto-) are left out: `as`, `am`, `Em` are words first.
+
+use super::{Kind, Unit, UnitId};
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::sync::LazyLock;
+
+/// The registry.
+struct Registry {
+    units: Vec<Unit>,
+    by_name: HashMap<String, UnitId>,
+}
+
+/// The uom quantities read, in order of precedence for shared names.
+macro_rules! quantities {
+    ($($module:ident :: $Quantity:ident),* $(,)?) => {
+        /// Every unit of the listed quantities: (abbreviation, singular, plural, quantity, factor, affine).
+        fn uom_units() -> Vec<(&'static str, &'static str, &'static str, &'static str, f64, bool)> {
+            let mut out = Vec::new();
+            $(
+                for u in uom::si::$module::units() {
+                    let at = |v: &str| uom::si::f64::$Quantity::from_str(&format!("{v} {}", u.singular())).ok().map(|q| q.value);
+                    let (Some(one), Some(zero)) = (at("1"), at("0")) else { continue };
+                    out.push((u.abbreviation(), u.singular(), u.plural(), uom::si::$module::description(), one - zero, zero != 0.0));
+                }
+            )*
+            out
+        }
+        /// The quantity names read, for the tests.
+        #[cfg(test)]
+        const QUANTITIES: &[&str] = &[$(stringify!($module)),*];
+    };
+}
+
+quantities!(
+    length::Length,
+    mass::Mass,
+    time::Time,
+    area::Area,
+    volume::Volume,
+    velocity::Velocity,
+    acceleration::Acceleration,
+    force::Force,
+    energy::Energy,
+    power::Power,
+    pressure::Pressure,
+    frequency::Frequency,
+    angle::Angle,
+    angular_velocity::AngularVelocity,
+    thermodynamic_temperature::ThermodynamicTemperature,
+    electric_current::ElectricCurrent,
+    electric_potential::ElectricPotential,
+    electrical_resistance::ElectricalResistance,
+    electric_charge::ElectricCharge,
+    capacitance::Capacitance,
+    information::Information,
+    amount_of_substance::AmountOfSubstance,
+    mass_density::MassDensity,
+    volume_rate::VolumeRate,
+    luminous_intensity::LuminousIntensity,
+    torque::Torque,
+    ratio::Ratio,
+);
+
+/// Money, which uom does not carry: the dollar and the cent (quantity [`MONEY`]).
+const MONEY_UNITS: &[(&[&str], f64)] =
+    &[(&["dollar", "dollars", "usd", "$", "\\$"], 1.0), (&["cent", "cents", "¢", "\\cent", "\\textcent"], 0.01)];
+
+/// The quantity of money; a gold without a unit counts it in dollars.
+pub(crate) const MONEY: &str = "money";
+
+/// Number words that scale a value, which uom does not carry either.
+const SCALE_UNITS: &[(&[&str], f64)] = &[
+    (&["dozen", "dozens"], 12.0),
+    (&["gross"], 144.0),
+    (&["hundred", "hundreds"], 100.0),
+    (&["thousand", "thousands"], 1e3),
+    (&["million", "millions"], 1e6),
+    (&["billion", "billions"], 1e9),
+    (&["trillion", "trillions"], 1e12),
+];
+
+/// Spellings of registry units that uom does not list: (spelling, the registry name).
+const SPELLINGS: &[(&str, &str)] = &[
+    ("hr", "hour"),
+    ("hrs", "hours"),
+    ("sec", "second"),
+    ("secs", "seconds"),
+    ("yr", "year"),
+    ("yrs", "years"),
+    ("mph", "mile per hour"),
+    ("kph", "kilometer per hour"),
+    ("kmh", "kilometer per hour"),
+    ("kmph", "kilometer per hour"),
+    ("rpm", "revolution per minute"),
+];
+
+/// Prefixes whose abbreviations are not read (they spell words: `as`, `am`, `Em`, `Pm`).
+const EXTREME_PREFIXES: &[&str] = &["yotta", "zetta", "exa", "atto", "zepto", "yocto", "exb", "yobi", "zebi"];
+
+static REGISTRY: LazyLock<Registry> = LazyLock::new(build);
+
+fn build() -> Registry {
+    let mut r = Registry { units: Vec::new(), by_name: HashMap::new() };
+    // Abbreviations ignoring case come after every exact spelling (`Mm` never takes `mm`).
+    let mut abbreviations = Vec::new();
+    for (abbreviation, singular, plural, quantity, factor, affine) in uom_units() {
+        if singular.is_empty() || singular.contains('(') {
+            continue;
+        }
+        let id = UnitId(u16::try_from(r.units.len()).expect("fewer than 65536 units"));
+        r.units.push(Unit { name: singular.to_string(), kind: Kind::Measure(quantity), factor, affine });
+        let extreme = EXTREME_PREFIXES.iter().any(|p| singular.starts_with(p));
+        if !extreme && !abbreviation.is_empty() && !abbreviation.contains(['(', ' ']) {
+            r.add(abbreviation.to_string(), id);
+            let typed_first = abbreviation.starts_with(|c: char| c.is_lowercase());
+            abbreviations.push((abbreviation.to_lowercase(), id, !typed_first));
+        }
+        for name in [singular, plural] {
+            let lower = name.to_lowercase();
+            r.add(lower.replace("meter", "metre").replace("liter", "litre"), id);
+            r.add(lower, id);
+        }
+    }
+    let tables =
+        MONEY_UNITS.iter().map(|u| (u, Kind::Measure(MONEY))).chain(SCALE_UNITS.iter().map(|u| (u, Kind::Scale)));
+    for ((names, factor), kind) in tables {
+        let id = UnitId(u16::try_from(r.units.len()).expect("fewer than 65536 units"));
+        r.units.push(Unit { name: names[0].to_string(), kind, factor: *factor, affine: false });
+        for n in *names {
+            r.add(n.to_string(), id);
+        }
+    }
+    // `ml` is `mL` (a lower-case first letter, as typed), not `ML`.
+    abbreviations.sort_by_key(|&(_, _, upper_first)| upper_first);
+    for (lower, id, _) in abbreviations {
+        r.add(lower, id);
+    }
+    for (spelling, name) in SPELLINGS {
+        if let Some(&id) = r.by_name.get(*name) {
+            r.add(spelling.to_string(), id);
+        }
+    }
+    r
+}
+
+impl Registry {
+    /// Adds a name; the first unit to take a name keeps it.
+    fn add(&mut self, name: String, id: UnitId) {
+        self.by_name.entry(name).or_insert(id);
+    }
+
+    /// A unit by its exact spelling, else ignoring case (`Kilograms`, `KG`).
+    fn get(&self, name: &str) -> Option<UnitId> {
+        if let Some(&id) = self.by_name.get(name) {
+            return Some(id);
+        }
+        let upper = name.chars().any(char::is_uppercase);
+        upper.then(|| self.by_name.get(&name.to_lowercase()).copied()).flatten()
+    }
+}
+
+/// The unit a phrase names: a registry name (`km`, `kilometres`, `square feet`), `sq`/`square`/
+/// `cubic` before a length or `^2`/`²`/`^3`/`³` after one (`m^2`, `sq ft`), or a plural `s`
+/// added to an abbreviation (`kgs`, `lbs`). `None` for anything else.
+pub(crate) fn lookup(phrase: &str) -> Option<UnitId> {
+    let r = &*REGISTRY;
+    let phrase = phrase.trim();
+    if phrase.is_empty() || phrase.len() > 48 {
+        return None;
+    }
+    if !phrase.contains([' ', '~', '^', '²', '³', '/']) {
+        // One word (the common case, read for every word after a value): no rewriting.
+        return r.get(phrase).or_else(|| plural_of_abbreviation(r, phrase));
+    }
+    let words: Vec<&str> = phrase.split(|c: char| c.is_whitespace() || c == '~').filter(|w| !w.is_empty()).collect();
+    let phrase = words.join(" ");
+    if phrase.is_empty() || phrase.len() > 48 {
+        return None;
+    }
+    let powered = phrase
+        .replace("^{2}", "²")
+        .replace("^{3}", "³")
+        .replace("^2", "²")
+        .replace("^3", "³")
+        .replace(" ²", "²")
+        .replace(" ³", "³");
+    let squared = powered
+        .strip_prefix("sq. ")
+        .or_else(|| powered.strip_prefix("sq "))
+        .or_else(|| powered.strip_prefix("square "))
+        .map(|rest| format!("square {rest}"));
+    for candidate in [Some(powered.clone()), squared].into_iter().flatten() {
+        if let Some(id) = r.get(&candidate) {
+            return Some(id);
+        }
+        // `square ft` and `ft²` for `square foot`: the length's own name.
+        for prefix in ["square ", "cubic "] {
+            if let Some(length) = candidate.strip_prefix(prefix) {
+                if let Some(id) = r.get(length) {
+                    let unit = &r.units[usize::from(id.0)];
+                    if let Some(&whole) = r.by_name.get(&format!("{prefix}{}", unit.name)) {
+                        return Some(whole);
+                    }
+                }
+            }
+        }
+        if let Some(id) = plural_of_abbreviation(r, &candidate).or_else(|| rate(r, &candidate)) {
+            return Some(id);
+        }
+    }
+    None
+}
+
+/// `km/hr`, `metres per second`: a rate spelled through the names of its two units
+/// (`kilometer per hour`), when the registry has that rate.
+fn rate(r: &Registry, phrase: &str) -> Option<UnitId> {
+    let (top, bottom) = phrase.split_once('/').or_else(|| phrase.split_once(" per "))?;
+    let name = |w: &str| lookup(w.trim()).map(|id| r.units[usize::from(id.0)].name.as_str());
+    r.get(&format!("{} per {}", name(top)?, name(bottom)?))
+}
+
+/// `kgs`, `lbs`: an abbreviation with a plural `s`.
+fn plural_of_abbreviation(r: &Registry, word: &str) -> Option<UnitId> {
+    let stem = word.strip_suffix('s').filter(|s| s.len() >= 2 && !s.contains(' '))?;
+    r.get(stem)
+}
+
+/// Whether a single word is a unit; a one-letter word (`m`, `g`, `s`) only `in_text`, since a bare
+/// letter after a number is a product (`2 n`), and so are the words that are also functions or
+/// sets (`min`, `sec`, `in`).
+pub fn is_unit_word(w: &str, in_text: bool) -> bool {
+    let word_only = w.chars().count() == 1 || matches!(w, "min" | "sec" | "in" | "max" | "pm" | "am" | "ms");
+    (in_text || !word_only)
+        && (lookup(w).is_some() || is_rate_abbreviation(w) || matches!(w, "unit" | "units" | "square" | "sq" | "cubic"))
+}
+
+/// `wpm`, `bpm`, `fps`: a thing per second, minute or hour, spelled as initials (`<x>p<t>`). It
+/// names a rate of something uom does not count, and never changes the value.
+fn is_rate_abbreviation(w: &str) -> bool {
+    let b = w.as_bytes();
+    (3..=4).contains(&b.len())
+        && b.iter().all(|c| c.is_ascii_alphabetic())
+        && b[b.len() - 2].eq_ignore_ascii_case(&b'p')
+        && matches!(b[b.len() - 1].to_ascii_lowercase(), b's' | b'm' | b'h')
+}
+
+/// The unit at `id`.
+pub(super) fn unit(id: UnitId) -> &'static Unit {
+    &REGISTRY.units[usize::from(id.0)]
+}
+
+/// Whether `index` is a registry index.
+pub(super) fn exists(index: u16) -> bool {
+    usize::from(index) < REGISTRY.units.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_unit_word, lookup, QUANTITIES};
+    use crate::units::Kind;
+
+    fn name(phrase: &str) -> Option<String> {
+        lookup(phrase).map(|id| id.unit().name.clone())
+    }
+
+    #[test]
+    fn every_listed_quantity_has_units() {
+        for q in QUANTITIES {
+            assert!(super::REGISTRY.units.iter().any(|u| matches!(u.kind, Kind::Measure(_))), "{q}");
+        }
+        assert!(super::REGISTRY.units.len() > 500);
+    }
+
+    #[test]
+    fn spellings_of_answers_find_their_unit() {
+        for (phrase, unit) in [
+            ("kgs", "kilogram"),
+            ("Kilograms", "kilogram"),
+            ("lbs", "pound"),
+            ("metres", "meter"),
+            ("square metres", "square meter"),
+            ("m²", "square meter"),
+            ("m^2", "square meter"),
+            ("sq ft", "square foot"),
+            ("cm^3", "cubic centimeter"),
+            ("km/h", "kilometer per hour"),
+            ("km/hr", "kilometer per hour"),
+            ("metres per second", "meter per second"),
+            ("ft/sec", "foot per second"),
+            ("mph", "mile per hour"),
+            ("ml", "milliliter"),
+            ("hrs", "hour"),
+            ("minutes", "minute"),
+            ("cents", "cent"),
+            ("dozen", "dozen"),
+            ("°C", "degree Celsius"),
+        ] {
+            assert_eq!(name(phrase).as_deref(), Some(unit), "{phrase}");
+        }
+        for word in [
+            "apples", "the", "answer", "or", "as", "am", "less", "about", "and", "not", "to", "on", "by", "of", "than",
+            "most", "least", "more", "maybe", "perhaps", "nearly", "around", "so", "is", "it", "no", "if", "be", "we",
+        ] {
+            assert_eq!(name(word), None, "{word}");
+        }
+    }
+
+    #[test]
+    fn bare_letters_are_units_only_in_text() {
+        assert!(is_unit_word("m", true) && !is_unit_word("m", false));
+        assert!(is_unit_word("kg", false) && is_unit_word("wpm", true) && is_unit_word("units", false));
+        assert!(!is_unit_word("in", false) && !is_unit_word("apples", true));
+    }
+
+    #[test]
+    fn factors_relate_units_exactly_or_to_six_digits() {
+        let f = |a: &str, b: &str| crate::units::conversion(lookup(a).unwrap(), lookup(b).unwrap());
+        assert_eq!(format!("{}", f("m", "cm").unwrap()), "100");
+        assert_eq!(format!("{}", f("ft", "in").unwrap()), "12");
+        assert_eq!(format!("{}", f("hours", "minutes").unwrap()), "60");
+        assert!(f("kg", "m").is_none());
+        assert!(f("°C", "K").is_none());
+        assert!(f("dollars", "cents").is_some());
+    }
+}

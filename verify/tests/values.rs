@@ -1,0 +1,195 @@
+//! Issue 30, the values side: units and scales, a condition instead of a value, golds whose
+//! backslashes a JSON layer ate, percent for a fractional gold, and chat-template and harness
+//! markers. Each class in both directions: responses that must be wrong, and right answers that
+//! must stay right (instances written for these tests, not the issue's examples).
+
+use rlverify::{score, Config, Score};
+
+fn judged(gold: &str, response: &str) -> Score {
+    score(response, gold, &Config::default())
+}
+
+/// Asserts every `(gold, response)` row is scored `correct` (`right`) or not (`!right`).
+fn check(rows: &[(&str, &str)], right: bool) {
+    let failures: Vec<String> = rows
+        .iter()
+        .filter(|(gold, response)| judged(gold, response).correct != right)
+        .map(|(gold, response)| format!("gold {gold:?} response {response:?}: {:?}", judged(gold, response)))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} should be {}:\n{}",
+        failures.len(),
+        rows.len(),
+        if right { "right" } else { "wrong" },
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_unit_that_changes_the_value_is_wrong() {
+    check(
+        &[
+            ("4 \\text{ km}", "The road is $\\boxed{4 \\text{ m}}$ long."),
+            ("2 \\text{ kg}", "So the bag weighs $\\boxed{2 \\text{ g}}$."),
+            ("3 \\text{ hours}", "It takes $\\boxed{3 \\text{ minutes}}$."),
+            ("6 \\text{ ft}", "The fence is $\\boxed{6 \\text{ inches}}$ tall."),
+            ("10 \\text{ L}", "The tank holds $\\boxed{10 \\text{ mL}}$."),
+            ("2 \\text{ m}", "$\\boxed{2 \\text{ kg}}$"),
+            ("45^\\circ", "The angle is $\\boxed{45 \\text{ radians}}$."),
+            ("\\$15", "She paid $\\boxed{15 \\text{ cents}}$."),
+            ("15", "She paid $\\boxed{15 \\text{ cents}}$."),
+            ("50 \\text{ cents}", "It costs $\\boxed{50 \\text{ dollars}}$."),
+            ("7", "He bought $\\boxed{7 \\text{ dozen}}$ eggs."),
+            ("8", "The answer is $\\boxed{8 \\text{ thousand}}$."),
+            ("\\frac{1}{5}", "The share is $\\boxed{0.2\\%}$."),
+            ("30 \\text{ cm}^2", "The area is $\\boxed{30 \\text{ cm}}$."),
+            ("2 \\text{ lb}", "$\\boxed{30 \\text{ oz}}$"),
+            ("1 \\text{ mile}", "$\\boxed{5000 \\text{ feet}}$"),
+        ],
+        false,
+    );
+}
+
+#[test]
+fn the_gold_unit_or_an_exact_conversion_of_it_is_right() {
+    check(
+        &[
+            ("4 \\text{ km}", "The road is $\\boxed{4000 \\text{ m}}$ long."),
+            ("2 \\text{ kg}", "So the bag weighs $\\boxed{2000 \\text{ grams}}$."),
+            ("3 \\text{ hours}", "It takes $\\boxed{180 \\text{ minutes}}$."),
+            ("6 \\text{ ft}", "The fence is $\\boxed{72 \\text{ inches}}$ tall."),
+            ("45^\\circ", "The angle is $\\boxed{\\frac{\\pi}{4} \\text{ radians}}$."),
+            ("\\$15", "She paid $\\boxed{1500 \\text{ cents}}$."),
+            ("\\$15", "She paid $\\boxed{15 \\text{ dollars}}$."),
+            ("50 \\text{ cents}", "It costs $\\boxed{50}$ cents."),
+            ("50 \\text{ cents}", "It costs $\\boxed{\\$0.50}$."),
+            ("50 \\text{ cents}", "It costs $\\boxed{50 \\text{ cents}}$."),
+            ("84", "He bought $\\boxed{7 \\text{ dozen}}$ eggs."),
+            ("1.5 \\text{ kg}", "$\\boxed{1.5 \\text{ kg}}$"),
+            ("1.5 \\text{ kg}", "$\\boxed{1.5}$"),
+            ("7", "The rope is $\\boxed{7 \\text{ cm}}$ long."),
+            ("7", "She has $\\boxed{7 \\text{ apples}}$."),
+            ("1 \\text{ mile}", "$\\boxed{5280 \\text{ feet}}$"),
+            ("2 \\text{ lb}", "$\\boxed{32 \\text{ oz}}$"),
+            ("1.2 \\text{ km}", "$\\boxed{1200 \\text{ metres}}$"),
+            // A unit after the box names what the question counts.
+            ("5", "She needs \\boxed{5} dozens of cookies."),
+            ("50", "Each stick costs \\boxed{50} cents."),
+        ],
+        true,
+    );
+}
+
+#[test]
+fn real_unit_spellings_are_kept() {
+    check(
+        &[
+            ("64", "The crate weighs $\\boxed{64 \\text{ lbs}}$."),
+            ("156", "$\\boxed{156 \\text{ kgs}}$"),
+            ("90", "Her heart rate is $\\boxed{90\\ \\text{bpm}}$."),
+            ("12", "The rug covers $\\boxed{12 \\text{ sq ft}}$."),
+            ("3.5", "The jug holds $\\boxed{3.5 \\text{ litres}}$."),
+            ("40", "The speed is $\\boxed{40 \\text{ km/h}}$."),
+            ("250", "Pour $\\boxed{250\\,\\text{mL}}$."),
+            ("18", "The box holds $\\boxed{18 \\text{ cm}^3}$."),
+            ("36", "The floor measures $\\boxed{36 \\text{ square metres}}$."),
+            ("49", "The area is $\\boxed{49 \\text{ m}^2}$."),
+            ("75", "He types $\\boxed{75 \\, \\text{WPM}}$."),
+            ("16", "The plot is $\\boxed{16\\text{ m²}}$."),
+        ],
+        true,
+    );
+}
+
+#[test]
+fn a_condition_on_the_unknown_is_not_its_value() {
+    check(
+        &[
+            ("6", "Therefore $\\boxed{|t| = 6}$."),
+            ("16", "So $\\boxed{m^2 = 16}$."),
+            ("12", "Hence $\\boxed{2n = 12}$."),
+            ("20", "The answer is $\\boxed{y + 3 = 20}$."),
+        ],
+        false,
+    );
+    check(
+        &[
+            ("6", "Therefore $\\boxed{t = 6}$."),
+            ("9", "So $\\boxed{\\frac{3}{4} \\cdot 12 = 9}$."),
+            ("5", "The side is $\\boxed{AB = 5}$."),
+            ("5", "Then $\\boxed{|AB| = 5}$."),
+            ("x^2", "$\\boxed{f(x) = x^2}$"),
+        ],
+        true,
+    );
+}
+
+#[test]
+fn golds_whose_backslashes_a_json_layer_ate_are_invalid() {
+    for gold in [
+        "\u{9}heta + 1",
+        "2 \u{9}imes 3",
+        "5\u{9}ext{ cm}",
+        "\u{9}frac{2}{3}",
+        "x \u{a}eq 4",
+        "\u{a}u_0",
+        "\u{d}ho = 2",
+        "\\left(1, 2\u{d}ight)",
+        "\u{c}rac{1}{2}",
+        "\u{8}inom{4}{2}",
+    ] {
+        let s = judged(gold, "$\\boxed{1}$");
+        assert_eq!((s.status.as_str(), s.correct, s.reward), ("invalid_gold", false, 0.0), "{gold:?}");
+        // What rlbench and rltrain build once per problem: its reason is what they report.
+        assert_eq!(rlverify::Gold::new(gold, &Config::default()).invalid, Some("control_characters"), "{gold:?}");
+    }
+    // Real line breaks and tabs are text, not evidence.
+    for gold in ["She sold 48 clips.\nThen 24 more.\n#### 72", "72\r\n", "line\n\t72"] {
+        assert_ne!(judged(gold, "$\\boxed{72}$").status.as_str(), "invalid_gold", "{gold:?}");
+    }
+}
+
+#[test]
+fn a_percent_answers_a_proportion_as_its_hundredth() {
+    check(
+        &[
+            ("\\frac{3}{4}", "So $\\boxed{75\\%}$ of them."),
+            ("\\frac15", "The share is $\\boxed{20}\\%$."),
+            ("0.3", "That is $\\boxed{30\\%}$."),
+            ("40", "The discount is $\\boxed{40\\%}$."),
+            ("12.5\\%", "$\\boxed{0.125}$"),
+        ],
+        true,
+    );
+    check(
+        &[
+            ("\\frac{3}{4}", "So $\\boxed{0.75\\%}$ of them."),
+            ("0.3", "That is $\\boxed{0.3\\%}$."),
+            ("75", "So $\\boxed{\\frac34}$."),
+        ],
+        false,
+    );
+}
+
+#[test]
+fn template_markers_end_the_turn_by_their_shape() {
+    let invented = "so the total is $\\boxed{6}$.<|eot|>\n\nuser: and with one more?\n\nassistant: $\\boxed{7}$";
+    check(&[("6", invented)], true);
+    check(&[("7", invented)], false);
+    let header = "Thus $\\boxed{12}$.<|end_of_response|><|header_start|>user<|header_end|> next \\boxed{13}";
+    check(&[("12", header)], true);
+    check(&[("13", header)], false);
+    // A marker that is text inside the answer cuts nothing.
+    check(&[("12", "Fields are joined with <|sep|> between them, so the count is $\\boxed{12}$.")], true);
+}
+
+#[test]
+fn a_harness_echo_after_the_answer_is_a_restatement() {
+    let code = "n = 3 * 4\nn<|endofblock|><|execution|>12<|endofblock|><|text|>";
+    check(
+        &[("12", &format!("{code}So the tiles number $\\boxed{{12}}$ in all.<|endofblock|><|text|>12<|endofblock|>"))],
+        true,
+    );
+    check(&[("12", &format!("{code}So $\\boxed{{12}}$ boxes.<|endofblock|><|text|>12 or 13<|endofblock|>"))], false);
+}
