@@ -474,7 +474,7 @@ fn resume_state(
             Ok(state)
         }
         (true, None) => {
-            run.truncate_after(0)?;
+            run.restart_without_checkpoint()?;
             Ok(fresh)
         }
         (false, _) => {
