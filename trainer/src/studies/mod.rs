@@ -17,8 +17,8 @@
 //! same command run again reuses it instead of training it again, so a study stopped by Ctrl-C
 //! continues where it stopped. A run whose configuration changed with the code is trained afresh
 //! (and counted in [`Progress::Start`]); one trained for other steps, or a report made with other
-//! seeds or steps, stops the study before it starts ([`folders`]): each choice of settings has
-//! its own folder.
+//! seeds or steps, stops the study before it starts, naming both: each choice of settings has its
+//! own folder ([`default_out`]).
 //!
 //! **Quick checks.** Runs shorter or longer than their setting's own steps (`--steps`) still get
 //! verdicts from 8 seeds on, each marked with a caveat ([`FindingResult::caveat`]).
