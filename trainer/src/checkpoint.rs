@@ -37,6 +37,36 @@ pub struct TrainerState {
     pub skipped_total: u64,
     /// The last metrics line written.
     pub metrics_tail: Option<Value>,
+    /// [`Dataset::fingerprint`](crate::data::Dataset::fingerprint) of the training data (absent
+    /// in checkpoints written before it was kept: then only the number of problems is compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_fingerprint: Option<u64>,
+}
+
+impl TrainerState {
+    /// Checks that a restored state was trained on the data a fresh start reads now (`fresh`):
+    /// problems added, removed or changed since would be drawn by the saved prompt order
+    /// unnoticed (or past its end). The error says what changed and what to do. A checkpoint from
+    /// before fingerprints takes the current one.
+    pub fn check_same_data(&mut self, fresh: &TrainerState, data: &str, checkpoint: &Path) -> Result<()> {
+        let (then, now) = (self.data.len, fresh.data.len);
+        let changed = match (self.data_fingerprint, fresh.data_fingerprint) {
+            _ if then != now => format!("it had {then} problems, it has {now} now"),
+            (Some(a), Some(b)) if a != b => {
+                format!("its {now} problems are not those of the checkpoint (a row changed)")
+            }
+            _ => {
+                self.data_fingerprint = fresh.data_fingerprint;
+                return Ok(());
+            }
+        };
+        Err(Error::Run(format!(
+            "the training data `{data}` changed since the checkpoint `{}` was saved: {changed}; resume with the \
+             data the run was trained on, or start a new run from the checkpoint's weights on the new data \
+             (--model {0} --out NEW_DIR)",
+            checkpoint.display()
+        )))
+    }
 }
 
 /// Name of the folder of step `step`.

@@ -226,3 +226,45 @@ fn a_full_disk_names_the_step_and_the_file_and_keeps_the_checkpoint_before() {
     assert_eq!(metrics_lines(&out), 3);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Training data changed between a checkpoint and its resume (a row fixed, rows added): noticed
+/// and refused, naming what changed, instead of drawing the old prompt order over the new rows.
+#[test]
+fn a_resume_on_changed_data_says_what_changed() {
+    let out = tmp("changed-data");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let data = out.join("train.jsonl");
+    let rows = |answers: &[&str]| {
+        let lines: Vec<String> = answers
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("{{\"problem\":\"{i}+1=\",\"answer\":\"{a}\"}}\n"))
+            .collect();
+        std::fs::write(&data, lines.concat()).expect("write the data");
+    };
+    rows(&["1", "2", "3"]);
+    let run = out.join("run");
+    let o = Command::new(BIN)
+        .args(["--model", "tiny", "--steps", "2", "--log-every", "0", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&run)
+        .output()
+        .expect("run");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let resume = || Command::new(BIN).arg("--resume").arg(&run).args(["--steps", "3"]).output().expect("run");
+    for (answers, expected) in
+        [(&["1", "2", "4"][..], "not those of the checkpoint"), (&["1", "2", "3", "4"][..], "it had 3 problems")]
+    {
+        rows(answers);
+        let o = resume();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(expected) && stderr.contains("--model"), "{stderr}");
+        assert_eq!(metrics_lines(&run), 2, "nothing trained");
+    }
+    rows(&["1", "2", "3"]);
+    assert!(resume().status.success(), "the same data resumes");
+    assert_eq!(metrics_lines(&run), 3);
+    let _ = std::fs::remove_dir_all(&out);
+}
