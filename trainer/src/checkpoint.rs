@@ -37,6 +37,36 @@ pub struct TrainerState {
     pub skipped_total: u64,
     /// The last metrics line written.
     pub metrics_tail: Option<Value>,
+    /// [`Dataset::fingerprint`](crate::data::Dataset::fingerprint) of the training data (absent
+    /// in checkpoints written before it was kept: then only the number of problems is compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_fingerprint: Option<u64>,
+}
+
+impl TrainerState {
+    /// Checks that a restored state was trained on the data a fresh start reads now (`fresh`):
+    /// problems added, removed or changed since would be drawn by the saved prompt order
+    /// unnoticed (or past its end). The error says what changed and what to do. A checkpoint from
+    /// before fingerprints takes the current one.
+    pub fn check_same_data(&mut self, fresh: &TrainerState, data: &str, checkpoint: &Path) -> Result<()> {
+        let (then, now) = (self.data.len, fresh.data.len);
+        let changed = match (self.data_fingerprint, fresh.data_fingerprint) {
+            _ if then != now => format!("it had {then} problems, it has {now} now"),
+            (Some(a), Some(b)) if a != b => {
+                format!("its {now} problems are not those of the checkpoint (a row changed)")
+            }
+            _ => {
+                self.data_fingerprint = fresh.data_fingerprint;
+                return Ok(());
+            }
+        };
+        Err(Error::Run(format!(
+            "the training data `{data}` changed since the checkpoint `{}` was saved: {changed}; resume with the \
+             data the run was trained on, or start a new run from the checkpoint's weights on the new data \
+             (--model {0} --out NEW_DIR)",
+            checkpoint.display()
+        )))
+    }
 }
 
 /// Name of the folder of step `step`.
@@ -44,32 +74,60 @@ pub fn step_dir_name(step: u64) -> String {
     format!("step-{step}")
 }
 
-/// Saves a checkpoint of `step` under `checkpoints` and points `latest` at it.
+/// Saves a checkpoint of `step` under `checkpoints` and points `latest` at it. When a file cannot
+/// be written (a full disk), the error names the step and the file, the partial folder is
+/// removed, and the checkpoints saved before are left as they were.
 pub fn save(checkpoints: &Path, engine: &Engine, opt: &AdamW, state: &TrainerState) -> Result<PathBuf> {
     let name = step_dir_name(state.step);
     let tmp = checkpoints.join(format!(".tmp-{name}"));
     let dest = checkpoints.join(&name);
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    let saved = write_files(&tmp, engine, opt, state).and_then(|()| {
+        if dest.exists() {
+            std::fs::remove_dir_all(&dest).map_err(|e| Error::io(&dest, e))?;
+        }
+        std::fs::rename(&tmp, &dest).map_err(|e| Error::io(&dest, e))
+    });
+    if let Err(e) = saved {
+        let _ = std::fs::remove_dir_all(&tmp);
+        let kept = match latest_step(checkpoints) {
+            Ok(Some(step)) => {
+                format!("the checkpoint of step {step} is kept; make room, then `rltrain --resume` continues from it")
+            }
+            _ => "no earlier checkpoint was saved".to_string(),
+        };
+        let why = match e {
+            Error::Checkpoint(message) => message,
+            other => other.to_string(),
+        };
+        return Err(Error::Checkpoint(format!("step {}: not saved: {why}; {kept}", state.step)));
     }
-    std::fs::create_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    engine.save_pretrained(&tmp)?;
-    candle_core::safetensors::save(&opt.state_tensors()?, tmp.join("optimizer.safetensors"))?;
+    write_atomic(&checkpoints.join("latest"), name.as_bytes())?;
+    Ok(dest)
+}
+
+/// Writes a checkpoint's files into the new folder `tmp`, every error naming its file.
+fn write_files(tmp: &Path, engine: &Engine, opt: &AdamW, state: &TrainerState) -> Result<()> {
+    if tmp.exists() {
+        std::fs::remove_dir_all(tmp).map_err(|e| Error::io(tmp, e))?;
+    }
+    std::fs::create_dir_all(tmp).map_err(|e| Error::io(tmp, e))?;
+    engine.save_pretrained(tmp).map_err(|e| match e {
+        // The engine's one tensor write is the weights file.
+        rlengine::Error::Candle(e) => in_file(&tmp.join("model.safetensors"))(e),
+        other => other.into(),
+    })?;
+    let path = tmp.join("optimizer.safetensors");
+    candle_core::safetensors::save(&opt.state_tensors()?, &path).map_err(in_file(&path))?;
     let json = serde_json::to_string_pretty(state).map_err(|e| Error::Checkpoint(e.to_string()))?;
     let path = tmp.join("trainer_state.json");
     std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
     // Files written with the process umask (trainer_state.json) set the mode for all of them.
     let mode = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?.permissions();
-    for entry in std::fs::read_dir(&tmp).map_err(|e| Error::io(&tmp, e))? {
-        let file = entry.map_err(|e| Error::io(&tmp, e))?.path();
+    for entry in std::fs::read_dir(tmp).map_err(|e| Error::io(tmp, e))? {
+        let file = entry.map_err(|e| Error::io(tmp, e))?.path();
         std::fs::set_permissions(&file, mode.clone()).map_err(|e| Error::io(&file, e))?;
     }
-    if dest.exists() {
-        std::fs::remove_dir_all(&dest).map_err(|e| Error::io(&dest, e))?;
-    }
-    std::fs::rename(&tmp, &dest).map_err(|e| Error::io(&dest, e))?;
-    write_atomic(&checkpoints.join("latest"), name.as_bytes())?;
-    Ok(dest)
+    Ok(())
 }
 
 /// The step of every `step-N` folder under `checkpoints`, ascending.
@@ -108,18 +166,16 @@ pub fn prune(checkpoints: &Path, keep: usize) -> Result<Vec<PathBuf>> {
     Ok(removed)
 }
 
-/// The step of the newest complete checkpoint, if any.
+/// The step a resume starts from: that of the checkpoint `latest` names, else (the pointer is
+/// damaged, or names a folder that is gone) that of the newest `step-N` folder whose trainer
+/// state reads; `None` when there is none.
 pub fn latest_step(checkpoints: &Path) -> Result<Option<u64>> {
-    match latest(checkpoints)? {
-        None => Ok(None),
-        Some(dir) => {
-            let path = dir.join("trainer_state.json");
-            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-            let v: Value =
-                serde_json::from_str(&text).map_err(|e| Error::Checkpoint(format!("{}: {e}", path.display())))?;
-            Ok(v.get("step").and_then(Value::as_u64))
-        }
-    }
+    let named = latest(checkpoints).ok().flatten();
+    let newest_first = steps(checkpoints)?.into_iter().rev().map(|s| checkpoints.join(step_dir_name(s)));
+    Ok(named.into_iter().chain(newest_first).find_map(|dir| {
+        let text = std::fs::read_to_string(dir.join("trainer_state.json")).ok()?;
+        serde_json::from_str::<Value>(&text).ok()?.get("step")?.as_u64()
+    }))
 }
 
 /// The newest complete checkpoint folder, if any.
@@ -172,8 +228,8 @@ fn in_file(path: &Path) -> impl Fn(candle_core::Error) -> Error + '_ {
 }
 
 /// Restores the newest checkpoint that reads back whole: the one `latest` names, else (it is
-/// damaged, or `latest` is missing or names a missing folder) the newest older `step-N` folder,
-/// after a `warn`ing that names the damaged file and the checkpoint used instead. `Ok(None)`
+/// damaged, or `latest` is damaged, missing or names a missing folder) the newest `step-N` folder
+/// that reads, after a `warn`ing that names what is damaged and the checkpoint used instead. `Ok(None)`
 /// when there is no checkpoint at all; an error naming every damaged checkpoint when none reads.
 pub fn restore_newest(
     checkpoints: &Path,
@@ -198,7 +254,7 @@ pub fn restore_newest(
             Ok(state) => {
                 if !failed.is_empty() {
                     warn(&format!(
-                        "{}; resuming from the previous complete checkpoint `{}` (step {}) instead",
+                        "{}; resuming from the newest complete checkpoint, `{}` (step {}), instead",
                         failed.join("; "),
                         dir.display(),
                         state.step

@@ -113,6 +113,23 @@ impl Default for ModelSettings {
     }
 }
 
+impl ModelSettings {
+    /// The tiny model's shape: at least one layer, and a width of 4 attention heads of an even
+    /// size (a multiple of 8).
+    fn check_tiny(&self) -> Result<()> {
+        if self.tiny_layers == 0 {
+            return Err(Error::invalid_config("--tiny-layers must be at least 1"));
+        }
+        if self.tiny_hidden == 0 || !self.tiny_hidden.is_multiple_of(8) {
+            return Err(Error::invalid_config(format!(
+                "--tiny-hidden must be a positive multiple of 8 (4 attention heads of an even width), got {}",
+                self.tiny_hidden
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// Data (`data` in `config.json`): the training problems and how they become prompts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -384,9 +401,10 @@ pub enum PromptTemplate {
     Chat,
 }
 
-/// The names `--advantage` takes (a typo lists them, with the closest).
-fn advantage_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(Estimator::NAMED.map(|(name, _)| name))
+/// The names `--advantage` takes, in any case (a typo lists them, with the closest).
+fn advantage_names() -> impl clap::builder::TypedValueParser<Value = String> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Estimator::NAMED.map(|(name, _)| name)).map(|name| name.to_lowercase())
 }
 
 /// `--reward`: the encoding of the verifier's verdict (`binary` and `signed` as in `rlverify
@@ -509,16 +527,16 @@ pub struct ObjectiveOverrides {
     #[arg(long, value_parser = values::non_negative)]
     pub kl_coef: Option<f64>,
     /// Reference-KL estimator.
-    #[arg(long)]
+    #[arg(long, ignore_case = true)]
     pub kl_estimator: Option<KlName>,
     /// Entropy bonus coefficient.
     #[arg(long, value_parser = values::finite)]
     pub entropy_coef: Option<f64>,
     /// Loss aggregation.
-    #[arg(long)]
+    #[arg(long, ignore_case = true)]
     pub aggregation: Option<Aggregation>,
     /// Advantage estimator.
-    #[arg(long, value_parser = advantage_names())]
+    #[arg(long, ignore_case = true, value_parser = advantage_names())]
     pub advantage: Option<String>,
     /// Cap c_ω of CPGD's clip-filter-like weight (with --advantage cpgd-clip-filter).
     #[arg(long, value_name = "C_OMEGA", value_parser = values::cap)]
@@ -634,13 +652,14 @@ impl TrainConfig {
     pub fn from_json(text: &str) -> Result<Self> {
         let value: Value =
             serde_json::from_str(text).map_err(|e| Error::invalid_config(format!("config file: {e}")))?;
-        serde_json::from_value(nest(&value)).map_err(|e| Error::invalid_config(format!("config file: {e}")))
+        serde_json::from_value(with_folded_names(nest(&value)))
+            .map_err(|e| Error::invalid_config(format!("config file: {e}")))
     }
 
     /// Layers `overlay` (a JSON object of set fields, nested as `config.json` or flat as the
     /// flags: [`nest`]) over this config.
     pub fn merged(&self, overlay: &Value) -> Result<Self> {
-        let overlay = nest(overlay);
+        let overlay = with_folded_names(nest(overlay));
         let overlay = &overlay;
         let mut base = serde_json::to_value(self).map_err(|e| Error::invalid_config(e.to_string()))?;
         deep_merge(&mut base, overlay);
@@ -794,6 +813,16 @@ impl TrainConfig {
         if let Some(paper) = self.objective.paper {
             crate::presets::check(paper, &self.objective.objective)?;
         }
+        if self.run.steps == 0 {
+            return bad("--steps must be at least 1 (each step trains on one rollout batch)".into());
+        }
+        let generated = std::iter::once(&self.data.data).chain(&self.eval.eval_data).find(|d| d.starts_with("task:"));
+        if let (Some(task), 0) = (generated, self.data.task_size) {
+            return bad(format!("--task-size must be at least 1 (the problems generated for {task})"));
+        }
+        if self.model.model == "tiny" {
+            self.model.check_tiny()?;
+        }
         if self.rollout.prompts_per_step == 0 || self.rollout.group_size == 0 {
             return bad("--prompts-per-step and --group-size must be at least 1".into());
         }
@@ -926,6 +955,30 @@ pub fn nest(layer: &Value) -> Value {
         }
     }
     out
+}
+
+/// The names a config may write in any case, as the flags take them (`"objective": "DGPO"`,
+/// `"paper": "CFPO"`), by their place in the nested shape.
+const NAMES: [&str; 5] = [
+    "/objective/objective",
+    "/objective/paper",
+    "/objective/overrides/advantage",
+    "/objective/overrides/kl_estimator",
+    "/objective/overrides/aggregation",
+];
+
+/// `layer` (nested) with the [`NAMES`] in lower case, and the objective's `_` as `-` (`Dr_GRPO`
+/// is `dr-grpo`, as `--objective` reads it).
+fn with_folded_names(mut layer: Value) -> Value {
+    for pointer in NAMES {
+        if let Some(Value::String(name)) = layer.pointer_mut(pointer) {
+            *name = name.trim().to_lowercase();
+            if pointer == "/objective/objective" {
+                *name = name.replace('_', "-");
+            }
+        }
+    }
+    layer
 }
 
 /// Puts `value` at `path` in `root`, making the objects on the way.
@@ -1068,6 +1121,22 @@ mod tests {
         let text = serde_json::to_string(&c).unwrap();
         assert!(text.contains(r#""reward":"signed""#) && text.contains(r#""extract":"strict""#), "{text}");
         assert!(TrainConfig::from_json(r#"{"extract": "lenientt"}"#).is_err_and(|e| e.to_string().contains("strict")));
+    }
+
+    /// A config file may write names in any case, as the flags take them.
+    #[test]
+    fn config_names_in_any_case() {
+        let text = r#"{"objective": "DGPO", "paper": "DGPO", "advantage": "Group-Norm", "kl_estimator": "K3",
+                       "aggregation": "Token-Mean"}"#;
+        let c = TrainConfig::from_json(text).unwrap();
+        let o = &c.objective;
+        assert_eq!((o.objective.as_str(), o.paper), ("dgpo", Some(Paper::Dgpo)));
+        assert_eq!(
+            (o.overrides.advantage.as_deref(), o.overrides.kl_estimator, o.overrides.aggregation),
+            (Some("group-norm"), Some(KlName::K3), Some(Aggregation::TokenMean))
+        );
+        let c = TrainConfig::resolve(None, &[json!({"objective": "Dr_GRPO"})]).unwrap();
+        assert_eq!(c.objective.objective, "dr-grpo");
     }
 
     /// `config.json` is nested by the help's groups; flat layers (the flags, an older

@@ -59,6 +59,19 @@ impl Dataset {
         Self::from_jsonl(spec, &file, &suite.fields())
     }
 
+    /// A hash of every problem (id, statement, answer), in order: a checkpoint keeps it, so a
+    /// resumed run notices data that changed since.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = rlbase::Fnv1a::new();
+        for p in &self.problems {
+            for field in [&p.id, &p.problem, &p.answer] {
+                h.write(field.as_bytes());
+                h.write(&[0]);
+            }
+        }
+        h.finish()
+    }
+
     /// Reads a JSONL file as `rlbench run` reads a suite ([`load_jsonl`]): every good line kept,
     /// bad ones reported (`path:line: why`). Fails only when the file cannot be read or no line is
     /// usable.

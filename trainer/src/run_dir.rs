@@ -58,6 +58,34 @@ impl RunDir {
         TrainConfig::from_json(&text)
     }
 
+    /// The newest step `metrics.jsonl` records (0 when it records none, or is not there).
+    pub fn last_logged_step(&self) -> Result<u64> {
+        let path = self.metrics_path();
+        let text = match std::fs::read_to_string(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            other => other.map_err(|e| Error::io(&path, e))?,
+        };
+        Ok(text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()?.get("step")?.as_u64()).max().unwrap_or(0))
+    }
+
+    /// Before a resumed run that found no checkpoint starts at step 1: refused when
+    /// `metrics.jsonl` records trained steps (starting over would replace them), else clears
+    /// what an earlier start left.
+    pub fn restart_without_checkpoint(&self) -> Result<()> {
+        let logged = self.last_logged_step()?;
+        if logged > 0 {
+            return Err(Error::Run(format!(
+                "cannot resume `{}`: it has no checkpoint (`{}` holds no step-N folder), yet `{}` records {logged} \
+                 trained steps, which starting over would replace; start a new run with another --out, or delete \
+                 `{2}` to train this one again from step 1",
+                self.root.display(),
+                self.checkpoints().display(),
+                self.metrics_path().display(),
+            )));
+        }
+        self.truncate_after(0)
+    }
+
     /// Drops lines of `metrics.jsonl` and `rollouts.jsonl` whose `step` is after `step` (a run
     /// resumed from a checkpoint re-does those steps).
     pub fn truncate_after(&self, step: u64) -> Result<()> {
@@ -102,11 +130,15 @@ impl JsonlWriter {
         Ok(Self { path: path.to_path_buf(), file })
     }
 
-    /// Writes one line.
+    /// Writes one line; an error (a full disk) names the file and the line's step.
     pub fn write(&mut self, v: &Value) -> Result<()> {
         let mut line = v.to_string();
         line.push('\n');
-        self.file.write_all(line.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
-        self.file.flush().map_err(|e| Error::io(&self.path, e))
+        let failed = |e: std::io::Error| match v.get("step").and_then(Value::as_u64) {
+            Some(step) => Error::io(&self.path, std::io::Error::new(e.kind(), format!("writing step {step}: {e}"))),
+            None => Error::io(&self.path, e),
+        };
+        self.file.write_all(line.as_bytes()).map_err(failed)?;
+        self.file.flush().map_err(failed)
     }
 }

@@ -87,12 +87,14 @@ pub static TASKS: &[Task] = &[
 ];
 
 impl Task {
-    /// Looks a task up by name; the error lists the valid names.
+    /// Looks a task up by name, in any case; the error names the closest and lists the valid names.
     pub fn from_name(name: &str) -> Result<&'static Task> {
-        TASKS.iter().find(|t| t.name == name).ok_or_else(|| {
+        TASKS.iter().find(|t| t.name.eq_ignore_ascii_case(name.trim())).ok_or_else(|| {
+            let names = TASKS.iter().map(|t| t.name);
             Error::Data(format!(
-                "unknown task `{name}`; valid tasks: {}",
-                TASKS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+                "unknown task `{name}`{}; valid tasks: {}",
+                rlobjectives::names::did_you_mean(name, names.clone()),
+                names.collect::<Vec<_>>().join(", ")
             ))
         })
     }

@@ -225,6 +225,7 @@ impl<'a> Session<'a> {
             bad_streak: 0,
             skipped_total: 0,
             metrics_tail: None,
+            data_fingerprint: Some(data.fingerprint()),
         };
         let state = resume_state(cfg, resume, &dir, &engine, &mut opt, fresh, on_event)?;
         dir.write_config(cfg)?;
@@ -452,6 +453,7 @@ fn resume_state(
     };
     match (resume, restored) {
         (true, Some((dir, mut state))) => {
+            state.check_same_data(&fresh, &cfg.data.data, &dir)?;
             if cfg.run.steps < state.step {
                 return Err(Error::Run(format!(
                     "--steps {} is below the step of the checkpoint `{}` ({}); pass --steps {} or more to continue \
@@ -474,7 +476,7 @@ fn resume_state(
             Ok(state)
         }
         (true, None) => {
-            run.truncate_after(0)?;
+            run.restart_without_checkpoint()?;
             Ok(fresh)
         }
         (false, _) => {

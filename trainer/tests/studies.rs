@@ -20,10 +20,15 @@ fn tmp(name: &str) -> PathBuf {
 
 /// `rltrain study NAME --seeds S --steps N --out OUT` with the thread counts given.
 fn study(name: &str, seeds: u64, steps: u64, out: &Path, jobs: u64, threads: u64) -> Command {
+    let mut c = study_in_default_folder(name, seeds, steps, jobs, threads);
+    c.arg("--out").arg(out);
+    c
+}
+
+/// `rltrain study NAME --seeds S --steps N` with the thread counts given.
+fn study_in_default_folder(name: &str, seeds: u64, steps: u64, jobs: u64, threads: u64) -> Command {
     let mut c = Command::new(BIN);
     c.args(["study", name, "--seeds", &seeds.to_string(), "--steps", &steps.to_string(), "-j", &jobs.to_string()])
-        .arg("--out")
-        .arg(out)
         .env("RAYON_NUM_THREADS", threads.to_string())
         .env("CANDLE_NUM_THREADS", threads.to_string());
     c
@@ -143,7 +148,7 @@ fn the_same_command_gives_the_same_numbers_whatever_the_threads() {
 }
 
 #[test]
-fn finished_runs_are_reused_and_changed_ones_trained_again() {
+fn finished_runs_are_reused_and_runs_the_code_changed_trained_again() {
     let out = tmp("reuse");
     run_ok(&mut study("dgpo", 1, 2, &out, 2, 1));
     let before = results(&out);
@@ -152,10 +157,95 @@ fn finished_runs_are_reused_and_changed_ones_trained_again() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains(&format!("{n} runs ({n} finished before, reused)")), "{stderr}");
     assert_eq!(results(&out), before);
-    let o = run_ok(&mut study("dgpo", 1, 3, &out, 2, 1));
+    // A run whose recorded configuration differs otherwise than in its steps (as after a code
+    // change): trained again, and said so.
+    let done = run_dirs(&out)[0].join(rltrain::studies::DONE_FILE);
+    let text = read(&done);
+    std::fs::write(&done, text.replacen("\"log_every\": 0", "\"log_every\": 7", 1)).expect("edit");
+    assert_ne!(read(&done), text, "the edit took");
+    let o = run_ok(&mut study("dgpo", 1, 2, &out, 2, 1));
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(stderr.contains(&format!("{n} runs (0 finished before, reused)")), "other steps: trained again: {stderr}");
+    let said =
+        format!("{} finished before, reused, 1 finished before with a configuration the code has changed", n - 1);
+    assert!(stderr.contains(&said), "{stderr}");
+    assert_eq!(results(&out), before);
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The README's quick check in a folder that holds a study of other settings: refused before
+/// anything trains, naming both settings; the finished runs and the report are kept. Without
+/// `--out`, each choice of settings gets its own folder.
+#[test]
+fn a_study_of_other_settings_is_refused_and_quick_checks_get_their_own_folder() {
+    let out = tmp("settings");
+    run_ok(&mut study("dgpo", 1, 2, &out, 2, 1));
+    let report = read(&out.join("report.md"));
+    let metrics = read(&run_dirs(&out)[0].join("metrics.jsonl"));
+    let refused = |seeds: u64, steps: u64, expected: &[&str]| {
+        let o = study("dgpo", seeds, steps, &out, 2, 1).output().expect("run");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(expected.iter().all(|e| stderr.contains(e)) && stderr.contains("another --"), "{stderr}");
+        assert_eq!(read(&run_dirs(&out)[0].join("metrics.jsonl")), metrics, "the runs are kept");
+    };
+    // The report names its settings.
+    refused(1, 3, &["study dgpo, 1 seeds, 2 steps", "study dgpo, 1 seeds, 3 steps"]);
+    refused(2, 2, &["study dgpo, 1 seeds, 2 steps", "study dgpo, 2 seeds, 2 steps"]);
+    assert_eq!(read(&out.join("report.md")), report, "the report is kept");
+    // Without a report (a study stopped early), each finished run names its steps.
+    std::fs::remove_file(out.join("summary.json")).expect("rm summary.json");
+    refused(1, 3, &["trained for 2 steps", "trains 3 steps"]);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Run in another git repository without `--out`: the quick check goes to a folder named by its
+/// settings, never the full study's, and the report names this project's commit, not the
+/// current directory's.
+#[test]
+fn a_quick_check_elsewhere_gets_its_own_folder_and_this_project_s_commit() {
+    let cwd = tmp("elsewhere");
+    std::fs::create_dir_all(&cwd).expect("mkdir");
+    let git = |dir: &Path, args: &[&str]| {
+        Command::new("git").arg("-C").arg(dir).args(args).output().ok().filter(|o| o.status.success())
+    };
+    let other_repo = git(&cwd, &["init", "-q"]).is_some()
+        && git(&cwd, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x"])
+            .is_some();
+    run_ok(study_in_default_folder("dgpo", 1, 2, 2, 1).current_dir(&cwd));
+    let folder = cwd.join("runs/study-dgpo-seeds1-steps2");
+    let report = read(&folder.join("report.md"));
+    assert!(!cwd.join("runs/study-dgpo").exists());
+    let commit = report.lines().find_map(|l| l.strip_prefix("- Commit: `")).unwrap_or_default();
+    let ours = git(Path::new(env!("CARGO_MANIFEST_DIR")), &["rev-parse", "--short=12", "HEAD"]);
+    match ours {
+        Some(o) => assert!(commit.starts_with(String::from_utf8_lossy(&o.stdout).trim()), "{commit}"),
+        None => assert!(commit.starts_with("unknown"), "{commit}"),
+    }
+    if other_repo {
+        let theirs = git(&cwd, &["rev-parse", "--short=12", "HEAD"]).expect("the other repository's commit");
+        assert!(!commit.starts_with(String::from_utf8_lossy(&theirs.stdout).trim()), "{commit}");
+    }
+    let _ = std::fs::remove_dir_all(&cwd);
+}
+
+/// A report or runs folder that cannot be written stops the study before it trains.
+#[test]
+fn an_unwritable_report_or_out_fails_before_training() {
+    let base = tmp("unwritable");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    let file = base.join("a-file");
+    std::fs::write(&file, "").expect("a file where a folder should be");
+    let (out, report) = (base.join("out"), file.join("report"));
+    let o = study("dgpo", 1, 2, &out, 2, 1).arg("--report").arg(&report).output().expect("run");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--report") && stderr.contains(&report.display().to_string()), "{stderr}");
+    assert!(!out.join("runs").exists(), "nothing trained");
+    let o = study("dgpo", 1, 2, &file.join("out"), 2, 1).output().expect("run");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--out"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&base);
 }
 
 #[test]

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use candle_core::{DType, Device, Tensor};
 
 use crate::error::{Error, Result};
+use crate::names::did_you_mean;
 
 /// Global whitening variant (REINFORCE++, arXiv:2501.03262: OpenRLHF biased, verl unbiased).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,13 +145,18 @@ impl Estimator {
         ("raw", Estimator::Raw),
     ];
 
-    /// The estimator `--advantage NAME` names (`mean-centered` is accepted too); the error lists
-    /// the valid names.
+    /// The estimator `--advantage NAME` names, in any case (`mean-centered` is accepted too); the
+    /// error names the closest valid name and lists them all.
     pub fn from_name(name: &str) -> Result<Estimator> {
-        let name = if name == "mean-centered" { "mean-centred" } else { name };
-        Self::NAMED.iter().find(|(n, _)| *n == name).map(|(_, e)| *e).ok_or_else(|| {
+        let folded = name.trim().to_lowercase();
+        let folded = if folded == "mean-centered" { "mean-centred" } else { folded.as_str() };
+        Self::NAMED.iter().find(|(n, _)| *n == folded).map(|(_, e)| *e).ok_or_else(|| {
             let valid: Vec<&str> = Self::NAMED.iter().map(|(n, _)| *n).collect();
-            Error::InvalidConfig(format!("unknown advantage estimator `{name}`; valid: {}", valid.join(", ")))
+            Error::InvalidConfig(format!(
+                "unknown advantage estimator `{name}`{}; valid: {}",
+                did_you_mean(name, valid.iter().copied()),
+                valid.join(", ")
+            ))
         })
     }
 }

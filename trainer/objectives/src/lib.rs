@@ -6,7 +6,7 @@
 //! ([`aggregate`]), batch metrics ([`metrics`]) and a fused AdamW with schedules and gradient
 //! clipping ([`optim`]). It depends on candle-core only; `rltrain` is one runtime on top.
 //!
-//! Modules import downwards only: [`ops`] (tensor helpers) at the bottom; then [`kl`],
+//! Modules import downwards only: [`ops`] (tensor helpers) and [`names`] (typed names) at the bottom; then [`kl`],
 //! [`aggregate`], [`advantage`] and [`optim`]; then [`objectives`]; then [`metrics`].
 //!
 //! ```
@@ -37,6 +37,7 @@ pub mod aggregate;
 pub mod error;
 pub mod kl;
 pub mod metrics;
+pub mod names;
 pub mod objectives;
 pub mod ops;
 pub mod optim;

@@ -185,9 +185,9 @@ pub struct Study {
 }
 
 impl Study {
-    /// The study called `name`.
+    /// The study called `name`, in any case.
     pub fn from_name(name: &str) -> Option<&'static Study> {
-        STUDIES.iter().find(|s| s.name == name)
+        STUDIES.iter().find(|s| s.name.eq_ignore_ascii_case(name.trim()))
     }
 
     /// The setting called `name`.

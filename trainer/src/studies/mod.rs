@@ -15,9 +15,17 @@
 //!
 //! **Resumable.** A run that finished leaves `study-run.json` (its resolved configuration); the
 //! same command run again reuses it instead of training it again, so a study stopped by Ctrl-C
-//! continues where it stopped. A run whose configuration changed is trained afresh.
+//! continues where it stopped. A run whose configuration changed with the code is trained afresh
+//! (and counted in [`Progress::Start`]); one trained for other steps, or a report made with other
+//! seeds or steps, stops the study before it starts, naming both: each choice of settings has its
+//! own folder ([`default_out`]).
+//!
+//! **Quick checks.** Runs shorter or longer than their setting's own steps (`--steps`) still get
+//! verdicts from 8 seeds on, each marked with a caveat ([`FindingResult::caveat`]).
 
 pub mod catalog;
+mod commit;
+mod folders;
 mod report;
 pub mod stats;
 
@@ -32,6 +40,8 @@ use crate::error::{Error, Result};
 use crate::plot::{MetricLog, METRICS_FILE};
 use crate::TrainConfig;
 pub use catalog::{Arm, Finding, Metric, Setting, Study, STUDIES};
+pub use commit::source_commit;
+pub use folders::default_out;
 use stats::{Interval, Verdict};
 
 /// The file a finished run leaves: its resolved configuration.
@@ -74,6 +84,8 @@ pub enum Progress<'a> {
         runs: usize,
         /// Runs found finished with the same configuration.
         reused: usize,
+        /// Runs found finished with a configuration the code has changed since: trained again.
+        outdated: usize,
     },
     /// A run finished (or was read back).
     RunDone {
@@ -184,6 +196,8 @@ pub struct FindingResult {
     pub verdict: Verdict,
     /// Why the verdict is `not testable`, if it is.
     pub untestable_because: Option<String>,
+    /// What limits a verdict given (runs of other steps than the setting's own), if anything.
+    pub caveat: Option<String>,
 }
 
 /// What [`run_study`] made.
@@ -281,13 +295,16 @@ pub fn run_study(
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<StudyOutcome> {
     let specs = plan(study, opts);
-    let mut reused = 0;
+    folders::check(study, opts, &specs)?;
+    let (mut reused, mut outdated) = (0, 0);
     for spec in &specs {
         if finished(&spec.dir, &run_config(study, spec, opts.steps)?)? {
             reused += 1;
+        } else if spec.dir.join(DONE_FILE).is_file() {
+            outdated += 1;
         }
     }
-    on_progress(Progress::Start { runs: specs.len(), reused });
+    on_progress(Progress::Start { runs: specs.len(), reused, outdated });
     // The longest runs first, so that the last ones to finish are short.
     let mut order: Vec<usize> = (0..specs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(specs[i].arm.iterations));
@@ -355,7 +372,7 @@ pub fn run_study(
             runs: runs.iter().map(|r| r.clone().unwrap_or_default()).collect(),
         })
         .collect();
-    let findings = judge(study, &arms, opts.seeds);
+    let findings = judge(study, &arms, opts.seeds, opts.steps);
     let report = report::write(study, opts, &arms, &findings)?;
     Ok(StudyOutcome { report: Some(report), findings, interrupted: false, trained })
 }
@@ -365,8 +382,9 @@ fn find<'a>(arms: &'a [ArmRuns], setting: &str, arm: Arm) -> Option<&'a ArmRuns>
     arms.iter().find(|r| r.setting.name == setting && r.arm == arm)
 }
 
-/// Each finding's paired differences and verdict.
-pub fn judge(study: &Study, arms: &[ArmRuns], seeds: u64) -> Vec<FindingResult> {
+/// Each finding's paired differences and verdict, from `seeds` seeds of runs trained for `steps`
+/// steps (`None`: each setting's own).
+pub fn judge(study: &Study, arms: &[ArmRuns], seeds: u64, steps: Option<u64>) -> Vec<FindingResult> {
     study
         .findings
         .iter()
@@ -394,7 +412,11 @@ pub fn judge(study: &Study, arms: &[ArmRuns], seeds: u64) -> Vec<FindingResult> 
                 untestable_because = Some(format!("{seeds} seeds: fewer than {} give no verdict", catalog::MIN_SEEDS));
                 verdict = Verdict::NotTestable;
             }
-            FindingResult { id: f.id, differences, verdict, untestable_because }
+            let own = study.setting(f.setting).map_or(0, |s| s.steps);
+            let caveat = steps
+                .filter(|&n| n != own && verdict != Verdict::NotTestable)
+                .map(|n| format!("from {n}-step runs, not the setting's {own}: a quick check, not the finding"));
+            FindingResult { id: f.id, differences, verdict, untestable_because, caveat }
         })
         .collect()
 }
@@ -432,7 +454,16 @@ mod tests {
                 arms.push(runs(study, Arm { objective, iterations }, &acc, &ones));
             }
         }
-        let results = judge(study, &arms, 8);
+        let results = judge(study, &arms, 8, None);
+        assert!(results.iter().all(|r| r.caveat.is_none()), "the setting's own steps: no caveat");
+        // The same runs, had they been 12 steps long: the verdicts stand, each with a caveat.
+        let short = judge(study, &arms, 8, Some(12));
+        for (r, s) in results.iter().zip(&short) {
+            assert_eq!(r.verdict, s.verdict);
+            let caveat = s.caveat.clone().unwrap_or_default();
+            assert_eq!(r.verdict == Verdict::NotTestable, caveat.is_empty(), "{}: {caveat}", r.id);
+        }
+        assert!(short.iter().any(|s| s.caveat.as_deref().is_some_and(|c| c.contains("12-step runs"))), "{short:?}");
         let verdict = |id: &str| {
             let i = study.findings.iter().position(|f| f.id == id).expect(id);
             (results[i].verdict, results[i].untestable_because.clone())
@@ -447,7 +478,7 @@ mod tests {
         assert_eq!(verdict("cpgd-vs-rloo").0, Verdict::Reproduces);
         // The same arms from 7 seeds: no verdict at all.
         let seven: Vec<ArmRuns> = arms.iter().map(|a| ArmRuns { runs: a.runs[..7].to_vec(), ..a.clone() }).collect();
-        assert!(judge(study, &seven, 7).iter().all(|r| r.verdict == Verdict::NotTestable));
+        assert!(judge(study, &seven, 7, None).iter().all(|r| r.verdict == Verdict::NotTestable));
     }
 
     #[test]

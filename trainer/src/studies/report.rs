@@ -58,6 +58,21 @@ pub fn write(study: &Study, opts: &StudyOptions, arms: &[ArmRuns], findings: &[F
         stats::RESAMPLES,
         seeds = opts.seeds,
     );
+    let short: Vec<String> = study
+        .settings
+        .iter()
+        .filter_map(|s| {
+            opts.steps.filter(|&n| n != s.steps).map(|n| format!("`{}`: {n} steps, not {}", s.name, s.steps))
+        })
+        .collect();
+    if !short.is_empty() {
+        let _ = writeln!(
+            md,
+            "**A quick check, not the study**: the runs trained for other steps than their setting's own ({}), \
+             so each verdict below says so.\n",
+            short.join("; ")
+        );
+    }
     let _ = writeln!(md, "{RESULTS_HEADING}\n");
     let _ = writeln!(
         md,
@@ -76,9 +91,10 @@ pub fn write(study: &Study, opts: &StudyOptions, arms: &[ArmRuns], findings: &[F
                 }
             })
             .collect();
-        let verdict = match &r.untestable_because {
-            Some(why) => format!("{} ({why})", r.verdict.as_str()),
-            None => format!("**{}** ({})", r.verdict.as_str(), f.prediction()),
+        let verdict = match (&r.untestable_because, &r.caveat) {
+            (Some(why), _) => format!("{} ({why})", r.verdict.as_str()),
+            (None, Some(caveat)) => format!("**{}** ({}; {caveat})", r.verdict.as_str(), f.prediction()),
+            (None, None) => format!("**{}** ({})", r.verdict.as_str(), f.prediction()),
         };
         let _ = writeln!(
             md,
@@ -185,7 +201,7 @@ fn summary_json(study: &Study, opts: &StudyOptions, arms: &[ArmRuns], findings: 
                 "direction": f.direction, "differences": {
                     "accuracy": r.differences[0], "entropy": r.differences[1], "max_kl_log_ratio": r.differences[2],
                 },
-                "verdict": r.verdict, "untestable_because": r.untestable_because,
+                "verdict": r.verdict, "untestable_because": r.untestable_because, "caveat": r.caveat,
             })
         })
         .collect();

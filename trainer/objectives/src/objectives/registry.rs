@@ -10,6 +10,7 @@ use crate::advantage::Estimator;
 use crate::aggregate::{aggregate_with, weights, AggMode, GlobalNorm};
 use crate::error::{Error, Result};
 use crate::kl::{kl_ref_sg, RefKl};
+use crate::names::closest;
 
 /// Per-token or sequence-level loss.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,10 +205,10 @@ impl Shaping {
 }
 
 impl Objective {
-    /// Looks an objective up by name; the error names the closest registered name ("did you
-    /// mean") and lists every valid one.
+    /// Looks an objective up by name, in any case (`GRPO` is `grpo`); the error names the closest
+    /// registered name ("did you mean") and lists every valid one.
     pub fn from_name(name: &str) -> Result<&'static Objective> {
-        OBJECTIVES.iter().find(|o| o.name == name).ok_or_else(|| Error::UnknownObjective {
+        OBJECTIVES.iter().find(|o| o.name.eq_ignore_ascii_case(name.trim())).ok_or_else(|| Error::UnknownObjective {
             name: name.to_string(),
             suggestion: closest(name, Self::names()),
             valid: Self::names().join(", "),
@@ -272,31 +273,4 @@ impl Objective {
         }
         s
     }
-}
-
-/// The candidate closest to `name` by edit distance (case-insensitive), when it is close: at most
-/// a third of the longer name's characters differ, plus two (so a swapped pair in a short name,
-/// `dgop`, still finds `dgpo`).
-pub fn closest(name: &str, candidates: impl IntoIterator<Item = &'static str>) -> Option<&'static str> {
-    let name = name.to_ascii_lowercase();
-    candidates
-        .into_iter()
-        .map(|c| (edit_distance(&name, &c.to_ascii_lowercase()), c))
-        .filter(|&(d, c)| d > 0 && 3 * d <= name.chars().count().max(c.chars().count()) + 2)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, c)| c)
-}
-
-/// Levenshtein distance between two strings, in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

@@ -12,7 +12,7 @@ use rltrain::config::{pretrained_defaults, TrainConfig, CPGD_WEIGHT_CAP};
 use rltrain::config::{ObjectiveOverrides, Paper, PromptTemplate, RolloutDecode, TokenizerChoice};
 use rltrain::config_values as values;
 use rltrain::optim::ScheduleKind;
-use rlverify::cli::{DeviceSpec, FormatRewardArgs, ScoringArgs, EXIT_STATUS_HELP};
+use rlverify::cli::{parse_threads, DeviceSpec, FormatRewardArgs, ScoringArgs, EXIT_STATUS_HELP};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -79,13 +79,15 @@ Examples:
   rltrain study                      list the studies
   rltrain study dgpo                 its 16 seeds, report in runs/study-dgpo
   rltrain study dgpo --report trainer/docs/studies/dgpo
-  rltrain study cfpo --seeds 2 --steps 5   a quick check (no verdicts under 8 seeds)";
+  rltrain study cfpo --seeds 2 --steps 5   a quick check (no verdicts under 8 seeds), in runs/study-cfpo-seeds2-steps5
+
+A folder whose runs or report were made with other seeds or steps is refused before anything trains.";
 
 /// Flags of `rltrain study`.
 #[derive(Debug, Clone, Args)]
 pub struct StudyArgs {
-    /// The study (omit to list them).
-    #[arg(value_parser = clap::builder::PossibleValuesParser::new(rltrain::studies::STUDIES.iter().map(|s| s.name)))]
+    /// The study, in any case (omit to list them).
+    #[arg(ignore_case = true, value_parser = study_names())]
     pub name: Option<String>,
     /// Seeds per arm (0..N) [default: the study's own, 12-16]; a verdict needs at least 8.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -93,15 +95,15 @@ pub struct StudyArgs {
     /// Train every setting for N steps instead of its own (quick checks).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub steps: Option<u64>,
-    /// Folder of the runs [default: runs/study-NAME].
+    /// Folder of the runs [default: runs/study-NAME, plus -seedsN/-stepsN for other settings than the study's].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Folder of report.md, summary.json and plots/ [default: --out].
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
-    /// Runs trained at once, one thread each [default: the CPU count].
-    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub threads: Option<u64>,
+    /// Runs trained at once, one thread each, at most 256 [default: the CPU count; 0 is the same].
+    #[arg(long, short = 'j', value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
 }
 
 /// Keys `rltrain plot A B ...` overlays by default.
@@ -273,7 +275,7 @@ pub struct TrainArgs {
     #[arg(long, help_heading = "Objective", value_parser = objective_name)]
     pub objective: Option<String>,
     /// A paper's own settings for the objective (`rltrain objectives` lists them).
-    #[arg(long, help_heading = "Objective")]
+    #[arg(long, ignore_case = true, help_heading = "Objective")]
     pub paper: Option<Paper>,
     #[command(flatten)]
     pub overrides: ObjectiveOverrides,
@@ -356,6 +358,12 @@ impl TrainArgs {
 fn schedule_kinds() -> impl clap::builder::TypedValueParser<Value = ScheduleKind> {
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(ScheduleKind::NAMES).try_map(|s| s.parse::<ScheduleKind>())
+}
+
+/// The names `rltrain study` takes, in any case (a typo lists them, with the closest).
+fn study_names() -> impl clap::builder::TypedValueParser<Value = String> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(rltrain::studies::STUDIES.iter().map(|s| s.name)).map(|n| n.to_lowercase())
 }
 
 /// A registry name, checked where it is typed, in any case (`GRPO` is `grpo`; a typo gets "did
@@ -502,6 +510,28 @@ mod tests {
         }
         let err = Cli::try_parse_from(["rltrain", "--objective", "DGOP"]).map(|_| ()).unwrap_err().to_string();
         assert!(err.contains("did you mean `dgpo`"), "{err}");
+    }
+
+    /// Names are read in any case, and a swapped pair of letters suggests the right name (`dpgo`
+    /// is one edit from `dgpo`, two from `pg`).
+    #[test]
+    fn names_in_any_case_and_the_closest_suggestion() {
+        use clap::Parser;
+        use rltrain::config::{KlName, Paper};
+        let err = Cli::try_parse_from(["rltrain", "--objective", "dpgo"]).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains("did you mean `dgpo`"), "{err}");
+        let cli =
+            Cli::try_parse_from(["rltrain", "--paper", "CFPO", "--kl-estimator", "K3", "--advantage", "Group-Norm"])
+                .expect("names in any case");
+        let o = &cli.train.overrides;
+        assert_eq!(
+            (cli.train.paper, o.kl_estimator, o.advantage.as_deref()),
+            (Some(Paper::Cfpo), Some(KlName::K3), Some("group-norm"))
+        );
+        match Cli::try_parse_from(["rltrain", "study", "DGPO"]).expect("a study in any case").command {
+            Some(super::Command::Study(args)) => assert_eq!(args.name.as_deref(), Some("dgpo")),
+            other => panic!("{other:?}"),
+        }
     }
 
     /// `-j`, `-V`, `--format-reward=W` and the scoring flags are the other tools'.

@@ -4,7 +4,6 @@
 //! every finished run; the same command continues.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
 use indicatif::ProgressBar;
 use rltrain::studies::{self, Progress, Provenance, Study, StudyOptions, STUDIES};
@@ -25,22 +24,30 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
     };
     let study = Study::from_name(name).ok_or_else(|| anyhow::anyhow!("unknown study `{name}`"))?;
     one_thread_per_run();
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/study-{name}")));
-    let jobs = args.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
+    let seeds = args.seeds.unwrap_or(study.seeds);
+    let out = args.out.clone().unwrap_or_else(|| studies::default_out(study, seeds, args.steps));
+    let jobs = match args.threads {
+        Some(n) if n > 0 => n,
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
     let opts = StudyOptions {
         report_dir: args.report.clone().unwrap_or_else(|| out.clone()),
         out,
-        seeds: args.seeds.unwrap_or(study.seeds),
+        seeds,
         steps: args.steps,
         jobs,
-        provenance: Provenance { commit: commit(), command: command_line(), machine: machine(jobs) },
+        provenance: Provenance { commit: studies::source_commit(), command: command_line(), machine: machine(jobs) },
     };
     let tty = std::io::stderr().is_terminal();
     let mut bar: Option<ProgressBar> = None;
     let mut on_progress = |p: Progress| match p {
-        Progress::Start { runs, reused } => {
+        Progress::Start { runs, reused, outdated } => {
+            let outdated = match outdated {
+                0 => String::new(),
+                n => format!(", {n} finished before with a configuration the code has changed since, trained again"),
+            };
             info(format_args!(
-                "rltrain study {name}: {runs} runs ({reused} finished before, reused), {jobs} at a time, in {}",
+                "rltrain study {name}: {runs} runs ({reused} finished before, reused{outdated}), {jobs} at a time, in {}",
                 opts.out.display()
             ));
             if tty {
@@ -81,7 +88,14 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
     }
     for (f, r) in study.findings.iter().zip(&outcome.findings) {
         let interval = r.differences[f.metric.index()];
-        println!("{:<28} {:<13} {:<22} {}", f.id, r.verdict.as_str(), f.prediction(), f.metric.render(&interval));
+        let caveat = r.caveat.as_deref().map_or_else(String::new, |c| format!("  ({c})"));
+        println!(
+            "{:<28} {:<13} {:<22} {}{caveat}",
+            f.id,
+            r.verdict.as_str(),
+            f.prediction(),
+            f.metric.render(&interval)
+        );
     }
     if let Some(report) = &outcome.report {
         info(format_args!("report: {}", report.display()));
@@ -112,25 +126,6 @@ fn command_line() -> String {
         .chain(std::env::args().skip(1).map(|a| quote(&a)))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The commit checked out where the command runs, `+modified` when a Rust source, manifest or the
-/// lock file differs from it (the files that decide the numbers).
-fn commit() -> String {
-    let git = |args: &[&str]| std::process::Command::new("git").args(args).output().ok();
-    match git(&["rev-parse", "--short=12", "HEAD"]) {
-        Some(o) if o.status.success() => {
-            let hash = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            let modified = git(&["diff", "--quiet", "HEAD", "--", "*.rs", "*.toml", "Cargo.lock"])
-                .is_some_and(|o| o.status.code() == Some(1));
-            if modified {
-                format!("{hash}+modified")
-            } else {
-                hash
-            }
-        }
-        _ => "unknown (not run in a git checkout)".into(),
-    }
 }
 
 /// CPU model, the instruction-set extensions the matrix kernels choose by, thread settings.
