@@ -7,7 +7,7 @@
 use crate::ast::Expr;
 use crate::equiv::{equivalent, Decision, EquivOptions, Verdict};
 use crate::extract::wording::{bare_value, wording, Wording};
-use crate::extract::{extract, Answer, ExtractOptions, Source};
+use crate::extract::{extract, Answer, ExtractOptions, Rule, Source};
 use crate::latex::{parse, ParseError};
 use crate::limits::{Budget, LimitKind, Limits};
 
@@ -294,6 +294,15 @@ impl Gold {
         let Some(answer) = extract(response, &opts) else {
             return out;
         };
+        if let Some(void) = answer.void {
+            // The response does not assert its marked answer as its own (a negated, questioned or
+            // retracted box, someone else's value, a format example, a problem it says it did not
+            // solve): no committed answer.
+            out.score.extracted = Some(answer.text.clone());
+            out.score.rule = void.as_str();
+            out.answer = Some(answer);
+            return out;
+        }
         let mut budget = Budget::new(&cfg.limits);
         let judged = self.judge_statement(&answer, cfg, &mut budget);
         let Judged { answer, parsed, decision, status, rule, limit } = judged;
@@ -327,17 +336,23 @@ impl Gold {
                 }
             }
             let mut last = None;
-            for c in &candidates {
+            for (k, c) in candidates.iter().enumerate() {
                 let single = Answer::bare(c, answer.source);
                 let j = self.judge_candidate(&single, cfg, budget);
                 if j.status != Status::Correct {
                     let status = if matches!(j.status, Status::Limit) { Status::Limit } else { Status::Ambiguous };
-                    return Judged { answer: answer.clone(), status, rule: "several_candidates", ..j };
+                    // The rule that offered the first candidate that differs (`hedge`, `later_value`,
+                    // ...), or `several_candidates` when the marker itself gave several.
+                    let rule = match answer.rule_of(k.max(1)) {
+                        Rule::Marker(_) => Rule::SeveralCandidates,
+                        rule => rule,
+                    };
+                    return Judged { answer: answer.clone(), status, rule: rule.as_str(), ..j };
                 }
                 last = Some(j);
             }
             if let Some(j) = last {
-                return Judged { answer: answer.clone(), rule: "restated", ..j };
+                return Judged { answer: answer.clone(), rule: Rule::Restated.as_str(), ..j };
             }
         }
         self.judge_candidate(answer, cfg, budget)
@@ -355,7 +370,18 @@ impl Gold {
                 parsed: Err(ParseError::Syntax { message: "a value with words that qualify it".into(), position: 0 }),
                 decision: None,
                 status: Status::Wrong,
-                rule: "qualified",
+                rule: Rule::Qualified.as_str(),
+                limit: None,
+            };
+        }
+        if self.choice.is_some() && crate::extract::choice::article_led(&answer.text) {
+            // `The answer is a tricky one`: the article that opens a sentence names no choice.
+            return Judged {
+                answer: answer.clone(),
+                parsed: Err(ParseError::Syntax { message: "a sentence, not a choice label".into(), position: 0 }),
+                decision: None,
+                status: Status::Wrong,
+                rule: Rule::NotAChoice.as_str(),
                 limit: None,
             };
         }
@@ -372,6 +398,13 @@ impl Gold {
                 if j.status == Status::Correct {
                     return Judged { answer: answer.clone(), ..j };
                 }
+            }
+        }
+        // `five`, `٤٢`, `４２`: a number written in words or in another script, by its value.
+        if let Some(n) = crate::numerals::ascii_number(&answer.text) {
+            let j = self.judge(&Answer::bare(&n, answer.source), cfg, budget);
+            if j.status == Status::Correct {
+                return Judged { answer: answer.clone(), ..j };
             }
         }
         // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted.
