@@ -72,7 +72,28 @@ pub(crate) fn ascii_number(s: &str) -> Option<String> {
         }
         return Some(out);
     }
-    words_value(t).map(|v| v.to_string())
+    words_value(t).map(|v| v.to_string()).or_else(|| leading_words_value(t))
+}
+
+/// `five apples` -> `5 apples`: a number in words that opens a text, in digits (the scorer then
+/// reads the rest with its allow-lists).
+fn leading_words_value(t: &str) -> Option<String> {
+    let mut end = 0;
+    let mut value = None;
+    for (k, _) in t.match_indices(' ').chain(std::iter::once((t.len(), ""))).take(MAX_NUMBER_WORDS) {
+        match words_value(&t[..k]) {
+            Some(v) => {
+                value = Some(v);
+                end = k;
+            }
+            None if value.is_some() => break,
+            None => {}
+        }
+    }
+    if end == t.len() {
+        return None;
+    }
+    value.map(|v| format!("{v}{}", &t[end..]))
 }
 
 /// The value of a number written in English words: `seven`, `twenty-one`, `three hundred and
@@ -123,7 +144,9 @@ mod tests {
         assert_eq!(ascii_number("Twenty-one.").as_deref(), Some("21"));
         assert_eq!(ascii_number("three hundred and five").as_deref(), Some("305"));
         assert_eq!(ascii_number("two thousand twelve").as_deref(), Some("2012"));
-        assert_eq!(ascii_number("five apples"), None);
+        assert_eq!(ascii_number("five apples").as_deref(), Some("5 apples"));
+        assert_eq!(ascii_number("twenty one red apples").as_deref(), Some("21 red apples"));
+        assert_eq!(ascii_number("apples five"), None);
         assert_eq!(ascii_number("and"), None);
     }
 }

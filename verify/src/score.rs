@@ -365,25 +365,11 @@ impl Gold {
         let qualified = answer.candidates().iter().any(|c| wording(c) == Wording::Qualified);
         if qualified && !same_text(&self.answer, &answer.text) {
             // `\text{less than } 7`, `7 \text{ or so}`: the words change the value.
-            return Judged {
-                answer: answer.clone(),
-                parsed: Err(ParseError::Syntax { message: "a value with words that qualify it".into(), position: 0 }),
-                decision: None,
-                status: Status::Wrong,
-                rule: Rule::Qualified.as_str(),
-                limit: None,
-            };
+            return Judged::rejected(answer, "a value with words that qualify it", Rule::Qualified);
         }
         if self.choice.is_some() && crate::extract::choice::article_led(&answer.text) {
             // `The answer is a tricky one`: the article that opens a sentence names no choice.
-            return Judged {
-                answer: answer.clone(),
-                parsed: Err(ParseError::Syntax { message: "a sentence, not a choice label".into(), position: 0 }),
-                decision: None,
-                status: Status::Wrong,
-                rule: Rule::NotAChoice.as_str(),
-                limit: None,
-            };
+            return Judged::rejected(answer, "a sentence, not a choice label", Rule::NotAChoice);
         }
         let judged = self.judge(answer, cfg, budget);
         if judged.status == Status::Correct {
@@ -402,9 +388,12 @@ impl Gold {
         }
         // `five`, `٤٢`, `４２`: a number written in words or in another script, by its value.
         if let Some(n) = crate::numerals::ascii_number(&answer.text) {
-            let j = self.judge(&Answer::bare(&n, answer.source), cfg, budget);
-            if j.status == Status::Correct {
-                return Judged { answer: answer.clone(), ..j };
+            // `five apples` -> `5 apples` -> `5`, with the allow-lists of the words.
+            for value in std::iter::once(n.as_str()).chain(bare_value(&n)) {
+                let j = self.judge(&Answer::bare(value, answer.source), cfg, budget);
+                if j.status == Status::Correct {
+                    return Judged { answer: answer.clone(), ..j };
+                }
             }
         }
         // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted.
@@ -447,6 +436,20 @@ struct Judged {
     status: Status,
     rule: &'static str,
     limit: Option<LimitKind>,
+}
+
+impl Judged {
+    /// `answer` is wrong by a contract rule, before any parse: `why` says what it is instead.
+    fn rejected(answer: &Answer, why: &str, rule: Rule) -> Judged {
+        Judged {
+            answer: answer.clone(),
+            parsed: Err(ParseError::Syntax { message: why.into(), position: 0 }),
+            decision: None,
+            status: Status::Wrong,
+            rule: rule.as_str(),
+            limit: None,
+        }
+    }
 }
 
 /// A whole-text prediction that states one number against a numeric gold: `\text{Bo earns

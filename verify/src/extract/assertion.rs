@@ -56,9 +56,12 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     }
     let mention_reach = words_before.len().saturating_sub(MENTION_REACH);
     // An instruction: its verb opens the sentence (`Put your answer in ...`) or follows a lead
-    // (`remember to write`, `please box`).
+    // (`please box`, `remember to write`); a verb after a plain `to` is the problem's own
+    // (`has left to write`).
+    let lead = |k: usize| lexicon::is(words_before[k], Class::InstructionLead);
     let instruction = words_before.iter().enumerate().any(|(k, w)| {
-        lexicon::is(w, Class::Instruction) && (k == 0 || lexicon::is(words_before[k - 1], Class::InstructionLead))
+        lexicon::is(w, Class::Instruction)
+            && (k == 0 || lead(k - 1) || (k >= 2 && words_before[k - 1].eq_ignore_ascii_case("to") && lead(k - 2)))
     });
     if instruction || words_before[mention_reach..].iter().any(|w| lexicon::is(w, Class::Mention)) {
         return Some(Rule::Mentioned);
@@ -66,15 +69,13 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     if attributed(&words_before) {
         return Some(Rule::Attributed);
     }
-    if retracts(later) {
-        return Some(Rule::Retracted);
-    }
     // Only what follows the answer is the response's comment on it: the words before it often
     // restate the problem (`the minimum number of guesses is`).
-    let mut words_after = words(after);
-    words_after.truncate(MAX_WORDS_AFTER);
-    if gives_up(&words_after) {
+    if gives_up(&first_words(after, MAX_WORDS_AFTER)) {
         return Some(Rule::Disowned);
+    }
+    if retracts(later) {
+        return Some(Rule::Retracted);
     }
     None
 }
@@ -182,25 +183,32 @@ fn denied_after(own_rest: &str) -> bool {
     let w = words(own_rest);
     let first = &w[..w.len().min(4)];
     first.iter().enumerate().any(|(k, x)| {
-        matches!(x.to_ascii_lowercase().as_str(), "wrong" | "incorrect" | "false" | "invalid")
+        lexicon::is(x, Class::Denial)
             || (lexicon::is(x, Class::Negation)
-                && first
-                    .get(k + 1)
-                    .is_some_and(|n| matches!(n.to_ascii_lowercase().as_str(), "correct" | "right" | "valid")))
+                && first.get(k + 1).is_some_and(|n| lexicon::is(n, Class::Verity) || lexicon::is(n, Class::Accomplish)))
     })
 }
 
 /// Whether the sentence after the answer opens by taking it back: a retraction word, which for
 /// `no` and `not` must stand alone (`No.`, `No, ...`, not `No other value works`).
+/// `Just kidding`, `Never mind` and `That is wrong.` take it back too (a retraction word second,
+/// or a denial among the first words of a sentence without a value).
 fn retracts(later: &str) -> bool {
     let t = later.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '>' | '-'));
     let len = t.bytes().take_while(|c| c.is_ascii_alphabetic()).count();
     let word = &t[..len];
-    if len == 0 || !lexicon::is(word, Class::Retraction) {
-        return false;
+    let (next, _) = split_sentence(t);
+    let w = words(next);
+    if lexicon::is(word, Class::Retraction) {
+        // A negation retracts alone (`No.`, `No, ...`) or with another retraction word (`Never
+        // mind`), not when it opens a statement (`No other value works`).
+        let bare = lexicon::is(word, Class::Negation);
+        return !bare
+            || t[len..].starts_with(['.', ',', '!', ';'])
+            || w.get(1).is_some_and(|second| lexicon::is(second, Class::Retraction));
     }
-    let bare = matches!(word.to_ascii_lowercase().as_str(), "no" | "not");
-    !bare || t[len..].starts_with(['.', ',', '!', ';'])
+    w.get(1).is_some_and(|second| lexicon::is(second, Class::Retraction) && !lexicon::is(second, Class::Negation))
+        || (!next.bytes().any(|c| c.is_ascii_digit()) && denied_after(next))
 }
 
 /// Whether words say the problem was not solved: a word of giving up (`guess`, `unsolved`), or
@@ -216,10 +224,15 @@ fn gives_up(words: &[&str]) -> bool {
 
 /// The words of `s`: runs of ASCII letters and apostrophes, not LaTeX command names.
 fn words(s: &str) -> Vec<&str> {
+    first_words(s, usize::MAX)
+}
+
+/// The first `limit` [`words`] of `s` (the scan stops there).
+fn first_words(s: &str, limit: usize) -> Vec<&str> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    while i < b.len() {
+    while i < b.len() && out.len() < limit {
         if b[i].is_ascii_alphabetic() {
             let start = i;
             while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
@@ -254,6 +267,8 @@ mod tests {
             r"Thus $\boxed{5}$. No other value works.",
             r"I think the answer is $\boxed{5}$.",
             r"We want to find the area, which is $\boxed{5}$.",
+            r"The number of pages she has left to write is $\boxed{5}$.",
+            r"The ways to pick 3 boys to give a talk is $\boxed{5}$.",
             r"Ways with no two adjacent: $\boxed{5}$.",
             r"The number of values for which it is not defined is $\boxed{5}$.",
             r"The number of people who think horse 7 wins is $\boxed{5}$.",
@@ -279,6 +294,10 @@ mod tests {
             (r"Could it be $\boxed{5}$? Hmm.", Rule::Questioned),
             (r"So $\boxed{5}$. No, that double counts.", Rule::Retracted),
             (r"So $\boxed{5}$. Scratch that.", Rule::Retracted),
+            (r"So $\boxed{5}$. Just kidding.", Rule::Retracted),
+            (r"So $\boxed{5}$. Never mind, that was wrong.", Rule::Retracted),
+            (r"So $\boxed{5}$. That is wrong.", Rule::Retracted),
+            (r"So $\boxed{5}$ (not really).", Rule::Negated),
             (r"My teacher claims it is $\boxed{5}$.", Rule::Attributed),
             (r"Write your result in the form $\boxed{5}$.", Rule::Mentioned),
             (r"For example, $\boxed{5}$.", Rule::Mentioned),

@@ -5,7 +5,12 @@
 //! candidate ([`Answer::parts`] lists them all when the final statement offers several; the
 //! scorer calls several different ones `ambiguous`), and text inside it is part of it
 //! (`wording`: allow-lists of what may surround a value). `turn` cuts the response at the first
-//! end-of-turn token, `escapes` reads doubly escaped LaTeX, `statement` collects the candidates.
+//! end-of-turn token, `escapes` reads doubly escaped LaTeX, `statement` collects the candidates
+//! (hedges, list continuations, later values that revise the answer), `record` the other fields
+//! of a structured answer, and `assertion` decides whether the response asserts its marked answer
+//! as its own (not negated, questioned, retracted, someone else's, an example, or given up on:
+//! [`Answer::void`]). Every candidate and every decision names its contract [`Rule`]; every word
+//! these modules read is a class of the crate's one lexicon (`crate::lexicon`).
 //!
 //! [`extract`] runs a fixed list of strategies and returns the first that finds something. The
 //! order (strongest marker first) is:
@@ -13,13 +18,13 @@
 //! | # | strategy | module | example | [`Source`] |
 //! |---|----------|--------|---------|------------|
 //! | 0 | answer region | here | text after the last `</think>`, up to an end-of-turn token | – |
-//! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>` (empty: no answer) | `AnswerTag` |
+//! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>`, `<final_answer>`, `<result>` (empty: no answer) | `AnswerTag` |
 //! | 2 | last box / list of boxes | `boxed` | `\boxed{2} and \boxed{3}` | `Boxed` |
-//! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45` | `FinalAnswerPhrase` / `AnswerColon` |
+//! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45`, `Die Antwort ist 5`, `答案：5` | `FinalAnswerPhrase` / `AnswerColon` |
 //! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
-//! | 5 | bold | `tagged` | `The total is **42**.` (last line, or right after "answer") | `Bold` |
+//! | 5 | bold | `tagged` | `The total is **42**.`, `__42__` (last line, or right after "answer") | `Bold` |
 //! | 6 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
-//! | 7 | concluding last sentence | `tagged` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.` | `Conclusion` |
+//! | 7 | concluding last sentence | `tagged` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.`, `Altogether, the farmer has 86 animals.`, `Putting everything together:` then `\[42\]` | `Conclusion` |
 //! | 8 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
 //! | 9 | last math block (lenient) | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
 //! | 10 | last number (lenient, opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |

@@ -13,14 +13,24 @@
 //!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
 //!   $5 < 6$ confirms it` adds nothing).
 //!
-//! A hedge is a cue word (`or`, `otherwise`, `alternatively`, `possibly`, `perhaps`, `maybe`,
-//! `might`, `could`, `would`, `instead`, `either`, `else`, `probably`) followed, with only filler
-//! words between (`be`, `also`, `the answer is`, ...), by a value: a math block, a box, a number
-//! or a choice label. A cue followed by anything else (`could be verified`, `or not`) offers no
-//! value. An `or` inside a justification (`because 6 is odd or even`) offers none either: after
-//! `because`, `since`, `so`, `which`, ... an `or` joins reasons, not answers.
+//! - **In a later sentence that revisits the result** ([`later_values`]): `Checking again, the
+//!   count must be $15$.`, `Actually, it is 15.`, `but I get $32$`, `Edit: $x = 9$`: a value
+//!   stated there (after a stating word, `=`, or the revising word itself) is a second candidate
+//!   for the same quantity. A check that confirms the answer states the answer again and adds
+//!   nothing; code after a fence and a harness's `<|...|>` separators are no statement.
 //!
-//! Cost: one pass over at most [`MAX_STATEMENT_BYTES`] after the answer.
+//! A hedge is a cue word (the lexicon's `HedgeCue` class: `or`, `otherwise`, `perhaps`, ...)
+//! followed, with only filler words between (`HedgeFiller`: `be`, `also`, `the answer is`, ...),
+//! by a value: a math block, a box, a number, a choice label, a numeral of another script (`١١`,
+//! `Ⅻ`) or a number word (`maybe eleven`). A cue followed by anything else (`could be verified`,
+//! `or not`) offers no value. An `or` inside a justification (`because 6 is odd or even`) offers
+//! none either: after a `Justification` word an `or` joins reasons, not answers.
+//!
+//! Each candidate comes with the [`Rule`] that produced it (`list_continuation`, `parenthetical`,
+//! `hedge`, `hedge_inside`, `later_value`), which the scorer reports.
+//!
+//! Cost: one pass over at most [`MAX_STATEMENT_BYTES`] (and [`MAX_STATEMENT_TOKENS`]) after the
+//! answer.
 
 use super::delimited::{block_at, block_shape};
 use super::rule::Rule;
@@ -296,11 +306,19 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
         }
     }
     let listed = out.len();
-    // 2. A parenthetical right after the answer that opens with a value: `$81$ ($64$ if ...)`.
+    // 2. A parenthetical right after the answer that opens with a value: `$81$ ($64$ if ...)`,
+    // `(eleven?)`.
     if toks.get(k) == Some(&Tok::Open) {
-        if let Some(Tok::Value(v)) = toks.get(k + 1) {
-            out.push((v.clone(), Rule::Parenthetical));
-            k += 2;
+        match toks.get(k + 1) {
+            Some(Tok::Value(v)) => {
+                out.push((v.clone(), Rule::Parenthetical));
+                k += 2;
+            }
+            Some(Tok::Word(w)) if lexicon::number_word(w).is_some() => {
+                out.push((w.to_string(), Rule::Parenthetical));
+                k += 2;
+            }
+            _ => {}
         }
     }
     // 3. Hedges in the rest of the statement.
@@ -351,8 +369,9 @@ fn later_values(toks: &[Tok<'_>]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut sentence: Vec<String> = Vec::new();
     let (mut revisits, mut justifying, mut stating, mut verity) = (false, false, false, false);
+    let (mut words, mut negated) = (0, false);
     let end = Tok::SentenceEnd;
-    for t in toks.iter().chain(std::iter::once(&end)) {
+    for (k, t) in toks.iter().chain(std::iter::once(&end)).enumerate() {
         match t {
             Tok::SentenceEnd => {
                 if revisits {
@@ -360,9 +379,12 @@ fn later_values(toks: &[Tok<'_>]) -> Vec<String> {
                 }
                 sentence.clear();
                 (revisits, justifying, stating, verity) = (false, false, false, false);
+                (words, negated) = (0, false);
             }
             Tok::Word(w) => {
                 let classes = lexicon::classes(w);
+                words += 1;
+                negated = classes.has(Class::Negation);
                 // `Actually, ...`, `the correct total is`: a revising word, or an answer noun
                 // called the true one.
                 revisits |= classes.has(Class::Revision) || (verity && classes.has(Class::AnswerNoun));
@@ -376,20 +398,29 @@ fn later_values(toks: &[Tok<'_>]) -> Vec<String> {
                     stating = false;
                 }
             }
-            Tok::Equals => stating = true,
             Tok::Value(v) => {
                 let right = right_side(v);
-                if !justifying && (stating || right.is_some()) {
+                // `Double-checking, 15.`, `Edit: 15`: the first value right after the cue.
+                // A value followed by an operator is an operand (`3 + 11 = 14`), not a result.
+                let operand = matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals));
+                let opening = revisits && sentence.is_empty() && words <= MAX_CUE_WORDS;
+                if !justifying && !negated && !operand && (stating || opening || right.is_some()) {
                     sentence.push(right.unwrap_or(v).to_string());
                 }
                 stating = false;
             }
-            Tok::Comma | Tok::Open | Tok::Other => stating = false,
+            Tok::Comma | Tok::Open | Tok::Other | Tok::Equals => {
+                stating = matches!(t, Tok::Equals);
+                negated = false;
+            }
             Tok::Break => break,
         }
     }
     out
 }
+
+/// Most words of a revising cue before its value (`Double-checking the shelves, 15.`).
+const MAX_CUE_WORDS: usize = 5;
 
 /// The right side of the last top-level `=` of a math block (`2 \cdot 7 = 14` -> `14`).
 fn right_side(v: &str) -> Option<&str> {
@@ -646,6 +677,9 @@ mod tests {
         // Values in sentences that do not revisit the result are other quantities.
         assert!(alts("14", ". He gave away 6 of them, which is 2 more than Sue.").is_empty());
         assert_eq!(alts("14", ". The correct total is 15."), vec!["15"]);
+        assert_eq!(alts("14", ". Double-checking, 15."), vec!["15"]);
+        assert!(alts("14", ". Checking again: 3 + 11 = 14.").is_empty());
+        assert_eq!(alts("10", " (eleven?)"), vec!["eleven"]);
         assert!(alts("14", ".\n\nFind the correct pair: $a = 44$, so $b^2 = 85$.").is_empty());
         // Code and a harness's separators after the answer are no statement in words.
         assert!(alts("3", ".\n```python\n# recount\nx = 5\n```").is_empty());
