@@ -5,7 +5,7 @@
 //! word of another language, ...), never by a list kept where it is used: a word is looked up once
 //! here and may belong to several classes (`or` is a hedge cue, a list connector and a
 //! qualifier). Lookups are ASCII case-insensitive (other scripts are compared as lower-cased),
-//! by binary search in one sorted table, so no call allocates for a word of up to
+//! through a hash map of one sorted table, and no call allocates for an ASCII word of up to
 //! [`MAX_WORD_BYTES`] bytes.
 
 /// A class of words (see each variant).
@@ -126,6 +126,10 @@ impl Classes {
     }
 }
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
+
 /// Longest word looked up without allocating (bytes); longer words are lower-cased on the heap.
 pub(crate) const MAX_WORD_BYTES: usize = 32;
 
@@ -205,9 +209,11 @@ const WORDS: &[(&str, Classes)] = &[
     ("believes", Classes::of(&[Report])),
     ("below", Classes::of(&[NegationOrModal])),
     ("besides", Classes::of(&[NotPlural])),
+    ("beträgt", Classes::of(&[Copula])),
     ("beyond", Classes::of(&[NegationOrModal])),
     ("billion", Classes::of(&[NumberWord])),
     ("bird", Classes::of(&[SingularNoun])),
+    ("blir", Classes::of(&[Copula])),
     ("bmod", Classes::of(&[MathWord])),
     ("bogus", Classes::of(&[Denial])),
     ("book", Classes::of(&[SingularNoun, ThirdParty])),
@@ -386,6 +392,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("famous", Classes::of(&[NotPlural])),
     ("father", Classes::of(&[ThirdParty])),
     ("fell", Classes::of(&[ByAfter])),
+    ("fica", Classes::of(&[Copula])),
     ("fifteen", Classes::of(&[NumberWord])),
     ("fifty", Classes::of(&[NumberWord])),
     ("figure", Classes::of(&[AnswerNoun, Accomplish])),
@@ -509,6 +516,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("knew", Classes::of(&[Accomplish])),
     ("know", Classes::of(&[Prose, Accomplish])),
     ("lap", Classes::of(&[SingularNoun])),
+    ("lautet", Classes::of(&[Copula])),
     ("lcm", Classes::of(&[MathWord])),
     ("least", Classes::of(&[NegationOrModal])),
     ("left", Classes::of(&[Closing])),
@@ -882,10 +890,12 @@ const WORDS: &[(&str, Classes)] = &[
     ("used", Classes::of(&[Stating])),
     ("user", Classes::of(&[ThirdParty])),
     ("uses", Classes::of(&[Stating])),
+    ("vale", Classes::of(&[Copula])),
     ("valid", Classes::of(&[Offering])),
     ("value", Classes::of(&[HedgeFiller, AnswerNoun])),
     ("various", Classes::of(&[NotPlural])),
     ("vastaus", Classes::of(&[AnswerWord])),
+    ("vaut", Classes::of(&[Copula])),
     ("verify", Classes::of(&[Justification])),
     ("version", Classes::of(&[Metadata])),
     ("vertex", Classes::of(&[SingularNoun])),
@@ -933,6 +943,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("wrong", Classes::of(&[Prose, Revision, Retraction, Denial])),
     ("wynik", Classes::of(&[AnswerWord])),
     ("wynosi", Classes::of(&[Copula])),
+    ("wynosią", Classes::of(&[Copula])),
     ("yes", Classes::of(&[NotPlural])),
     ("yield", Classes::of(&[Stating])),
     ("yields", Classes::of(&[Stating])),
@@ -982,7 +993,35 @@ pub(crate) fn classes(word: &str) -> Classes {
     } else {
         std::borrow::Cow::Owned(word.to_lowercase())
     };
-    WORDS.binary_search_by(|(w, _)| w.as_bytes().cmp(lower.as_bytes())).map_or(Classes::default(), |k| WORDS[k].1)
+    index().get(&*lower).copied().unwrap_or_default()
+}
+
+/// The lexicon as a hash map, built on first use (a lookup hashes the word once and compares it
+/// once: the extractor looks up every word of a final statement).
+fn index() -> &'static HashMap<&'static str, Classes, BuildHasherDefault<Fnv>> {
+    static INDEX: OnceLock<HashMap<&'static str, Classes, BuildHasherDefault<Fnv>>> = OnceLock::new();
+    INDEX.get_or_init(|| WORDS.iter().copied().collect())
+}
+
+/// FNV-1a: a fast hash for short keys (the words of the lexicon are few and not adversarial to
+/// the table: a collision costs one more comparison).
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+        const PRIME: u64 = 0x0100_0000_01b3;
+        let mut h = if self.0 == 0 { OFFSET } else { self.0 };
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(PRIME);
+        }
+        self.0 = h;
+    }
 }
 
 /// Whether `word` belongs to `class`.

@@ -21,7 +21,7 @@
 
 use super::rule::Rule;
 use super::scan::{floor_boundary, Needle};
-use crate::lexicon::{self, Class};
+use crate::lexicon::{self, Class, Classes};
 
 /// How far back the sentence of an answer is read (bytes).
 const MAX_SENTENCE_BYTES: usize = 300;
@@ -43,27 +43,23 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
         return Some(Rule::Mentioned);
     }
     let before = sentence_before(text, start);
-    let words_before = words(before);
+    // Each word of the sentence is looked up once.
+    let words_before: Vec<Word<'_>> = words(before).into_iter().map(Word::new).collect();
     let after = &text[end..floor_boundary(text, end + MAX_AFTER_BYTES)];
     let (own_rest, later) = split_sentence(after);
     if ends_as_question(own_rest) {
         return Some(Rule::Questioned);
     }
     // A negation binds the value only within its clause (`with no two adjacent: $\boxed{5}$`).
-    let clause = words(before.rsplit([',', ':', ';', '=']).next().unwrap_or(before));
-    if negates(&clause) || denied_after(own_rest) {
+    let clause_len = words(before.rsplit([',', ':', ';', '=']).next().unwrap_or(before)).len();
+    if negates(&words_before[words_before.len() - clause_len..]) || denied_after(own_rest) {
         return Some(Rule::Negated);
     }
+    if instructs(&words_before) {
+        return Some(Rule::Mentioned);
+    }
     let mention_reach = words_before.len().saturating_sub(MENTION_REACH);
-    // An instruction: its verb opens the sentence (`Put your answer in ...`) or follows a lead
-    // (`please box`, `remember to write`); a verb after a plain `to` is the problem's own
-    // (`has left to write`).
-    let lead = |k: usize| lexicon::is(words_before[k], Class::InstructionLead);
-    let instruction = words_before.iter().enumerate().any(|(k, w)| {
-        lexicon::is(w, Class::Instruction)
-            && (k == 0 || lead(k - 1) || (k >= 2 && words_before[k - 1].eq_ignore_ascii_case("to") && lead(k - 2)))
-    });
-    if instruction || words_before[mention_reach..].iter().any(|w| lexicon::is(w, Class::Mention)) {
+    if words_before[mention_reach..].iter().any(|w| w.is(Class::Mention)) {
         return Some(Rule::Mentioned);
     }
     if attributed(&words_before) {
@@ -71,7 +67,8 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     }
     // Only what follows the answer is the response's comment on it: the words before it often
     // restate the problem (`the minimum number of guesses is`).
-    if gives_up(&first_words(after, MAX_WORDS_AFTER)) {
+    let words_after: Vec<Word<'_>> = first_words(after, MAX_WORDS_AFTER).into_iter().map(Word::new).collect();
+    if gives_up(&words_after) {
         return Some(Rule::Disowned);
     }
     if retracts(later) {
@@ -80,15 +77,32 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     None
 }
 
+/// A word with its classes, looked up once.
+#[derive(Clone, Copy)]
+struct Word<'a> {
+    text: &'a str,
+    classes: Classes,
+}
+
+impl<'a> Word<'a> {
+    fn new(text: &'a str) -> Word<'a> {
+        Word { text, classes: lexicon::classes(text) }
+    }
+
+    fn is(&self, class: Class) -> bool {
+        self.classes.has(class)
+    }
+}
+
 /// Whether the words before a value negate it: a negation in the verb group of the last stating
 /// verb of its clause (`is not`, `cannot be`, `is definitely not`), or, with no stating verb,
 /// among the last [`NEGATION_REACH`] words (`definitely isn't`). A negation earlier in the
 /// subject (`the values for which it is not defined is`) does not.
-fn negates(clause: &[&str]) -> bool {
-    let negation = |w: &&str| lexicon::is(w, Class::Negation);
-    match clause.iter().rposition(|w| lexicon::is(w, Class::Stating)) {
+fn negates(clause: &[Word<'_>]) -> bool {
+    let negation = |w: &Word<'_>| w.is(Class::Negation);
+    match clause.iter().rposition(|w| w.is(Class::Stating)) {
         Some(verb) => {
-            let auxiliary = |k: usize| clause.get(k).is_some_and(|w| lexicon::is(w, Class::NegationOrModal));
+            let auxiliary = |k: usize| clause.get(k).is_some_and(|w| w.is(Class::NegationOrModal));
             clause[verb + 1..].iter().any(negation)
                 || (verb >= 1 && negation(&clause[verb - 1]))
                 || (verb >= 2 && auxiliary(verb - 1) && negation(&clause[verb - 2]))
@@ -97,15 +111,25 @@ fn negates(clause: &[&str]) -> bool {
     }
 }
 
+/// Whether the sentence is an instruction: its verb opens it (`Put your answer in ...`) or follows
+/// a lead (`please box`, `remember to write`); a verb after a plain `to` is the problem's own
+/// (`has left to write`).
+fn instructs(words: &[Word<'_>]) -> bool {
+    let lead = |k: usize| words[k].is(Class::InstructionLead);
+    words.iter().enumerate().any(|(k, w)| {
+        w.is(Class::Instruction)
+            && (k == 0 || lead(k - 1) || (k >= 2 && words[k - 1].text.eq_ignore_ascii_case("to") && lead(k - 2)))
+    })
+}
+
 /// Whether the sentence before a value reports someone else's claim: a reporting verb right after
 /// a third party (`my teacher claims`, `they say`) or a name (`Bob thinks`), and no `I`/`we`.
-fn attributed(words: &[&str]) -> bool {
-    let third_party = |w: &str| {
-        lexicon::is(w, Class::ThirdParty)
-            || (w.starts_with(|c: char| c.is_ascii_uppercase()) && w.len() > 1 && w != "I")
+fn attributed(words: &[Word<'_>]) -> bool {
+    let third_party = |w: &Word<'_>| {
+        w.is(Class::ThirdParty) || (w.text.starts_with(|c: char| c.is_ascii_uppercase()) && w.text.len() > 1)
     };
-    let reported = words.windows(2).any(|p| third_party(p[0]) && lexicon::is(p[1], Class::Report));
-    reported && !words.iter().any(|w| lexicon::is(w, Class::FirstPerson))
+    let reported = words.windows(2).any(|p| p[1].is(Class::Report) && third_party(&p[0]));
+    reported && !words.iter().any(|w| w.is(Class::FirstPerson))
 }
 
 /// Whether byte `at` lies in a fenced code block (an odd number of fences before it and one after
@@ -213,12 +237,10 @@ fn retracts(later: &str) -> bool {
 
 /// Whether words say the problem was not solved: a word of giving up (`guess`, `unsolved`), or
 /// a negation shortly before a word of solving or knowing (`not sure`, `could not finish`).
-fn gives_up(words: &[&str]) -> bool {
+fn gives_up(words: &[Word<'_>]) -> bool {
     words.iter().enumerate().any(|(k, w)| {
-        let c = lexicon::classes(w);
-        c.has(Class::GiveUp)
-            || (c.has(Class::Negation)
-                && words[k + 1..].iter().take(GIVE_UP_REACH).any(|n| lexicon::is(n, Class::Accomplish)))
+        w.is(Class::GiveUp)
+            || (w.is(Class::Negation) && words[k + 1..].iter().take(GIVE_UP_REACH).any(|n| n.is(Class::Accomplish)))
     })
 }
 

@@ -18,10 +18,29 @@ const MAX_FIELDS: usize = 32;
 /// The values of the other fields of the record whose answer field ends at byte `end` of `text`.
 pub(crate) fn second_fields(text: &str, end: usize) -> Vec<String> {
     let end = floor_boundary(text, end);
-    match json_object(text, end) {
-        Some((open, close)) => fields(&text[open + 1..close], end - open - 1, true),
-        None => yaml_block(text, end).map_or_else(Vec::new, |(from, to)| fields(&text[from..to], end - from, false)),
+    // Only an answer whose line is a field (`"answer": 3`, `answer: 3`) is read further.
+    let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..end]).map_or(0, |k| k + 1);
+    let line = &text[line_start..end];
+    if line.contains("\":") {
+        if let Some((open, close)) = json_object(text, end) {
+            return fields(&text[open + 1..close], end - open - 1, true);
+        }
     }
+    if machine_key(line).is_some() {
+        if let Some((from, to)) = yaml_block(text, end) {
+            return fields(&text[from..to], end - from, false);
+        }
+    }
+    Vec::new()
+}
+
+/// The key of a `key: value` line when it is machine-style (lower-case ASCII, digits, `_`).
+fn machine_key(line: &str) -> Option<&str> {
+    let t = line.trim_start_matches([' ', '-']);
+    let (k, _) = t.split_once(':')?;
+    let k = k.trim_matches('"');
+    let machine = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_';
+    (!k.is_empty() && k.len() <= 40 && k.bytes().all(machine)).then_some(k)
 }
 
 /// The span of the innermost JSON object around byte `at`: its `{` and its `}`.
@@ -60,18 +79,11 @@ fn json_object(text: &str, at: usize) -> Option<(usize, usize)> {
 /// keys, lower-case with `_`, no blank line between) whose answer line is keyed by an answer word:
 /// their span, when there are at least two.
 fn yaml_block(text: &str, at: usize) -> Option<(usize, usize)> {
-    let key = |line: &'_ str| -> Option<String> {
-        let t = line.trim_start_matches([' ', '-']);
-        let (k, _) = t.split_once(':')?;
-        let k = k.trim_matches('"');
-        let machine = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_';
-        (!k.is_empty() && k.len() <= 40 && k.bytes().all(machine)).then(|| k.to_string())
-    };
-    let is_field = |line: &str| key(line).is_some();
+    let is_field = |line: &str| machine_key(line).is_some();
     let line_start = text[..at].rfind('\n').map_or(0, |k| k + 1);
     let line_end = text[at..].find('\n').map_or(text.len(), |k| at + k);
     // The answer's own line is a field whose key names the answer (`answer:`, `final_answer:`).
-    let answer_key = key(&text[line_start..line_end])?;
+    let answer_key = machine_key(&text[line_start..line_end])?;
     if !answer_key.split('_').any(|part| lexicon::is(part, Class::AnswerTagName)) {
         return None;
     }

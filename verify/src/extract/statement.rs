@@ -43,7 +43,7 @@ const MAX_STATEMENT_BYTES: usize = 1200;
 /// Most alternatives collected (a longer run is no statement).
 const MAX_ALTERNATIVES: usize = 16;
 /// Most tokens of the statement read.
-const MAX_STATEMENT_TOKENS: usize = 256;
+const MAX_STATEMENT_TOKENS: usize = 4 * MAX_ALTERNATIVES + 64;
 
 /// Text commands whose braces are transparent to the statement (`\text{(or } 6\text{)}`).
 const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "emph", "mathrm", "textnormal"];
@@ -343,12 +343,16 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
                     continue;
                 }
             }
-            Tok::Word(w) if lexicon::is(w, Class::Justification) => justifying = true,
-            Tok::Word(w) if lexicon::is(w, Class::HedgeCue) && !(w == "or" && justifying) => {
-                if let Some((v, next)) = value_after_cue(toks, k + 1) {
-                    out.push((v, Rule::Hedge));
-                    k = next;
-                    continue;
+            Tok::Word(w) => {
+                let classes = lexicon::classes(w);
+                if classes.has(Class::Justification) {
+                    justifying = true;
+                } else if classes.has(Class::HedgeCue) && !(w == "or" && justifying) {
+                    if let Some((v, next)) = value_after_cue(toks, k + 1) {
+                        out.push((v, Rule::Hedge));
+                        k = next;
+                        continue;
+                    }
                 }
             }
             _ => {}

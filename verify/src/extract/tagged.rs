@@ -264,24 +264,36 @@ fn is_answer_noun(s: &str) -> bool {
 /// `=`, `是`, `は`, ...) or a copula of the lexicon (`ist`, `est`, `es`). Returns the answer and
 /// where it ends.
 pub(crate) fn foreign_phrase(text: &str) -> Option<(String, usize)> {
-    static FINDERS: std::sync::OnceLock<Vec<memmem::Finder<'static>>> = std::sync::OnceLock::new();
-    let finders = FINDERS.get_or_init(|| {
-        let mut out = Vec::new();
+    /// Searchers for the answer words, in two sets: ASCII words, and words with other letters.
+    type Finders = (Vec<memmem::Finder<'static>>, Vec<memmem::Finder<'static>>);
+    static FINDERS: std::sync::OnceLock<Finders> = std::sync::OnceLock::new();
+    let (ascii, other) = FINDERS.get_or_init(|| {
+        let (mut ascii, mut other) = (Vec::new(), Vec::new());
         for w in lexicon::words_of(Class::AnswerWord) {
-            let mut capital = w.chars();
-            let first: String = capital.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
-            let capitalised = format!("{first}{}", capital.as_str());
-            out.push(memmem::Finder::new(w.as_bytes()).into_owned());
+            let mut chars = w.chars();
+            let first: String = chars.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
+            let capitalised = format!("{first}{}", chars.as_str());
+            let set = if w.is_ascii() { &mut ascii } else { &mut other };
+            set.push(memmem::Finder::new(w.as_bytes()).into_owned());
             if capitalised != w {
-                out.push(memmem::Finder::new(capitalised.as_bytes()).into_owned());
+                set.push(memmem::Finder::new(capitalised.as_bytes()).into_owned());
             }
         }
-        out
+        (ascii, other)
     });
+    // An answer phrase ends a response: only its last [`MAX_FOREIGN_TAIL`] bytes are searched,
+    // and only when they hold a phrase at all (a space, or letters of another script).
+    let from = floor_boundary(text, text.len().saturating_sub(MAX_FOREIGN_TAIL));
     let b = text.as_bytes();
+    let tail = &b[from..];
+    let non_ascii = !tail.is_ascii();
+    if !non_ascii && !tail.contains(&b' ') {
+        return None;
+    }
+    let finders = ascii.iter().chain(other.iter().filter(|_| non_ascii));
     let mut best: Option<(usize, usize)> = None;
     for f in finders {
-        if let Some(p) = f.find_iter(b).last() {
+        if let Some(p) = f.find_iter(tail).last().map(|p| from + p) {
             let end = p + f.needle().len();
             if best.is_none_or(|(q, _)| p > q) && (p == 0 || !b[p - 1].is_ascii_alphabetic()) {
                 best = Some((p, end));
@@ -296,6 +308,12 @@ pub(crate) fn foreign_phrase(text: &str) -> Option<(String, usize)> {
         let sep = [":", "：", "=", "是", "为", "為", "は", "—"].iter().find(|s| rest.starts_with(**s));
         if let Some(sep) = sep {
             i = skip_markup(b, i + sep.len());
+            // `答案为：42`: a colon may follow the copula.
+            for colon in [":", "："] {
+                if text[i..].starts_with(colon) {
+                    i = skip_markup(b, i + colon.len());
+                }
+            }
             break;
         }
         let len = rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len());
@@ -332,6 +350,9 @@ pub(crate) fn foreign_phrase(text: &str) -> Option<(String, usize)> {
     }
     after_phrase(text, i, false)
 }
+
+/// How much of the end of a response is searched for an answer phrase of another language (bytes).
+const MAX_FOREIGN_TAIL: usize = 1000;
 
 /// A display formula that ends the text, introduced by a sentence that ends with `:` and
 /// concludes (a word of the lexicon's `Conclusive` class: `Putting everything together:`,
@@ -439,10 +460,12 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         || closing.ends_with("\\)")
         || closing.ends_with("\\]")
         || closing.ends_with(|c: char| c.is_ascii_digit());
-    // `Altogether, the farmer has 86 animals.`: a short last sentence that states one number,
-    // with only words that leave it as stated (the allow-lists of `wording`).
-    if sentence.len() <= MAX_PLAIN_STATEMENT_BYTES {
-        if let Some(n) = lone_number_in_sentence(sentence.trim().trim_end_matches(['.', '!'])) {
+    // `Altogether, the farmer has 86 animals.`: a short, finished last sentence that states one
+    // number, with only words that leave it as stated (the allow-lists of `wording`).
+    // (A finished sentence only: `Checking the divisors of $6$` was cut off.)
+    if sentence.len() <= MAX_PLAIN_STATEMENT_BYTES && sentence.trim_end().ends_with(['.', '!']) {
+        let plain = without_number_delimiters(sentence.trim().trim_end_matches(['.', '!']));
+        if let Some(n) = lone_number_in_sentence(&plain) {
             let end = line_start + at + sentence.len();
             return Some((n.to_string(), end));
         }
@@ -459,6 +482,20 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         }
     }
     None
+}
+
+/// `has $86$ animals` -> `has 86 animals`: the `$` around math blocks that hold only a plain
+/// number dropped (any other math is kept, so the sentence is no plain statement).
+fn without_number_delimiters(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('$') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let pieces: Vec<&str> = s.split('$').collect();
+    let plain_number = |p: &str| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b','));
+    if pieces.len() % 2 == 0 || !pieces.iter().skip(1).step_by(2).all(|p| plain_number(p)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(pieces.concat())
 }
 
 /// Longest last sentence read as a plain statement of one number (bytes).
