@@ -492,7 +492,7 @@ fn without_number_delimiters(s: &str) -> std::borrow::Cow<'_, str> {
     }
     let pieces: Vec<&str> = s.split('$').collect();
     let plain_number = |p: &str| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b','));
-    if pieces.len() % 2 == 0 || !pieces.iter().skip(1).step_by(2).all(|p| plain_number(p)) {
+    if pieces.len().is_multiple_of(2) || !pieces.iter().skip(1).step_by(2).all(|p| plain_number(p)) {
         return std::borrow::Cow::Borrowed(s);
     }
     std::borrow::Cow::Owned(pieces.concat())
