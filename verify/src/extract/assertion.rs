@@ -31,8 +31,6 @@ const MAX_AFTER_BYTES: usize = 1500;
 const MAX_WORDS_AFTER: usize = 48;
 /// How many words before an answer may negate it (`is definitely not`).
 const NEGATION_REACH: usize = 3;
-/// How many words before an answer may show it as an example (`in the format`).
-const MENTION_REACH: usize = 6;
 /// How many words after a negation may say what it denies (`not entirely sure`).
 const GIVE_UP_REACH: usize = 3;
 
@@ -52,14 +50,18 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     }
     // A negation binds the value only within its clause (`with no two adjacent: $\boxed{5}$`).
     let clause_len = words(before.rsplit([',', ':', ';', '=']).next().unwrap_or(before)).len();
-    if negates(&words_before[words_before.len() - clause_len..]) || denied_after(own_rest) {
+    let clause = &words_before[words_before.len() - clause_len..];
+    if negates(clause) || denied_after(own_rest) {
         return Some(Rule::Negated);
+    }
+    // `If the answer were $\boxed{5}$, ...`: a supposition states nothing.
+    if clause.first().is_some_and(|w| w.is(Class::Hypothesis)) {
+        return Some(Rule::Mentioned);
     }
     if instructs(&words_before) {
         return Some(Rule::Mentioned);
     }
-    let mention_reach = words_before.len().saturating_sub(MENTION_REACH);
-    if words_before[mention_reach..].iter().any(|w| w.is(Class::Mention)) {
+    if words_before.iter().any(|w| w.is(Class::Mention)) {
         return Some(Rule::Mentioned);
     }
     if attributed(&words_before) {
@@ -291,6 +293,7 @@ mod tests {
             r"We want to find the area, which is $\boxed{5}$.",
             r"The number of pages she has left to write is $\boxed{5}$.",
             r"The ways to pick 3 boys to give a talk is $\boxed{5}$.",
+            r"If we count both cases, we get $\boxed{5}$.",
             r"Ways with no two adjacent: $\boxed{5}$.",
             r"The number of values for which it is not defined is $\boxed{5}$.",
             r"The number of people who think horse 7 wins is $\boxed{5}$.",
@@ -323,6 +326,8 @@ mod tests {
             (r"My teacher claims it is $\boxed{5}$.", Rule::Attributed),
             (r"Write your result in the form $\boxed{5}$.", Rule::Mentioned),
             (r"For example, $\boxed{5}$.", Rule::Mentioned),
+            (r"For example, if the result were five, you would type $\boxed{5}$.", Rule::Mentioned),
+            (r"If the answer were $\boxed{5}$, the sum would be odd.", Rule::Mentioned),
             (r"Remember to write the result as $\boxed{5}$.", Rule::Mentioned),
             ("```\nprint('\\boxed{5}')\n```", Rule::Mentioned),
             (r"Use `\boxed{5}` for the answer.", Rule::Mentioned),

@@ -295,7 +295,9 @@ pub(crate) fn foreign_phrase(text: &str) -> Option<(String, usize)> {
     for f in finders {
         if let Some(p) = f.find_iter(tail).last().map(|p| from + p) {
             let end = p + f.needle().len();
-            if best.is_none_or(|(q, _)| p > q) && (p == 0 || !b[p - 1].is_ascii_alphabetic()) {
+            // The last phrase wins; at one place, the longest (`đáp án` over `đáp`).
+            let later = best.is_none_or(|(q, e)| p > q || (p == q && end > e));
+            if later && (p == 0 || !b[p - 1].is_ascii_alphabetic()) {
                 best = Some((p, end));
             }
         }
@@ -762,5 +764,21 @@ mod tests {
         assert_eq!(bold("**Final Answer**\n5"), None);
         assert_eq!(bold("5. **Result**: The probability is 1/2"), None);
         assert_eq!(bold("The day is **Monday**"), None);
+    }
+}
+
+#[cfg(test)]
+mod foreign_tests {
+    use super::*;
+
+    #[test]
+    fn answer_phrases_of_other_languages() {
+        let p = |s: &str| foreign_phrase(s).map(|(a, _)| a);
+        assert_eq!(p("Die Antwort ist 42."), Some("42".into()), "Die Antwort ist 42.");
+        assert_eq!(p("答えは42です。"), Some("42".into()), "答えは42です。");
+        assert_eq!(p("答案为：42"), Some("42".into()), "答案为：42");
+        assert_eq!(p("Đáp án: 42"), Some("42".into()), "Đáp án: 42");
+        assert_eq!(p("Ответ: $7$"), Some("7".into()), "Ответ: $7$");
+        assert_eq!(p("Die Antworten sind unklar."), None, "Die Antworten sind unklar.");
     }
 }
