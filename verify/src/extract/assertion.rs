@@ -139,13 +139,14 @@ fn attributed(words: &[Word<'_>]) -> bool {
 fn in_code_or_comment(text: &str, at: usize) -> bool {
     static FENCE: Needle = Needle::new(b"```");
     let b = text.as_bytes();
-    if FENCE.all(&b[..at]).count() % 2 == 1 && FENCE.first(&b[at..]).is_some() {
+    let backticks = memchr::memchr(b'`', b).is_some();
+    if backticks && FENCE.all(&b[..at]).count() % 2 == 1 && FENCE.first(&b[at..]).is_some() {
         return true;
     }
     let line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |k| k + 1);
     let line = &text[line_start..at];
     let line_end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |k| at + k);
-    if line.bytes().filter(|&c| c == b'`').count() % 2 == 1 && b[at..line_end].contains(&b'`') {
+    if backticks && line.bytes().filter(|&c| c == b'`').count() % 2 == 1 && b[at..line_end].contains(&b'`') {
         return true;
     }
     let trimmed = line.trim_start();

@@ -108,7 +108,7 @@ fn yaml_block(text: &str, at: usize) -> Option<(usize, usize)> {
 /// The values of the fields of `body` other than the one that holds byte `answer_at`.
 fn fields(body: &str, answer_at: usize, json: bool) -> Vec<String> {
     let mut out = Vec::new();
-    let separator = if json { ',' } else { '\n' };
+    let separator = if json { b',' } else { b'\n' };
     let mut offset = 0;
     for field in split_top_level(body, separator).take(MAX_FIELDS) {
         let (start, stop) = (offset, offset + field.len());
@@ -133,20 +133,21 @@ fn fields(body: &str, answer_at: usize, json: bool) -> Vec<String> {
     out
 }
 
-/// The parts of `s` between top-level `sep` (outside braces, brackets and strings).
-fn split_top_level(s: &str, sep: char) -> impl Iterator<Item = &str> {
+/// The parts of `s` between top-level `sep` (outside braces, brackets and strings). Every byte
+/// looked at is ASCII, so each cut is at a `char` boundary.
+fn split_top_level(s: &str, sep: u8) -> impl Iterator<Item = &str> {
     let mut parts = Vec::new();
     let (mut depth, mut in_string, mut escaped, mut start) = (0i32, false, false, 0);
-    for (k, c) in s.char_indices() {
+    for (k, c) in s.bytes().enumerate() {
         match c {
             _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '"' => in_string = !in_string,
-            '{' | '[' if !in_string => depth += 1,
-            '}' | ']' if !in_string => depth -= 1,
+            b'\\' => escaped = true,
+            b'"' => in_string = !in_string,
+            b'{' | b'[' if !in_string => depth += 1,
+            b'}' | b']' if !in_string => depth -= 1,
             c if c == sep && depth == 0 && !in_string => {
                 parts.push(&s[start..k]);
-                start = k + c.len_utf8();
+                start = k + 1;
             }
             _ => {}
         }
