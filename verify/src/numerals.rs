@@ -53,7 +53,8 @@ pub(crate) fn digit_value(c: char) -> Option<u32> {
 /// five`). `None` when `s` is anything else, or already plain ASCII.
 pub(crate) fn ascii_number(s: &str) -> Option<String> {
     let t = s.trim().trim_end_matches('.');
-    if t.is_empty() {
+    if t.is_empty() || (t.is_ascii() && !t.bytes().any(|c| c.is_ascii_alphabetic())) {
+        // Empty, or ASCII without a letter: already digits if a number at all.
         return None;
     }
     if t.chars().any(|c| !c.is_ascii() && is_decimal_digit(c)) {

@@ -26,9 +26,9 @@ use crate::lexicon::{self, Class, Classes};
 /// How far back the sentence of an answer is read (bytes).
 const MAX_SENTENCE_BYTES: usize = 300;
 /// How much text after an answer is read for a retraction or a statement of giving up (bytes).
-const MAX_AFTER_BYTES: usize = 1500;
+const MAX_AFTER_BYTES: usize = 800;
 /// How many words after an answer are read for a statement of giving up.
-const MAX_WORDS_AFTER: usize = 48;
+const MAX_WORDS_AFTER: usize = 32;
 /// How many words before an answer may negate it (`is definitely not`).
 const NEGATION_REACH: usize = 3;
 /// How many words after a negation may say what it denies (`not entirely sure`).
@@ -44,6 +44,8 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     // Each word of the sentence is looked up once.
     let words_before: Vec<Word<'_>> = words(before).into_iter().map(Word::new).collect();
     let after = &text[end..floor_boundary(text, end + MAX_AFTER_BYTES)];
+    // A harness's own separator (`<|endofblock|>`) ends the response's words.
+    let after = memchr::memmem::find(after.as_bytes(), b"<|").map_or(after, |k| &after[..k]);
     let (own_rest, later) = split_sentence(after);
     if ends_as_question(own_rest) {
         return Some(Rule::Questioned);

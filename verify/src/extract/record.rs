@@ -48,31 +48,33 @@ fn json_object(text: &str, at: usize) -> Option<(usize, usize)> {
     let b = text.as_bytes();
     let from = floor_boundary(text, at.saturating_sub(MAX_RECORD_BYTES));
     let mut depth = 0i32;
-    let open = (from..at).rev().find(|&k| {
+    let mut open = None;
+    for k in memchr::memrchr2_iter(b'{', b'}', &b[from..at]).map(|k| from + k) {
         match b[k] {
             b'}' => depth += 1,
-            b'{' if depth == 0 => return !(k > 0 && b[k - 1] == b'\\'),
-            b'{' => depth -= 1,
-            _ => {}
+            _ if depth > 0 => depth -= 1,
+            _ if k > 0 && b[k - 1] == b'\\' => {}
+            _ => {
+                open = Some(k);
+                break;
+            }
         }
-        false
-    })?;
+    }
+    let open = open?;
     // A JSON object opens with a quoted key.
     if !text[open + 1..].trim_start().starts_with('"') {
         return None;
     }
     let to = floor_boundary(text, (at + MAX_RECORD_BYTES).min(text.len()));
     let mut depth = 0i32;
-    let close = (at..to).find(|&k| {
+    for k in memchr::memchr2_iter(b'{', b'}', &b[at..to]).map(|k| at + k) {
         match b[k] {
             b'{' => depth += 1,
-            b'}' if depth == 0 => return true,
-            b'}' => depth -= 1,
-            _ => {}
+            _ if depth > 0 => depth -= 1,
+            _ => return Some((open, k)),
         }
-        false
-    })?;
-    Some((open, close))
+    }
+    None
 }
 
 /// The lines around byte `at` that form a YAML mapping (`key: value` lines with machine-style
@@ -138,7 +140,19 @@ fn fields(body: &str, answer_at: usize, json: bool) -> Vec<String> {
 fn split_top_level(s: &str, sep: u8) -> impl Iterator<Item = &str> {
     let mut parts = Vec::new();
     let (mut depth, mut in_string, mut escaped, mut start) = (0i32, false, false, 0);
-    for (k, c) in s.bytes().enumerate() {
+    let b = s.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        if in_string && !escaped {
+            // Jump over the string's plain bytes (a long `"reasoning"` value) to its next quote
+            // or escape.
+            match memchr::memchr2(b'"', b'\\', &b[k..]) {
+                Some(off) => k += off,
+                None => break,
+            }
+        }
+        let c = b[k];
+        k += 1;
         match c {
             _ if escaped => escaped = false,
             b'\\' => escaped = true,
@@ -146,8 +160,8 @@ fn split_top_level(s: &str, sep: u8) -> impl Iterator<Item = &str> {
             b'{' | b'[' if !in_string => depth += 1,
             b'}' | b']' if !in_string => depth -= 1,
             c if c == sep && depth == 0 && !in_string => {
-                parts.push(&s[start..k]);
-                start = k + 1;
+                parts.push(&s[start..k - 1]);
+                start = k;
             }
             _ => {}
         }
