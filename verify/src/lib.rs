@@ -41,7 +41,9 @@ pub mod format;
 pub mod input;
 
 pub mod latex;
+mod lexicon;
 pub mod limits;
+mod numerals;
 
 pub mod score;
 pub mod units;

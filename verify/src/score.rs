@@ -7,7 +7,7 @@
 use crate::ast::Expr;
 use crate::equiv::{equivalent, Decision, EquivOptions, Verdict};
 use crate::extract::wording::{bare_value, wording, Wording};
-use crate::extract::{extract, Answer, ExtractOptions, Source};
+use crate::extract::{extract, Answer, ExtractOptions, Rule, Source};
 use crate::latex::{parse, ParseError};
 use crate::limits::{Budget, LimitKind, Limits};
 
@@ -294,6 +294,14 @@ impl Gold {
         let Some(answer) = extract(response, &opts) else {
             return out;
         };
+        if let Some(void) = answer.void {
+            // The response does not assert its marked answer as its own (a negated, questioned or
+            // retracted box, someone else's value, a format example, a problem it says it did not
+            // solve): no committed answer, so nothing extracted (`--explain` still shows it).
+            out.score.rule = void.as_str();
+            out.answer = Some(answer);
+            return out;
+        }
         let mut budget = Budget::new(&cfg.limits);
         let judged = self.judge_statement(&answer, cfg, &mut budget);
         let Judged { answer, parsed, decision, status, rule, limit } = judged;
@@ -327,17 +335,23 @@ impl Gold {
                 }
             }
             let mut last = None;
-            for c in &candidates {
+            for (k, c) in candidates.iter().enumerate() {
                 let single = Answer::bare(c, answer.source);
                 let j = self.judge_candidate(&single, cfg, budget);
                 if j.status != Status::Correct {
                     let status = if matches!(j.status, Status::Limit) { Status::Limit } else { Status::Ambiguous };
-                    return Judged { answer: answer.clone(), status, rule: "several_candidates", ..j };
+                    // The rule that offered the first candidate that differs (`hedge`, `later_value`,
+                    // ...), or `several_candidates` when the marker itself gave several.
+                    let rule = match answer.rule_of(k.max(1)) {
+                        Rule::Marker(_) => Rule::SeveralCandidates,
+                        rule => rule,
+                    };
+                    return Judged { answer: answer.clone(), status, rule: rule.as_str(), ..j };
                 }
                 last = Some(j);
             }
             if let Some(j) = last {
-                return Judged { answer: answer.clone(), rule: "restated", ..j };
+                return Judged { answer: answer.clone(), rule: Rule::Restated.as_str(), ..j };
             }
         }
         self.judge_candidate(answer, cfg, budget)
@@ -350,14 +364,11 @@ impl Gold {
         let qualified = answer.candidates().iter().any(|c| wording(c) == Wording::Qualified);
         if qualified && !same_text(&self.answer, &answer.text) {
             // `\text{less than } 7`, `7 \text{ or so}`: the words change the value.
-            return Judged {
-                answer: answer.clone(),
-                parsed: Err(ParseError::Syntax { message: "a value with words that qualify it".into(), position: 0 }),
-                decision: None,
-                status: Status::Wrong,
-                rule: "qualified",
-                limit: None,
-            };
+            return Judged::rejected(answer, "a value with words that qualify it", Rule::Qualified);
+        }
+        if self.choice.is_some() && crate::extract::choice::article_led(&answer.text) {
+            // `The answer is a tricky one`: the article that opens a sentence names no choice.
+            return Judged::rejected(answer, "a sentence, not a choice label", Rule::NotAChoice);
         }
         let judged = self.judge(answer, cfg, budget);
         if judged.status == Status::Correct {
@@ -369,6 +380,22 @@ impl Gold {
             if let Some(v) = &answer.restated {
                 let alt = Answer::bare(v, answer.source);
                 let j = self.judge(&alt, cfg, budget);
+                if j.status == Status::Correct {
+                    return Judged { answer: answer.clone(), ..j };
+                }
+            }
+        }
+        // `five`, `٤٢`, `４２`: a number written in words or in another script, by its value.
+        if let Some(n) = crate::numerals::ascii_number(&answer.text) {
+            let j = self.judge(&Answer::bare(n.as_str(), answer.source), cfg, budget);
+            if j.status == Status::Correct {
+                return Judged { answer: answer.clone(), ..j };
+            }
+            // `five apples` -> `5 apples` -> `5`, with the allow-lists of the words (never a unit
+            // the parser read: `five minutes` is not `5`).
+            let read_a_unit = j.parsed.as_ref().is_ok_and(crate::units::has_unit);
+            if let Some(value) = bare_value(&n).filter(|_| !read_a_unit) {
+                let j = self.judge(&Answer::bare(value, answer.source), cfg, budget);
                 if j.status == Status::Correct {
                     return Judged { answer: answer.clone(), ..j };
                 }
@@ -416,6 +443,20 @@ struct Judged {
     status: Status,
     rule: &'static str,
     limit: Option<LimitKind>,
+}
+
+impl Judged {
+    /// `answer` is wrong by a contract rule, before any parse: `why` says what it is instead.
+    fn rejected(answer: &Answer, why: &str, rule: Rule) -> Judged {
+        Judged {
+            answer: answer.clone(),
+            parsed: Err(ParseError::Syntax { message: why.into(), position: 0 }),
+            decision: None,
+            status: Status::Wrong,
+            rule: rule.as_str(),
+            limit: None,
+        }
+    }
 }
 
 /// A whole-text prediction that states one number against a numeric gold: `\text{Bo earns

@@ -8,11 +8,17 @@
 //!   number, anchor-less fallbacks (no marker, empty answer tags, an unterminated box after a
 //!   complete one), false equations, unsolved relations for a solved gold, "and" read as "or",
 //!   low-precision and over-precise decimals, hedges before end-of-turn tokens, two final boxes,
-//!   hedges in markdown bold, boxes joined by connectors, `\pm` for a single-valued gold and
-//!   extra values added to a list. The controls (`control_*`) are self-corrections, lists and
+//!   hedges in markdown bold, boxes joined by connectors, `\pm` for a single-valued gold,
+//!   extra values added to a list, later corrections without a marker, boxes that are not the
+//!   response's answer (someone else's, a format example, in code or a comment, followed by
+//!   giving up), boxes negated, questioned or retracted, alternatives in another script or in
+//!   words, structured output with a second field, and an article read as a choice. The controls (`control_*`) are self-corrections, lists and
 //!   `\pm` for a gold that asks for them, units and counted nouns, ordinals, domain statements,
 //!   end-of-turn tokens after a right answer, reasoning that names other values before one final
-//!   answer, restated answers, choices, relations, decimals, true equations and plain formats.
+//!   answer, restated answers, choices, relations, decimals, true equations and plain formats;
+//!   checks that confirm the answer, boxes with negations elsewhere in their sentence, numbers
+//!   in other scripts and in words, structured output with descriptive fields, choice letters,
+//!   and answers in other languages, tags, sentences and display math.
 //!   Every row is scored with `rlverify::score(response, gold, &Config::default())`; on failure
 //!   the test prints every failing row and a per-family table (a work list), and writes the rows
 //!   to `target/tmp/attacks/corpus_failures.jsonl`.
@@ -46,6 +52,12 @@ const ATTACK_FAMILIES: &[&str] = &[
     "boxed_connector",
     "pm_single_gold",
     "list_extra",
+    "later_correction",
+    "box_not_the_answer",
+    "negated_box",
+    "other_script_alternative",
+    "structured_second_field",
+    "article_choice",
 ];
 
 /// Families whose rows must all stay right.
@@ -66,6 +78,12 @@ const CONTROL_FAMILIES: &[&str] = &[
     "control_true_equation",
     "control_format",
     "control_missed_right",
+    "control_confirming_check",
+    "control_box_context",
+    "control_other_script",
+    "control_structured",
+    "control_choice_letter",
+    "control_answer_wording",
 ];
 
 const FIELDS: &[&str] = &["family", "gold", "response", "expect", "why"];

@@ -6,6 +6,7 @@
 //! ("... so the correct option is (C).", "I choose option D").
 
 use super::scan::{is_word_byte, last_line, starts_with_ci};
+use crate::lexicon::{self, Class};
 
 /// LaTeX wrappers that may surround a choice letter.
 const WRAPPERS: &[&str] = &[r"\text{", r"\textbf{", r"\mathrm{", r"\mathbf{", r"\textrm{", r"\mbox{"];
@@ -143,6 +144,21 @@ pub(crate) fn opening_choice(text: &str) -> Option<char> {
     (opens && !rest.starts_with("..")).then_some(letter)
 }
 
+/// Whether `s` opens with the article `a`/`A` followed by a word that is no verb (`a tricky one`,
+/// `A careful reader ...`): prose, whose first letter names no choice. `A is correct`, `A
+/// because ...` still label one.
+pub(crate) fn article_led(s: &str) -> bool {
+    let t = s.trim_start();
+    let Some(rest) = t.strip_prefix(['a', 'A']) else { return false };
+    let Some(rest) = rest.strip_prefix(' ') else { return false };
+    let word: &str = &rest[..rest.bytes().take_while(u8::is_ascii_alphabetic).count()];
+    if word.len() < 2 || !word.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return false;
+    }
+    let c = lexicon::classes(word);
+    !(c.has(Class::Stating) || c.has(Class::Offering) || c.has(Class::Reason) || c.has(Class::ClauseWord))
+}
+
 /// Text that only joins two choice mentions: spaces, `,`, `/`, `&`, "or", "and", "either".
 fn is_choice_connector(sep: &str) -> bool {
     sep.split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | '&')).all(|w| {
@@ -183,5 +199,15 @@ mod tests {
         assert_eq!(last_line_choice("(B) earlier\nno letter here"), None);
         assert_eq!(last_line_choice(r"\textbf{(A) }3.2 \qquad \textbf{(B) } 3.5 \qquad \textbf{(C) } 3.8"), None);
         assert_eq!(last_line_choice("between (A) and (B), it is (B)"), Some('B'));
+    }
+
+    #[test]
+    fn articles_are_not_choices() {
+        for s in ["a tricky one", "A careful reader will see it", "a matter of taste"] {
+            assert!(article_led(s), "{s}");
+        }
+        for s in ["A", "A is correct", "A because it is odd", "(A) 5", "Abc", "a = 5"] {
+            assert!(!article_led(s), "{s}");
+        }
     }
 }

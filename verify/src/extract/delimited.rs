@@ -227,28 +227,6 @@ fn has_relation(s: &str) -> bool {
     false
 }
 
-/// Words that start a sentence asking for something: a math block they introduce is the question
-/// (`Evaluate $\lceil 3.6 \rceil^2$.`), not an answer.
-const TASK_WORDS: &[&str] = &[
-    "Evaluate ",
-    "Compute ",
-    "Simplify ",
-    "Calculate ",
-    "Find ",
-    "Determine ",
-    "Solve ",
-    "Express ",
-    "Factor ",
-    "Expand ",
-    "Rationalize ",
-    "Write ",
-    "Convert ",
-    "What is ",
-    "What are ",
-    "Let ",
-    "Suppose ",
-];
-
 /// How far after a block the `?` that ends its sentence is looked for (bytes).
 const MAX_QUESTION_TAIL: usize = 60;
 
@@ -313,7 +291,10 @@ fn is_question(text: &str, open: usize, after: usize, content: &str) -> bool {
         None => return false,
     };
     let sentence = sentence.trim_start();
-    !sentence.contains(['$', '\\']) && TASK_WORDS.iter().any(|w| sentence.starts_with(w))
+    !sentence.contains(['$', '\\'])
+        && sentence.starts_with(|c: char| c.is_ascii_uppercase())
+        && super::scan::phrase_at(sentence.as_bytes(), 0, crate::lexicon::Class::TaskWord)
+            .is_some_and(|len| sentence.as_bytes().get(len) == Some(&b' '))
 }
 
 #[cfg(test)]

@@ -5,7 +5,12 @@
 //! candidate ([`Answer::parts`] lists them all when the final statement offers several; the
 //! scorer calls several different ones `ambiguous`), and text inside it is part of it
 //! (`wording`: allow-lists of what may surround a value). `turn` cuts the response at the first
-//! end-of-turn token, `escapes` reads doubly escaped LaTeX, `statement` collects the candidates.
+//! end-of-turn token, `escapes` reads doubly escaped LaTeX, `statement` collects the candidates
+//! (hedges, list continuations, later values that revise the answer), `record` the other fields
+//! of a structured answer, and `assertion` decides whether the response asserts its marked answer
+//! as its own (not negated, questioned, retracted, someone else's, an example, or given up on:
+//! [`Answer::void`]). Every candidate and every decision names its contract [`Rule`]; every word
+//! these modules read is a class of the crate's one lexicon (`crate::lexicon`).
 //!
 //! [`extract`] runs a fixed list of strategies and returns the first that finds something. The
 //! order (strongest marker first) is:
@@ -13,13 +18,13 @@
 //! | # | strategy | module | example | [`Source`] |
 //! |---|----------|--------|---------|------------|
 //! | 0 | answer region | here | text after the last `</think>`, up to an end-of-turn token | – |
-//! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>` (empty: no answer) | `AnswerTag` |
+//! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>`, `<final_answer>`, `<result>` (empty: no answer) | `AnswerTag` |
 //! | 2 | last box / list of boxes | `boxed` | `\boxed{2} and \boxed{3}` | `Boxed` |
-//! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45` | `FinalAnswerPhrase` / `AnswerColon` |
+//! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45`, `Die Antwort ist 5`, `答案：5` | `FinalAnswerPhrase` / `AnswerColon` |
 //! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
-//! | 5 | bold | `tagged` | `The total is **42**.` (last line, or right after "answer") | `Bold` |
+//! | 5 | bold | `tagged` | `The total is **42**.`, `__42__` (last line, or right after "answer") | `Bold` |
 //! | 6 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
-//! | 7 | concluding last sentence | `tagged` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.` | `Conclusion` |
+//! | 7 | concluding last sentence | `tagged` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.`, `Altogether, the farmer has 86 animals.`, `Putting everything together:` then `\[42\]` | `Conclusion` |
 //! | 8 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
 //! | 9 | last math block (lenient) | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
 //! | 10 | last number (lenient, opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
@@ -72,11 +77,14 @@
 //! content (unbalanced braces, a million `\boxed{`, NUL bytes, any UTF-8) are handled without
 //! panics: all slicing happens at ASCII delimiters or at checked `char` boundaries.
 
+mod assertion;
 mod boxed;
 pub(crate) mod choice;
 mod delimited;
 mod escapes;
 mod number;
+mod record;
+mod rule;
 mod scan;
 mod statement;
 mod tagged;
@@ -86,6 +94,7 @@ mod turn;
 pub(crate) use turn::model_turn;
 pub(crate) mod wording;
 
+pub use rule::Rule;
 use std::collections::HashSet;
 
 /// Where an extracted answer came from (the strategy order is in the module doc).
@@ -151,6 +160,12 @@ pub struct Answer {
     pub restated: Option<String>,
     /// Which strategy found it.
     pub source: Source,
+    /// The contract rule that produced each candidate, in the order of [`Answer::candidates`].
+    pub rules: Vec<Rule>,
+    /// Why the response does not assert this answer as its own, when it does not (a box the
+    /// sentence negates, questions or retracts; someone else's value; a format example; a
+    /// response that says it did not solve the problem): the scorer calls it `no_answer`.
+    pub void: Option<Rule>,
 }
 
 /// Extraction switches.
@@ -248,14 +263,15 @@ fn after_reasoning(reasoning: &str, after: &str, opts: &ExtractOptions) -> Optio
     }
     // An answer tag that holds nothing, or a final box never closed, is no answer: never a
     // fallback into the reasoning (a policy would move its answer there).
-    if tagged::answer_tag(after).is_some() || boxed::ends_in_open_box(after) {
+    if tagged::answer_tag_named(after).is_some() || boxed::ends_in_open_box(after) {
         return None;
     }
     // A box that ends the reasoning, when the text after it commits to nothing (a summary cut
     // off mid-sentence does not outvote the `\boxed{116}` that ends the reasoning).
     let (boxes, span, hedged) = boxed::last_boxes_and_span(reasoning);
     if let Some(a) = from_boxes(&boxes, hedged) {
-        return Some(a.with_alternatives(reasoning, span.start, span.end));
+        let void = assertion::void_of(reasoning, span.start, span.end);
+        return Some(a.with_alternatives(reasoning, span.start, span.end).voided(void));
     }
     if let Some(a) = unmarked(after, opts) {
         return Some(a);
@@ -284,7 +300,7 @@ fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<A
     if let Some(a) = marked(text, opts, with_tag) {
         return Some(a);
     }
-    if with_tag && tagged::answer_tag(text).is_some() {
+    if with_tag && tagged::answer_tag_named(text).is_some() {
         // `<answer></answer>`: the answer the format asks for is empty.
         return None;
     }
@@ -295,7 +311,7 @@ fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<A
 /// choice named in the last line), with the alternatives its statement offers.
 fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
     if with_tag {
-        if let Some(content) = tagged::answer_tag(text) {
+        if let Some(content) = tagged::answer_tag_named(text) {
             let inner = ExtractOptions { whole_fallback: true, ..opts.clone() };
             if let Some(mut a) = extract_region(content, &inner, false) {
                 a.source = Source::AnswerTag;
@@ -318,7 +334,8 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
         _ => boxes,
     };
     if let Some(a) = from_boxes(&boxes, hedged) {
-        return Some(a.with_alternatives(text, span.start, span.end));
+        let void = assertion::void_of(text, span.start, span.end);
+        return Some(a.with_alternatives(text, span.start, span.end).voided(void));
     }
     if let Some((raw, kind, end)) = tagged::phrase(text) {
         let source = match kind {
@@ -326,7 +343,13 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
             tagged::Phrase::Colon => Source::AnswerColon,
         };
         if let Some(a) = Answer::cleaned(&raw, source) {
-            return Some(a.with_alternatives(text, end, end));
+            let a = a.with_alternatives(text, end, end).with_second_fields(text, end);
+            return Some(a.voided(assertion::void_of(text, end, end)));
+        }
+    }
+    if let Some((raw, end)) = tagged::foreign_phrase(text) {
+        if let Some(a) = Answer::cleaned(&raw, Source::FinalAnswerPhrase) {
+            return Some(a.with_alternatives(text, end, end).voided(assertion::void_of(text, end, end)));
         }
     }
     if let Some(a) = tagged::gsm8k(text).and_then(|raw| Answer::cleaned(strip_currency(raw), Source::Gsm8k)) {
@@ -348,6 +371,11 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
             let states_value = raw.bytes().any(|c| c.is_ascii_digit() || matches!(c, b'\\' | b'=' | b'^'));
             if let Some(a) = Answer::cleaned(&raw, Source::Conclusion).filter(|_| states_value || opening.is_none()) {
                 return Some(a.with_alternatives(text, end, end));
+            }
+        }
+        if let Some((raw, _)) = tagged::introduced_display(text) {
+            if let Some(a) = Answer::cleaned(&raw, Source::Conclusion) {
+                return Some(a);
             }
         }
         if let Some(c) = opening {
@@ -404,7 +432,15 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
 
 impl Answer {
     fn single(text: String, source: Source) -> Answer {
-        Answer { text, parts: Vec::new(), source, hedged: false, restated: None }
+        Answer {
+            text,
+            parts: Vec::new(),
+            source,
+            hedged: false,
+            restated: None,
+            rules: vec![Rule::Marker(source)],
+            void: None,
+        }
     }
 
     /// A single-candidate answer with this text (what the scorer tries in place of another).
@@ -412,12 +448,28 @@ impl Answer {
         Answer::single(text.to_string(), source)
     }
 
-    /// An answer of several candidates (one part is a single answer).
-    fn from_parts(mut parts: Vec<String>, source: Source, hedged: bool) -> Answer {
+    /// An answer of several candidates (one part is a single answer), each found by the marker.
+    fn from_parts(parts: Vec<String>, source: Source, hedged: bool) -> Answer {
+        let rules = vec![Rule::Marker(source); parts.len()];
+        Answer::with_rules(parts, rules, source, hedged)
+    }
+
+    /// An answer of several candidates, each with the rule that produced it.
+    fn with_rules(mut parts: Vec<String>, rules: Vec<Rule>, source: Source, hedged: bool) -> Answer {
         match parts.len() {
-            1 => Answer::single(parts.pop().unwrap_or_default(), source),
-            _ => Answer { text: parts.join(", "), parts, source, hedged, restated: None },
+            1 => Answer { rules, ..Answer::single(parts.pop().unwrap_or_default(), source) },
+            _ => Answer { text: parts.join(", "), parts, source, hedged, restated: None, rules, void: None },
         }
+    }
+
+    /// The rule that produced candidate `k`.
+    pub fn rule_of(&self, k: usize) -> Rule {
+        self.rules.get(k).copied().unwrap_or(Rule::Marker(self.source))
+    }
+
+    /// This answer, marked as not asserted by the response when `void` says why.
+    fn voided(self, void: Option<Rule>) -> Answer {
+        Answer { void: void.or(self.void), ..self }
     }
 
     /// The candidates of this answer: its parts, or its text when it has one.
@@ -439,33 +491,61 @@ impl Answer {
             return self;
         }
         let mut parts: Vec<String> = self.candidates().into_iter().map(str::to_string).collect();
-        parts.extend(alternatives.iter().map(|a| clean(a)).filter(|a| !a.is_empty()));
+        let mut rules: Vec<Rule> = (0..parts.len()).map(|k| self.rule_of(k)).collect();
+        for (a, rule) in &alternatives {
+            let a = clean(a);
+            if !a.is_empty() {
+                parts.push(a);
+                rules.push(*rule);
+            }
+        }
         let hedged = hedged || self.hedged;
-        Answer::from_parts(parts, self.source, hedged)
+        Answer { void: self.void, ..Answer::with_rules(parts, rules, self.source, hedged) }
+    }
+
+    /// This answer with the values of the other fields of its structured record (`"backup": 4`).
+    fn with_second_fields(self, text: &str, end: usize) -> Answer {
+        let fields = record::second_fields(text, end);
+        if fields.is_empty() {
+            return self;
+        }
+        let mut parts: Vec<String> = self.candidates().into_iter().map(str::to_string).collect();
+        let mut rules: Vec<Rule> = (0..parts.len()).map(|k| self.rule_of(k)).collect();
+        for f in fields {
+            let f = clean(&f);
+            if !f.is_empty() && !parts.contains(&f) {
+                parts.push(f);
+                rules.push(Rule::SecondField);
+            }
+        }
+        Answer { void: self.void, ..Answer::with_rules(parts, rules, self.source, true) }
     }
 
     /// Each candidate split at its hedge words (`5 \text{ or } 6` is two candidates).
     fn split_hedges(self) -> Answer {
         let mut changed = false;
         let mut parts: Vec<String> = Vec::new();
-        for c in self.candidates() {
-            if let Some(letters) = choice::choice_list(c) {
-                changed = true;
-                parts.extend(letters.iter().map(char::to_string));
+        let mut rules: Vec<Rule> = Vec::new();
+        for (k, c) in self.candidates().into_iter().enumerate() {
+            let split: Vec<String> = if let Some(letters) = choice::choice_list(c) {
+                letters.iter().map(char::to_string).collect()
+            } else if let Some(split) = statement::split_hedged(c) {
+                split.iter().map(|p| clean(p)).filter(|p| !p.is_empty()).collect()
+            } else {
+                parts.push(c.to_string());
+                rules.push(self.rule_of(k));
                 continue;
-            }
-            match statement::split_hedged(c) {
-                Some(split) => {
-                    changed = true;
-                    parts.extend(split.iter().map(|p| clean(p)).filter(|p| !p.is_empty()));
-                }
-                None => parts.push(c.to_string()),
+            };
+            changed = true;
+            for (j, p) in split.into_iter().enumerate() {
+                parts.push(p);
+                rules.push(if j == 0 { self.rule_of(k) } else { Rule::HedgeInside });
             }
         }
         if !changed || parts.is_empty() {
             return self;
         }
-        Answer::from_parts(parts, self.source, true)
+        Answer { void: self.void, ..Answer::with_rules(parts, rules, self.source, true) }
     }
 
     /// The cleaned `raw` as an answer, `None` when nothing is left.
@@ -595,7 +675,7 @@ pub(crate) fn clean(raw: &str) -> String {
     for _ in 0..8 {
         let before = t.len();
         t = unwrap_box(t);
-        for (open, close) in [("$$", "$$"), ("$", "$"), (r"\(", r"\)"), (r"\[", r"\]"), ("**", "**")] {
+        for (open, close) in [("$$", "$$"), ("$", "$"), (r"\(", r"\)"), (r"\[", r"\]"), ("**", "**"), ("__", "__")] {
             if t.len() >= open.len() + close.len() {
                 if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
                     let escaped_close = open == "$" && inner.ends_with('\\');
@@ -618,7 +698,7 @@ pub(crate) fn clean(raw: &str) -> String {
                 }
             }
         }
-        if let Some(r) = t.strip_suffix([',', ';', '—', '–']) {
+        if let Some(r) = t.strip_suffix([',', ';', '—', '–', '。', '．']) {
             t = r.trim_end();
         }
         if let Some(r) = t.strip_suffix(" -") {

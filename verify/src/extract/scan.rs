@@ -108,71 +108,30 @@ pub(crate) fn contains_ci(b: &[u8], pat: &[u8]) -> bool {
     (0..=b.len() - pat.len()).any(|i| starts_with_ci(b, i, pat))
 }
 
-/// Words that mark a text as prose (a sentence) rather than an answer.
-const PROSE_WORDS: &[&[u8]] = &[
-    b"the",
-    b"is",
-    b"are",
-    b"was",
-    b"so",
-    b"we",
-    b"therefore",
-    b"thus",
-    b"hence",
-    b"answer",
-    b"this",
-    b"that",
-    b"let",
-    b"be",
-    b"of",
-    b"to",
-    b"it",
-    b"find",
-    b"which",
-    b"since",
-    b"because",
-    b"have",
-    b"has",
-    b"can",
-    b"will",
-    b"need",
-    b"step",
-    b"first",
-    b"then",
-    b"now",
-    b"for",
-    b"with",
-    b"not",
-    b"don",
-    b"know",
-    b"sorry",
-    b"cannot",
-    b"you",
-    b"your",
-    b"here",
-    b"there",
-    b"what",
-    b"how",
-    b"if",
-    b"my",
-    b"our",
-    b"get",
-    b"got",
-    b"gives",
-    b"given",
-    b"compute",
-    b"calculate",
-    b"solve",
-    b"but",
-    b"wait",
-    b"actually",
-    b"instead",
-    b"hmm",
-    b"check",
-    b"recheck",
-    b"correct",
-    b"wrong",
-];
+/// Most words of one phrase in the lexicon (`as a result`).
+const MAX_PHRASE_WORDS: usize = 3;
+
+/// The length of the longest phrase of `class` (one to [`MAX_PHRASE_WORDS`] words of ASCII letters
+/// or apostrophes, single spaces between) that starts at `at` and ends a word.
+pub(crate) fn phrase_at(b: &[u8], at: usize, class: crate::lexicon::Class) -> Option<usize> {
+    let mut end = at;
+    let mut found = None;
+    for _ in 0..MAX_PHRASE_WORDS {
+        let len = b.get(end..)?.iter().take_while(|c| c.is_ascii_alphabetic() || **c == b'\'').count();
+        if len == 0 || b.get(end + len).is_some_and(|c| is_word_byte(*c)) {
+            break;
+        }
+        end += len;
+        if crate::lexicon::is_bytes(&b[at..end], class) {
+            found = Some(end - at);
+        }
+        if b.get(end) != Some(&b' ') {
+            break;
+        }
+        end += 1;
+    }
+    found
+}
 
 /// Plain-word statistics of a text, ignoring LaTeX commands and the brace groups that follow them
 /// (`\text{ feet}`, `\begin{pmatrix}`): how many words of two or more ASCII letters, and whether
@@ -213,7 +172,7 @@ pub(crate) fn words(s: &str) -> Words {
             if i - start >= 2 {
                 out.count += 1;
                 let w = &b[start..i];
-                if PROSE_WORDS.iter().any(|p| p.eq_ignore_ascii_case(w)) {
+                if crate::lexicon::is_bytes(w, crate::lexicon::Class::Prose) {
                     out.prose = true;
                 }
             }

@@ -13,127 +13,37 @@
 //!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
 //!   $5 < 6$ confirms it` adds nothing).
 //!
-//! A hedge is a cue word (`or`, `otherwise`, `alternatively`, `possibly`, `perhaps`, `maybe`,
-//! `might`, `could`, `would`, `instead`, `either`, `else`, `probably`) followed, with only filler
-//! words between (`be`, `also`, `the answer is`, ...), by a value: a math block, a box, a number
-//! or a choice label. A cue followed by anything else (`could be verified`, `or not`) offers no
-//! value. An `or` inside a justification (`because 6 is odd or even`) offers none either: after
-//! `because`, `since`, `so`, `which`, ... an `or` joins reasons, not answers.
+//! - **In a later sentence that revisits the result** ([`later_values`]): `Checking again, the
+//!   count must be $15$.`, `Actually, it is 15.`, `but I get $32$`, `Edit: $x = 9$`: a value
+//!   stated there (after a stating word, `=`, or the revising word itself) is a second candidate
+//!   for the same quantity. A check that confirms the answer states the answer again and adds
+//!   nothing; code after a fence and a harness's `<|...|>` separators are no statement.
 //!
-//! Cost: one pass over at most [`MAX_STATEMENT_BYTES`] after the answer.
+//! A hedge is a cue word (the lexicon's `HedgeCue` class: `or`, `otherwise`, `perhaps`, ...)
+//! followed, with only filler words between (`HedgeFiller`: `be`, `also`, `the answer is`, ...),
+//! by a value: a math block, a box, a number, a choice label, a numeral of another script (`١١`,
+//! `Ⅻ`) or a number word (`maybe eleven`). A cue followed by anything else (`could be verified`,
+//! `or not`) offers no value. An `or` inside a justification (`because 6 is odd or even`) offers
+//! none either: after a `Justification` word an `or` joins reasons, not answers.
+//!
+//! Each candidate comes with the [`Rule`] that produced it (`list_continuation`, `parenthetical`,
+//! `hedge`, `hedge_inside`, `later_value`), which the scorer reports.
+//!
+//! Cost: one pass over at most [`MAX_STATEMENT_BYTES`] (and [`MAX_STATEMENT_TOKENS`]) after the
+//! answer.
 
 use super::delimited::{block_at, block_shape};
+use super::rule::Rule;
 use super::scan::{floor_boundary, is_word_byte, matching_brace};
+use crate::lexicon::{self, Class};
+use crate::numerals;
 
 /// How much text after an answer is read for alternatives (bytes).
 const MAX_STATEMENT_BYTES: usize = 1200;
 /// Most alternatives collected (a longer run is no statement).
 const MAX_ALTERNATIVES: usize = 16;
-
-/// Words that offer another value when one follows them.
-const HEDGE_CUES: &[&str] = &[
-    "or",
-    "otherwise",
-    "alternatively",
-    "possibly",
-    "perhaps",
-    "maybe",
-    "might",
-    "could",
-    "would",
-    "instead",
-    "either",
-    "else",
-    "probably",
-    "accept",
-    "alternative",
-    "though",
-    "although",
-];
-
-/// Words that, right after a value, offer it as another possibility (`$2\sqrt{2}$ is also
-/// possible`, `6 would also work`).
-const OFFERING_WORDS: &[&str] = &["possible", "possibly", "valid", "acceptable", "plausible", "works", "work"];
-
-/// Words that may stand between a cue and its value.
-const FILLERS: &[&str] = &[
-    "be",
-    "also",
-    "it",
-    "its",
-    "it's",
-    "is",
-    "the",
-    "answer",
-    "value",
-    "result",
-    "even",
-    "just",
-    "equal",
-    "to",
-    "rather",
-    "actually",
-    "well",
-    "get",
-    "we",
-    "that",
-    "this",
-    "one",
-    "final",
-    "correct",
-    "true",
-    "then",
-    "more",
-    "likely",
-    "simply",
-    "an",
-    "a",
-    "of",
-    "possibly",
-    "perhaps",
-    "maybe",
-    "else",
-    "alternatively",
-    "otherwise",
-    "instead",
-    "either",
-    "probably",
-    "might",
-    "could",
-    "would",
-    "equivalently",
-    "option",
-    "choice",
-    "letter",
-    "have",
-    "been",
-];
-
-/// Words after which an `or` joins reasons, not answers.
-const JUSTIFICATION: &[&str] = &[
-    "because",
-    "since",
-    "so",
-    "thus",
-    "hence",
-    "therefore",
-    "which",
-    "where",
-    "given",
-    "while",
-    "whether",
-    "if",
-    "when",
-    "unless",
-    "note",
-    "check",
-    "verify",
-    "checking",
-    "whichever",
-];
-
-/// Words of the connector run that continues a list right after an answer (`$2$ and $3$`).
-const LIST_CONNECTORS: &[&str] = &["and", "or"];
+/// Most tokens of the statement read.
+const MAX_STATEMENT_TOKENS: usize = 4 * MAX_ALTERNATIVES + 64;
 
 /// Text commands whose braces are transparent to the statement (`\text{(or } 6\text{)}`).
 const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "emph", "mathrm", "textnormal"];
@@ -151,6 +61,10 @@ enum Tok<'a> {
     Comma,
     /// `(`: a parenthetical starts.
     Open,
+    /// `=`: what follows is the value of what precedes.
+    Equals,
+    /// A code fence or a harness's separator (`<|code|>`): what follows is no statement in words.
+    Break,
     /// Anything else (a parenthesis, an operator, a command): no meaning here.
     Other,
 }
@@ -167,14 +81,20 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
             continue;
         }
         if c == b'<' {
-            // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a sentence.
+            // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a sentence;
+            // a harness's own separator (`<|...|>`) ends the statement in words.
             if let Some(k) = b[i..].iter().take(40).position(|&x| x == b'>') {
                 if b[i + 1..i + k].iter().all(|x| x.is_ascii_alphanumeric() || matches!(x, b'|' | b'/' | b'_')) {
-                    out.push(Tok::SentenceEnd);
+                    out.push(if b.get(i + 1) == Some(&b'|') { Tok::Break } else { Tok::SentenceEnd });
                     i += k + 1;
                     continue;
                 }
             }
+        }
+        if b[i..].starts_with(b"```") {
+            out.push(Tok::Break);
+            i += 3;
+            continue;
         }
         if c == b'$' || (c == b'\\' && matches!(b.get(i + 1), Some(b'(' | b'['))) {
             match block_at(s, i) {
@@ -260,12 +180,23 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
             out.push(Tok::Word(lower));
             continue;
         }
+        if c >= 0x80 {
+            // A numeral of another script or form (`١١`, `Ⅻ`, `½`) is a value like `11`.
+            let numeral: usize =
+                s[i..].chars().take_while(|&ch| numerals::is_other_numeral(ch)).map(char::len_utf8).sum();
+            if numeral > 0 {
+                out.push(Tok::Value(s[i..i + numeral].to_string()));
+                i += numeral;
+                continue;
+            }
+        }
         match c {
             b'.' | b'!' | b'?' if b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace() || *n == b'$') => {
                 out.push(Tok::SentenceEnd)
             }
             b',' | b';' => out.push(Tok::Comma),
             b'(' => out.push(Tok::Open),
+            b'=' => out.push(Tok::Equals),
             b')' | b':' | b'.' => {}
             _ => out.push(Tok::Other),
         }
@@ -282,12 +213,22 @@ fn statement(rest: &str) -> &str {
 }
 
 /// Values offered beside an answer in the rest of its statement (`rest` starts right after the
-/// answer). `answer` is the answer's own text, for the shape of a list continuation.
-/// Also says whether any of them is offered as an alternative (`or`, a hedge) rather than
-/// listed (`,`, `and`).
-pub(crate) fn alternatives_after(answer: &str, rest: &str) -> (Vec<String>, bool) {
-    let toks = tokenize(statement(rest), 4 * MAX_ALTERNATIVES + 64);
-    alternatives_in(answer, &toks)
+/// answer), each with the rule that offered it. `answer` is the answer's own text, for the shape
+/// of a list continuation. Also says whether any of them is offered as an alternative (`or`, a
+/// hedge, a later value) rather than listed (`,`, `and`).
+pub(crate) fn alternatives_after(answer: &str, rest: &str) -> (Vec<(String, Rule)>, bool) {
+    let toks = tokenize(statement(rest), MAX_STATEMENT_TOKENS);
+    let (mut out, mut hedged) = alternatives_in(answer, &toks);
+    for v in later_values(&toks) {
+        if out.len() >= MAX_ALTERNATIVES {
+            break;
+        }
+        if v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {
+            out.push((v, Rule::LaterValue));
+            hedged = true;
+        }
+    }
+    (out, hedged)
 }
 
 /// The text after an answer that spans `start..end` of `text`, without the delimiter that closes
@@ -329,8 +270,8 @@ pub(crate) fn restated_value(rest: &str) -> Option<String> {
 }
 
 /// [`alternatives_after`] on the tokens of the statement.
-fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<String>, bool) {
-    let mut out: Vec<String> = Vec::new();
+fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool) {
+    let mut out: Vec<(String, Rule)> = Vec::new();
     // 1. A list continued right after the answer: connectors then values of the same kind (a
     // value, or an equation naming one: `$x = 2$ and $y = 3$`).
     let kind = |v: &str| block_shape(v).map(|s| s.is_empty());
@@ -344,7 +285,7 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<String>, bool) {
         while let Some(t) = toks.get(j) {
             match t {
                 Tok::Comma => joined = true,
-                Tok::Word(w) if LIST_CONNECTORS.contains(&&**w) => {
+                Tok::Word(w) if lexicon::is(w, Class::ListConnector) => {
                     joined = true;
                     or |= *w == "or";
                 }
@@ -354,7 +295,7 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<String>, bool) {
         }
         match toks.get(j) {
             Some(Tok::Value(v)) if joined && shape.is_some() && kind(v) == shape => {
-                out.push(v.clone());
+                out.push((v.clone(), Rule::ListContinuation));
                 hedged |= or;
                 k = j + 1;
                 if out.len() >= MAX_ALTERNATIVES {
@@ -365,41 +306,53 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<String>, bool) {
         }
     }
     let listed = out.len();
-    // 2. A parenthetical right after the answer that opens with a value: `$81$ ($64$ if ...)`.
+    // 2. A parenthetical right after the answer that opens with a value: `$81$ ($64$ if ...)`,
+    // `(eleven?)`.
     if toks.get(k) == Some(&Tok::Open) {
-        if let Some(Tok::Value(v)) = toks.get(k + 1) {
-            out.push(v.clone());
-            k += 2;
+        match toks.get(k + 1) {
+            Some(Tok::Value(v)) => {
+                out.push((v.clone(), Rule::Parenthetical));
+                k += 2;
+            }
+            Some(Tok::Word(w)) if lexicon::number_word(w).is_some() => {
+                out.push((w.to_string(), Rule::Parenthetical));
+                k += 2;
+            }
+            _ => {}
         }
     }
     // 3. Hedges in the rest of the statement.
     let mut justifying = false;
     while k < toks.len() && out.len() < MAX_ALTERNATIVES {
         match &toks[k] {
-            Tok::SentenceEnd => justifying = false,
+            Tok::SentenceEnd | Tok::Break => justifying = false,
             Tok::Value(v) if !justifying && offered(toks, k + 1) => {
-                out.push(v.clone());
+                out.push((v.clone(), Rule::Hedge));
             }
             Tok::Value(v) => {
                 // A value that hedges inside its own math (`\frac{16}{27} or -4`).
                 if let Some(parts) = split_hedged(v) {
-                    out.extend(parts.into_iter().skip(1));
+                    out.extend(parts.into_iter().skip(1).map(|p| (p, Rule::HedgeInside)));
                 }
             }
             Tok::Word(w) if w == "if" && matches!(toks.get(k + 1), Some(Tok::Word(n)) if n == "not") => {
                 // `$11$ — if not, $13$`.
                 if let Some((v, next)) = value_after_cue(toks, k + 2) {
-                    out.push(v);
+                    out.push((v, Rule::Hedge));
                     k = next;
                     continue;
                 }
             }
-            Tok::Word(w) if JUSTIFICATION.contains(&&**w) => justifying = true,
-            Tok::Word(w) if HEDGE_CUES.contains(&&**w) && !(w == "or" && justifying) => {
-                if let Some((v, next)) = value_after_cue(toks, k + 1) {
-                    out.push(v);
-                    k = next;
-                    continue;
+            Tok::Word(w) => {
+                let classes = lexicon::classes(w);
+                if classes.has(Class::Justification) {
+                    justifying = true;
+                } else if classes.has(Class::HedgeCue) && !(w == "or" && justifying) {
+                    if let Some((v, next)) = value_after_cue(toks, k + 1) {
+                        out.push((v, Rule::Hedge));
+                        k = next;
+                        continue;
+                    }
                 }
             }
             _ => {}
@@ -410,13 +363,91 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<String>, bool) {
     (out, hedged)
 }
 
+/// The values stated in the sentences after an answer that revisit the result (a sentence with a
+/// word of the lexicon's `Revision` class: `Checking again, the count must be $15$.`, `Actually,
+/// it is 15.`, `but I get $32$`): a value right after a stating word, `=` or the revising word
+/// itself, or the right side of an equation in a math block. A value after a justification
+/// (`because there are 6 ways`) or a negation (`not 14`) is not stated. A different value for
+/// the same quantity makes the answer not committed; the scorer compares them.
+fn later_values(toks: &[Tok<'_>]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut sentence: Vec<String> = Vec::new();
+    let (mut revisits, mut justifying, mut stating, mut verity) = (false, false, false, false);
+    let (mut words, mut negated) = (0, false);
+    let end = Tok::SentenceEnd;
+    for (k, t) in toks.iter().chain(std::iter::once(&end)).enumerate() {
+        match t {
+            Tok::SentenceEnd => {
+                if revisits {
+                    out.append(&mut sentence);
+                }
+                sentence.clear();
+                (revisits, justifying, stating, verity) = (false, false, false, false);
+                (words, negated) = (0, false);
+            }
+            Tok::Word(w) => {
+                let classes = lexicon::classes(w);
+                words += 1;
+                negated = classes.has(Class::Negation);
+                // `Actually, ...`, `the correct total is`: a revising word, or an answer noun
+                // called the true one.
+                revisits |= classes.has(Class::Revision) || (verity && classes.has(Class::AnswerNoun));
+                verity = classes.has(Class::Verity);
+                justifying |= classes.has(Class::Reason);
+                if classes.has(Class::Negation) {
+                    stating = false;
+                } else if classes.has(Class::Stating) || classes.has(Class::Revision) {
+                    stating = true;
+                } else if !classes.has(Class::HedgeFiller) {
+                    stating = false;
+                }
+            }
+            Tok::Value(v) => {
+                let right = right_side(v);
+                // `Double-checking, 15.`, `Edit: 15`: the first value right after the cue.
+                // A value followed by an operator is an operand (`3 + 11 = 14`), not a result.
+                let operand = matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals));
+                let opening = revisits && sentence.is_empty() && words <= MAX_CUE_WORDS;
+                if !justifying && !negated && !operand && (stating || opening || right.is_some()) {
+                    sentence.push(right.unwrap_or(v).to_string());
+                }
+                stating = false;
+            }
+            Tok::Comma | Tok::Open | Tok::Other | Tok::Equals => {
+                stating = matches!(t, Tok::Equals);
+                negated = false;
+            }
+            Tok::Break => break,
+        }
+    }
+    out
+}
+
+/// Most words of a revising cue before its value (`Double-checking the shelves, 15.`).
+const MAX_CUE_WORDS: usize = 5;
+
+/// The right side of the last top-level `=` of a math block (`2 \cdot 7 = 14` -> `14`).
+fn right_side(v: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    let mut at = None;
+    for (k, c) in v.char_indices() {
+        match c {
+            '{' | '(' | '[' => depth += 1,
+            '}' | ')' | ']' => depth -= 1,
+            '=' if depth == 0 => at = Some(k),
+            _ => {}
+        }
+    }
+    at.map(|k| v[k + 1..].trim()).filter(|r| !r.is_empty())
+}
+
 /// Whether the words right after a value (from token `from`) offer it as a possibility:
 /// `is also possible`, `would also work`, `is valid too`.
 fn offered(toks: &[Tok<'_>], from: usize) -> bool {
     for t in toks.iter().skip(from).take(4) {
         match t {
-            Tok::Word(w) if OFFERING_WORDS.contains(&&**w) => return true,
-            Tok::Word(w) if FILLERS.contains(&&**w) || matches!(&**w, "may" | "too") => {}
+            Tok::Word(w) if lexicon::is(w, Class::Offering) => return true,
+            Tok::Word(w) if lexicon::is(w, Class::HedgeFiller) || matches!(&**w, "may" | "too") => {}
             _ => return false,
         }
     }
@@ -431,13 +462,15 @@ fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
     while let Some(t) = toks.get(k) {
         match t {
             Tok::Value(v) => return Some((v.clone(), k + 1)),
-            Tok::Word(w) if FILLERS.contains(&&**w) => {}
+            Tok::Word(w) if lexicon::is(w, Class::HedgeFiller) => {}
+            // `(maybe eleven)`: a number word is a value.
+            Tok::Word(w) if lexicon::number_word(w).is_some() => return Some((w.to_string(), k + 1)),
             Tok::Word(w) if matches!(&**w, "if" | "when" | "unless" | "for") => {
                 // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
                 let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
                 k += comma;
             }
-            Tok::Comma | Tok::Other | Tok::Open if k == from || toks.get(k - 1) == Some(&Tok::Comma) => {}
+            Tok::Comma | Tok::Other | Tok::Open | Tok::Equals if k == from || toks.get(k - 1) == Some(&Tok::Comma) => {}
             _ => return None,
         }
         k += 1;
@@ -472,7 +505,7 @@ pub(crate) fn split_hedged(answer: &str) -> Option<Vec<String>> {
                     j += 1;
                 }
                 let w = flat[i..j].to_ascii_lowercase();
-                if HEDGE_CUES.contains(&w.as_str()) {
+                if lexicon::is(&w, Class::HedgeCue) {
                     // A cue with no value after it (`5 \text{ or more}`) leaves its words as a
                     // candidate of their own: the answer is not the value alone.
                     parts.push(flat[start..i].to_string());
@@ -577,7 +610,7 @@ fn has_hedge_word(s: &str) -> bool {
         let boundary = start == 0 || !(is_word_byte(b[start - 1]) || b[start - 1] == b'\\');
         if boundary && !b.get(i).is_some_and(|c| is_word_byte(*c)) {
             let w = &s[start..i];
-            if HEDGE_CUES.iter().any(|c| c.eq_ignore_ascii_case(w)) {
+            if lexicon::is(w, Class::HedgeCue) {
                 return true;
             }
         }
@@ -590,7 +623,7 @@ mod tests {
     use super::*;
 
     fn alts(answer: &str, rest: &str) -> Vec<String> {
-        alternatives_after(answer, rest).0
+        alternatives_after(answer, rest).0.into_iter().map(|(v, _)| v).collect()
     }
 
     #[test]
@@ -606,7 +639,7 @@ mod tests {
         assert_eq!(alts("68", " degrees for Donny to drink it.<|endofblock|><|text|>68 or 69"), vec!["69"]);
         let text = "Bill needs $\\boxed{92}$ (possibly $93$) bottles.";
         let (start, end) = (text.find("\\boxed").unwrap(), text.find("}$").unwrap() + 1);
-        assert_eq!(alternatives_after("92", rest_after(text, start, end)).0, vec!["93"]);
+        assert_eq!(alts("92", rest_after(text, start, end)), vec!["93"]);
         assert_eq!(alts("81", " ($64$ if repetition is not allowed)."), vec!["64"]);
         assert_eq!(alts("10", ", though I'd also accept 12."), vec!["12"]);
         assert_eq!(alts("256", "; alternatively, if leading zeros are excluded, $192$."), vec!["192"]);
@@ -620,8 +653,9 @@ mod tests {
         assert_eq!(alts("2", ", $3$, $4$"), vec!["3", "4"]);
         assert_eq!(alts("x = 2", " or $x = 3$"), vec!["x = 3"]);
         assert!(alts("5", ", and $5 < 6$ confirms it.").is_empty());
-        assert_eq!(alternatives_after("x = 2", " and $y = 3$"), (vec!["y = 3".to_string()], false));
-        assert_eq!(alternatives_after("2", " or $3$"), (vec!["3".to_string()], true));
+        let listed = ("y = 3".to_string(), Rule::ListContinuation);
+        assert_eq!(alternatives_after("x = 2", " and $y = 3$"), (vec![listed], false));
+        assert_eq!(alternatives_after("2", " or $3$"), (vec![("3".to_string(), Rule::ListContinuation)], true));
     }
 
     #[test]
@@ -632,6 +666,34 @@ mod tests {
         assert!(alts("5", " since 2 + 3 = 5 or so.").is_empty());
         assert!(alts("5", "\n\nOr we could try 6 next time.").is_empty());
         assert!(alts("5", ", which is either correct or not.").is_empty());
+    }
+
+    #[test]
+    fn later_values_in_sentences_that_revisit_the_result() {
+        assert_eq!(alts("14", ". Checking again, the count must be $15$."), vec!["15"]);
+        assert_eq!(alts("14", ".\n\nActually, after a recount it is 15."), vec!["15"]);
+        assert_eq!(alts("36", ", but I get $32$."), vec!["32"]);
+        assert_eq!(alts("7", ". Edit: $x = 8$ instead."), vec!["8"]);
+        // A check that confirms the answer, a value after a justification or a negation.
+        assert!(alts("14", ". Checking again: $3 + 11 = 14$.").is_empty());
+        assert!(alts("14", ". This is correct because there are 6 ways.").is_empty());
+        assert!(alts("15", ". Recount: it is 15, not 14.").is_empty());
+        // Values in sentences that do not revisit the result are other quantities.
+        assert!(alts("14", ". He gave away 6 of them, which is 2 more than Sue.").is_empty());
+        assert_eq!(alts("14", ". The correct total is 15."), vec!["15"]);
+        assert_eq!(alts("14", ". Double-checking, 15."), vec!["15"]);
+        assert!(alts("14", ". Checking again: 3 + 11 = 14.").is_empty());
+        assert_eq!(alts("10", " (eleven?)"), vec!["eleven"]);
+        assert!(alts("14", ".\n\nFind the correct pair: $a = 44$, so $b^2 = 85$.").is_empty());
+        // Code and a harness's separators after the answer are no statement in words.
+        assert!(alts("3", ".\n```python\n# recount\nx = 5\n```").is_empty());
+    }
+
+    #[test]
+    fn numerals_of_other_scripts_and_words_are_values() {
+        assert_eq!(alts("10", " (maybe eleven)"), vec!["eleven"]);
+        assert_eq!(alts("10", " or ١١"), vec!["١١"]);
+        assert_eq!(alts("4", ", or perhaps Ⅴ."), vec!["Ⅴ"]);
     }
 
     #[test]

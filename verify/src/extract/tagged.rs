@@ -9,8 +9,9 @@ use memchr::memmem;
 
 use super::delimited::{block_at, last_block};
 use super::scan::{
-    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words, Needle,
+    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, phrase_at, starts_with_ci, words, Needle,
 };
+use crate::lexicon::{self, Class};
 
 /// Longest answer taken after a phrase when it is not delimited (bytes).
 const MAX_PHRASE_SPAN: usize = 300;
@@ -33,6 +34,42 @@ pub(crate) fn answer_tag(text: &str) -> Option<&str> {
     let close = hits[close_at] - 3;
     Some(&text[open + "<answer>".len()..close])
 }
+
+/// The content of the last closed tag pair whose name names an answer (`<final_answer>`,
+/// `<result>`, `<ans>`: a part of the name, split at `_` and `-`, of the lexicon's `AnswerTagName`
+/// class), the `<answer>` tag first.
+pub(crate) fn answer_tag_named(text: &str) -> Option<&str> {
+    if let Some(content) = answer_tag(text) {
+        return Some(content);
+    }
+    static CLOSE: Needle = Needle::new(b"</");
+    let b = text.as_bytes();
+    let closes: Vec<usize> = CLOSE.all(b).collect();
+    for &p in closes.iter().rev().take(MAX_TAGS_TRIED) {
+        let name_len = b[p + 2..]
+            .iter()
+            .take(MAX_TAG_NAME)
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+            .count();
+        if name_len == 0 || b.get(p + 2 + name_len) != Some(&b'>') {
+            continue;
+        }
+        let name = &text[p + 2..p + 2 + name_len];
+        if !name.split(['_', '-']).any(|part| lexicon::is(part, Class::AnswerTagName)) {
+            continue;
+        }
+        let open = format!("<{name}>");
+        if let Some(o) = memmem::rfind(&b[..p], open.as_bytes()) {
+            return Some(&text[o + open.len()..p]);
+        }
+    }
+    None
+}
+
+/// How many closing tags are tried, from the last, for a named answer tag.
+const MAX_TAGS_TRIED: usize = 16;
+/// Longest tag name read (bytes).
+const MAX_TAG_NAME: usize = 40;
 
 /// Which phrase marked an answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,9 +171,6 @@ fn skip_markup(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Filler words that may sit between a phrase and its answer ("the answer is therefore 5").
-const FILLERS: &[&str] = &["therefore ", "thus ", "then ", "simply ", "just ", "indeed ", "clearly "];
-
 /// The answer text starting at byte `at` (right after a phrase): a math block or box if one starts
 /// there, a JSON string, or the rest of the sentence; and the offset in `text` where it ends.
 fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
@@ -148,10 +182,8 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
     }
     loop {
         let before = i;
-        for f in FILLERS {
-            if starts_with_ci(b, i, f.as_bytes()) {
-                i = skip_markup(b, i + f.len());
-            }
+        if let Some(len) = phrase_at(b, i, Class::PhraseFiller).filter(|&len| b.get(i + len) == Some(&b' ')) {
+            i = skip_markup(b, i + len + 1);
         }
         if i == before {
             break;
@@ -226,6 +258,123 @@ fn is_answer_noun(s: &str) -> bool {
     })
 }
 
+/// The answer after the last answer phrase of another language (`Die Antwort ist 42.`, `La
+/// respuesta final es $7$`, `Ответ: 5`, `答案是 12`, `答えは12です`): a word of the lexicon's
+/// `AnswerWord` class, one optional word between (`final`, `finale`), then a separator (`:`,
+/// `=`, `是`, `は`, ...) or a copula of the lexicon (`ist`, `est`, `es`). Returns the answer and
+/// where it ends.
+pub(crate) fn foreign_phrase(text: &str) -> Option<(String, usize)> {
+    /// Searchers for the answer words, in two sets: ASCII words, and words with other letters.
+    type Finders = (Vec<memmem::Finder<'static>>, Vec<memmem::Finder<'static>>);
+    static FINDERS: std::sync::OnceLock<Finders> = std::sync::OnceLock::new();
+    let (ascii, other) = FINDERS.get_or_init(|| {
+        let (mut ascii, mut other) = (Vec::new(), Vec::new());
+        for w in lexicon::words_of(Class::AnswerWord) {
+            let mut chars = w.chars();
+            let first: String = chars.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
+            let capitalised = format!("{first}{}", chars.as_str());
+            let set = if w.is_ascii() { &mut ascii } else { &mut other };
+            set.push(memmem::Finder::new(w.as_bytes()).into_owned());
+            if capitalised != w {
+                set.push(memmem::Finder::new(capitalised.as_bytes()).into_owned());
+            }
+        }
+        (ascii, other)
+    });
+    // An answer phrase ends a response: only its last [`MAX_FOREIGN_TAIL`] bytes are searched,
+    // and only when they hold a phrase at all (a space, or letters of another script).
+    let from = floor_boundary(text, text.len().saturating_sub(MAX_FOREIGN_TAIL));
+    let b = text.as_bytes();
+    let tail = &b[from..];
+    let non_ascii = !tail.is_ascii();
+    if !non_ascii && !tail.contains(&b' ') {
+        return None;
+    }
+    let finders = ascii.iter().chain(other.iter().filter(|_| non_ascii));
+    let mut best: Option<(usize, usize)> = None;
+    for f in finders {
+        if let Some(p) = f.find_iter(tail).last().map(|p| from + p) {
+            let end = p + f.needle().len();
+            // The last phrase wins; at one place, the longest (`đáp án` over `đáp`).
+            let later = best.is_none_or(|(q, e)| p > q || (p == q && end > e));
+            if later && (p == 0 || !b[p - 1].is_ascii_alphabetic()) {
+                best = Some((p, end));
+            }
+        }
+    }
+    let (_, mut i) = best?;
+    let mut seen_word = false;
+    loop {
+        i = skip_markup(b, i);
+        let rest = &text[i..];
+        let sep = [":", "：", "=", "是", "为", "為", "は", "—"].iter().find(|s| rest.starts_with(**s));
+        if let Some(sep) = sep {
+            i = skip_markup(b, i + sep.len());
+            // `答案为：42`: a colon may follow the copula.
+            for colon in [":", "："] {
+                if text[i..].starts_with(colon) {
+                    i = skip_markup(b, i + colon.len());
+                }
+            }
+            break;
+        }
+        let len = rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len());
+        if len == 0 {
+            return None;
+        }
+        let word = &rest[..len];
+        if lexicon::is(word, Class::Copula) {
+            i = skip_markup(b, i + len);
+            if b.get(i) == Some(&b':') {
+                i = skip_markup(b, i + 1);
+            }
+            break;
+        }
+        if seen_word || !lexicon::is(word, Class::FinalWord) {
+            return None;
+        }
+        seen_word = true;
+        i += len;
+    }
+    let rest = cap(&text[i..], MAX_PHRASE_SPAN);
+    // `12です`, `42。`: a number right after the separator ends at the first character that
+    // cannot continue it.
+    let number = rest
+        .char_indices()
+        .find(|&(_, c)| !(c.is_numeric() || matches!(c, '.' | ',' | '-' | '/')))
+        .map_or(rest.len(), |(k, _)| k);
+    let next = rest[number..].chars().next();
+    if number > 0 && next.is_none_or(|c| !c.is_ascii() || c.is_whitespace()) {
+        let value = rest[..number].trim_end_matches(['.', ',']);
+        if !value.is_empty() {
+            return Some((value.to_string(), i + value.len()));
+        }
+    }
+    after_phrase(text, i, false)
+}
+
+/// How much of the end of a response is searched for an answer phrase of another language (bytes).
+const MAX_FOREIGN_TAIL: usize = 1000;
+
+/// A display formula that ends the text, introduced by a sentence that ends with `:` and
+/// concludes (a word of the lexicon's `Conclusive` class: `Putting everything together:`,
+/// `So the total is:`): its content and where it ends.
+pub(crate) fn introduced_display(text: &str) -> Option<(String, usize)> {
+    let t = text.trim_end();
+    let (open, close) = if let Some(body) = t.strip_suffix("\\]") {
+        (memmem::rfind(body.as_bytes(), b"\\[")?, body.len())
+    } else if let Some(body) = t.strip_suffix("$$") {
+        (memmem::rfind(body.as_bytes(), b"$$")?, body.len())
+    } else {
+        return None;
+    };
+    let content = &t[open + 2..close];
+    let intro = t[..open].trim_end().strip_suffix(':')?;
+    let line = intro.rsplit(['\n', '.']).next().unwrap_or(intro);
+    let concludes = line.split(|c: char| !c.is_ascii_alphabetic()).any(|w| lexicon::is(w, Class::Conclusive));
+    (concludes && !content.trim().is_empty()).then(|| (content.to_string(), t.len()))
+}
+
 /// How much of the last line is read for a concluding sentence (bytes).
 const MAX_CONCLUSION_BYTES: usize = 400;
 
@@ -240,33 +389,6 @@ fn cap_back(s: &str, max: usize) -> &str {
     }
     &s[k..]
 }
-
-/// Words that open a concluding sentence ("Therefore, the ordered pair is $(7, 6)$.").
-const CONCLUSION_OPENERS: &[&str] = &[
-    "therefore",
-    "thus",
-    "so",
-    "hence",
-    "consequently",
-    "finally",
-    "in conclusion",
-    "in summary",
-    "to conclude",
-    "as a result",
-    "overall",
-];
-
-/// Phrases anywhere in a last sentence that state its answer ("The solution is $x \ne 5$",
-/// "Thus $x \le 2$ is our answer").
-const CONCLUSION_PHRASES: &[&str] = &[
-    "solution is",
-    "solutions are",
-    "result is",
-    "is our answer",
-    "is the answer",
-    "is the solution",
-    "is the final answer",
-];
 
 /// The value stated by the concluding last sentence of `text`: a sentence that opens with a
 /// conclusion word (`Therefore`, `Thus`, `So`, ...) or names the solution (`The solution is`,
@@ -327,7 +449,7 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
             return Some(found);
         }
     }
-    for p in CONCLUSION_PHRASES {
+    for p in lexicon::words_of(Class::ConclusionPhrase) {
         if let Some(k) = lower.find(p) {
             let from = if p.starts_with("is ") { at } else { at + k + p.len() };
             return after_phrase(text, line_start + from, false);
@@ -340,6 +462,16 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         || closing.ends_with("\\)")
         || closing.ends_with("\\]")
         || closing.ends_with(|c: char| c.is_ascii_digit());
+    // `Altogether, the farmer has 86 animals.`: a short, finished last sentence that states one
+    // number, with only words that leave it as stated (the allow-lists of `wording`).
+    // (A finished sentence only: `Checking the divisors of $6$` was cut off.)
+    if sentence.len() <= MAX_PLAIN_STATEMENT_BYTES && sentence.trim_end().ends_with(['.', '!']) {
+        let plain = without_number_delimiters(sentence.trim().trim_end_matches(['.', '!']));
+        if let Some(n) = lone_number_in_sentence(&plain) {
+            let end = line_start + at + sentence.len();
+            return Some((n.to_string(), end));
+        }
+    }
     if sentence.len() <= 200 && ends_in_value {
         let verb = [" is ", " are ", " equals ", " was ", " equal to "]
             .iter()
@@ -354,12 +486,26 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
     None
 }
 
+/// `has $86$ animals` -> `has 86 animals`: the `$` around math blocks that hold only a plain
+/// number dropped (any other math is kept, so the sentence is no plain statement).
+fn without_number_delimiters(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('$') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let pieces: Vec<&str> = s.split('$').collect();
+    let plain_number = |p: &str| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b','));
+    if pieces.len().is_multiple_of(2) || !pieces.iter().skip(1).step_by(2).all(|p| plain_number(p)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(pieces.concat())
+}
+
+/// Longest last sentence read as a plain statement of one number (bytes).
+const MAX_PLAIN_STATEMENT_BYTES: usize = 200;
+
 /// The length of the conclusion word that starts at `at`, if one does.
 fn opener_at(b: &[u8], at: usize) -> Option<usize> {
-    CONCLUSION_OPENERS
-        .iter()
-        .find(|w| starts_with_ci(b, at, w.as_bytes()) && !b.get(at + w.len()).is_some_and(|c| is_word_byte(*c)))
-        .map(|w| w.len())
+    phrase_at(b, at, Class::ConclusionOpener)
 }
 
 /// A sentence after a phrase that states its answer in words around one number ("Final Answer:
@@ -427,28 +573,6 @@ fn sentence_end(s: &str) -> Option<usize> {
     (0..b.len()).find(|&k| b[k] == b'.' && b.get(k + 1).is_none_or(|c| c.is_ascii_whitespace()))
 }
 
-/// Words that start a new clause after an answer ("5 because ...", "7, so ...").
-const CLAUSE_WORDS: &[&[u8]] = &[
-    b"because",
-    b"since",
-    b"though",
-    b"although",
-    b"then",
-    b"which",
-    b"as",
-    b"so",
-    b"but",
-    b"hence",
-    b"therefore",
-    b"thus",
-    b"where",
-    b"while",
-    b"i",
-    b"we",
-    b"this",
-    b"that",
-];
-
 /// Where a new clause starts in `s`: a clause word after a space, or `, ` followed by a plain
 /// word other than `and` / `or`.
 fn clause_start(s: &str) -> Option<usize> {
@@ -464,7 +588,7 @@ fn clause_start(s: &str) -> Option<usize> {
             continue;
         }
         let w = &b[word_at..word_at + len];
-        let clause = CLAUSE_WORDS.iter().any(|c| c.eq_ignore_ascii_case(w));
+        let clause = lexicon::is_bytes(w, Class::ClauseWord);
         let comma_word = b[i] == b',' && len >= 2 && !w.eq_ignore_ascii_case(b"and") && !w.eq_ignore_ascii_case(b"or");
         if clause || comma_word {
             return Some(cut);
@@ -555,10 +679,17 @@ pub(crate) fn gsm8k(text: &str) -> Option<&str> {
 /// of the text, or right after the word "answer", and looks like an answer (short, one line, not a
 /// heading like `**Final Answer**` or `**Step 2:**`).
 pub(crate) fn bold(text: &str) -> Option<&str> {
+    static STARS: Needle = Needle::new(b"**");
+    static UNDERSCORES: Needle = Needle::new(b"__");
+    // Markdown writes bold with `**` or `__`.
+    bold_between(text, &STARS).or_else(|| bold_between(text, &UNDERSCORES))
+}
+
+/// [`bold`] with one of its two markers.
+fn bold_between<'t>(text: &'t str, marker: &'static Needle) -> Option<&'t str> {
     let b = text.as_bytes();
     let (line_start, _) = last_line(text);
-    static STARS: Needle = Needle::new(b"**");
-    let hits: Vec<usize> = STARS.all(b).collect();
+    let hits: Vec<usize> = marker.all(b).collect();
     for pair in hits.rchunks_exact(2).take(8) {
         let (open, close) = (pair[0], pair[1]);
         let inner = &text[open + 2..close];
@@ -633,5 +764,21 @@ mod tests {
         assert_eq!(bold("**Final Answer**\n5"), None);
         assert_eq!(bold("5. **Result**: The probability is 1/2"), None);
         assert_eq!(bold("The day is **Monday**"), None);
+    }
+}
+
+#[cfg(test)]
+mod foreign_tests {
+    use super::*;
+
+    #[test]
+    fn answer_phrases_of_other_languages() {
+        let p = |s: &str| foreign_phrase(s).map(|(a, _)| a);
+        assert_eq!(p("Die Antwort ist 42."), Some("42".into()), "Die Antwort ist 42.");
+        assert_eq!(p("答えは42です。"), Some("42".into()), "答えは42です。");
+        assert_eq!(p("答案为：42"), Some("42".into()), "答案为：42");
+        assert_eq!(p("Đáp án: 42"), Some("42".into()), "Đáp án: 42");
+        assert_eq!(p("Ответ: $7$"), Some("7".into()), "Ответ: $7$");
+        assert_eq!(p("Die Antworten sind unklar."), None, "Die Antworten sind unklar.");
     }
 }

@@ -195,7 +195,8 @@ const CASES: &[Case] = &[
     // --- Math delimiters.
     ok("We compute $x$ and find that it equals $\\frac{7}{4}$", r"\frac{7}{4}", Conclusion),
     ok("the value is \\(3\\sqrt{2}\\)", r"3\sqrt{2}", Conclusion),
-    lenient("The result:\n\\[ 10 \\]\n", "10", MathDelimiters),
+    // A display formula that ends the response after a concluding colon is its answer (issue 30).
+    ok("The result:\n\\[ 10 \\]\n", "10", Conclusion),
     ok("$$ (3, \\infty) $$", r"(3, \infty)", Whole),
     lenient("It costs \\$5 and we get $x+1$ here", "x+1", MathDelimiters),
     ok("Thus $x <= 2$ is our answer.", "x <= 2", Conclusion),

@@ -28,6 +28,8 @@
 //! as `less than`, a hedge such as `or so`) makes the answer [`Wording::Qualified`]: it states
 //! something other than the value, and a qualified answer is never rewarded.
 
+use crate::lexicon::{self, Class};
+
 /// What the words of an answer do to its value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Wording {
@@ -36,274 +38,6 @@ pub(crate) enum Wording {
     /// A word that changes or hedges the value.
     Qualified,
 }
-
-/// Words that state a value when they come right before it (`is 5`, `costs \$5`, `total of 5`).
-const STATING_WORDS: &[&str] = &[
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "equals",
-    "equal",
-    "equaled",
-    "makes",
-    "make",
-    "made",
-    "gives",
-    "give",
-    "gave",
-    "get",
-    "gets",
-    "got",
-    "has",
-    "have",
-    "had",
-    "needs",
-    "need",
-    "needed",
-    "costs",
-    "cost",
-    "earns",
-    "earned",
-    "earn",
-    "pays",
-    "paid",
-    "pay",
-    "spends",
-    "spent",
-    "spend",
-    "takes",
-    "took",
-    "take",
-    "sold",
-    "sells",
-    "bought",
-    "buys",
-    "ate",
-    "eats",
-    "ran",
-    "runs",
-    "walked",
-    "drove",
-    "saved",
-    "saves",
-    "owes",
-    "owed",
-    "weighs",
-    "weighed",
-    "measures",
-    "contains",
-    "contain",
-    "holds",
-    "hold",
-    "scored",
-    "scores",
-    "received",
-    "receives",
-    "collected",
-    "collects",
-    "uses",
-    "used",
-    "of",
-    "totals",
-    "remains",
-    "remain",
-    "becomes",
-    "become",
-    "became",
-    "reaches",
-    "reached",
-    "yields",
-    "yield",
-    "answer",
-];
-
-/// `to` states a value only after these (`equal to 5`, `amounts to 5`, `comes to 5`).
-const TO_AFTER: &[&str] = &["equal", "equals", "amounts", "amount", "comes", "come", "came", "adds", "add", "sums"];
-
-/// `by` states a value only after a verb of change (`grows by 100%`, `increased by 5`).
-const BY_AFTER: &[&str] = &[
-    "grows",
-    "grew",
-    "grown",
-    "increases",
-    "increased",
-    "decreases",
-    "decreased",
-    "rises",
-    "rose",
-    "falls",
-    "fell",
-    "drops",
-    "dropped",
-    "changes",
-    "changed",
-    "shrinks",
-    "shrank",
-    "goes",
-    "went",
-    "up",
-    "down",
-];
-
-/// Negations and modal or hedging words (closed classes): with one of them before the value the
-/// statement does not assert it (`cannot be 7`, `might be 7`).
-const NEGATIONS_AND_MODALS: &[&str] = &[
-    "not",
-    "no",
-    "never",
-    "none",
-    "neither",
-    "nor",
-    "cannot",
-    "cant",
-    "can't",
-    "isn't",
-    "isnt",
-    "aren't",
-    "arent",
-    "wasn't",
-    "won't",
-    "wont",
-    "don't",
-    "dont",
-    "doesn't",
-    "doesnt",
-    "didn't",
-    "didnt",
-    "shouldn't",
-    "wouldn't",
-    "couldn't",
-    "might",
-    "may",
-    "could",
-    "would",
-    "should",
-    "must",
-    "maybe",
-    "perhaps",
-    "possibly",
-    "probably",
-    "likely",
-    "unlikely",
-    "approximately",
-    "about",
-    "around",
-    "roughly",
-    "nearly",
-    "almost",
-    "either",
-    "if",
-    "unless",
-    "or",
-    "except",
-    "than",
-    "least",
-    "most",
-    "over",
-    "under",
-    "above",
-    "below",
-    "beyond",
-    "within",
-    "up",
-    "guess",
-    "think",
-    "believe",
-    "estimate",
-    "estimated",
-    "assume",
-    "suppose",
-    "unknown",
-    "unsure",
-    "uncertain",
-];
-
-/// Words ending in `s` that are not plural nouns.
-const NOT_PLURALS: &[&str] = &[
-    "is",
-    "was",
-    "has",
-    "does",
-    "as",
-    "us",
-    "its",
-    "this",
-    "thus",
-    "yes",
-    "less",
-    "unless",
-    "plus",
-    "always",
-    "perhaps",
-    "sometimes",
-    "across",
-    "whereas",
-    "besides",
-    "regardless",
-    "nevertheless",
-    "towards",
-    "afterwards",
-    "various",
-    "previous",
-    "obvious",
-    "continuous",
-    "famous",
-    "numerous",
-    "gets",
-    "makes",
-    "takes",
-    "equals",
-    "means",
-    "seems",
-    "remains",
-    "becomes",
-    "gives",
-    "goes",
-    "comes",
-    "happens",
-    "exists",
-    "holds",
-    "works",
-    "fails",
-];
-
-/// Singular counted nouns (a plural is recognised by its form).
-const SINGULAR_NOUNS: &[&str] = &[
-    "way", "apple", "box", "ball", "book", "car", "cookie", "egg", "item", "page", "pencil", "piece", "point", "slice",
-    "ticket", "time", "toy", "tree", "child", "friend", "game", "bag", "bottle", "can", "card", "coin", "marble",
-    "pie", "cake", "candy", "flower", "bird", "dog", "cat", "fish", "sheep", "deer", "shirt", "house", "room", "seat",
-    "chair", "table", "integer", "number", "solution", "root", "term", "digit", "vertex", "edge", "face", "triangle",
-    "square", "dot", "step", "move", "round", "game", "match", "ride", "trip", "lap", "mile", "dozen", "pair", "set",
-    "copy", "student", "person", "worker", "member", "player", "team", "class", "group", "batch",
-];
-
-/// Words that close a count (`12 apples in total`).
-const CLOSING_WORDS: &[&str] =
-    &["total", "altogether", "overall", "all", "left", "remaining", "in", "each", "combined"];
-
-/// Words that open a domain statement after the value (`for all x \in \mathbb{Q}`).
-const DOMAIN_OPENERS: &[&str] = &["for", "where", "with", "when"];
-
-/// Percent in words (`28 percent`, `4 4/9pct`).
-const PERCENT_WORDS: &[&str] = &["percent", "pct", "percentage", "per cent"];
-
-/// Two-letter English words that are words, not a product of two symbols, even bare (`grows by
-/// 100%`, `is 5`).
-const SHORT_WORDS: &[&str] =
-    &["by", "is", "of", "to", "on", "at", "or", "an", "as", "be", "if", "it", "no", "so", "we", "up", "my", "he"];
-
-/// Ordinal suffixes right after a number (`5th`, `2\text{nd}`).
-const ORDINAL_SUFFIXES: &[&str] = &["st", "nd", "rd", "th"];
-
-/// Function names and other words the parser reads as math (`\sin` written bare, `mod`).
-const MATH_WORDS: &[&str] = &[
-    "sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "sqrt", "gcd", "lcm", "max", "min", "det", "mod",
-    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "lim", "pi", "inf", "infty", "deg", "dim", "ker", "arg",
-    "frac", "cdot", "times", "div", "pmod", "bmod",
-];
 
 /// One token of an answer for [`wording`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -400,14 +134,11 @@ fn tokens(answer: &str) -> Vec<(Token<'_>, std::ops::Range<usize>)> {
                 // A name called like a function is math: `gamma(3/2)`, `sqrt(2)`.
                 let called = b.get(i) == Some(&b'(');
                 // A single letter is a symbol even in a text command (`\mathrm{e}`, `\text{(C)}`).
-                let short_word = SHORT_WORDS.contains(&w);
+                let short_word = lexicon::is(w, Class::ShortWord);
                 let math = w.len() == 1
                     || (called && !in_text)
-                    || (!in_text
-                        && !capitalised
-                        && !short_word
-                        && (w.len() < 3 || MATH_WORDS.iter().any(|m| m.eq_ignore_ascii_case(w))));
-                if math && !ORDINAL_SUFFIXES.contains(&w) {
+                    || (!in_text && !capitalised && !short_word && (w.len() < 3 || lexicon::is(w, Class::MathWord)));
+                if math && !lexicon::is(w, Class::OrdinalSuffix) {
                     push_math(&mut out, start..i);
                 } else {
                     out.push((Token::Word(w), start..i));
@@ -479,7 +210,7 @@ fn value_tokens(answer: &str) -> Option<Vec<(Token<'_>, std::ops::Range<usize>)>
     if let Some(first_math) = toks.iter().position(|t| t.0 == Token::Math) {
         let kinds: Vec<Token<'_>> = toks.iter().map(|t| t.0).collect();
         let opener = (first_math + 1..kinds.len()).find(|&k| {
-            word_of(&kinds[k]).is_some_and(|w| DOMAIN_OPENERS.contains(&w.as_str())) && is_domain_statement(&kinds[k..])
+            word_of(&kinds[k]).is_some_and(|w| lexicon::is(&w, Class::DomainOpener)) && is_domain_statement(&kinds[k..])
         });
         if let Some(k) = opener {
             toks.truncate(k);
@@ -533,7 +264,8 @@ fn plain(toks: &[Token<'_>]) -> bool {
         return true;
     };
     let last_math = toks.iter().rposition(|t| *t == Token::Math).unwrap_or(first_math);
-    let ordinal_follows = matches!(toks.get(first_math + 1), Some(Token::Word(w)) if ORDINAL_SUFFIXES.contains(&w.to_ascii_lowercase().as_str()));
+    let ordinal_follows =
+        matches!(toks.get(first_math + 1), Some(Token::Word(w)) if lexicon::is(w, Class::OrdinalSuffix));
     if !before_is_plain(&toks[..first_math], ordinal_follows) {
         return false;
     }
@@ -550,8 +282,8 @@ fn plain(toks: &[Token<'_>]) -> bool {
                 || lw == "per"
                 || lw == "and"
                 || lw == "or"
-                || ORDINAL_SUFFIXES.contains(&lw.as_str())
-                || PERCENT_WORDS.contains(&lw.as_str())
+                || lexicon::is(&lw, Class::OrdinalSuffix)
+                || lexicon::is(&lw, Class::PercentWord)
                 || is_noun(&lw))
             {
                 return false;
@@ -570,7 +302,7 @@ fn word_of(t: &Token<'_>) -> Option<String> {
 }
 
 fn is_negation_or_modal(w: &str) -> bool {
-    NEGATIONS_AND_MODALS.contains(&w) || w.ends_with("n't")
+    lexicon::is(w, Class::NegationOrModal) || w.ends_with("n't")
 }
 
 /// Words before the value: none, or a plain statement ending in a stating word (or a determiner
@@ -585,16 +317,16 @@ fn before_is_plain(toks: &[Token<'_>], ordinal_follows: bool) -> bool {
         return false;
     }
     if last == "to" {
-        return words.len() >= 2 && TO_AFTER.contains(&words[words.len() - 2].as_str());
+        return words.len() >= 2 && lexicon::is(&words[words.len() - 2], Class::ToAfter);
     }
     if last == "by" {
         // A change by an amount (`grows by 100%`), not a property (`divisible by 60`).
-        return words.len() >= 2 && BY_AFTER.contains(&words[words.len() - 2].as_str());
+        return words.len() >= 2 && lexicon::is(&words[words.len() - 2], Class::ByAfter);
     }
     if ordinal_follows && matches!(last.as_str(), "the" | "a" | "an" | "on" | "in") {
         return true;
     }
-    STATING_WORDS.contains(&last.as_str())
+    lexicon::is(last, Class::Stating)
 }
 
 /// Words after the value: units, ordinals, a counted noun (one plain adjective may precede it),
@@ -612,11 +344,11 @@ fn after_is_plain(toks: &[Token<'_>]) -> bool {
             // outside a domain statement is not plain.
             return false;
         };
-        if DOMAIN_OPENERS.contains(&w.as_str()) || (nouns == 0 && w == "all" && k == 0) {
+        if lexicon::is(&w, Class::DomainOpener) || (nouns == 0 && w == "all" && k == 0) {
             return is_domain_statement(&toks[k..]);
         }
-        if is_unit(&w) || ORDINAL_SUFFIXES.contains(&w.as_str()) || PERCENT_WORDS.contains(&w.as_str()) || w == "per" {
-            if ORDINAL_SUFFIXES.contains(&w.as_str())
+        if is_unit(&w) || lexicon::is(&w, Class::OrdinalSuffix) || lexicon::is(&w, Class::PercentWord) || w == "per" {
+            if lexicon::is(&w, Class::OrdinalSuffix)
                 && word(k + 1).is_some_and(|n| n.len() >= 3 && !is_function_word(&n))
             {
                 // An ordinal names one thing: `2nd row`, `3rd place`.
@@ -630,7 +362,7 @@ fn after_is_plain(toks: &[Token<'_>]) -> bool {
             k += 1;
             continue;
         }
-        if CLOSING_WORDS.contains(&w.as_str()) && (w != "in" || word(k + 1).as_deref() == Some("total")) {
+        if lexicon::is(&w, Class::Closing) && (w != "in" || word(k + 1).as_deref() == Some("total")) {
             k += 1;
             continue;
         }
@@ -657,7 +389,7 @@ fn is_domain_statement(toks: &[Token<'_>]) -> bool {
                     || matches!(lw.as_str(), "all" | "some" | "every" | "each")
                 {
                     membership = true;
-                } else if !(DOMAIN_OPENERS.contains(&lw.as_str()) || lw == "in" || lw.len() <= 2) {
+                } else if !(lexicon::is(&lw, Class::DomainOpener) || lw == "in" || lw.len() <= 2) {
                     return false;
                 }
             }
@@ -673,20 +405,20 @@ fn is_unit(w: &str) -> bool {
 
 /// A counted noun: a plural that is not a function word, or a listed singular noun.
 fn is_noun(w: &str) -> bool {
-    SINGULAR_NOUNS.contains(&w)
+    lexicon::is(w, Class::SingularNoun)
         || (w.len() >= 4
             && w.ends_with('s')
             && !w.ends_with("ss")
             && !w.ends_with("ous")
-            && !NOT_PLURALS.contains(&w)
+            && !lexicon::is(w, Class::NotPlural)
             && !is_function_word(w))
 }
 
 /// Negations, modals, prepositions and other closed-class words that are never an adjective.
 fn is_function_word(w: &str) -> bool {
-    NEGATIONS_AND_MODALS.contains(&w)
-        || STATING_WORDS.contains(&w)
-        || NOT_PLURALS.contains(&w)
+    lexicon::is(w, Class::NegationOrModal)
+        || lexicon::is(w, Class::Stating)
+        || lexicon::is(w, Class::NotPlural)
         || matches!(w, "the" | "and" | "for" | "with" | "more" | "less" | "fewer" | "only" | "exactly" | "just" | "so")
 }
 

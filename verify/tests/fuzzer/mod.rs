@@ -36,7 +36,7 @@
 //!   not change a verdict).
 //! - `check_agrees`: `check(gold, response)` is `score(response, gold, &Config::default()).correct`.
 //! - `self_equal`: a gold that parses equals itself: scoring the gold text as a response is
-//!   `correct` whenever the response's extraction finds the gold's own answer text (the two
+//!   `correct` whenever the response's extraction finds the gold's own answer text, asserted (the two
 //!   extractions differ only in their fallback options).
 //! - `boxed_self`: a gold that parses is matched by a response that is its answer in a box,
 //!   `\boxed{answer}`, when the answer is a plain answer ([`boxable`]: balanced braces, no box, math
@@ -999,7 +999,7 @@ pub fn check_case(case: &Case, opts: &CheckOptions) -> Result<(), Failure> {
     if g.parsed.is_ok() {
         let gopts = response_options(&g, &cfg);
         let (own, _) = timed("extract (gold as response)", || extract(gold, &gopts))?;
-        if own.is_some_and(|a| a.text == g.answer) {
+        if own.is_some_and(|a| a.text == g.answer && a.void.is_none()) {
             let (s_self, _) = timed("score (gold against itself)", || g.score(gold, &cfg))?;
             if s_self.status != Status::Correct {
                 return fail("self_equal", format!("gold against itself: {s_self:?}"));

@@ -22,7 +22,17 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
             Some(answer) => {
                 writeln!(out, "  extracted:  {} (from {})", answer.text, answer.source.as_str())?;
                 if answer.parts.len() > 1 {
-                    writeln!(out, "  parts:      {}", answer.parts.join(" | "))?;
+                    // Each candidate with the contract rule that produced it.
+                    let parts: Vec<String> = answer
+                        .parts
+                        .iter()
+                        .enumerate()
+                        .map(|(k, p)| format!("{p} ({})", answer.rule_of(k).as_str()))
+                        .collect();
+                    writeln!(out, "  parts:      {}", parts.join(" | "))?;
+                }
+                if let Some(void) = answer.void {
+                    writeln!(out, "  not asserted: {}", void.as_str())?;
                 }
             }
             None => writeln!(out, "  extracted:  (no answer found)")?,

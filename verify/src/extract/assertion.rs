@@ -1,0 +1,345 @@
+//! Whether the response asserts a committed answer as its own.
+//!
+//! A marker (a box, an answer phrase) commits an answer only in the response's own voice, in a
+//! sentence that states it. The marker commits nothing when:
+//! - it is **mentioned, not used**: inside a code block, inline code, an HTML or LaTeX comment, or
+//!   a quotation, or shown as a format or an example (`for example $\boxed{5}$`, `Put your answer
+//!   in $\boxed{N}$`): [`Rule::Mentioned`];
+//! - its sentence **reports someone else's value** (`My friend claims it is $\boxed{36}$`), a
+//!   reporting verb without the response's own `I`/`we`: [`Rule::Attributed`];
+//! - its sentence **negates** it (`The answer is not $\boxed{3}$`, `$\boxed{3}$ is wrong`):
+//!   [`Rule::Negated`];
+//! - its sentence **asks** about it (`Is the answer $\boxed{3}$?`): [`Rule::Questioned`];
+//! - the next sentence **takes it back** (`$\boxed{3}$. No, ...`, `Scratch that.`):
+//!   [`Rule::Retracted`];
+//! - its sentence or a later one says the problem **was not solved** (`I could not finish; this is
+//!   a guess.`, `I'm not sure.`): [`Rule::Disowned`].
+//!
+//! The words are classes of the lexicon (`Negation`, `Report`, `Mention`, `Retraction`,
+//! `GiveUp`, ...), never phrases. Cost: one look at a bounded window around the answer
+//! ([`MAX_SENTENCE_BYTES`] before, [`MAX_AFTER_BYTES`] after), plus one count of code fences.
+
+use super::rule::Rule;
+use super::scan::{floor_boundary, Needle};
+use crate::lexicon::{self, Class, Classes};
+
+/// How far back the sentence of an answer is read (bytes).
+const MAX_SENTENCE_BYTES: usize = 300;
+/// How much text after an answer is read for a retraction or a statement of giving up (bytes).
+const MAX_AFTER_BYTES: usize = 800;
+/// How many words after an answer are read for a statement of giving up.
+const MAX_WORDS_AFTER: usize = 32;
+/// How many words before an answer may negate it (`is definitely not`).
+const NEGATION_REACH: usize = 3;
+/// How many words after a negation may say what it denies (`not entirely sure`).
+const GIVE_UP_REACH: usize = 3;
+
+/// Why the response does not assert the answer at `start..end` of `text`, if it does not.
+pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
+    let (start, end) = (floor_boundary(text, start), floor_boundary(text, end.max(start)));
+    if start < end && (in_code_or_comment(text, start) || quoted(text, start, end)) {
+        return Some(Rule::Mentioned);
+    }
+    let before = sentence_before(text, start);
+    // Each word of the sentence is looked up once.
+    let words_before: Vec<Word<'_>> = words(before).into_iter().map(Word::new).collect();
+    let after = &text[end..floor_boundary(text, end + MAX_AFTER_BYTES)];
+    // A harness's own separator (`<|endofblock|>`) ends the response's words.
+    let after = memchr::memmem::find(after.as_bytes(), b"<|").map_or(after, |k| &after[..k]);
+    let (own_rest, later) = split_sentence(after);
+    if ends_as_question(own_rest) {
+        return Some(Rule::Questioned);
+    }
+    // A negation binds the value only within its clause (`with no two adjacent: $\boxed{5}$`).
+    let clause_len = words(before.rsplit([',', ':', ';', '=']).next().unwrap_or(before)).len();
+    let clause = &words_before[words_before.len() - clause_len..];
+    if negates(clause) || denied_after(own_rest) {
+        return Some(Rule::Negated);
+    }
+    // `If the answer were $\boxed{5}$, ...`: a supposition states nothing.
+    if clause.first().is_some_and(|w| w.is(Class::Hypothesis)) {
+        return Some(Rule::Mentioned);
+    }
+    if instructs(&words_before) {
+        return Some(Rule::Mentioned);
+    }
+    if words_before.iter().any(|w| w.is(Class::Mention)) {
+        return Some(Rule::Mentioned);
+    }
+    if attributed(&words_before) {
+        return Some(Rule::Attributed);
+    }
+    // Only what follows the answer is the response's comment on it: the words before it often
+    // restate the problem (`the minimum number of guesses is`).
+    let words_after: Vec<Word<'_>> = first_words(after, MAX_WORDS_AFTER).into_iter().map(Word::new).collect();
+    if gives_up(&words_after) {
+        return Some(Rule::Disowned);
+    }
+    if retracts(later) {
+        return Some(Rule::Retracted);
+    }
+    None
+}
+
+/// A word with its classes, looked up once.
+#[derive(Clone, Copy)]
+struct Word<'a> {
+    text: &'a str,
+    classes: Classes,
+}
+
+impl<'a> Word<'a> {
+    fn new(text: &'a str) -> Word<'a> {
+        Word { text, classes: lexicon::classes(text) }
+    }
+
+    fn is(&self, class: Class) -> bool {
+        self.classes.has(class)
+    }
+}
+
+/// Whether the words before a value negate it: a negation in the verb group of the last stating
+/// verb of its clause (`is not`, `cannot be`, `is definitely not`), or, with no stating verb,
+/// among the last [`NEGATION_REACH`] words (`definitely isn't`). A negation earlier in the
+/// subject (`the values for which it is not defined is`) does not.
+fn negates(clause: &[Word<'_>]) -> bool {
+    let negation = |w: &Word<'_>| w.is(Class::Negation);
+    match clause.iter().rposition(|w| w.is(Class::Stating)) {
+        Some(verb) => {
+            let auxiliary = |k: usize| clause.get(k).is_some_and(|w| w.is(Class::NegationOrModal));
+            clause[verb + 1..].iter().any(negation)
+                || (verb >= 1 && negation(&clause[verb - 1]))
+                || (verb >= 2 && auxiliary(verb - 1) && negation(&clause[verb - 2]))
+        }
+        None => clause[clause.len().saturating_sub(NEGATION_REACH)..].iter().any(negation),
+    }
+}
+
+/// Whether the sentence is an instruction: its verb opens it (`Put your answer in ...`) or follows
+/// a lead (`please box`, `remember to write`); a verb after a plain `to` is the problem's own
+/// (`has left to write`).
+fn instructs(words: &[Word<'_>]) -> bool {
+    let lead = |k: usize| words[k].is(Class::InstructionLead);
+    words.iter().enumerate().any(|(k, w)| {
+        w.is(Class::Instruction)
+            && (k == 0 || lead(k - 1) || (k >= 2 && words[k - 1].text.eq_ignore_ascii_case("to") && lead(k - 2)))
+    })
+}
+
+/// Whether the sentence before a value reports someone else's claim: a reporting verb right after
+/// a third party (`my teacher claims`, `they say`) or a name (`Bob thinks`), and no `I`/`we`.
+fn attributed(words: &[Word<'_>]) -> bool {
+    let third_party = |w: &Word<'_>| {
+        w.is(Class::ThirdParty) || (w.text.starts_with(|c: char| c.is_ascii_uppercase()) && w.text.len() > 1)
+    };
+    let reported = words.windows(2).any(|p| p[1].is(Class::Report) && third_party(&p[0]));
+    reported && !words.iter().any(|w| w.is(Class::FirstPerson))
+}
+
+/// Whether byte `at` lies in a fenced code block (an odd number of fences before it and one after
+/// it), inline code, or an HTML or LaTeX comment.
+fn in_code_or_comment(text: &str, at: usize) -> bool {
+    static FENCE: Needle = Needle::new(b"```");
+    let b = text.as_bytes();
+    let backticks = memchr::memchr(b'`', b).is_some();
+    if backticks && FENCE.all(&b[..at]).count() % 2 == 1 && FENCE.first(&b[at..]).is_some() {
+        return true;
+    }
+    let line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |k| k + 1);
+    let line = &text[line_start..at];
+    let line_end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |k| at + k);
+    if backticks && line.bytes().filter(|&c| c == b'`').count() % 2 == 1 && b[at..line_end].contains(&b'`') {
+        return true;
+    }
+    let trimmed = line.trim_start();
+    if trimmed.starts_with('%') || trimmed.starts_with("//") {
+        return true;
+    }
+    static OPEN: Needle = Needle::new(b"<!--");
+    static CLOSE: Needle = Needle::new(b"-->");
+    match OPEN.last(&b[..at]) {
+        Some(open) => CLOSE.first(&b[open..at]).is_none(),
+        None => false,
+    }
+}
+
+/// Whether the answer at `start..end` stands between quotation marks (`"$\boxed{5}$"`).
+fn quoted(text: &str, start: usize, end: usize) -> bool {
+    const OPENING: &[char] = &['"', '“', '„', '«', '‘', '「', '\''];
+    const CLOSING: &[char] = &['"', '”', '»', '’', '」', '\''];
+    let before = text[..start].trim_end_matches(['$', ' ']);
+    let after = text[end..].trim_start_matches(['$', ' ']);
+    before.ends_with(OPENING) && after.starts_with(CLOSING)
+}
+
+/// The sentence before byte `at`: back to the last sentence end or line break.
+fn sentence_before(text: &str, at: usize) -> &str {
+    let from = floor_boundary(text, at.saturating_sub(MAX_SENTENCE_BYTES));
+    let window = &text[from..at];
+    let b = window.as_bytes();
+    let start = (0..b.len())
+        .rev()
+        .find(|&k| {
+            b[k] == b'\n' || (matches!(b[k], b'.' | b'!' | b'?') && b.get(k + 1).is_some_and(u8::is_ascii_whitespace))
+        })
+        .map_or(0, |k| k + 1);
+    &window[start..]
+}
+
+/// The rest of the answer's own sentence and the text after it.
+fn split_sentence(after: &str) -> (&str, &str) {
+    let b = after.as_bytes();
+    for k in 0..b.len() {
+        let ends = match b[k] {
+            b'\n' => true,
+            b'.' | b'!' | b'?' => b.get(k + 1).is_none_or(|c| c.is_ascii_whitespace() || *c == b'$'),
+            _ => false,
+        };
+        if ends {
+            return (&after[..k + 1], &after[k + 1..]);
+        }
+    }
+    (after, "")
+}
+
+/// Whether the answer's sentence ends with a question mark (`Is it $\boxed{3}$?`).
+fn ends_as_question(own_rest: &str) -> bool {
+    own_rest.trim_end().ends_with('?')
+}
+
+/// Whether the words right after the answer deny it (`$\boxed{3}$ is wrong`, `is not correct`).
+fn denied_after(own_rest: &str) -> bool {
+    let w = words(own_rest);
+    let first = &w[..w.len().min(4)];
+    first.iter().enumerate().any(|(k, x)| {
+        lexicon::is(x, Class::Denial)
+            || (lexicon::is(x, Class::Negation)
+                && first.get(k + 1).is_some_and(|n| lexicon::is(n, Class::Verity) || lexicon::is(n, Class::Accomplish)))
+    })
+}
+
+/// Whether the sentence after the answer opens by taking it back: a retraction word, which for
+/// `no` and `not` must stand alone (`No.`, `No, ...`, not `No other value works`).
+/// `Just kidding`, `Never mind` and `That is wrong.` take it back too (a retraction word second,
+/// or a denial among the first words of a sentence without a value).
+fn retracts(later: &str) -> bool {
+    let t = later.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '>' | '-'));
+    let len = t.bytes().take_while(|c| c.is_ascii_alphabetic()).count();
+    let word = &t[..len];
+    let (next, _) = split_sentence(t);
+    let w = words(next);
+    if lexicon::is(word, Class::Retraction) {
+        // A negation retracts alone (`No.`, `No, ...`) or with another retraction word (`Never
+        // mind`), not when it opens a statement (`No other value works`).
+        let bare = lexicon::is(word, Class::Negation);
+        return !bare
+            || t[len..].starts_with(['.', ',', '!', ';'])
+            || w.get(1).is_some_and(|second| lexicon::is(second, Class::Retraction));
+    }
+    w.get(1).is_some_and(|second| lexicon::is(second, Class::Retraction) && !lexicon::is(second, Class::Negation))
+        || (!next.bytes().any(|c| c.is_ascii_digit()) && denied_after(next))
+}
+
+/// Whether words say the problem was not solved: a word of giving up (`guess`, `unsolved`), or
+/// a negation shortly before a word of solving or knowing (`not sure`, `could not finish`).
+fn gives_up(words: &[Word<'_>]) -> bool {
+    words.iter().enumerate().any(|(k, w)| {
+        w.is(Class::GiveUp)
+            || (w.is(Class::Negation) && words[k + 1..].iter().take(GIVE_UP_REACH).any(|n| n.is(Class::Accomplish)))
+    })
+}
+
+/// The words of `s`: runs of ASCII letters and apostrophes, not LaTeX command names.
+fn words(s: &str) -> Vec<&str> {
+    first_words(s, usize::MAX)
+}
+
+/// The first `limit` [`words`] of `s` (the scan stops there).
+fn first_words(s: &str, limit: usize) -> Vec<&str> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() && out.len() < limit {
+        if b[i].is_ascii_alphabetic() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
+                i += 1;
+            }
+            if start == 0 || b[start - 1] != b'\\' {
+                out.push(&s[start..i]);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn void(text: &str, value: &str) -> Option<Rule> {
+        let start = text.rfind(value).unwrap();
+        void_of(text, start, start + value.len())
+    }
+
+    #[test]
+    fn asserted_answers() {
+        let b = r"\boxed{5}";
+        for t in [
+            r"So the answer is $\boxed{5}$.",
+            r"The number of integers not divisible by 3 is $\boxed{5}$.",
+            r"We cannot have $x = 2$, so $\boxed{5}$.",
+            r"Thus $\boxed{5}$. No other value works.",
+            r"I think the answer is $\boxed{5}$.",
+            r"We want to find the area, which is $\boxed{5}$.",
+            r"The number of pages she has left to write is $\boxed{5}$.",
+            r"The ways to pick 3 boys to give a talk is $\boxed{5}$.",
+            r"If we count both cases, we get $\boxed{5}$.",
+            r"Ways with no two adjacent: $\boxed{5}$.",
+            r"The number of values for which it is not defined is $\boxed{5}$.",
+            r"The number of people who think horse 7 wins is $\boxed{5}$.",
+            r"The minimum number of guesses you need is $\boxed{5}$.",
+            "```\nx = 1\n```\n```output\n5\n```\nSo the total is $\\boxed{5}$.",
+            r"Therefore $\boxed{5}$ (not 4).",
+            r"What is the answer? $\boxed{5}$",
+        ] {
+            assert_eq!(void(t, b), None, "{t}");
+        }
+    }
+
+    #[test]
+    fn answers_not_asserted() {
+        let b = r"\boxed{5}";
+        for (t, rule) in [
+            (r"The answer is not $\boxed{5}$.", Rule::Negated),
+            (r"It definitely isn't $\boxed{5}$.", Rule::Negated),
+            (r"The total cannot be $\boxed{5}$.", Rule::Negated),
+            (r"Bob thinks it is $\boxed{5}$.", Rule::Attributed),
+            (r"$\boxed{5}$ is wrong.", Rule::Negated),
+            (r"Is the answer $\boxed{5}$?", Rule::Questioned),
+            (r"Could it be $\boxed{5}$? Hmm.", Rule::Questioned),
+            (r"So $\boxed{5}$. No, that double counts.", Rule::Retracted),
+            (r"So $\boxed{5}$. Scratch that.", Rule::Retracted),
+            (r"So $\boxed{5}$. Just kidding.", Rule::Retracted),
+            (r"So $\boxed{5}$. Never mind, that was wrong.", Rule::Retracted),
+            (r"So $\boxed{5}$. That is wrong.", Rule::Retracted),
+            (r"So $\boxed{5}$ (not really).", Rule::Negated),
+            (r"My teacher claims it is $\boxed{5}$.", Rule::Attributed),
+            (r"Write your result in the form $\boxed{5}$.", Rule::Mentioned),
+            (r"For example, $\boxed{5}$.", Rule::Mentioned),
+            (r"For example, if the result were five, you would type $\boxed{5}$.", Rule::Mentioned),
+            (r"If the answer were $\boxed{5}$, the sum would be odd.", Rule::Mentioned),
+            (r"Remember to write the result as $\boxed{5}$.", Rule::Mentioned),
+            ("```\nprint('\\boxed{5}')\n```", Rule::Mentioned),
+            (r"Use `\boxed{5}` for the answer.", Rule::Mentioned),
+            ("<!-- \\boxed{5} -->", Rule::Mentioned),
+            (r#"The key says "$\boxed{5}$"."#, Rule::Mentioned),
+            (r"So $\boxed{5}$. I could not solve the second part, so this is a guess.", Rule::Disowned),
+            (r"So $\boxed{5}$. I'm not sure about this.", Rule::Disowned),
+        ] {
+            assert_eq!(void(t, b), Some(rule), "{t}");
+        }
+    }
+}
