@@ -17,18 +17,40 @@
 //! `verify/EQUIVALENCE.md`. Every path charges the [`Budget`] and respects its caps; when a cap
 //! stops a comparison that could otherwise have been `Equal`, the verdict is
 //! [`Verdict::Limit`], never a guess.
+//!
+//! **Layering.** Every module reads only the layers below its own, so no two files import each
+//! other (`layering_tests` checks it; `grep -n 'super::' verify/src/equiv/*.rs` shows it):
+//!
+//! | layer | modules | what |
+//! |-------|---------|------|
+//! | 7 | `relation`, `structure` | relations and structures (`relation` tries `sets`, `roots`; `structure` tries `sets`, `families`) |
+//! | 6 | `matrix`, `roots`, `sets`, `families` | matrix arithmetic, roots of a polynomial equation, intersections, answer shapes |
+//! | 5 | `read` | the readers several policies share (`value_side`, `as_interval`, `closed_scalar`, `expand_pm`, `states_falsehood`, `ordered`, `set`, ...) |
+//! | 4 | `scalar` | numbers and expressions, percent, degrees, random points |
+//! | 3 | `quantity` | units of measure (compares values with the `scalar::compare` it is given) |
+//! | 2 | `context` | [`EquivOptions`], the per-call context `Cx`, the partial verdict `Cmp` |
+//! | 1 | `eval` | 256-bit evaluation |
+//! | 0 | `number`, `elementary`, `fast` | exact numbers, fast `exp`/`ln`/`cos`/`sin`, the `f64` screen |
+//!
+//! This module is the top: it dispatches on the shapes. The comparison is recursive (a set
+//! compares its elements), and the recursion goes through `Cx::compare`, which calls this
+//! module's dispatcher through a function pointer: a policy module never imports the top.
 
+mod context;
 mod elementary;
 pub mod eval;
 mod families;
 #[cfg(test)]
 mod families_tests;
 mod fast;
+#[cfg(test)]
+mod layering_tests;
 mod matrix;
 pub mod number;
 #[cfg(test)]
 mod policies_tests;
 mod quantity;
+mod read;
 mod relation;
 mod roots;
 mod scalar;
@@ -40,9 +62,12 @@ mod structure;
 #[cfg(test)]
 mod tests;
 
+pub use context::EquivOptions;
+
 use crate::ast::Expr;
 use crate::limits::{Budget, LimitKind};
 use astro_float::Consts;
+use context::{Cmp, Cx, Res};
 
 /// The outcome of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,68 +87,6 @@ pub struct Decision {
     pub verdict: Verdict,
     /// A short stable rule name, e.g. "exact", "decimal_tolerance", "set", "random_points".
     pub rule: &'static str,
-}
-
-/// Comparison policy switches.
-#[derive(Clone, Debug)]
-pub struct EquivOptions {
-    /// Relative tolerance for comparing numeric values when a decimal literal is involved.
-    pub decimal_rel_tol: f64,
-    /// Relative tolerance for values without decimal literals that could not be computed exactly
-    /// (256-bit evaluation of `\pi`, radicals, logs, ...; also at random points). Keep it far
-    /// below any tolerance a user would accept: it only absorbs rounding of the evaluation.
-    pub eval_rel_tol: f64,
-    /// Whether `28\%` may also match `28` (percent read as a unit) besides `0.28`.
-    pub percent_as_unit: bool,
-    /// Significant digits a lone decimal prediction needs to answer a gold written without
-    /// decimals that it does not equal exactly (`\sqrt3`, `3\pi`, `e`, `\frac13`): the gold
-    /// rounded at the prediction's last digit must give the prediction, and the prediction must
-    /// write at least this many significant digits (`1.73205` answers `\sqrt3`, `1.73` does not).
-    /// Default 6; 3 accepts three-digit roundings such as `1.73`, `9.42` for `3\pi`.
-    pub min_decimal_digits_for_exact: u32,
-}
-
-impl Default for EquivOptions {
-    fn default() -> Self {
-        EquivOptions {
-            decimal_rel_tol: 1e-6,
-            eval_rel_tol: 1e-30,
-            percent_as_unit: true,
-            min_decimal_digits_for_exact: 6,
-        }
-    }
-}
-
-/// A partial verdict: equal or not, and the rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Cmp {
-    pub eq: bool,
-    pub rule: &'static str,
-}
-
-impl Cmp {
-    pub fn new(eq: bool, rule: &'static str) -> Cmp {
-        Cmp { eq, rule }
-    }
-    /// Replace the rule name by a more specific one when the comparison succeeded through it.
-    pub fn with_rule_if_eq(self, rule: &'static str) -> Cmp {
-        if self.eq {
-            Cmp { eq: true, rule }
-        } else {
-            self
-        }
-    }
-}
-
-pub(crate) type Res = Result<Cmp, LimitKind>;
-
-/// Per-call context.
-pub(crate) struct Cx<'a> {
-    pub opts: &'a EquivOptions,
-    pub budget: &'a mut Budget,
-    /// astro-float constant cache, created on first use.
-    pub cc: Option<Consts>,
-    depth: usize,
 }
 
 /// Nesting of structural comparisons (sets of tuples of ...).
@@ -147,7 +110,7 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
     // The astro-float constants cache (pi, e, ln 2, ln 10 digits) is reused across calls on the
     // same thread; it only memoises constants, so verdicts do not depend on it.
     let cc = CONSTS.with(|c| c.borrow_mut().take());
-    let mut cx = Cx { opts, budget, cc, depth: 0 };
+    let mut cx = Cx::new(opts, budget, cc, compare);
     let mut r = compare(gold, pred, &mut cx);
     if matches!(r, Ok(Cmp { eq: false, .. })) {
         // A renaming or `\log` read as `\ln` (module `families`); a cap hit there keeps `NotEqual`.
@@ -169,7 +132,7 @@ thread_local! {
 }
 
 /// Compare any two answers (gold first).
-pub(crate) fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     cx.budget.charge(1)?;
     if g == p {
         return Ok(Cmp::new(true, "structural"));
@@ -205,12 +168,12 @@ fn dispatch(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
             }
         };
         return match (side(g, cx)?, side(p, cx)?) {
-            (Some(a), Some(b)) => compare(&a, &b, cx).map(|c| c.with_rule_if_eq("matrix")),
+            (Some(a), Some(b)) => cx.compare(&a, &b).map(|c| c.with_rule_if_eq("matrix")),
             _ => Ok(Cmp::new(false, "matrix")),
         };
     }
-    if structure::is_structure(g)
-        || structure::is_structure(p)
+    if read::is_structure(g)
+        || read::is_structure(p)
         || scalar::Summary::of(g).plus_minus
         || scalar::Summary::of(p).plus_minus
     {

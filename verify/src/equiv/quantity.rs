@@ -16,8 +16,7 @@
 //! angle unit. Scale units (`dozen`, `cents`) are no measure: they are their number wherever
 //! they stand (`equiv::eval`).
 
-use super::scalar::compare as compare_scalars;
-use super::{Cmp, Cx, Res};
+use super::context::{Cmp, Cx, Res};
 use crate::ast::Expr;
 use crate::units::{conversion, lookup, Kind, UnitId, MONEY};
 
@@ -98,9 +97,15 @@ fn as_degrees(e: &Expr, other: &Measured) -> Option<Measured> {
     Some(Measured::One((**a).clone(), degree()?))
 }
 
-/// The comparison of two sides of which at least one has a unit of measure; `None` when neither
-/// has one.
-pub(super) fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Option<Res> {
+/// The comparison of two sides of which at least one has a unit of measure, their values compared
+/// by `compare_scalars` (`scalar::compare`, passed in so that this module does not import the one
+/// that calls it); `None` when neither has one.
+pub(super) fn compare(
+    g: &Expr,
+    p: &Expr,
+    cx: &mut Cx,
+    compare_scalars: fn(&Expr, &Expr, &mut Cx<'_>) -> Res,
+) -> Option<Res> {
     let (mut gm, mut pm) = (measured(g), measured(p));
     if matches!((&gm, &pm), (Measured::None, Measured::None)) {
         return None;

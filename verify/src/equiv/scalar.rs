@@ -2,9 +2,10 @@
 //! tolerance rules, exact or 256-bit evaluation of closed expressions, and seeded random points
 //! for expressions with free symbols.
 
+use super::context::{Cmp, Cx, Res};
 use super::eval::{fnv1a, rat_to_bf, splitmix64, Cf, EvalErr, Evaluator, Value, PREC};
+use super::fast;
 use super::number::{effective_decimals, rounds_to, significant_digits, Q};
-use super::{fast, Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, Func, Number};
 use crate::limits::LimitKind;
 use astro_float::{BigFloat, RoundingMode};
@@ -172,7 +173,7 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     if gi.is_some() || pi.is_some() {
         return Ok(Cmp::new(gi == pi, "infinity"));
     }
-    if let Some(r) = super::quantity::compare(g, p, cx) {
+    if let Some(r) = super::quantity::compare(g, p, cx, compare) {
         return r;
     }
     match (g, p) {
