@@ -6,6 +6,7 @@
 //! `equiv::equivalent`, so every module reads downwards only (the layering in the module doc of
 //! `equiv`).
 
+use super::rule::Rule;
 use crate::ast::Expr;
 use crate::limits::{Budget, LimitKind};
 use astro_float::Consts;
@@ -44,15 +45,15 @@ impl Default for EquivOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Cmp {
     pub eq: bool,
-    pub rule: &'static str,
+    pub rule: Rule,
 }
 
 impl Cmp {
-    pub fn new(eq: bool, rule: &'static str) -> Cmp {
+    pub fn new(eq: bool, rule: Rule) -> Cmp {
         Cmp { eq, rule }
     }
     /// Replace the rule name by a more specific one when the comparison succeeded through it.
-    pub fn with_rule_if_eq(self, rule: &'static str) -> Cmp {
+    pub fn with_rule_if_eq(self, rule: Rule) -> Cmp {
         if self.eq {
             Cmp { eq: true, rule }
         } else {

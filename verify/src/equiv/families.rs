@@ -14,6 +14,7 @@
 
 use super::context::{Cmp, Cx};
 use super::read::{as_interval, compare_sets_of_reals, value_side};
+use super::rule::Rule;
 use super::scalar::{free_symbols, visit};
 use crate::ast::{Expr, Func, RelOp};
 use crate::limits::LimitKind;
@@ -73,12 +74,12 @@ pub(crate) fn relation_list_as_set(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
     };
     if is_set_of_reals(p) {
         if let Some(gu) = as_union(g) {
-            return compare_sets_of_reals(&gu, p, cx).map(|c| Some(c.with_rule_if_eq("inequality_interval")));
+            return compare_sets_of_reals(&gu, p, cx).map(|c| Some(c.with_rule_if_eq(Rule::InequalityInterval)));
         }
     }
     if is_set_of_reals(g) {
         if let Some(pu) = as_union(p) {
-            return compare_sets_of_reals(g, &pu, cx).map(|c| Some(c.with_rule_if_eq("inequality_interval")));
+            return compare_sets_of_reals(g, &pu, cx).map(|c| Some(c.with_rule_if_eq(Rule::InequalityInterval)));
         }
     }
     Ok(None)
@@ -127,12 +128,12 @@ pub(crate) fn grouped_equations(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
     };
     if let Some(k) = tuple_arity(p) {
         if let Some(tuples) = grouped(g, k) {
-            return cx.compare(&Expr::List(tuples), p).map(|c| Some(c.with_rule_if_eq("equation_value")));
+            return cx.compare(&Expr::List(tuples), p).map(|c| Some(c.with_rule_if_eq(Rule::EquationValue)));
         }
     }
     if let Some(k) = tuple_arity(g) {
         if let Some(tuples) = grouped(p, k) {
-            return cx.compare(g, &Expr::List(tuples)).map(|c| Some(c.with_rule_if_eq("equation_value")));
+            return cx.compare(g, &Expr::List(tuples)).map(|c| Some(c.with_rule_if_eq(Rule::EquationValue)));
         }
     }
     Ok(None)
@@ -377,19 +378,19 @@ pub(crate) fn second_chance(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
     if g_ln && !g_log && p_log {
         let p2 = log_as_ln(p);
         if cx.compare(g, &p2)?.eq {
-            return Ok(Some(Cmp::new(true, "log_as_ln")));
+            return Ok(Some(Cmp::new(true, Rule::LogAsLn)));
         }
     } else if p_ln && !p_log && g_log {
         let g2 = log_as_ln(g);
         if cx.compare(&g2, p)?.eq {
-            return Ok(Some(Cmp::new(true, "log_as_ln")));
+            return Ok(Some(Cmp::new(true, Rule::LogAsLn)));
         }
     }
     for map in renamings(g, p) {
         cx.budget.charge(1)?;
         let p2 = rename(p, &map);
         if cx.compare(g, &p2)?.eq {
-            return Ok(Some(Cmp::new(true, "renaming")));
+            return Ok(Some(Cmp::new(true, Rule::Renaming)));
         }
     }
     Ok(None)

@@ -4,7 +4,7 @@
 /// The layers, lowest first. A module may name (`super::m`, `use super::m`) only the modules of
 /// the layers before its own.
 const LAYERS: &[&[&str]] = &[
-    &["number", "elementary", "fast"],
+    &["number", "elementary", "fast", "rule"],
     &["eval"],
     &["context"],
     &["quantity"],

@@ -30,7 +30,7 @@
 //! | 3 | `quantity` | units of measure (compares values with the `scalar::compare` it is given) |
 //! | 2 | `context` | [`EquivOptions`], the per-call context `Cx`, the partial verdict `Cmp` |
 //! | 1 | `eval` | 256-bit evaluation |
-//! | 0 | `number`, `elementary`, `fast` | exact numbers, fast `exp`/`ln`/`cos`/`sin`, the `f64` screen |
+//! | 0 | `number`, `elementary`, `fast`, `rule` | exact numbers, fast `exp`/`ln`/`cos`/`sin`, the `f64` screen, the rule names ([`Rule`]) |
 //!
 //! This module is the top: it dispatches on the shapes. The comparison is recursive (a set
 //! compares its elements), and the recursion goes through `Cx::compare`, which calls this
@@ -53,6 +53,7 @@ mod quantity;
 mod read;
 mod relation;
 mod roots;
+mod rule;
 mod scalar;
 mod sets;
 #[cfg(test)]
@@ -63,6 +64,7 @@ mod structure;
 mod tests;
 
 pub use context::EquivOptions;
+pub use rule::Rule;
 
 use crate::ast::Expr;
 use crate::limits::{Budget, LimitKind};
@@ -85,7 +87,8 @@ pub enum Verdict {
 pub struct Decision {
     /// What was decided.
     pub verdict: Verdict,
-    /// A short stable rule name, e.g. "exact", "decimal_tolerance", "set", "random_points".
+    /// The stable name of the rule that decided ([`Rule::as_str`]), e.g. "exact",
+    /// "decimal_tolerance", "set", "random_points".
     pub rule: &'static str,
 }
 
@@ -98,13 +101,13 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
     if let (Expr::Num(a), Expr::Num(b)) = (gold, pred) {
         if a.decimals.is_none() && b.decimals.is_none() {
             let verdict = if a.value == b.value { Verdict::Equal } else { Verdict::NotEqual };
-            return Decision { verdict, rule: "exact" };
+            return Decision { verdict, rule: Rule::Exact.as_str() };
         }
     }
     // A lone letter against a lone letter is a multiple-choice label: case does not matter.
     if let (Expr::Sym(a), Expr::Sym(b)) = (gold, pred) {
         if a.chars().count() == 1 && a.to_lowercase() == b.to_lowercase() {
-            return Decision { verdict: Verdict::Equal, rule: "choice_letter" };
+            return Decision { verdict: Verdict::Equal, rule: Rule::ChoiceLetter.as_str() };
         }
     }
     // The astro-float constants cache (pi, e, ln 2, ln 10 digits) is reused across calls on the
@@ -122,8 +125,8 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
         CONSTS.with(|c| *c.borrow_mut() = Some(cc));
     }
     match r {
-        Ok(c) => Decision { verdict: if c.eq { Verdict::Equal } else { Verdict::NotEqual }, rule: c.rule },
-        Err(k) => Decision { verdict: Verdict::Limit(k), rule: "limit" },
+        Ok(c) => Decision { verdict: if c.eq { Verdict::Equal } else { Verdict::NotEqual }, rule: c.rule.as_str() },
+        Err(k) => Decision { verdict: Verdict::Limit(k), rule: Rule::Limit.as_str() },
     }
 }
 
@@ -135,7 +138,7 @@ thread_local! {
 fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     cx.budget.charge(1)?;
     if g == p {
-        return Ok(Cmp::new(true, "structural"));
+        return Ok(Cmp::new(true, Rule::Structural));
     }
     if cx.depth >= MAX_COMPARE_DEPTH {
         return Err(LimitKind::TooDeep);
@@ -148,13 +151,13 @@ fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
 
 fn dispatch(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     match (g, p) {
-        (Expr::Text(a), Expr::Text(b)) => return Ok(Cmp::new(normalise_text(a) == normalise_text(b), "text")),
+        (Expr::Text(a), Expr::Text(b)) => return Ok(Cmp::new(normalise_text(a) == normalise_text(b), Rule::Text)),
         (Expr::Text(t), Expr::Sym(s)) | (Expr::Sym(s), Expr::Text(t)) => {
             let t = normalise_text(t);
             let eq = t.chars().count() == 1 && t == s.to_lowercase();
-            return Ok(Cmp::new(eq, "text"));
+            return Ok(Cmp::new(eq, Rule::Text));
         }
-        (Expr::Text(_), _) | (_, Expr::Text(_)) => return Ok(Cmp::new(false, "text")),
+        (Expr::Text(_), _) | (_, Expr::Text(_)) => return Ok(Cmp::new(false, Rule::Text)),
         (Expr::Relation { .. }, _) | (_, Expr::Relation { .. }) => return relation::compare(g, p, cx),
         _ => {}
     }
@@ -168,8 +171,8 @@ fn dispatch(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
             }
         };
         return match (side(g, cx)?, side(p, cx)?) {
-            (Some(a), Some(b)) => cx.compare(&a, &b).map(|c| c.with_rule_if_eq("matrix")),
-            _ => Ok(Cmp::new(false, "matrix")),
+            (Some(a), Some(b)) => cx.compare(&a, &b).map(|c| c.with_rule_if_eq(Rule::Matrix)),
+            _ => Ok(Cmp::new(false, Rule::Matrix)),
         };
     }
     if read::is_structure(g)

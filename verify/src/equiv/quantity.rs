@@ -17,6 +17,7 @@
 //! they stand (`equiv::eval`).
 
 use super::context::{Cmp, Cx, Res};
+use super::rule::Rule;
 use crate::ast::Expr;
 use crate::units::{conversion, lookup, Kind, UnitId, MONEY};
 
@@ -117,23 +118,25 @@ pub(super) fn compare(
         pm = m;
     }
     Some(match (gm, pm) {
-        (Measured::Mixed, _) | (_, Measured::Mixed) => Ok(Cmp::new(false, "unit")),
+        (Measured::Mixed, _) | (_, Measured::Mixed) => Ok(Cmp::new(false, Rule::Unit)),
         (Measured::One(gv, gu), Measured::One(pv, pu)) => match conversion(pu, gu) {
-            None => Ok(Cmp::new(false, "unit")),
-            Some(factor) => compare_scalars(&gv, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq("unit")),
+            None => Ok(Cmp::new(false, Rule::Unit)),
+            Some(factor) => {
+                compare_scalars(&gv, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq(Rule::Unit))
+            }
         },
         (Measured::One(gv, gu), Measured::None) => match in_dollars(gu) {
             // `50 cents` is answered by `50` and by `\$0.50` (whose sign is no unit).
             Some(factor) => match compare_scalars(&gv, p, cx) {
                 Ok(c) if !c.eq => {
-                    compare_scalars(&Expr::Mul(vec![gv, factor]), p, cx).map(|c| c.with_rule_if_eq("unit"))
+                    compare_scalars(&Expr::Mul(vec![gv, factor]), p, cx).map(|c| c.with_rule_if_eq(Rule::Unit))
                 }
                 other => other,
             },
             None => compare_scalars(&gv, p, cx),
         },
         (Measured::None, Measured::One(pv, pu)) => match in_dollars(pu) {
-            Some(factor) => compare_scalars(g, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq("unit")),
+            Some(factor) => compare_scalars(g, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq(Rule::Unit)),
             None => compare_scalars(g, &pv, cx),
         },
         (Measured::None, Measured::None) => return None,

@@ -8,6 +8,7 @@
 //! module.
 
 use super::context::{Cmp, Cx, Res};
+use super::rule::Rule;
 use super::scalar::{free_symbols, near_literal, visit, Summary};
 use crate::ast::{Constant, Expr, Func, RelOp};
 use crate::limits::LimitKind;
@@ -392,7 +393,7 @@ pub(super) fn expand_pm(e: &Expr) -> Option<Vec<Expr>> {
     go(e, 0)
 }
 
-pub(super) fn ordered(a: &[&Expr], b: &[&Expr], cx: &mut Cx, rule: &'static str) -> Res {
+pub(super) fn ordered(a: &[&Expr], b: &[&Expr], cx: &mut Cx, rule: Rule) -> Res {
     if a.len() != b.len() {
         return Ok(Cmp::new(false, rule));
     }
@@ -438,7 +439,7 @@ pub(super) fn find(x: &Expr, ys: &[&Expr], used: Option<&[bool]>, cx: &mut Cx) -
 pub(super) fn set(a: &[&Expr], b: &[&Expr], cx: &mut Cx) -> Res {
     for x in a {
         if find(x, b, None, cx)?.is_none() {
-            return Ok(Cmp::new(false, "set"));
+            return Ok(Cmp::new(false, Rule::Set));
         }
     }
     for y in b {
@@ -459,11 +460,11 @@ pub(super) fn set(a: &[&Expr], b: &[&Expr], cx: &mut Cx) -> Res {
         if !hit {
             return match limit {
                 Some(k) => Err(k),
-                None => Ok(Cmp::new(false, "set")),
+                None => Ok(Cmp::new(false, Rule::Set)),
             };
         }
     }
-    Ok(Cmp::new(true, "set"))
+    Ok(Cmp::new(true, Rule::Set))
 }
 
 /// One interval of a set of reals.
@@ -526,31 +527,31 @@ fn compare_part(a: &Result<Iv, Expr>, b: &Result<Iv, Expr>, cx: &mut Cx) -> Res 
     match (a, b) {
         (Ok(x), Ok(y)) => {
             if x.lo_closed != y.lo_closed || x.hi_closed != y.hi_closed {
-                return Ok(Cmp::new(false, "interval"));
+                return Ok(Cmp::new(false, Rule::Interval));
             }
             if !cx.compare(&x.lo, &y.lo)?.eq {
-                return Ok(Cmp::new(false, "interval"));
+                return Ok(Cmp::new(false, Rule::Interval));
             }
-            Ok(Cmp::new(cx.compare(&x.hi, &y.hi)?.eq, "interval"))
+            Ok(Cmp::new(cx.compare(&x.hi, &y.hi)?.eq, Rule::Interval))
         }
         (Err(x), Err(y)) => cx.compare(x, y),
-        _ => Ok(Cmp::new(false, "interval")),
+        _ => Ok(Cmp::new(false, Rule::Interval)),
     }
 }
 
 pub(super) fn compare_sets_of_reals(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     let (mut gp, mut pp) = (Vec::new(), Vec::new());
     if !parts(g, &mut gp) || !parts(p, &mut pp) {
-        return Ok(Cmp::new(false, "interval"));
+        return Ok(Cmp::new(false, Rule::Interval));
     }
     // A bare open 2-tuple on both sides is a tuple, handled elsewhere; here one side is an
     // interval or a union.
     let gp = merge(gp, cx)?;
     let pp = merge(pp, cx)?;
     if gp.len() != pp.len() {
-        return Ok(Cmp::new(false, "union"));
+        return Ok(Cmp::new(false, Rule::Union));
     }
-    let rule = if gp.len() == 1 { "interval" } else { "union" };
+    let rule = if gp.len() == 1 { Rule::Interval } else { Rule::Union };
     let mut used = vec![false; pp.len()];
     for x in &gp {
         let mut hit = false;

@@ -8,6 +8,7 @@ use super::fast;
 use super::read::{
     as_interval, bounded_var, closed_scalar, exact_index, is_eq, is_name, mentions_var, states_falsehood, value_side,
 };
+use super::rule::Rule;
 use super::scalar::{free_symbols, has_decimal, sample_point, values_close, Summary};
 use crate::ast::{Expr, RelOp};
 use num_rational::BigRational;
@@ -66,7 +67,7 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     let p_rel = matches!(p, Expr::Relation { .. });
     // A prediction that states something false (`7 = 5`, `2 + 2 = 5`) answers nothing.
     if states_falsehood(p, cx)? {
-        return Ok(Cmp::new(false, "false_equation"));
+        return Ok(Cmp::new(false, Rule::FalseEquation));
     }
     // A relation against inequalities joined by "and" (an intersection): both as sets of reals
     // in the same variable.
@@ -85,14 +86,14 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     let (rel, other, rel_is_gold) = if g_rel { (g, p, true) } else { (p, g, false) };
     let ordered = |a: &Expr, b: &Expr, cx: &mut Cx| if rel_is_gold { cx.compare(a, b) } else { cx.compare(b, a) };
     if let Some(value) = stated_value(rel, rel_is_gold) {
-        return ordered(value, other, cx).map(|c| c.with_rule_if_eq("equation_value"));
+        return ordered(value, other, cx).map(|c| c.with_rule_if_eq(Rule::EquationValue));
     }
     if let Some((_, iv)) = as_interval(rel) {
         if matches!(other, Expr::Interval { .. } | Expr::Union(_) | Expr::Tuple(_)) {
-            return ordered(&iv, other, cx).map(|c| c.with_rule_if_eq("inequality_interval"));
+            return ordered(&iv, other, cx).map(|c| c.with_rule_if_eq(Rule::InequalityInterval));
         }
     }
-    Ok(Cmp::new(false, "relation"))
+    Ok(Cmp::new(false, Rule::Relation))
 }
 
 fn diff(a: &Expr, b: &Expr) -> Expr {
@@ -102,20 +103,20 @@ fn diff(a: &Expr, b: &Expr) -> Expr {
 fn compare_relations(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     if let (Some((gv, giv)), Some((pv, piv))) = (as_interval(g), as_interval(p)) {
         if gv != pv {
-            return Ok(Cmp::new(false, "inequality_interval"));
+            return Ok(Cmp::new(false, Rule::InequalityInterval));
         }
-        return cx.compare(&giv, &piv).map(|c| c.with_rule_if_eq("inequality_interval"));
+        return cx.compare(&giv, &piv).map(|c| c.with_rule_if_eq(Rule::InequalityInterval));
     }
     if let (Some((gn, gval)), Some((pn, pval))) = (value_side(g), value_side(p)) {
         if gn == pn {
-            return cx.compare(gval, pval).map(|c| c.with_rule_if_eq("equation_value"));
+            return cx.compare(gval, pval).map(|c| c.with_rule_if_eq(Rule::EquationValue));
         }
     }
     // A gold solved for one variable (`x > 3`, `x = 3`) is answered by a prediction solved for it
     // (`3 < x`, `x = \frac{6}{2}`), not by a restatement of the condition (`3x + 1 > 10`).
     if let Some(v) = solved_for(g) {
         if !isolates(p, &v) {
-            return Ok(Cmp::new(false, "unsolved_relation"));
+            return Ok(Cmp::new(false, Rule::UnsolvedRelation));
         }
     }
     // Orderings (`b < a < d < c`, `\tan\frac{7\pi}{5} > \sin\frac{2\pi}{5}`): term by term, a
@@ -131,18 +132,18 @@ fn compare_relations(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
                 }
             }
             if all {
-                return Ok(Cmp::new(true, "ordering"));
+                return Ok(Cmp::new(true, Rule::Ordering));
             }
         }
         if long {
-            return Ok(Cmp::new(false, "ordering"));
+            return Ok(Cmp::new(false, Rule::Ordering));
         }
     }
     let (Expr::Relation { terms: gt, ops: go }, Expr::Relation { terms: pt, ops: po }) = (g, p) else {
-        return Ok(Cmp::new(false, "relation"));
+        return Ok(Cmp::new(false, Rule::Relation));
     };
     if go.len() != 1 || po.len() != 1 || gt.len() != 2 || pt.len() != 2 {
-        return Ok(Cmp::new(false, "relation"));
+        return Ok(Cmp::new(false, Rule::Relation));
     }
     let (gop, pop) = (go[0], po[0]);
     // Normal form: `d op 0` with op one of =, !=, >, >=.
@@ -157,7 +158,7 @@ fn compare_relations(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     let (gop, gd) = normal(gop, &gt[0], &gt[1]);
     let (pop, pd) = normal(pop, &pt[0], &pt[1]);
     if gop != pop {
-        return Ok(Cmp::new(false, "relation"));
+        return Ok(Cmp::new(false, Rule::Relation));
     }
     let positive_only = matches!(gop, RelOp::Gt | RelOp::Ge);
     proportional(&gd, &pd, positive_only, cx)
@@ -218,7 +219,7 @@ fn isolates(e: &Expr, var: &str) -> bool {
 /// Whether `a = c * b` for one nonzero constant `c` (positive when `positive_only`), checked at
 /// seeded random points.
 fn proportional(a: &Expr, b: &Expr, positive_only: bool, cx: &mut Cx) -> Res {
-    let rule = "relation_proportional";
+    let rule = Rule::RelationProportional;
     let mut syms = Vec::new();
     free_symbols(a, &mut syms);
     free_symbols(b, &mut syms);

@@ -10,6 +10,7 @@
 use super::context::{Cmp, Cx};
 use super::eval::{EvalErr, Evaluator, Value, PREC};
 use super::read::{expand_pm, value_side};
+use super::rule::Rule;
 use super::scalar::{free_symbols, point_value, visit};
 use crate::ast::{Expr, Number, RelOp};
 use crate::limits::LimitKind;
@@ -35,7 +36,7 @@ pub fn compare_roots(gold: &Expr, pred: &Expr, cx: &mut Cx) -> Result<Option<Cmp
     let [var] = syms.as_slice() else { return Ok(None) };
     let Some(roots) = candidates(pred, var) else { return Ok(None) };
     let Some(degree) = polynomial_degree(&f, var, cx)? else { return Ok(None) };
-    let rule = "equation_roots";
+    let rule = Rule::EquationRoots;
     if roots.is_empty() || degree == 0 {
         return Ok(Some(Cmp::new(false, rule)));
     }

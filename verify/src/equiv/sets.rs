@@ -12,6 +12,7 @@
 use super::context::{Cmp, Cx, Res};
 use super::eval::{EvalErr, Evaluator, Value, PREC};
 use super::read::{as_interval, closed_scalar, set};
+use super::rule::Rule;
 use super::scalar::values_close;
 use crate::ast::{Constant, Expr, RelOp};
 use crate::limits::LimitKind;
@@ -52,7 +53,7 @@ pub(crate) fn involves_intersection(e: &Expr) -> bool {
 
 /// Compare two answers of which one involves an intersection.
 pub(crate) fn compare_intersections(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
-    let rule = "intersection";
+    let rule = Rule::Intersection;
     let (mut gv, mut pv) = (None, None);
     if let (Some(gs), Some(ps)) = (pieces(g, &mut gv, cx)?, pieces(p, &mut pv, cx)?) {
         if let (Some(a), Some(b)) = (&gv, &pv) {

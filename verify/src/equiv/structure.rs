@@ -14,6 +14,7 @@ use super::read::{
     compare_sets_of_reals, contains_pm, expand_pm, find, is_structure, ordered, set, states_falsehood, value_side,
     MAX_PM_VARIANTS,
 };
+use super::rule::Rule;
 use crate::ast::Expr;
 
 /// The elements of an unordered collection (`Set`, `List`, `EmptySet`, expanded `\pm`).
@@ -51,9 +52,9 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         let (gs, ps) = (pm_variants(g), pm_variants(p));
         return match (gs, ps) {
             (Some(gs), Some(ps)) if !contains_pm(&gs) && !contains_pm(&ps) => {
-                compare_structures(&gs, &ps, cx).map(|c| c.with_rule_if_eq("plus_minus"))
+                compare_structures(&gs, &ps, cx).map(|c| c.with_rule_if_eq(Rule::PlusMinus))
             }
-            _ => Ok(Cmp::new(false, "plus_minus")),
+            _ => Ok(Cmp::new(false, Rule::PlusMinus)),
         };
     }
     // Inequalities joined by "and", a set minus points: intersections of sets of reals.
@@ -73,7 +74,7 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     if let (Expr::List(gi) | Expr::Tuple(gi), Expr::List(pi) | Expr::Tuple(pi)) = (g, p) {
         if has_relation(pi) && states_falsehood(p, cx)? {
             // `x = 1, y = 2 = 3`: a false statement answers nothing.
-            return Ok(Cmp::new(false, "false_equation"));
+            return Ok(Cmp::new(false, Rule::FalseEquation));
         }
         if has_relation(gi) != has_relation(pi) {
             if let Some(vals) = equation_values(if has_relation(gi) { gi } else { pi }) {
@@ -82,7 +83,7 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
                     _ => Expr::List(vals.clone()),
                 };
                 let (g2, p2) = if has_relation(gi) { (rebuilt(p), p.clone()) } else { (g.clone(), rebuilt(g)) };
-                return cx.compare(&g2, &p2).map(|c| c.with_rule_if_eq("equation_value"));
+                return cx.compare(&g2, &p2).map(|c| c.with_rule_if_eq(Rule::EquationValue));
             }
         }
     }
@@ -92,23 +93,23 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         }
         (Expr::Matrix(a), Expr::Matrix(b)) => {
             if a.len() != b.len() || a.iter().zip(b).any(|(x, y)| x.len() != y.len()) {
-                return Ok(Cmp::new(false, "matrix"));
+                return Ok(Cmp::new(false, Rule::Matrix));
             }
             let ga: Vec<&Expr> = a.iter().flatten().collect();
             let pa: Vec<&Expr> = b.iter().flatten().collect();
-            return ordered(&ga, &pa, cx, "matrix");
+            return ordered(&ga, &pa, cx, Rule::Matrix);
         }
         (Expr::Matrix(m), Expr::Tuple(t)) | (Expr::Tuple(t), Expr::Matrix(m)) => {
             let flat: Vec<&Expr> = m.iter().flatten().collect();
             let is_vector = m.len() == 1 || m.iter().all(|r| r.len() == 1);
             if !is_vector {
-                return Ok(Cmp::new(false, "matrix"));
+                return Ok(Cmp::new(false, Rule::Matrix));
             }
             let tv: Vec<&Expr> = t.iter().collect();
             return if matches!(g, Expr::Matrix(_)) {
-                ordered(&flat, &tv, cx, "matrix")
+                ordered(&flat, &tv, cx, Rule::Matrix)
             } else {
-                ordered(&tv, &flat, cx, "matrix")
+                ordered(&tv, &flat, cx, Rule::Matrix)
             };
         }
         _ => {}
@@ -118,16 +119,16 @@ pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
         (Kind::List(a), Kind::List(b)) if all_tuples(&a) && all_tuples(&b) => set(&a, &b, cx),
         (Kind::List(a), Kind::List(b)) => multiset(&a, &b, cx),
         (Kind::Set(a) | Kind::List(a), Kind::Set(b) | Kind::List(b)) => set(&a, &b, cx),
-        (Kind::Tuple(a), Kind::Tuple(b)) | (Kind::Tuple(a), Kind::List(b)) => ordered(&a, &b, cx, "tuple"),
+        (Kind::Tuple(a), Kind::Tuple(b)) | (Kind::Tuple(a), Kind::List(b)) => ordered(&a, &b, cx, Rule::Tuple),
         (Kind::List(a), Kind::Tuple(b)) => multiset(&a, &b, cx),
         // A one-element list or set against a plain value.
         (Kind::Set(a) | Kind::List(a) | Kind::Tuple(a), Kind::Other) if a.len() == 1 && !is_structure(p) => {
-            cx.compare(a[0], p).map(|c| c.with_rule_if_eq("singleton"))
+            cx.compare(a[0], p).map(|c| c.with_rule_if_eq(Rule::Singleton))
         }
         (Kind::Other, Kind::Set(b) | Kind::List(b) | Kind::Tuple(b)) if b.len() == 1 && !is_structure(g) => {
-            cx.compare(g, b[0]).map(|c| c.with_rule_if_eq("singleton"))
+            cx.compare(g, b[0]).map(|c| c.with_rule_if_eq(Rule::Singleton))
         }
-        _ => Ok(Cmp::new(false, "structure")),
+        _ => Ok(Cmp::new(false, Rule::Structure)),
     }
 }
 
@@ -201,14 +202,14 @@ fn tuple_variants(items: &[Expr]) -> Option<Vec<Expr>> {
 
 fn multiset(a: &[&Expr], b: &[&Expr], cx: &mut Cx) -> Res {
     if a.len() != b.len() {
-        return Ok(Cmp::new(false, "multiset"));
+        return Ok(Cmp::new(false, Rule::Multiset));
     }
     let mut used = vec![false; b.len()];
     for x in a {
         match find(x, b, Some(&used), cx)? {
             Some(j) => used[j] = true,
-            None => return Ok(Cmp::new(false, "multiset")),
+            None => return Ok(Cmp::new(false, Rule::Multiset)),
         }
     }
-    Ok(Cmp::new(true, "multiset"))
+    Ok(Cmp::new(true, Rule::Multiset))
 }
