@@ -368,11 +368,10 @@ fn has_func(e: &Expr, want: &Func) -> bool {
     found
 }
 
-/// Second chance after `NotEqual`: an exact rewriting of one side that changes nothing about its
-/// meaning (a renaming, `\log` read as `\ln` against a side that writes `\ln`), then the plain
-/// comparison again. `None` when no rewriting applies or none makes the sides equal.
-pub(crate) fn second_chance(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
-    // `\log` means `\ln` when the other side writes `\ln` and has no `\log` of its own.
+/// Second chance after `NotEqual`: `\log` (no base) read as `\ln` when the other side writes `\ln`
+/// and no `\log` of its own, then the plain comparison again. `None` when it does not apply or the
+/// sides stay different.
+pub(crate) fn log_as_ln_chance(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
     let (g_ln, g_log) = (has_func(g, &Func::Ln), has_func(g, &Func::Log10));
     let (p_ln, p_log) = (has_func(p, &Func::Ln), has_func(p, &Func::Log10));
     if g_ln && !g_log && p_log {
@@ -386,6 +385,13 @@ pub(crate) fn second_chance(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
             return Ok(Some(Cmp::new(true, Rule::LogAsLn)));
         }
     }
+    Ok(None)
+}
+
+/// Second chance after `NotEqual`: a renaming of the prediction's own symbols that changes
+/// nothing about its meaning ([`renamings`]), then the plain comparison again. `None` when none
+/// applies or none makes the sides equal.
+pub(crate) fn renaming_chance(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
     for map in renamings(g, p) {
         cx.budget.charge(1)?;
         let p2 = rename(p, &map);

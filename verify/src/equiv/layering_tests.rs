@@ -10,8 +10,8 @@ const LAYERS: &[&[&str]] = &[
     &["quantity"],
     &["scalar"],
     &["read"],
-    &["matrix", "roots", "sets", "families"],
-    &["relation", "structure"],
+    &["matrix", "roots", "sets", "families", "relation", "structure"],
+    &["policies"],
 ];
 
 /// The modules of `equiv` that `src` names, outside its tests.

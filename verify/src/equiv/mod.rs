@@ -1,17 +1,24 @@
 //! Equivalence of two parsed answers: does `pred` denote the same mathematical answer as `gold`?
 //!
-//! The comparison dispatches on the shape of the answers:
+//! The comparison tries an ordered list of policies (`policies::POLICIES`, a function and a
+//! one-line why per row; the first that decides wins) on the shapes of the answers:
 //! - text (`Text`) after normalisation, also against a one-letter symbol (multiple choice);
 //! - relations (`relation`, `roots`): `x = 5` against `5`, equations with the same solution set,
 //!   inequalities against intervals, a polynomial equation against the list of its roots; a
 //!   predicted chain with a false link between numbers (`7 = 5`) answers nothing, a gold solved
 //!   for a variable (`x > 3`) needs a prediction solved for it, orderings compare term by term;
+//! - arithmetic on matrices written out entry by entry (`matrix`);
 //! - structures (`structure`): sets, lists, tuples, intervals, unions, matrices, `\pm`;
 //!   intersections of sets of reals (`sets`: inequalities joined by "and", a set minus points);
-//!   arithmetic on matrices written out entry by entry (`matrix`);
+//!   answers written in another shape (`families`: relations joined by "or", grouped equations);
 //! - scalars (`scalar`): exact rational arithmetic (Gaussian rationals, big integers) where every
 //!   step is rational, otherwise 256-bit complex evaluation ([`eval`]) with a relative test;
-//!   expressions with free symbols are compared at seeded pseudo-random points.
+//!   expressions with free symbols are compared at seeded pseudo-random points; units of measure
+//!   (`quantity`).
+//!
+//! After `NotEqual`, `policies::SECOND_CHANCES` rewrite one side exactly (a renaming, `\log` read
+//! as `\ln`) and compare again. The rule that decided is a [`Rule`]; its stable name is
+//! [`Decision::rule`].
 //!
 //! The policies (decimal tolerance, percent, degrees, ...) are documented for users in
 //! `verify/EQUIVALENCE.md`. Every path charges the [`Budget`] and respects its caps; when a cap
@@ -23,8 +30,8 @@
 //!
 //! | layer | modules | what |
 //! |-------|---------|------|
-//! | 7 | `relation`, `structure` | relations and structures (`relation` tries `sets`, `roots`; `structure` tries `sets`, `families`) |
-//! | 6 | `matrix`, `roots`, `sets`, `families` | matrix arithmetic, roots of a polynomial equation, intersections, answer shapes |
+//! | 7 | `policies` | the dispatcher: the ordered policies, the second chances |
+//! | 6 | `relation`, `structure`, `matrix`, `roots`, `sets`, `families` | one shape each (none reads another) |
 //! | 5 | `read` | the readers several policies share (`value_side`, `as_interval`, `closed_scalar`, `expand_pm`, `states_falsehood`, `ordered`, `set`, ...) |
 //! | 4 | `scalar` | numbers and expressions, percent, degrees, random points |
 //! | 3 | `quantity` | units of measure (compares values with the `scalar::compare` it is given) |
@@ -32,9 +39,10 @@
 //! | 1 | `eval` | 256-bit evaluation |
 //! | 0 | `number`, `elementary`, `fast`, `rule` | exact numbers, fast `exp`/`ln`/`cos`/`sin`, the `f64` screen, the rule names ([`Rule`]) |
 //!
-//! This module is the top: it dispatches on the shapes. The comparison is recursive (a set
-//! compares its elements), and the recursion goes through `Cx::compare`, which calls this
-//! module's dispatcher through a function pointer: a policy module never imports the top.
+//! This module (above them all) holds the entry point and its types. The comparison is recursive
+//! (a set compares its elements), and the recursion goes through `Cx::compare`, which calls
+//! `policies::compare` through a function pointer set by [`equivalent`]: no module imports one
+//! above it.
 
 mod context;
 mod elementary;
@@ -47,6 +55,7 @@ mod fast;
 mod layering_tests;
 mod matrix;
 pub mod number;
+mod policies;
 #[cfg(test)]
 mod policies_tests;
 mod quantity;
@@ -69,7 +78,7 @@ pub use rule::Rule;
 use crate::ast::Expr;
 use crate::limits::{Budget, LimitKind};
 use astro_float::Consts;
-use context::{Cmp, Cx, Res};
+use context::{Cmp, Cx};
 
 /// The outcome of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,9 +101,6 @@ pub struct Decision {
     pub rule: &'static str,
 }
 
-/// Nesting of structural comparisons (sets of tuples of ...).
-const MAX_COMPARE_DEPTH: usize = 64;
-
 /// Decide whether `pred` denotes the same answer as `gold`.
 pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Budget) -> Decision {
     // Fast path: two plain integers or exact literals.
@@ -113,11 +119,12 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
     // The astro-float constants cache (pi, e, ln 2, ln 10 digits) is reused across calls on the
     // same thread; it only memoises constants, so verdicts do not depend on it.
     let cc = CONSTS.with(|c| c.borrow_mut().take());
-    let mut cx = Cx::new(opts, budget, cc, compare);
-    let mut r = compare(gold, pred, &mut cx);
+    let mut cx = Cx::new(opts, budget, cc, policies::compare);
+    let mut r = policies::compare(gold, pred, &mut cx);
     if matches!(r, Ok(Cmp { eq: false, .. })) {
-        // A renaming or `\log` read as `\ln` (module `families`); a cap hit there keeps `NotEqual`.
-        if let Ok(Some(c)) = families::second_chance(gold, pred, &mut cx) {
+        // A renaming or `\log` read as `\ln` (`policies::SECOND_CHANCES`); a cap hit there keeps
+        // `NotEqual`.
+        if let Some(c) = policies::second_chance(gold, pred, &mut cx) {
             r = Ok(c);
         }
     }
@@ -132,62 +139,4 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
 
 thread_local! {
     static CONSTS: std::cell::RefCell<Option<Consts>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Compare any two answers (gold first).
-fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
-    cx.budget.charge(1)?;
-    if g == p {
-        return Ok(Cmp::new(true, Rule::Structural));
-    }
-    if cx.depth >= MAX_COMPARE_DEPTH {
-        return Err(LimitKind::TooDeep);
-    }
-    cx.depth += 1;
-    let r = dispatch(g, p, cx);
-    cx.depth -= 1;
-    r
-}
-
-fn dispatch(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
-    match (g, p) {
-        (Expr::Text(a), Expr::Text(b)) => return Ok(Cmp::new(normalise_text(a) == normalise_text(b), Rule::Text)),
-        (Expr::Text(t), Expr::Sym(s)) | (Expr::Sym(s), Expr::Text(t)) => {
-            let t = normalise_text(t);
-            let eq = t.chars().count() == 1 && t == s.to_lowercase();
-            return Ok(Cmp::new(eq, Rule::Text));
-        }
-        (Expr::Text(_), _) | (_, Expr::Text(_)) => return Ok(Cmp::new(false, Rule::Text)),
-        (Expr::Relation { .. }, _) | (_, Expr::Relation { .. }) => return relation::compare(g, p, cx),
-        _ => {}
-    }
-    // Sums, scalar multiples and products of matrices, written out entry by entry.
-    if matrix::is_matrix_arithmetic(g) || matrix::is_matrix_arithmetic(p) {
-        let side = |e: &Expr, cx: &mut Cx| -> Result<Option<Expr>, LimitKind> {
-            if matrix::is_matrix_arithmetic(e) {
-                matrix::evaluate(e, cx)
-            } else {
-                Ok(Some(e.clone()))
-            }
-        };
-        return match (side(g, cx)?, side(p, cx)?) {
-            (Some(a), Some(b)) => cx.compare(&a, &b).map(|c| c.with_rule_if_eq(Rule::Matrix)),
-            _ => Ok(Cmp::new(false, Rule::Matrix)),
-        };
-    }
-    if read::is_structure(g)
-        || read::is_structure(p)
-        || scalar::Summary::of(g).plus_minus
-        || scalar::Summary::of(p).plus_minus
-    {
-        return structure::compare_structures(g, p, cx);
-    }
-    scalar::compare(g, p, cx)
-}
-
-/// Lower case, single spaces, no surrounding punctuation.
-fn normalise_text(s: &str) -> String {
-    let words: Vec<&str> = s.split_whitespace().collect();
-    let joined = words.join(" ").to_lowercase();
-    joined.trim_matches(|c: char| c.is_ascii_punctuation() && c != '-').to_string()
 }

@@ -5,9 +5,7 @@
 use super::context::{Cmp, Cx, Res};
 use super::eval::{EvalErr, Evaluator, Value, PREC};
 use super::fast;
-use super::read::{
-    as_interval, bounded_var, closed_scalar, exact_index, is_eq, is_name, mentions_var, states_falsehood, value_side,
-};
+use super::read::{as_interval, bounded_var, closed_scalar, exact_index, is_eq, is_name, mentions_var, value_side};
 use super::rule::Rule;
 use super::scalar::{free_symbols, has_decimal, sample_point, values_close, Summary};
 use crate::ast::{Expr, RelOp};
@@ -38,7 +36,7 @@ fn computed_value(e: &Expr) -> Option<&Expr> {
 /// gold also a variable-free value followed by its decimal approximation
 /// (`\frac{1 + \sqrt{97}}{8} \approx 1.36` is the exact value), for a prediction any chain of
 /// equalities (its last term, or the exact value its trailing decimals approximate).
-fn stated_value(e: &Expr, is_gold: bool) -> Option<&Expr> {
+pub(super) fn stated_value(e: &Expr, is_gold: bool) -> Option<&Expr> {
     if let Some((_, v)) = value_side(e) {
         return (is_gold || !states_a_condition(e, v)).then_some(v);
     }
@@ -61,46 +59,13 @@ fn states_a_condition(e: &Expr, v: &Expr) -> bool {
     terms.iter().any(|t| !std::ptr::eq(t, v) && !is_name(t) && Summary::of(t).symbols)
 }
 
-/// Compare when at least one side is a relation.
-pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
-    let g_rel = matches!(g, Expr::Relation { .. });
-    let p_rel = matches!(p, Expr::Relation { .. });
-    // A prediction that states something false (`7 = 5`, `2 + 2 = 5`) answers nothing.
-    if states_falsehood(p, cx)? {
-        return Ok(Cmp::new(false, Rule::FalseEquation));
-    }
-    // A relation against inequalities joined by "and" (an intersection): both as sets of reals
-    // in the same variable.
-    if super::sets::involves_intersection(g) || super::sets::involves_intersection(p) {
-        return super::sets::compare_intersections(g, p, cx);
-    }
-    // A gold polynomial equation against the list of its roots (`x^2 = 4` vs `x = \pm 2`).
-    if g_rel && value_side(g).is_none() {
-        if let Some(c) = super::roots::compare_roots(g, p, cx)? {
-            return Ok(c);
-        }
-    }
-    if g_rel && p_rel {
-        return compare_relations(g, p, cx);
-    }
-    let (rel, other, rel_is_gold) = if g_rel { (g, p, true) } else { (p, g, false) };
-    let ordered = |a: &Expr, b: &Expr, cx: &mut Cx| if rel_is_gold { cx.compare(a, b) } else { cx.compare(b, a) };
-    if let Some(value) = stated_value(rel, rel_is_gold) {
-        return ordered(value, other, cx).map(|c| c.with_rule_if_eq(Rule::EquationValue));
-    }
-    if let Some((_, iv)) = as_interval(rel) {
-        if matches!(other, Expr::Interval { .. } | Expr::Union(_) | Expr::Tuple(_)) {
-            return ordered(&iv, other, cx).map(|c| c.with_rule_if_eq(Rule::InequalityInterval));
-        }
-    }
-    Ok(Cmp::new(false, Rule::Relation))
-}
-
 fn diff(a: &Expr, b: &Expr) -> Expr {
     Expr::Add(vec![a.clone(), Expr::Neg(Box::new(b.clone()))])
 }
 
-fn compare_relations(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
+/// Two relations: as intervals of the same variable, as values of the same name, a gold solved for
+/// a variable against a prediction solved for it, orderings term by term, else proportional sides.
+pub(super) fn compare_relations(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     if let (Some((gv, giv)), Some((pv, piv))) = (as_interval(g), as_interval(p)) {
         if gv != pv {
             return Ok(Cmp::new(false, Rule::InequalityInterval));

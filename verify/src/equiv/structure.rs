@@ -11,8 +11,7 @@
 
 use super::context::{Cmp, Cx, Res};
 use super::read::{
-    compare_sets_of_reals, contains_pm, expand_pm, find, is_structure, ordered, set, states_falsehood, value_side,
-    MAX_PM_VARIANTS,
+    compare_sets_of_reals, contains_pm, expand_pm, find, is_structure, ordered, set, value_side, MAX_PM_VARIANTS,
 };
 use super::rule::Rule;
 use crate::ast::Expr;
@@ -37,56 +36,18 @@ fn kind(e: &Expr) -> Kind<'_> {
 
 /// Replace a list of equations `x = 1, y = 2` by their values when the other side has no
 /// relations (so it compares with `(1, 2)`).
-fn equation_values(items: &[Expr]) -> Option<Vec<Expr>> {
+pub(super) fn equation_values(items: &[Expr]) -> Option<Vec<Expr>> {
     items.iter().map(|e| value_side(e).map(|(_, v)| v.clone())).collect()
 }
 
-fn has_relation(items: &[Expr]) -> bool {
+/// Whether a relation is among `items`.
+pub(super) fn has_relation(items: &[Expr]) -> bool {
     items.iter().any(|e| matches!(e, Expr::Relation { .. }))
 }
 
-/// Compare when at least one side is a structure (or contains `\pm`).
-pub fn compare_structures(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
-    // `\pm` anywhere: the set of its sign choices (inside a tuple: the tuples of all choices).
-    if contains_pm(g) || contains_pm(p) {
-        let (gs, ps) = (pm_variants(g), pm_variants(p));
-        return match (gs, ps) {
-            (Some(gs), Some(ps)) if !contains_pm(&gs) && !contains_pm(&ps) => {
-                compare_structures(&gs, &ps, cx).map(|c| c.with_rule_if_eq(Rule::PlusMinus))
-            }
-            _ => Ok(Cmp::new(false, Rule::PlusMinus)),
-        };
-    }
-    // Inequalities joined by "and", a set minus points: intersections of sets of reals.
-    if super::sets::involves_intersection(g) || super::sets::involves_intersection(p) {
-        return super::sets::compare_intersections(g, p, cx);
-    }
-    // Relations in one variable joined by "or" against a set of reals:
-    // `1 < k \le 4 \text{ or } k = 9` is `(1, 4] \cup \{9\}`.
-    if let Some(c) = super::families::relation_list_as_set(g, p, cx)? {
-        return Ok(c);
-    }
-    // Solutions written as equations grouped by `;`: `a=2,b=1;a=4,b=1` is `(2,1),(4,1)`.
-    if let Some(c) = super::families::grouped_equations(g, p, cx)? {
-        return Ok(c);
-    }
-    // Equations `x = 1, y = 2` against values `(1, 2)`.
-    if let (Expr::List(gi) | Expr::Tuple(gi), Expr::List(pi) | Expr::Tuple(pi)) = (g, p) {
-        if has_relation(pi) && states_falsehood(p, cx)? {
-            // `x = 1, y = 2 = 3`: a false statement answers nothing.
-            return Ok(Cmp::new(false, Rule::FalseEquation));
-        }
-        if has_relation(gi) != has_relation(pi) {
-            if let Some(vals) = equation_values(if has_relation(gi) { gi } else { pi }) {
-                let rebuilt = |orig: &Expr| match orig {
-                    Expr::Tuple(_) => Expr::Tuple(vals.clone()),
-                    _ => Expr::List(vals.clone()),
-                };
-                let (g2, p2) = if has_relation(gi) { (rebuilt(p), p.clone()) } else { (g.clone(), rebuilt(g)) };
-                return cx.compare(&g2, &p2).map(|c| c.with_rule_if_eq(Rule::EquationValue));
-            }
-        }
-    }
+/// Compare when at least one side is a structure (the policies before this one took `\pm`,
+/// intersections and lists of equations): sets of reals, matrices, then collections by kind.
+pub(super) fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     match (g, p) {
         (Expr::Interval { .. } | Expr::Union(_), _) | (_, Expr::Interval { .. } | Expr::Union(_)) => {
             return compare_sets_of_reals(g, p, cx)
@@ -142,7 +103,7 @@ fn all_tuples(v: &[&Expr]) -> bool {
 /// own), a set or list the collection of its expanded elements (`\{2 \pm \sqrt3, 1\}` has three
 /// elements). `None` when there are too many choices or the `\pm` sits elsewhere (an interval
 /// end, a matrix entry).
-fn pm_variants(e: &Expr) -> Option<Expr> {
+pub(super) fn pm_variants(e: &Expr) -> Option<Expr> {
     if !contains_pm(e) {
         return Some(e.clone());
     }
