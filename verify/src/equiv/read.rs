@@ -3,9 +3,9 @@
 //! `expand_pm`) and the element-wise comparisons of collections (`ordered`, `set`,
 //! `compare_sets_of_reals`).
 //!
-//! This is the bottom of the policy layer (see the layering in the module doc of `equiv`): it
-//! reads only `scalar` below it, and recurses through [`Cx::compare`], never through a policy
-//! module.
+//! This is the bottom of the policy modules (see the layering in the module doc of `equiv`): it
+//! reads only the layers below it (`scalar`, `context`, `rule`), and recurses through
+//! [`Cx::compare`], never through a policy module.
 
 use super::context::{Cmp, Cx, Res};
 use super::rule::Rule;
