@@ -3,7 +3,7 @@
 //! squaring (double angles), all with 64 guard bits so the result is accurate to the working
 //! precision. Used for precisions up to 256 bits; the 1024-bit re-evaluation keeps astro-float.
 
-use astro_float::{BigFloat, RoundingMode};
+use astro_float::{BigFloat, RoundingMode, Sign};
 
 const RM: RoundingMode = RoundingMode::ToEven;
 /// Guard bits of the intermediate computations (the squarings lose at most 48 bits).
@@ -16,8 +16,30 @@ const TRIG_REDUCE: i32 = 18;
 /// Largest precision served here.
 pub const MAX_PREC: usize = 256;
 
+/// An approximate `f64` of a finite float (infinite when out of the `f64` range).
+pub fn bf_to_f64(x: &BigFloat) -> f64 {
+    let Some((words, _, sign, e, _)) = x.as_raw_parts() else { return f64::NAN };
+    let Some(top) = words.last() else { return 0.0 };
+    if x.is_zero() {
+        return 0.0;
+    }
+    let m = (*top as f64) / 2f64.powi(64);
+    let v = if e > 1100 {
+        f64::INFINITY
+    } else if e < -1100 {
+        0.0
+    } else {
+        m * 2f64.powi(e)
+    };
+    if sign == Sign::Neg {
+        -v
+    } else {
+        v
+    }
+}
+
 fn approx_f64(x: &BigFloat) -> f64 {
-    super::eval::bf_to_f64(x)
+    bf_to_f64(x)
 }
 
 /// How many halvings bring `|x|` below 2^-reduce.

@@ -8,6 +8,7 @@
 //! that the caller never reports `Equal` on the strength of an approximation of a huge number.
 
 use super::elementary;
+pub use super::elementary::bf_to_f64;
 use super::number::{self, Q};
 use crate::ast::{Constant, Expr, Func};
 use crate::limits::{Budget, LimitKind};
@@ -198,28 +199,6 @@ fn root_rat(q: &BigRational, n: u32, p: usize) -> Option<BigFloat> {
     let r = scaled.nth_root(n);
     let den = q.denom() << usize::try_from(k).ok()?;
     Some(int_to_bf(&r).div(&int_to_bf(&den), p, RM))
-}
-
-/// An approximate `f64` of a finite float (infinite when out of the `f64` range).
-pub fn bf_to_f64(x: &BigFloat) -> f64 {
-    let Some((words, _, sign, e, _)) = x.as_raw_parts() else { return f64::NAN };
-    let Some(top) = words.last() else { return 0.0 };
-    if x.is_zero() {
-        return 0.0;
-    }
-    let m = (*top as f64) / 2f64.powi(64);
-    let v = if e > 1100 {
-        f64::INFINITY
-    } else if e < -1100 {
-        0.0
-    } else {
-        m * 2f64.powi(e)
-    };
-    if sign == Sign::Neg {
-        -v
-    } else {
-        v
-    }
 }
 
 /// A rational rounded to `p` bits.

@@ -12,10 +12,10 @@
 //! `Equal` through an exact rewriting of one side; partial lists, other intervals and other
 //! functions stay different.
 
-use super::relation::{as_interval, value_side};
-use super::scalar::free_symbols;
-use super::structure::compare_sets_of_reals;
-use super::{compare, Cmp, Cx};
+use super::context::{Cmp, Cx};
+use super::read::{as_interval, compare_sets_of_reals, value_side};
+use super::rule::Rule;
+use super::scalar::{free_symbols, visit};
 use crate::ast::{Expr, Func, RelOp};
 use crate::limits::LimitKind;
 
@@ -74,12 +74,12 @@ pub(crate) fn relation_list_as_set(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
     };
     if is_set_of_reals(p) {
         if let Some(gu) = as_union(g) {
-            return compare_sets_of_reals(&gu, p, cx).map(|c| Some(c.with_rule_if_eq("inequality_interval")));
+            return compare_sets_of_reals(&gu, p, cx).map(|c| Some(c.with_rule_if_eq(Rule::InequalityInterval)));
         }
     }
     if is_set_of_reals(g) {
         if let Some(pu) = as_union(p) {
-            return compare_sets_of_reals(g, &pu, cx).map(|c| Some(c.with_rule_if_eq("inequality_interval")));
+            return compare_sets_of_reals(g, &pu, cx).map(|c| Some(c.with_rule_if_eq(Rule::InequalityInterval)));
         }
     }
     Ok(None)
@@ -128,12 +128,12 @@ pub(crate) fn grouped_equations(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
     };
     if let Some(k) = tuple_arity(p) {
         if let Some(tuples) = grouped(g, k) {
-            return compare(&Expr::List(tuples), p, cx).map(|c| Some(c.with_rule_if_eq("equation_value")));
+            return cx.compare(&Expr::List(tuples), p).map(|c| Some(c.with_rule_if_eq(Rule::EquationValue)));
         }
     }
     if let Some(k) = tuple_arity(g) {
         if let Some(tuples) = grouped(p, k) {
-            return compare(g, &Expr::List(tuples), cx).map(|c| Some(c.with_rule_if_eq("equation_value")));
+            return cx.compare(g, &Expr::List(tuples)).map(|c| Some(c.with_rule_if_eq(Rule::EquationValue)));
         }
     }
     Ok(None)
@@ -169,19 +169,19 @@ fn is_integer_parameter_of(e: &Expr, syms: &[String], name: &str) -> bool {
     }
     // The test below is quadratic in the size; general solutions are short.
     let mut nodes = 0usize;
-    super::scalar::visit(e, &mut |_| nodes += 1);
+    visit(e, &mut |_| nodes += 1);
     if nodes > MAX_PARAMETER_NODES {
         return false;
     }
     let has = |x: &Expr, f: &dyn Fn(&Expr) -> bool| {
         let mut found = false;
-        super::scalar::visit(x, &mut |y| found |= f(y));
+        visit(x, &mut |y| found |= f(y));
         found
     };
     let is_period = |y: &Expr| matches!(y, Expr::Const(crate::ast::Constant::Pi) | Expr::Degrees(_));
     let is_param = |y: &Expr| matches!(y, Expr::Sym(s) if s == name);
     let mut multiple = false;
-    super::scalar::visit(e, &mut |x| {
+    visit(e, &mut |x| {
         if let Expr::Mul(factors) = x {
             let period = factors.iter().any(|f| has(f, &is_period));
             let param = factors.iter().any(|f| !has(f, &is_period) && has(f, &is_param));
@@ -360,7 +360,7 @@ fn log_as_ln(e: &Expr) -> Expr {
 
 fn has_func(e: &Expr, want: &Func) -> bool {
     let mut found = false;
-    super::scalar::visit(e, &mut |x| {
+    visit(e, &mut |x| {
         if let Expr::Func(f, _) = x {
             found |= f == want;
         }
@@ -368,29 +368,35 @@ fn has_func(e: &Expr, want: &Func) -> bool {
     found
 }
 
-/// Second chance after `NotEqual`: an exact rewriting of one side that changes nothing about its
-/// meaning (a renaming, `\log` read as `\ln` against a side that writes `\ln`), then the plain
-/// comparison again. `None` when no rewriting applies or none makes the sides equal.
-pub(crate) fn second_chance(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
-    // `\log` means `\ln` when the other side writes `\ln` and has no `\log` of its own.
+/// Second chance after `NotEqual`: `\log` (no base) read as `\ln` when the other side writes `\ln`
+/// and no `\log` of its own, then the plain comparison again. `None` when it does not apply or the
+/// sides stay different.
+pub(crate) fn log_as_ln_chance(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
     let (g_ln, g_log) = (has_func(g, &Func::Ln), has_func(g, &Func::Log10));
     let (p_ln, p_log) = (has_func(p, &Func::Ln), has_func(p, &Func::Log10));
     if g_ln && !g_log && p_log {
         let p2 = log_as_ln(p);
-        if compare(g, &p2, cx)?.eq {
-            return Ok(Some(Cmp::new(true, "log_as_ln")));
+        if cx.compare(g, &p2)?.eq {
+            return Ok(Some(Cmp::new(true, Rule::LogAsLn)));
         }
     } else if p_ln && !p_log && g_log {
         let g2 = log_as_ln(g);
-        if compare(&g2, p, cx)?.eq {
-            return Ok(Some(Cmp::new(true, "log_as_ln")));
+        if cx.compare(&g2, p)?.eq {
+            return Ok(Some(Cmp::new(true, Rule::LogAsLn)));
         }
     }
+    Ok(None)
+}
+
+/// Second chance after `NotEqual`: a renaming of the prediction's own symbols that changes
+/// nothing about its meaning ([`renamings`]), then the plain comparison again. `None` when none
+/// applies or none makes the sides equal.
+pub(crate) fn renaming_chance(g: &Expr, p: &Expr, cx: &mut Cx) -> Found {
     for map in renamings(g, p) {
         cx.budget.charge(1)?;
         let p2 = rename(p, &map);
-        if compare(g, &p2, cx)?.eq {
-            return Ok(Some(Cmp::new(true, "renaming")));
+        if cx.compare(g, &p2)?.eq {
+            return Ok(Some(Cmp::new(true, Rule::Renaming)));
         }
     }
     Ok(None)

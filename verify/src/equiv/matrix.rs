@@ -7,7 +7,8 @@
 //! The entries are built as expressions, not evaluated, so the cost is the size of the trees
 //! built; it is charged to the budget and capped by [`MAX_NODES`].
 
-use super::Cx;
+use super::context::Cx;
+use super::scalar::visit;
 use crate::ast::{Expr, Number};
 use crate::limits::LimitKind;
 use num_traits::ToPrimitive;
@@ -49,7 +50,7 @@ pub(crate) fn evaluate(e: &Expr, cx: &mut Cx) -> Result<Option<Expr>, LimitKind>
 
 fn size(e: &Expr) -> usize {
     let mut n = 0;
-    super::scalar::visit(e, &mut |_| n += 1);
+    visit(e, &mut |_| n += 1);
     n
 }
 
@@ -175,7 +176,7 @@ fn value(e: &Expr, cx: &mut Cx, nodes: &mut usize, depth: usize) -> Result<Optio
 
 fn contains_matrix(e: &Expr) -> bool {
     let mut found = false;
-    super::scalar::visit(e, &mut |x| found |= matches!(x, Expr::Matrix(_)));
+    visit(e, &mut |x| found |= matches!(x, Expr::Matrix(_)));
     found
 }
 

@@ -16,8 +16,8 @@
 //! angle unit. Scale units (`dozen`, `cents`) are no measure: they are their number wherever
 //! they stand (`equiv::eval`).
 
-use super::scalar::compare as compare_scalars;
-use super::{Cmp, Cx, Res};
+use super::context::{Cmp, Cx, Res};
+use super::rule::Rule;
 use crate::ast::Expr;
 use crate::units::{conversion, lookup, Kind, UnitId, MONEY};
 
@@ -98,9 +98,15 @@ fn as_degrees(e: &Expr, other: &Measured) -> Option<Measured> {
     Some(Measured::One((**a).clone(), degree()?))
 }
 
-/// The comparison of two sides of which at least one has a unit of measure; `None` when neither
-/// has one.
-pub(super) fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Option<Res> {
+/// The comparison of two sides of which at least one has a unit of measure, their values compared
+/// by `compare_scalars` (`scalar::compare`, passed in so that this module does not import the one
+/// that calls it); `None` when neither has one.
+pub(super) fn compare(
+    g: &Expr,
+    p: &Expr,
+    cx: &mut Cx,
+    compare_scalars: fn(&Expr, &Expr, &mut Cx<'_>) -> Res,
+) -> Option<Res> {
     let (mut gm, mut pm) = (measured(g), measured(p));
     if matches!((&gm, &pm), (Measured::None, Measured::None)) {
         return None;
@@ -112,23 +118,25 @@ pub(super) fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Option<Res> {
         pm = m;
     }
     Some(match (gm, pm) {
-        (Measured::Mixed, _) | (_, Measured::Mixed) => Ok(Cmp::new(false, "unit")),
+        (Measured::Mixed, _) | (_, Measured::Mixed) => Ok(Cmp::new(false, Rule::Unit)),
         (Measured::One(gv, gu), Measured::One(pv, pu)) => match conversion(pu, gu) {
-            None => Ok(Cmp::new(false, "unit")),
-            Some(factor) => compare_scalars(&gv, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq("unit")),
+            None => Ok(Cmp::new(false, Rule::Unit)),
+            Some(factor) => {
+                compare_scalars(&gv, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq(Rule::Unit))
+            }
         },
         (Measured::One(gv, gu), Measured::None) => match in_dollars(gu) {
             // `50 cents` is answered by `50` and by `\$0.50` (whose sign is no unit).
             Some(factor) => match compare_scalars(&gv, p, cx) {
                 Ok(c) if !c.eq => {
-                    compare_scalars(&Expr::Mul(vec![gv, factor]), p, cx).map(|c| c.with_rule_if_eq("unit"))
+                    compare_scalars(&Expr::Mul(vec![gv, factor]), p, cx).map(|c| c.with_rule_if_eq(Rule::Unit))
                 }
                 other => other,
             },
             None => compare_scalars(&gv, p, cx),
         },
         (Measured::None, Measured::One(pv, pu)) => match in_dollars(pu) {
-            Some(factor) => compare_scalars(g, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq("unit")),
+            Some(factor) => compare_scalars(g, &Expr::Mul(vec![pv, factor]), cx).map(|c| c.with_rule_if_eq(Rule::Unit)),
             None => compare_scalars(g, &pv, cx),
         },
         (Measured::None, Measured::None) => return None,

@@ -7,11 +7,11 @@
 //! Then the values are all the (complex) roots. A polynomial with complex or repeated roots is
 //! therefore never matched by its real roots alone (`x^3 = 1` against `x = 1` is `NotEqual`).
 
+use super::context::{Cmp, Cx};
 use super::eval::{EvalErr, Evaluator, Value, PREC};
-use super::relation::value_side;
+use super::read::{expand_pm, value_side};
+use super::rule::Rule;
 use super::scalar::{free_symbols, point_value, visit};
-use super::structure::expand_pm;
-use super::{compare, Cmp, Cx};
 use crate::ast::{Expr, Number, RelOp};
 use crate::limits::LimitKind;
 use num_bigint::BigInt;
@@ -36,7 +36,7 @@ pub fn compare_roots(gold: &Expr, pred: &Expr, cx: &mut Cx) -> Result<Option<Cmp
     let [var] = syms.as_slice() else { return Ok(None) };
     let Some(roots) = candidates(pred, var) else { return Ok(None) };
     let Some(degree) = polynomial_degree(&f, var, cx)? else { return Ok(None) };
-    let rule = "equation_roots";
+    let rule = Rule::EquationRoots;
     if roots.is_empty() || degree == 0 {
         return Ok(Some(Cmp::new(false, rule)));
     }
@@ -45,7 +45,7 @@ pub fn compare_roots(gold: &Expr, pred: &Expr, cx: &mut Cx) -> Result<Option<Cmp
     for r in roots {
         let mut seen = false;
         for d in &distinct {
-            if compare(d, &r, cx)?.eq {
+            if cx.compare(d, &r)?.eq {
                 seen = true;
                 break;
             }
@@ -60,7 +60,7 @@ pub fn compare_roots(gold: &Expr, pred: &Expr, cx: &mut Cx) -> Result<Option<Cmp
     let zero = Expr::Num(Number::int(0));
     for r in &distinct {
         let Some(fr) = substitute(&f, var, r, 0) else { return Ok(None) };
-        if !compare(&zero, &fr, cx)?.eq {
+        if !cx.compare(&zero, &fr)?.eq {
             return Ok(Some(Cmp::new(false, rule)));
         }
     }

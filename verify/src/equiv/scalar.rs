@@ -2,9 +2,11 @@
 //! tolerance rules, exact or 256-bit evaluation of closed expressions, and seeded random points
 //! for expressions with free symbols.
 
+use super::context::{Cmp, Cx, Res};
 use super::eval::{fnv1a, rat_to_bf, splitmix64, Cf, EvalErr, Evaluator, Value, PREC};
+use super::fast;
 use super::number::{effective_decimals, rounds_to, significant_digits, Q};
-use super::{fast, Cmp, Cx, Res};
+use super::rule::Rule;
 use crate::ast::{Constant, Expr, Func, Number};
 use crate::limits::LimitKind;
 use astro_float::{BigFloat, RoundingMode};
@@ -170,24 +172,24 @@ pub fn compare(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
     cx.budget.charge(40)?;
     let (gi, pi) = (infinity_sign(g), infinity_sign(p));
     if gi.is_some() || pi.is_some() {
-        return Ok(Cmp::new(gi == pi, "infinity"));
+        return Ok(Cmp::new(gi == pi, Rule::Infinity));
     }
-    if let Some(r) = super::quantity::compare(g, p, cx) {
+    if let Some(r) = super::quantity::compare(g, p, cx, compare) {
         return r;
     }
     match (g, p) {
         (Expr::Percent(a), Expr::Percent(b)) | (Expr::Degrees(a), Expr::Degrees(b)) => {
-            return compare(a, b, cx).map(|c| c.with_rule_if_eq("unit"))
+            return compare(a, b, cx).map(|c| c.with_rule_if_eq(Rule::Unit))
         }
-        (Expr::Percent(a), other) => return unit_alternatives(&div100(a), a, other, true, cx, "percent"),
-        (other, Expr::Percent(b)) => return unit_alternatives(&div100(b), b, other, false, cx, "percent"),
-        (Expr::Degrees(a), other) => return unit_alternatives(&to_radians(a), a, other, true, cx, "degrees"),
-        (other, Expr::Degrees(b)) => return unit_alternatives(&to_radians(b), b, other, false, cx, "degrees"),
+        (Expr::Percent(a), other) => return unit_alternatives(&div100(a), a, other, true, cx, Rule::Percent),
+        (other, Expr::Percent(b)) => return unit_alternatives(&div100(b), b, other, false, cx, Rule::Percent),
+        (Expr::Degrees(a), other) => return unit_alternatives(&to_radians(a), a, other, true, cx, Rule::Degrees),
+        (other, Expr::Degrees(b)) => return unit_alternatives(&to_radians(b), b, other, false, cx, Rule::Degrees),
         _ => {}
     }
     if let (Expr::Num(a), Expr::Num(b)) = (g, p) {
         if a.decimals.is_none() && b.decimals.is_none() {
-            return Ok(Cmp::new(a.value == b.value, "exact"));
+            return Ok(Cmp::new(a.value == b.value, Rule::Exact));
         }
     }
     let (gs, ps) = (Summary::of(g), Summary::of(p));
@@ -260,17 +262,10 @@ fn is_proportion(e: &Expr) -> bool {
 
 /// `unit` is the side with the sign read as a number (`28%` as `0.28`), `bare` the same without
 /// the sign (`28`, allowed when the policy reads the sign as a unit).
-fn unit_alternatives(
-    unit: &Expr,
-    bare: &Expr,
-    other: &Expr,
-    unit_is_gold: bool,
-    cx: &mut Cx,
-    rule: &'static str,
-) -> Res {
+fn unit_alternatives(unit: &Expr, bare: &Expr, other: &Expr, unit_is_gold: bool, cx: &mut Cx, rule: Rule) -> Res {
     // A predicted percent answers a proportion (a gold strictly between -1 and 1) only as
     // `p/100`: `25\%` for `\frac14`, never `0.25\%`.
-    let allow_bare = rule == "degrees" || (cx.opts.percent_as_unit && (unit_is_gold || !is_proportion(other)));
+    let allow_bare = rule == Rule::Degrees || (cx.opts.percent_as_unit && (unit_is_gold || !is_proportion(other)));
     let mut limit = None;
     let candidates: &[&Expr] = if allow_bare { &[unit, bare] } else { &[unit] };
     for c in candidates {
@@ -308,25 +303,25 @@ fn closed(g: &Expr, p: &Expr, (gs, ps): (Summary, Summary), cx: &mut Cx) -> Res 
     let (gv, pv, capped) = match eval_pair(g, p, cx, &[], PREC, false) {
         Ok(v) => v,
         Err(EvalErr::Limit(k)) => return Err(k),
-        Err(EvalErr::Undefined) => return Ok(Cmp::new(false, "undefined")),
-        Err(EvalErr::NotNumeric) => return Ok(Cmp::new(false, "not_numeric")),
+        Err(EvalErr::Undefined) => return Ok(Cmp::new(false, Rule::Undefined)),
+        Err(EvalErr::NotNumeric) => return Ok(Cmp::new(false, Rule::NotNumeric)),
     };
     let (gi, pi) = (info(g, gs), info(p, ps));
     let mut c = decide(&gi, &pi, &gv, &pv, cx)?;
-    if c.eq && c.rule == "numeric" && !same_value(&gv, &pv) {
+    if c.eq && c.rule == Rule::Numeric && !same_value(&gv, &pv) {
         // Equal within the rounding of a 256-bit evaluation: a true zero difference shrinks at a
         // higher precision, a tiny real one (`\pi + 10^{-35}`) does not.
         match eval_pair(g, p, cx, &[], HIGH_PREC, false) {
             Ok((gh, ph, _)) if cancelled(&gv, &pv, &gh, &ph) => {}
-            Ok(_) => return Ok(Cmp::new(false, "numeric")),
+            Ok(_) => return Ok(Cmp::new(false, Rule::Numeric)),
             Err(EvalErr::Limit(k)) => return Err(k),
-            Err(_) => return Ok(Cmp::new(false, "undefined")),
+            Err(_) => return Ok(Cmp::new(false, Rule::Undefined)),
         }
     }
     if !c.eq && !gi.has_dec && !pi.has_dec && near_zero_difference(&gv, &pv) {
         if let Ok((gh, ph, _)) = eval_pair(g, p, cx, &[], HIGH_PREC, false) {
             if cancelled(&gv, &pv, &gh, &ph) {
-                c = Cmp::new(true, "numeric_zero");
+                c = Cmp::new(true, Rule::NumericZero);
             }
         }
     }
@@ -344,15 +339,15 @@ fn decide(gi: &Info, pi: &Info, gv: &Value, pv: &Value, cx: &mut Cx) -> Res {
     if !gi.has_dec && !pi.has_dec {
         let exact = gv.exact().is_some() && pv.exact().is_some();
         let eq = values_close(gv, pv, cx.opts.eval_rel_tol);
-        return Ok(Cmp::new(eq, if exact { "exact" } else { "numeric" }));
+        return Ok(Cmp::new(eq, if exact { Rule::Exact } else { Rule::Numeric }));
     }
     if values_close(gv, pv, cx.opts.eval_rel_tol) {
-        return Ok(Cmp::new(true, "decimal_tolerance"));
+        return Ok(Cmp::new(true, Rule::DecimalTolerance));
     }
     // (3) rounded gold: the gold is a lone decimal with d >= 1 and the prediction is more precise.
     if let Some((gval, d)) = &gi.single_dec {
         if *d >= 1 && rounded_gold(gval, *d, pi, pv, cx)? {
-            return Ok(Cmp::new(true, "rounded_gold"));
+            return Ok(Cmp::new(true, Rule::RoundedGold));
         }
     }
     if let Some((pval, d)) = &pi.single_dec {
@@ -363,24 +358,24 @@ fn decide(gi: &Info, pi: &Info, gv: &Value, pv: &Value, cx: &mut Cx) -> Res {
         if !gi.has_dec {
             let digits = cx.opts.min_decimal_digits_for_exact.max(1);
             if significant_digits(pval, *d, cx.budget)? >= digits && rounds_value_to(gv, *d, pval, cx)? {
-                return Ok(Cmp::new(true, "rounded_pred"));
+                return Ok(Cmp::new(true, Rule::RoundedPred));
             }
-            return Ok(Cmp::new(false, "decimal_tolerance"));
+            return Ok(Cmp::new(false, Rule::DecimalTolerance));
         }
         // A decimal gold: within the decimal tolerance and consistent with every written digit.
         let ok = values_close(gv, pv, cx.opts.decimal_rel_tol) && rounds_value_to(gv, *d, pval, cx)?;
-        return Ok(Cmp::new(ok, "decimal_tolerance"));
+        return Ok(Cmp::new(ok, Rule::DecimalTolerance));
     }
     if gi.single_dec.is_some() && !pi.has_dec {
         // An exact prediction against a lone decimal gold: only the rounded-gold rule above.
-        return Ok(Cmp::new(false, "decimal_tolerance"));
+        return Ok(Cmp::new(false, Rule::DecimalTolerance));
     }
     // Decimals inside expressions: the tolerance, but no looser than a written literal states.
     let tol = cx.opts.decimal_rel_tol.min(decimal_written_tol(gi, pi)).max(cx.opts.eval_rel_tol);
     if values_close(gv, pv, tol) {
-        return Ok(Cmp::new(true, "decimal_tolerance"));
+        return Ok(Cmp::new(true, Rule::DecimalTolerance));
     }
-    Ok(Cmp::new(false, "decimal_tolerance"))
+    Ok(Cmp::new(false, Rule::DecimalTolerance))
 }
 
 /// Significant digits a decimal gold needs before a more precise decimal prediction may answer
@@ -759,7 +754,7 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
         let (differ, nodes) = fast::differ_at(g, p, &env, tol, real_mode && k > 0);
         cx.budget.charge(nodes)?;
         if differ {
-            return Ok(Cmp::new(false, "random_points"));
+            return Ok(Cmp::new(false, Rule::RandomPoints));
         }
         let (gv, pv, cap) = {
             let mut ev = Evaluator::new(PREC, cx.budget, &mut cx.cc, &env);
@@ -775,7 +770,7 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
                 (Err(EvalErr::Limit(_)), _) | (_, Err(EvalErr::Limit(_))) if k > 0 => continue,
                 (Err(EvalErr::Limit(l)), _) | (_, Err(EvalErr::Limit(l))) => return Err(l),
                 (Err(EvalErr::NotNumeric), _) | (_, Err(EvalErr::NotNumeric)) => {
-                    return Ok(Cmp::new(false, "not_numeric"))
+                    return Ok(Cmp::new(false, Rule::NotNumeric))
                 }
                 (Ok(gv), Err(EvalErr::Undefined)) => {
                     // The prediction is undefined where a gold defined on all reals is defined
@@ -783,7 +778,7 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
                     // does not decide).
                     let integer_point = integer || (wide && k % 4 == 1);
                     if real_mode && !gs.restricted && !non_real(&gv) && !integer_point {
-                        return Ok(Cmp::new(false, "domain"));
+                        return Ok(Cmp::new(false, Rule::Domain));
                     }
                     positive_only |= (gs.restricted || ps.restricted) && !integer_point;
                     continue;
@@ -799,7 +794,7 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
             // A prediction outside its real domain where a gold defined on all reals is real:
             // the prediction restricts the domain (`x + \sqrt{x} - \sqrt{x}` against `|x|`).
             if non_real(&pv) && !non_real(&gv) && !gs.restricted {
-                return Ok(Cmp::new(false, "domain"));
+                return Ok(Cmp::new(false, Rule::Domain));
             }
             positive_only = true;
             continue;
@@ -813,9 +808,9 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
                 confirmed = true;
                 match eval_pair(g, p, cx, &env, HIGH_PREC, real_mode) {
                     Ok((gh, ph, _)) if cancelled(&gv, &pv, &gh, &ph) => {}
-                    Ok(_) => return Ok(Cmp::new(false, "random_points")),
+                    Ok(_) => return Ok(Cmp::new(false, Rule::RandomPoints)),
                     Err(EvalErr::Limit(k)) => return Err(k),
-                    Err(_) => return Ok(Cmp::new(false, "undefined")),
+                    Err(_) => return Ok(Cmp::new(false, Rule::Undefined)),
                 }
             }
             agree += 1;
@@ -829,12 +824,12 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
                 }
             }
         }
-        return Ok(Cmp::new(false, "random_points"));
+        return Ok(Cmp::new(false, Rule::RandomPoints));
     }
     let target = if all_exact && !wide && !extra { POINTS_EXACT } else { needed };
     if agree < target {
         // Too few points inside both domains: in doubt, not equal.
-        return Ok(Cmp::new(false, "undefined"));
+        return Ok(Cmp::new(false, Rule::Undefined));
     }
     if wide || extra {
         // Steps, kinks and extra symbols: many more points in double precision, where the screen
@@ -851,17 +846,17 @@ fn random_points(g: &Expr, p: &Expr, syms: &[String], (gs, ps): (Summary, Summar
             let (differ, nodes) = fast::differ_at(g, p, &env, tol, real_mode);
             cx.budget.charge(2 + nodes)?;
             if differ {
-                return Ok(Cmp::new(false, "random_points"));
+                return Ok(Cmp::new(false, Rule::RandomPoints));
             }
         }
     }
     if wide && !integer && step_crossings_differ(g, p, syms, tol, real_mode, cx)? {
-        return Ok(Cmp::new(false, "random_points"));
+        return Ok(Cmp::new(false, Rule::RandomPoints));
     }
     if let Some(k) = capped {
         return Err(k);
     }
-    Ok(Cmp::new(true, "random_points"))
+    Ok(Cmp::new(true, Rule::RandomPoints))
 }
 
 /// The arguments at which a step or kink of `e` jumps, with the values they jump at: a floor or

@@ -9,11 +9,11 @@
 //! 256 bits; otherwise the rule does not apply, and an intersection only equals one with the same
 //! parts (in any order).
 
+use super::context::{Cmp, Cx, Res};
 use super::eval::{EvalErr, Evaluator, Value, PREC};
-use super::relation::{as_interval, closed_scalar};
+use super::read::{as_interval, closed_scalar, set};
+use super::rule::Rule;
 use super::scalar::values_close;
-use super::structure::set;
-use super::{compare, Cmp, Cx, Res};
 use crate::ast::{Constant, Expr, RelOp};
 use crate::limits::LimitKind;
 use std::cmp::Ordering;
@@ -53,7 +53,7 @@ pub(crate) fn involves_intersection(e: &Expr) -> bool {
 
 /// Compare two answers of which one involves an intersection.
 pub(crate) fn compare_intersections(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
-    let rule = "intersection";
+    let rule = Rule::Intersection;
     let (mut gv, mut pv) = (None, None);
     if let (Some(gs), Some(ps)) = (pieces(g, &mut gv, cx)?, pieces(p, &mut pv, cx)?) {
         if let (Some(a), Some(b)) = (&gv, &pv) {
@@ -92,7 +92,7 @@ pub(crate) fn compare_intersections(g: &Expr, p: &Expr, cx: &mut Cx) -> Res {
 fn same_end(a: &End, b: &End, cx: &mut Cx) -> Result<bool, LimitKind> {
     Ok(match (a, b) {
         (End::NegInf, End::NegInf) | (End::PosInf, End::PosInf) => true,
-        (End::At(x, _), End::At(y, _)) => compare(x, y, cx)?.eq,
+        (End::At(x, _), End::At(y, _)) => cx.compare(x, y)?.eq,
         _ => false,
     })
 }
