@@ -304,9 +304,9 @@ mod tests {
             status,
             extracted: (!answer.is_empty()).then(|| answer.to_string()),
             parsed: None,
-            truncated: (i % 3 != 2).then_some(i % 3 == 0),
+            truncated: (i % 3 != 2).then_some(i.is_multiple_of(3)),
             chars: 10 + 7 * i,
-            tokens: (i % 2 == 0).then_some(3 + i as u64),
+            tokens: i.is_multiple_of(2).then_some(3 + i as u64),
         };
         let problems: [&[(&str, Status)]; 4] = [
             &[("1", Status::Correct), ("1", Status::Correct), ("2", Status::Wrong), ("1", Status::Correct)],
