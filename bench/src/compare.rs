@@ -1,9 +1,10 @@
 //! `rlbench compare RUN_A RUN_B`: is B really better than A? Per suite and overall (the mean over
-//! suites), the difference B - A in Avg@K and Pass@k over the problems both runs have (paired by
-//! suite and id), with a paired bootstrap interval and p-value ([`crate::metrics::paired`]).
+//! suites), the difference B - A in every registry metric with a per-problem value (Avg@K; see
+//! [`crate::metrics::registry`]) and in Pass@k, over the problems both runs have (paired by suite
+//! and id), with a paired bootstrap interval and p-value ([`crate::metrics::paired`]).
 //! Problems found in only one run are listed and left out.
 
-use crate::metrics::{ks_up_to, paired_bootstrap, pass_at_k, Bootstrap, PairedDiff};
+use crate::metrics::{ks_up_to, paired_bootstrap, pass_at_k, Bootstrap, PairedDiff, ProblemTally, METRICS};
 use crate::report::{RunCurves, ScoredRun};
 use serde_json::{json, Value};
 use std::fmt::Write;
@@ -24,7 +25,7 @@ pub struct Unpaired {
 pub struct Row {
     /// The suite (`overall` for the pooled rows).
     pub suite: String,
-    /// `avg@K` or `pass@k`.
+    /// `NAME@K` of a registry metric with a per-problem value (`avg@K`), or `pass@k`.
     pub metric: String,
     /// B minus A, with its paired interval and p-value.
     pub diff: PairedDiff,
@@ -61,11 +62,8 @@ impl Comparison {
 /// `n/a` (`null` in JSON): a bootstrap over 2 problems can print p < 0.001.
 pub const MIN_PAIRED: usize = 10;
 
-/// (samples, correct samples) of one problem in one run.
-type Counts = (usize, usize);
-
-/// A per-problem score from its counts.
-type MetricFn = Box<dyn Fn(Counts) -> f64>;
+/// A per-problem score from its tally.
+type MetricFn = Box<dyn Fn(&ProblemTally) -> f64>;
 
 /// The name of the overall rows.
 pub const OVERALL: &str = "overall";
@@ -78,14 +76,14 @@ pub fn compare(a: &ScoredRun, b: &ScoredRun, opts: &Bootstrap) -> Result<Compari
             names.push(&s.name);
         }
     }
-    // Per suite: the (n, c) pairs of problems in both runs.
-    let mut paired: Vec<(&str, Vec<(Counts, Counts)>)> = Vec::new();
+    // Per suite: the tallies of problems in both runs.
+    let mut paired: Vec<(&str, Vec<(&ProblemTally, &ProblemTally)>)> = Vec::new();
     let mut unpaired = Vec::new();
+    let empty = Default::default();
     for name in names {
-        let empty = Default::default();
         let pa = a.suites.iter().find(|s| s.name == name).map_or(&empty, |s| &s.problems);
         let pb = b.suites.iter().find(|s| s.name == name).map_or(&empty, |s| &s.problems);
-        let pairs: Vec<_> = pa.iter().filter_map(|(id, ca)| pb.get(id).map(|cb| (*ca, *cb))).collect();
+        let pairs: Vec<_> = pa.iter().filter_map(|(id, ta)| pb.get(id).map(|tb| (ta, tb))).collect();
         let only_a: Vec<String> = pa.keys().filter(|id| !pb.contains_key(*id)).cloned().collect();
         let only_b: Vec<String> = pb.keys().filter(|id| !pa.contains_key(*id)).cloned().collect();
         if !only_a.is_empty() || !only_b.is_empty() {
@@ -98,17 +96,21 @@ pub fn compare(a: &ScoredRun, b: &ScoredRun, opts: &Bootstrap) -> Result<Compari
     if paired.is_empty() {
         return Err("the two runs have no problem in common (problems are paired by suite and id)".into());
     }
-    let k_common = paired.iter().flat_map(|(_, ps)| ps.iter().map(|(x, y)| x.0.min(y.0))).min().unwrap_or(0);
+    let k_common = paired.iter().flat_map(|(_, ps)| ps.iter().map(|(x, y)| x.n.min(y.n))).min().unwrap_or(0);
     let ks = ks_up_to(k_common);
-    let mut metrics: Vec<(String, MetricFn)> = vec![("avg@K".into(), Box::new(|(n, c): Counts| c as f64 / n as f64))];
+    let mut metrics: Vec<(String, MetricFn)> = METRICS
+        .iter()
+        .filter_map(|m| m.per_problem.map(|f| (format!("{}@K", m.name), Box::new(f) as MetricFn)))
+        .collect();
     for &k in &ks {
-        metrics.push((format!("pass@{k}"), Box::new(move |(n, c)| pass_at_k(n, c, k).unwrap_or(0.0))));
+        metrics
+            .push((format!("pass@{k}"), Box::new(move |t: &ProblemTally| pass_at_k(t.n, t.correct, k).unwrap_or(0.0))));
     }
     let mut per_suite: Vec<Vec<Row>> = vec![Vec::new(); paired.len()];
     let mut overall = Vec::new();
     for (metric, value) in &metrics {
         let groups: Vec<Vec<(f64, f64)>> =
-            paired.iter().map(|(_, ps)| ps.iter().map(|(x, y)| (value(*x), value(*y))).collect()).collect();
+            paired.iter().map(|(_, ps)| ps.iter().map(|(x, y)| (value(x), value(y))).collect()).collect();
         let (diffs, all) = paired_bootstrap(&groups, opts);
         for (i, d) in diffs.into_iter().enumerate() {
             if let Some(diff) = d {

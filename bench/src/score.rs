@@ -210,6 +210,12 @@ impl Scorer {
         }
     }
 
+    /// Each problem pushed so far, by id, with its tally (in the order first seen; an id repeats
+    /// when rows of several suites share it).
+    pub fn tallies(&self) -> impl Iterator<Item = (&str, &ProblemTally)> {
+        self.problems.iter().map(|p| (p.id.as_str(), &p.tally))
+    }
+
     /// The metrics of everything pushed. When some rows name their suite, the problems of rows
     /// that name none are the suite [`NO_SUITE`]: every scored row is in the tables.
     pub fn finish(self) -> ScoreSummary {

@@ -17,6 +17,7 @@ pub use stats::mean_stderr;
 
 use rlverify::{EquivOptions, Expr, Limits, Status};
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
 /// What the metrics need to know about one scored sample.
 #[derive(Clone, Debug)]
@@ -113,6 +114,10 @@ pub struct SuiteMetrics {
     pub k_max: usize,
     /// (k, mean unbiased Pass@k over problems) for k = 1, 2, 4, ..., `k_min`.
     pub pass_at: Vec<(usize, f64)>,
+    /// The values of every metric of the registry ([`METRICS`]), by name, one per field: what
+    /// the tables, `--metric` and rltrain's evaluation lines show. The fields below are typed
+    /// copies of the built-in ones, for callers; a new metric needs none.
+    pub values: BTreeMap<&'static str, Vec<Option<f64>>>,
     /// Avg@K: mean over problems of the fraction of correct samples.
     pub avg: f64,
     /// Standard error of `avg` over problems.
@@ -148,12 +153,10 @@ impl SuiteMetrics {
                 (k, sum / n_problems as f64)
             })
             .collect();
-        let accs: Vec<f64> = tallies.iter().map(|t| t.correct as f64 / t.n as f64).collect();
-        let (avg, avg_stderr) = mean_stderr(&accs).unwrap_or((0.0, 0.0));
-        let maj = ratio(tallies.iter().filter(|t| t.votes.maj_correct()).count() as u64, n_problems as u64);
         let n_samples: usize = tallies.iter().map(|t| t.n).sum();
-        let finish_known: usize = tallies.iter().map(|t| t.finish_known).sum();
-        let tokens_known: usize = tallies.iter().map(|t| t.tokens_known).sum();
+        let values: BTreeMap<&'static str, Vec<Option<f64>>> =
+            METRICS.iter().map(|metric| (metric.name, metric.compute(&tallies))).collect();
+        let field = |name: &str, i: usize| values.get(name).and_then(|v| v.get(i).copied().flatten());
         SuiteMetrics {
             n_problems,
             n_samples,
@@ -165,17 +168,28 @@ impl SuiteMetrics {
             k_min,
             k_max,
             pass_at,
-            avg,
-            avg_stderr,
-            maj,
-            no_answer_rate: ratio(tallies.iter().map(|t| t.no_answer as u64).sum(), n_samples as u64),
-            ambiguous_rate: ratio(tallies.iter().map(|t| t.ambiguous as u64).sum(), n_samples as u64),
-            invalid_gold: tallies.iter().map(|t| t.invalid_gold).sum(),
-            truncation_rate: (finish_known > 0)
-                .then(|| ratio(tallies.iter().map(|t| t.truncated as u64).sum(), finish_known as u64)),
-            mean_chars: ratio(tallies.iter().map(|t| t.chars).sum(), n_samples as u64),
-            mean_tokens: (tokens_known > 0).then(|| ratio(tallies.iter().map(|t| t.tokens).sum(), tokens_known as u64)),
+            avg: field("avg", 0).unwrap_or(0.0),
+            avg_stderr: field("avg", 1).unwrap_or(0.0),
+            maj: field("maj", 0).unwrap_or(0.0),
+            no_answer_rate: field("no-answer", 0).unwrap_or(0.0),
+            ambiguous_rate: field("ambiguous", 0).unwrap_or(0.0),
+            invalid_gold: field("invalid-gold", 0).map_or(0, |x| x as usize),
+            truncation_rate: field("truncated", 0),
+            mean_chars: field("length", 0).unwrap_or(0.0),
+            mean_tokens: field("length", 1),
+            values,
         }
+    }
+
+    /// A registry metric's values in this suite, one per field (empty for a name the registry
+    /// lacks).
+    pub fn metric_values(&self, metric: &Metric) -> &[Option<f64>] {
+        self.values.get(metric.name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Field `i` of the registry metric `name` (`None` when the suite has no value for it).
+    pub fn field_value(&self, name: &str, i: usize) -> Option<f64> {
+        self.values.get(name).and_then(|v| v.get(i).copied().flatten())
     }
 
     /// Name the metrics for the K a run asked for and count what is missing: `samples` holds
@@ -234,8 +248,10 @@ impl SuiteMetrics {
         for k in ks {
             m.insert(format!("pass@{k}"), json!(self.pass_at.iter().find(|(kk, _)| *kk == k).map(|(_, v)| *v)));
         }
-        for f in METRICS.iter().flat_map(|metric| metric.fields) {
-            m.insert(f.json_key(self.k), json!((f.value)(self)));
+        for metric in METRICS {
+            for (i, f) in metric.fields.iter().enumerate() {
+                m.insert(f.json_key(self.k), json!(self.field_value(metric.name, i)));
+            }
         }
         m.insert("missing_samples".into(), json!(self.missing_samples));
         m.insert("incomplete_problems".into(), json!(self.incomplete_problems));

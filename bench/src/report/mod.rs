@@ -9,7 +9,7 @@ pub use render::{csv, markdown, to_json};
 pub use suite_check::SuiteCheck;
 pub use svg::{line_chart_svg, passk_overlay_svg, passk_svg, Chart, RunCurves, Series, SuiteCurve, XAxis, YAxis};
 
-use crate::metrics::{macro_average, overall, Overall, SuiteMetrics};
+use crate::metrics::{macro_average, overall, Overall, ProblemTally, SuiteMetrics};
 use crate::run::{read_records, suite_file, RunManifest};
 use crate::score::{GenRow, GenSample, Scorer};
 use rlverify::Config;
@@ -20,8 +20,35 @@ use std::path::{Path, PathBuf};
 /// Metrics per suite, in run order.
 pub type ScoredSuites = Vec<(String, SuiteMetrics)>;
 
-/// (samples, correct samples) per problem id.
-pub type ProblemCounts = BTreeMap<String, (usize, usize)>;
+/// Each problem's tally, by id: what `rlbench compare` pairs, so that every registry metric with a
+/// per-problem value ([`crate::metrics::Metric::per_problem`]) can be compared. It reads as the
+/// map it holds.
+#[derive(Clone, Debug, Default)]
+pub struct ProblemCounts(BTreeMap<String, ProblemTally>);
+
+impl std::ops::Deref for ProblemCounts {
+    type Target = BTreeMap<String, ProblemTally>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl FromIterator<(String, ProblemTally)> for ProblemCounts {
+    fn from_iter<I: IntoIterator<Item = (String, ProblemTally)>>(iter: I) -> Self {
+        ProblemCounts(iter.into_iter().collect())
+    }
+}
+
+/// From (samples, correct samples) per problem alone: enough for Avg@K and Pass@k; the other
+/// counts of each tally are 0 (no votes, so no majority).
+impl FromIterator<(String, (usize, usize))> for ProblemCounts {
+    fn from_iter<I: IntoIterator<Item = (String, (usize, usize))>>(iter: I) -> Self {
+        iter.into_iter()
+            .map(|(id, (n, correct))| (id, ProblemTally { n, correct, ..ProblemTally::default() }))
+            .collect()
+    }
+}
 
 /// One suite of a scored run directory.
 #[derive(Clone, Debug)]
@@ -291,11 +318,7 @@ pub fn score_run(dir: &Path, cfg: &Config) -> Result<ScoredRun, String> {
             })
             .collect();
         let mut verdicts = String::new();
-        let mut problems = ProblemCounts::new();
         scorer.push_observed(rows, &mut |id, r| {
-            let c = problems.entry(id.to_string()).or_default();
-            c.0 += 1;
-            c.1 += usize::from(r.correct);
             let line = serde_json::json!({
                 "id": id,
                 "sample": r.sample,
@@ -310,20 +333,22 @@ pub fn score_run(dir: &Path, cfg: &Config) -> Result<ScoredRun, String> {
         std::fs::create_dir_all(&scores_dir).map_err(|e| format!("{}: {e}", scores_dir.display()))?;
         let path = scores_dir.join(format!("{name}.jsonl"));
         std::fs::write(&path, verdicts).map_err(|e| format!("{}: {e}", path.display()))?;
+        let problems: ProblemCounts = scorer.tallies().map(|(id, t)| (id.to_string(), t.clone())).collect();
         let mut metrics = scorer.finish().all;
         let (k, expected) = match &manifest {
             Some(m) => (m.sampling.k, m.problems.get(&name).copied().unwrap_or(problems.len())),
             None => (metrics.k_max, problems.len()),
         };
-        metrics.set_requested(k, expected, problems.iter().map(|(id, c)| (id.as_str(), c.0)));
+        metrics.set_requested(k, expected, problems.iter().map(|(id, t)| (id.as_str(), t.n)));
         out.push(ScoredSuite { name, metrics, problems, check });
     }
     Ok(ScoredRun { manifest, suites: out })
 }
 
 /// Read baseline scores for `metric` from a JSON file: a previous report (`metrics.json`, with a
-/// `suites` object), an object of suite -> metrics object, or an object of suite -> number. For
-/// `avg`/`maj` without `@K`, the file's `avg@*`/`maj@*` key is used.
+/// `suites` object), an object of suite -> metrics object, or an object of suite -> number. For a
+/// registry metric named without `@K` (`avg`, `maj`), its key for whatever K the file has is used
+/// (`avg@8`).
 pub fn load_baseline(path: &Path, metric: &str) -> Result<BTreeMap<String, f64>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     parse_baseline(&text, &path.display().to_string(), metric)
@@ -381,11 +406,19 @@ fn metric_value(m: &serde_json::Map<String, Value>, metric: &str) -> Option<f64>
     if let Some(x) = m.get(metric).and_then(Value::as_f64) {
         return Some(x);
     }
-    if metric.contains('@') {
-        return None;
-    }
-    let prefix = format!("{metric}@");
-    m.iter().find(|(k, _)| k.starts_with(&prefix) && !k.ends_with("_stderr")).and_then(|(_, v)| v.as_f64())
+    // A registry metric: the JSON key of its first field, for the K it names or any K (`avg` reads
+    // `avg@8`, not `avg@8_stderr`).
+    let Ok(crate::metrics::MetricName::Named { name, k }) = metric.parse() else { return None };
+    let json = crate::metrics::METRICS.iter().find(|x| x.name == name)?.fields.first()?.json;
+    let (head, tail) = json.split_once("{K}").unwrap_or((json, ""));
+    let k_matches = |key_k: &str| match (json.contains("{K}"), k) {
+        (false, _) => key_k.is_empty(),
+        (true, Some(k)) => key_k == k.to_string(),
+        (true, None) => !key_k.is_empty() && key_k.bytes().all(|b| b.is_ascii_digit()),
+    };
+    m.iter()
+        .find(|(key, _)| key.strip_prefix(head).and_then(|r| r.strip_suffix(tail)).is_some_and(k_matches))
+        .and_then(|(_, v)| v.as_f64())
 }
 
 /// Write `report.md`, `metrics.csv`, `metrics.json` and `passk.svg` into `dir`; returns the paths.

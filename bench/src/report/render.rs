@@ -52,7 +52,13 @@ pub fn markdown(r: &Report) -> String {
             row.push(m.pass_at.iter().find(|(kk, _)| kk == k).map_or(blank.into(), |(_, v)| pct(*v)));
         }
         // A suite without samples has no rate or mean to show.
-        row.extend(METRICS.iter().map(|metric| if m.n_samples == 0 { "n/a".into() } else { (metric.cell)(m) }));
+        row.extend(METRICS.iter().map(|metric| {
+            if m.n_samples == 0 {
+                "n/a".into()
+            } else {
+                (metric.cell)(m.metric_values(metric))
+            }
+        }));
         let _ = writeln!(s, "| {} |", row.join(" | "));
     }
     let _ = writeln!(s);
@@ -111,7 +117,9 @@ pub fn csv(r: &Report) -> String {
         for k in &ks {
             row.push(opt(m.pass_at.iter().find(|(kk, _)| kk == k).map(|(_, v)| *v)));
         }
-        row.extend(METRICS.iter().flat_map(|metric| metric.fields).map(|f| opt((f.value)(m))));
+        row.extend(
+            METRICS.iter().flat_map(|metric| (0..metric.fields.len()).map(|i| opt(m.field_value(metric.name, i)))),
+        );
         row.push(m.missing_samples.to_string());
         s.push_str(&(row.join(",") + "\n"));
     }
