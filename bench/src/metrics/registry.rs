@@ -357,7 +357,7 @@ mod tests {
             line.trim().trim_start_matches("| ").trim_end_matches(" |").split(" | ").map(str::to_string).collect()
         };
         let md = markdown(&report);
-        let md_head = cells(md.lines().next().unwrap_or_default());
+        let md_head = cells(md.lines().find(|l| l.starts_with("| suite |")).unwrap_or_default());
         let md_row = cells(md.lines().find(|l| l.starts_with("| s |")).unwrap_or_default());
         let csv_text = csv(&report);
         let mut csv_lines = csv_text.lines();
