@@ -10,18 +10,20 @@
 //! op's `cuda_fwd` behind the same functions. [`OpPath::Composite`] keeps the plain composite
 //! ops (the network as it was before these ops), for tests and op counts.
 //!
-//! What each op keeps alive for the backward pass, and its transient peak (`e` = bytes per element
-//! of the inputs' dtype; `B` batch, `T` queries, `S` keys, `H`/`KVH` query/kv heads, `hd` head
-//! size, `N` rows, `D` width, `V` vocabulary, `c` rows per chunk):
+//! What each op keeps alive for the backward pass beyond its inputs (which the graph holds
+//! anyway), and its transient peak, in bytes (`e` bytes per element of the inputs' dtype, `B`
+//! batch, `T` queries, `S` keys, `H`/`KVH` query/kv heads, `hd` head size, `N` rows, `D` width,
+//! `F` intermediate size, `V` vocabulary, `c` rows per log-prob chunk, [`lm_head::chunk_rows`];
+//! `P` threads; tiles of 64 rows):
 //!
-//! | op | kept for the backward (beyond its inputs) | transient peak |
+//! | op | kept for the backward | transient peak |
 //! |---|---|---|
-//! | attention, CPU | `O` (`B·T·H·hd·e`) + log-sum-exp (`4·B·H·T`) | forward: per thread `4·(3·64·hd + 2·64·64)`; backward: the gradients `e·(B·H·T·hd + 2·B·KVH·S·hd)` + per thread `4·(2·S·hd + 4·64·hd + 2·64·64)` |
-//! | attention, composite (other devices) | same | per query chunk `≈ 4·B·H·q·S·4` (`q` rows, at most [`attention::COMPOSITE_SCORE_BYTES`] per score tensor) |
-//! | log-prob + entropy from hidden | `4·2·N` (its output) | forward `c·V·(e + 4)`; backward `c·V·(e + 8) + 2·V·D·e` (+ `N·D·e` for d hidden) |
-//! | RMSNorm | `N·D·e` output only (input and gain are the graph's) | backward `e·(N·D + D)` |
-//! | rotary | nothing (cos/sin tables are shared inputs) | backward `N·hd·e` |
-//! | SwiGLU | nothing | backward `2·N·F·e` (`F` = intermediate size) |
+//! | attention, CPU kernel | output `e·B·T·H·hd` + log-sum-exp `4·B·T·H` | forward: per thread `4·(3·64·hd + 64·64 + 128)`; backward: the gradients `e·(B·H·T·hd + 2·B·KVH·S·hd)` + `e·B·T·H·hd` (contiguous `dO`, where it is not) + per thread `4·(2·S·hd + 5·64·hd + 2·64·64)`; then `e·B·T·H·hd` when `dq` is laid out as `[B, T, H·hd]` |
+//! | attention, tiled composite (other devices) | the same | per chunk of `q` queries, about 4 score tensors `4·B·H·q·S` (each at most [`attention::COMPOSITE_SCORE_BYTES`]) + contiguous `k`, `v` `2·e·B·KVH·S·hd`; backward adds f32 `dk`, `dv` accumulators `8·B·KVH·S·hd` |
+//! | log-prob + entropy from hidden | its `[N, 2]` output, `8·N` (`16·N` for f64) | forward `c·V·(e + 4)` (f32: `8·c·V`); backward `c·V·(e + 8 + e)` + `3·V·D·e` (the head's gradient summed over chunks) + `N·D·e` (d hidden) |
+//! | RMSNorm | nothing (its output is the next op's input) | backward `e·(N + 1)·D` + per thread `12·D` |
+//! | rotary | nothing (cos/sin `2·e·B·T·hd` are shared by all layers) | backward `e·N·hd` (+ the same for a contiguous copy of a strided gradient) |
+//! | SwiGLU | nothing (its inputs are the two projections) | backward `2·e·N·F` |
 
 pub mod attention;
 pub mod lm_head;
