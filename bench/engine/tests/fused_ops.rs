@@ -67,7 +67,7 @@ impl AttentionCase {
         let s = self.offset + self.t;
         let valid: Vec<Vec<bool>> = (0..self.b)
             .map(|r| {
-                (0..s).map(|j| !(r == 0 && j < self.pad || r == self.b - 1 && r > 0 && j >= s - self.pad)).collect()
+                (0..s).map(|j| !((r == 0 && j < self.pad) || (r == self.b - 1 && r > 0 && j >= s - self.pad))).collect()
             })
             .collect();
         (KeyMask::new(&valid, self.offset).unwrap(), valid)

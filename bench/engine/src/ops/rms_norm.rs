@@ -41,10 +41,7 @@ fn candle_sum_of_squares(x: &[f32]) -> f32 {
                 }
             }
         }
-        let mut x0 = [0f32; 8];
-        for i in 0..8 {
-            x0[i] = (acc[0][i] + acc[1][i]) + (acc[2][i] + acc[3][i]);
-        }
+        let x0: [f32; 8] = std::array::from_fn(|i| (acc[0][i] + acc[1][i]) + (acc[2][i] + acc[3][i]));
         let t0: [f32; 4] = std::array::from_fn(|i| x0[i] + x0[i + 4]);
         let mut sum = (t0[0] + t0[1]) + (t0[2] + t0[3]);
         for &v in tail {
