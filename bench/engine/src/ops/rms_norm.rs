@@ -64,6 +64,10 @@ fn rms(x: &[f32], eps: f32) -> f32 {
     (mean * 1.0 + eps).sqrt()
 }
 
+/// Rows per rayon task of the backward (a constant, so the gain gradient's sum order does not
+/// depend on the number of threads).
+const ROWS_PER_TASK: usize = 32;
+
 struct RmsNorm {
     eps: f32,
 }
@@ -137,13 +141,13 @@ struct RmsNormBackward {
 impl RmsNormBackward {
     fn backward<T: Elem>(&self, x: &[T], w: &[T], dy: &[T]) -> Vec<T> {
         let d = w.len();
-        let rows = x.len() / d;
         let w32: Vec<f32> = w.iter().map(|v| v.to_f32()).collect();
         let mut packed = vec![T::from_f32(0.0); x.len() + d];
         let (dx, dw_out) = packed.split_at_mut(x.len());
-        // Rows in chunks, each with its partial gain gradient (f32), summed at the end.
-        let per_task = rows.div_ceil(4 * rayon::current_num_threads()).max(1) * d;
-        let dw = dx
+        // Rows in chunks of a fixed size, each with its partial gain gradient (f32), summed in
+        // chunk order: the same floats whatever the number of threads.
+        let per_task = ROWS_PER_TASK * d;
+        let partials: Vec<Vec<f32>> = dx
             .par_chunks_mut(per_task)
             .zip(x.par_chunks(per_task).zip(dy.par_chunks(per_task)))
             .map(|(dx, (x, dy))| {
@@ -168,13 +172,11 @@ impl RmsNormBackward {
                 }
                 dw
             })
-            .reduce(
-                || vec![0f32; d],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
-                    a
-                },
-            );
+            .collect();
+        let mut dw = vec![0f32; d];
+        for partial in partials {
+            dw.iter_mut().zip(partial).for_each(|(a, b)| *a += b);
+        }
         for (o, v) in dw_out.iter_mut().zip(dw) {
             *o = T::from_f32(v);
         }
