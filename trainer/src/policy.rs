@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device, Tensor, Var};
 use rlengine::{
-    logprob, Arch, ChatMessage, ChatTemplate, Engine, LayerInputs, LoadedModel, Model, ModelConfig, ModelSource,
-    ModelSpec, Network, PadSide, PaddedBatch, StepInput, Tokenizer,
+    Arch, ChatMessage, ChatTemplate, Engine, LayerInputs, LoadedModel, Model, ModelConfig, ModelSource, ModelSpec,
+    Network, PadSide, PaddedBatch, StepInput, Tokenizer,
 };
 
 use crate::config::{PromptTemplate, TokenizerChoice, TrainConfig};
@@ -165,13 +165,16 @@ impl SequenceBatch {
     fn targets(&self, device: &Device) -> Result<Tensor> {
         let pw = self.prompt_width;
         let t: Vec<u32> = self.batch.host_ids.iter().flat_map(|row| row[pw..].iter().copied()).collect();
-        Ok(Tensor::from_vec(t, (self.batch.batch_size(), self.response_width, 1), device)?)
+        Ok(Tensor::from_vec(t, (self.batch.batch_size(), self.response_width), device)?)
     }
 
-    /// Logits at the positions that predict response tokens, `[B, response_width, V]`.
-    fn response_logits(&self, hidden: &Tensor, net: &Network) -> Result<Tensor> {
+    /// Log-probs and entropies of the response tokens from the hidden states `[B, T, D]` at the
+    /// positions that predict them (`Network::target_logprobs`: the LM head a chunk of tokens
+    /// at a time, so the `[B, response_width, V]` logits are never in memory at once).
+    fn logprobs(&self, hidden: &Tensor, net: &Network, temperature: f64) -> Result<ResponseLogProbs> {
         let h = hidden.narrow(1, self.prompt_width - 1, self.response_width)?;
-        Ok(net.logits(&h)?)
+        let (logp, entropy) = net.target_logprobs(&h, &self.targets(h.device())?, temperature)?;
+        Ok(ResponseLogProbs { logp, entropy })
     }
 }
 
@@ -182,16 +185,6 @@ pub struct ResponseLogProbs {
     pub logp: Tensor,
     /// Entropy of the tempered next-token distribution.
     pub entropy: Tensor,
-}
-
-/// Fused log-prob + entropy (`rlengine::logprob`): on CPU f32 the backward keeps only the
-/// logits, instead of the several `[B, T, V]` copies of `log_softmax` -> `gather` -> `exp`.
-fn logprobs_of(logits: &Tensor, targets: &Tensor, temperature: f64) -> Result<ResponseLogProbs> {
-    let logits = if logits.dtype() == DType::F64 { logits.clone() } else { logits.to_dtype(DType::F32)? };
-    let (b, t, v) = logits.dims3()?;
-    let targets = targets.flatten_all()?.contiguous()?;
-    let (logp, entropy) = logprob::token_logprob_entropy(&logits.reshape((b * t, v))?, &targets, temperature)?;
-    Ok(ResponseLogProbs { logp: logp.reshape((b, t))?, entropy: entropy.reshape((b, t))? })
 }
 
 /// Response log-probs with autograd into `model`'s parameters.
@@ -210,8 +203,7 @@ fn forward(net: &Network, seqs: &SequenceBatch, temperature: f64) -> Result<Resp
     let b = &seqs.batch;
     let input = StepInput { ids: &b.ids, positions: &b.positions, key_valid: &b.valid };
     let hidden = net.hidden_states(&input, None)?;
-    let logits = seqs.response_logits(&hidden, net)?;
-    logprobs_of(&logits, &seqs.targets(logits.device())?, temperature)
+    seqs.logprobs(&hidden, net, temperature)
 }
 
 /// Activation recomputation (gradient checkpointing per decoder layer): what
@@ -256,8 +248,7 @@ pub fn response_logprobs_recomputed(
     }
     let top = Var::from_tensor(&x)?;
     let hidden = net.final_norm(top.as_tensor())?;
-    let logits = seqs.response_logits(&hidden, &net)?;
-    let lp = logprobs_of(&logits, &seqs.targets(logits.device())?, temperature)?;
+    let lp = seqs.logprobs(&hidden, &net, temperature)?;
     let layer_vars = (0..net.num_layers())
         .map(|i| {
             let prefix = format!("model.layers.{i}.");

@@ -22,12 +22,12 @@
 //! around rlbench's `Backend` trait and request type, and the trainer, which batches its own
 //! rollouts, has no use for it.
 //!
-//! Why no hand-written CUDA (`cudarc`) kernels: on a GPU every op runs through candle's CUDA
-//! backend (cuBLAS matmuls, candle's kernels), which candle builds on `cudarc` itself; the fused
-//! log-prob op ([`logprob`]) and rltrain's fused AdamW have CPU implementations and take candle's
-//! composed ops on other devices. A fused CUDA kernel of our own could not be run or tested here
-//! (no GPU is lent to the project's CI), and untested numeric kernels are the ones that silently
-//! corrupt gradients; it waits for a GPU profile that shows the composed ops are the bottleneck.
+//! The training graph runs the fused ops of [`ops`] (attention, RMSNorm, rotary embedding,
+//! SwiGLU, log-probs straight from hidden states), each a candle custom op with its own backward
+//! pass: CPU kernels for f32/bf16/f16, and elsewhere composites that bound memory the same way
+//! (the attention and the LM head recompute chunk by chunk). A CUDA kernel plugs into each op's
+//! `cuda_fwd`; none is written yet, as none could be run or tested here (no GPU is lent to the
+//! project's CI), and untested numeric kernels are the ones that silently corrupt gradients.
 
 #![warn(missing_docs)]
 // A library returns values; its binaries print.
@@ -43,6 +43,7 @@ mod generate;
 pub mod logprob;
 mod model;
 mod network;
+pub mod ops;
 mod rng;
 mod sampler;
 mod tokenizer;
@@ -57,6 +58,7 @@ pub use fetch::{default_model_cached, default_model_path, model_cache_dir, DEFAU
 pub use generate::{sample_seed, Completion, FinishReason};
 pub use model::{Model, TokenLogProbs};
 pub use network::{parameter_names, KvCache, LayerInputs, Network, StepInput};
+pub use ops::OpPath;
 pub use rlbase::DeviceSpec;
 pub use rng::Rng;
 pub use sampler::{sample_token, SamplingParams};

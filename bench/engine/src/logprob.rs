@@ -50,6 +50,24 @@ pub fn unfused(logits: &Tensor, targets: &Tensor, temperature: f64) -> Result<(T
     Ok((target_logp, entropy))
 }
 
+/// The gradient of `logits` `[N, V]` given the gradients `[N, 2]` of its outputs (log-prob,
+/// entropy): the fused backward kernel on CPU f32 logits, autograd of [`unfused`] elsewhere.
+/// Used by the chunked head ([`crate::ops::lm_head`]), which recomputes logits per chunk.
+pub(crate) fn logits_gradient(logits: &Tensor, targets: &Tensor, grad: &Tensor, temperature: f64) -> Result<Tensor> {
+    let targets = targets.to_dtype(DType::U32)?.contiguous()?;
+    if matches!(logits.device(), Device::Cpu) && logits.dtype() == DType::F32 {
+        let grad = grad.to_dtype(DType::F32)?.contiguous()?;
+        return Ok(logits.contiguous()?.apply_op3_no_bwd(&targets, &grad, &FusedBackward { temperature })?);
+    }
+    let var = candle_core::Var::from_tensor(&logits.detach())?;
+    let (lp, h) = unfused(var.as_tensor(), &targets, temperature)?;
+    let grad = grad.to_dtype(lp.dtype())?;
+    let loss =
+        ((lp * grad.narrow(1, 0, 1)?.squeeze(1)?)?.sum_all()? + (h * grad.narrow(1, 1, 1)?.squeeze(1)?)?.sum_all()?)?;
+    let grads = loss.backward()?;
+    grads.get(var.as_tensor()).cloned().ok_or_else(|| Error::Format("log-prob backward: no gradient".into()))
+}
+
 /// Per-row statistics of `z = x / T`: the maximum, `s = sum exp(z - max)` and
 /// `sum exp(z - max) (z - max)`, accumulated in f64. `None` when the row has a NaN or `+inf`, or
 /// is all `-inf` (where `log_softmax` gives NaN).

@@ -5,6 +5,7 @@ use super::batch::PaddedBatch;
 use super::config::ModelConfig;
 use super::error::{Error, Result};
 use super::network::{parameter_names, parameter_shape, Layer, Network, StepInput};
+use super::ops::OpPath;
 use super::rng::Rng;
 use candle_core::{DType, Device, Tensor, Var};
 use std::collections::HashMap;
@@ -141,7 +142,14 @@ impl Model {
         }
         let embed = get("model.embed_tokens.weight")?;
         let lm_head = if c.tie_word_embeddings { embed.clone() } else { get("lm_head.weight")? };
-        Ok(Network { config: c.clone(), embed, layers, norm: get("model.norm.weight")?, lm_head })
+        Ok(Network {
+            config: c.clone(),
+            embed,
+            layers,
+            norm: get("model.norm.weight")?,
+            lm_head,
+            op_path: OpPath::default(),
+        })
     }
 
     /// The network on detached copies of the parameters (same storage, no autograd): for sampling.
@@ -167,21 +175,19 @@ impl Model {
         if t < 2 {
             return Err(Error::Request("log-probs need sequences of at least 2 tokens".into()));
         }
-        // Every position goes through the fused op as it comes out of the model (no copy of the
-        // `[B, T, V]` logits); the last position's target is a placeholder and its outputs are
-        // dropped.
-        let logits = self.forward(batch)?;
-        let vocab = logits.dim(2)?;
-        let logits = if self.dtype() == DType::F64 { logits } else { logits.to_dtype(DType::F32)? };
+        // Every position's target (the next token; a placeholder at the last position, whose
+        // outputs are dropped), straight from the hidden states: no `[B, T, V]` logits.
+        let net = self.network()?;
+        let input = StepInput { ids: &batch.ids, positions: &batch.positions, key_valid: &batch.valid };
+        let hidden = net.hidden_states(&input, None)?;
         let targets: Vec<u32> = batch.host_ids.iter().flat_map(|row| row[1..].iter().copied().chain([0])).collect();
-        let targets = Tensor::from_vec(targets, b * t, logits.device())?;
-        let (logprobs, entropy) =
-            super::logprob::token_logprob_entropy(&logits.reshape((b * t, vocab))?, &targets, temperature)?;
-        let logprobs = logprobs.reshape((b, t))?.narrow(1, 0, t - 1)?.contiguous()?;
-        let entropy = entropy.reshape((b, t))?.narrow(1, 0, t - 1)?.contiguous()?;
+        let targets = Tensor::from_vec(targets, (b, t), hidden.device())?;
+        let (logprobs, entropy) = net.target_logprobs(&hidden, &targets, temperature)?;
+        let logprobs = logprobs.narrow(1, 0, t - 1)?.contiguous()?;
+        let entropy = entropy.narrow(1, 0, t - 1)?.contiguous()?;
         let mask: Vec<f32> =
             batch.valid.iter().flat_map(|row| row.windows(2).map(|w| if w[0] && w[1] { 1.0 } else { 0.0 })).collect();
-        let mask = Tensor::from_vec(mask, (b, t - 1), logits.device())?;
+        let mask = Tensor::from_vec(mask, (b, t - 1), hidden.device())?;
         Ok(TokenLogProbs { logprobs, entropy, mask })
     }
 

@@ -1,15 +1,14 @@
-//! The decoder network (Llama / Qwen2), written only with ops that have a backward pass:
-//! `rms_norm_slow`, rotary embedding from `narrow`/`mul`/`cat`, softmax from `exp`/`sum`, and an
-//! additive mask. The same code runs training forwards (all positions, autograd) and inference
-//! with a KV cache (on detached tensors).
+//! The decoder network (Llama / Qwen2), written only with ops that have a backward pass: the
+//! fused ops of [`crate::ops`] (attention, RMSNorm, rotary embedding, SwiGLU, log-probs from
+//! hidden states), or with [`OpPath::Composite`] the plain candle ops they replace. The same
+//! code runs training forwards (all positions, autograd) and inference with a KV cache (on
+//! detached tensors).
 
 use super::config::ModelConfig;
 use super::error::{Error, Result};
+use super::ops::attention::{attention, attention_reference, KeyMask};
+use super::ops::{lm_head, rms_norm::rms_norm, rotary, swiglu::swiglu, OpPath};
 use candle_core::{DType, Device, Tensor, D};
-
-/// Additive mask value for positions a query must not see (finite, so fully masked rows of
-/// padding stay finite instead of turning into NaN).
-const MASKED: f32 = -1e9;
 
 /// Weights of one decoder layer.
 #[derive(Debug, Clone)]
@@ -37,6 +36,7 @@ pub struct Network {
     pub(crate) layers: Vec<Layer>,
     pub(crate) norm: Tensor,
     pub(crate) lm_head: Tensor,
+    pub(crate) op_path: OpPath,
 }
 
 /// Hugging Face parameter names, in a fixed order (embedding, layers, final norm, head).
@@ -168,12 +168,12 @@ impl KvCache {
     }
 }
 
-/// The rotary tables and additive mask every decoder layer of one forward uses.
+/// The rotary tables and attention mask every decoder layer of one forward uses.
 #[derive(Debug, Clone)]
 pub struct LayerInputs {
     cos: Tensor,
     sin: Tensor,
-    mask: Tensor,
+    mask: KeyMask,
 }
 
 /// Inputs of one forward call: token ids `[B, T]`, their positions `[B, T]`, and which cached
@@ -203,14 +203,7 @@ fn linear(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
     Ok(y.reshape(out)?)
 }
 
-fn rotate_half(x: &Tensor) -> Result<Tensor> {
-    let half = x.dim(D::Minus1)? / 2;
-    let x1 = x.narrow(D::Minus1, 0, half)?;
-    let x2 = x.narrow(D::Minus1, half, half)?;
-    Ok(Tensor::cat(&[&x2.neg()?, &x1], D::Minus1)?)
-}
-
-/// The dtype attention scores and softmax are computed in.
+/// The dtype the rotary tables are computed in.
 fn compute_dtype(dtype: DType) -> DType {
     match dtype {
         DType::F16 | DType::BF16 => DType::F32,
@@ -232,6 +225,17 @@ impl Network {
     /// The weights' device.
     pub fn device(&self) -> &Device {
         self.embed.device()
+    }
+
+    /// The same network running the ops of `path` (fused by default).
+    pub fn with_op_path(mut self, path: OpPath) -> Self {
+        self.op_path = path;
+        self
+    }
+
+    /// Which ops the network runs.
+    pub fn op_path(&self) -> OpPath {
+        self.op_path
     }
 
     /// A copy whose tensors are detached from autograd (sharing storage): for sampling, so the
@@ -262,10 +266,11 @@ impl Network {
                 .collect(),
             norm: d(&self.norm),
             lm_head: d(&self.lm_head),
+            op_path: self.op_path,
         }
     }
 
-    /// cos and sin tables for the given positions, `[B, 1, T, head_dim]` each.
+    /// cos and sin tables for the given positions, `[B, T, head_dim]` each.
     fn rotary(&self, positions: &Tensor) -> Result<(Tensor, Tensor)> {
         let c = &self.config;
         let cdt = compute_dtype(self.dtype());
@@ -273,26 +278,19 @@ impl Network {
         let inv_freq = Tensor::new(c.inv_freq().as_slice(), self.device())?.to_dtype(cdt)?.reshape((1, 1, half))?;
         let pos = positions.to_dtype(cdt)?.unsqueeze(2)?;
         let angles = pos.broadcast_mul(&inv_freq)?;
-        let angles = Tensor::cat(&[&angles, &angles], D::Minus1)?.unsqueeze(1)?;
+        let angles = Tensor::cat(&[&angles, &angles], D::Minus1)?;
         let dtype = self.dtype();
         Ok((angles.cos()?.to_dtype(dtype)?, angles.sin()?.to_dtype(dtype)?))
     }
 
-    /// Additive mask `[B, 1, 1, T, S]`: query `i` (absolute index `offset + i`) sees key `j` when
+    /// Which keys each query sees: query `i` (absolute index `offset + i`) sees key `j` when
     /// `j <= offset + i` and the key is a real token.
-    fn mask(&self, batch: usize, t: usize, offset: usize, key_valid: &[Vec<bool>]) -> Result<Tensor> {
+    fn mask(&self, batch: usize, t: usize, offset: usize, key_valid: &[Vec<bool>]) -> Result<KeyMask> {
         let s = offset + t;
         if key_valid.len() != batch || key_valid.iter().any(|row| row.len() != s) {
             return Err(Error::Request(format!("key mask must be {batch} rows of {s} entries")));
         }
-        let mut data = Vec::with_capacity(batch * t * s);
-        for row in key_valid {
-            for i in 0..t {
-                data.extend(row.iter().enumerate().map(|(j, &ok)| if ok && j <= offset + i { 0.0 } else { MASKED }));
-            }
-        }
-        let mask = Tensor::from_vec(data, (batch, 1, 1, t, s), self.device())?;
-        Ok(mask.to_dtype(compute_dtype(self.dtype()))?)
+        KeyMask::new(key_valid, offset)
     }
 
     /// Final hidden states `[B, T, D]` (after the last norm). With a cache, new keys and values
@@ -342,7 +340,15 @@ impl Network {
     /// The final norm (after the last layer): `hidden_states` = `final_norm` of the last layer's
     /// output.
     pub fn final_norm(&self, x: &Tensor) -> Result<Tensor> {
-        Ok(candle_nn::ops::rms_norm_slow(x, &self.norm, self.config.rms_norm_eps as f32)?)
+        self.rms_norm(x, &self.norm)
+    }
+
+    fn rms_norm(&self, x: &Tensor, w: &Tensor) -> Result<Tensor> {
+        let eps = self.config.rms_norm_eps as f32;
+        match self.op_path {
+            OpPath::Fused => rms_norm(x, w, eps),
+            OpPath::Composite => Ok(candle_nn::ops::rms_norm_slow(x, w, eps)?),
+        }
     }
 
     /// Number of decoder layers.
@@ -358,14 +364,17 @@ impl Network {
         cache: Option<(&mut KvCache, usize)>,
     ) -> Result<Tensor> {
         let layer = &self.layers[index];
-        let eps = self.config.rms_norm_eps as f32;
-        let h = candle_nn::ops::rms_norm_slow(x, &layer.attn_norm, eps)?;
-        let h = self.attention(layer, &h, &shared.cos, &shared.sin, &shared.mask, cache)?;
+        let h = self.rms_norm(x, &layer.attn_norm)?;
+        let h = self.attention(layer, &h, shared, cache)?;
         let x = (x + h)?;
-        let h = candle_nn::ops::rms_norm_slow(&x, &layer.mlp_norm, eps)?;
-        let gate = linear(&h, &layer.w_gate, None)?.silu()?;
+        let h = self.rms_norm(&x, &layer.mlp_norm)?;
+        let gate = linear(&h, &layer.w_gate, None)?;
         let up = linear(&h, &layer.w_up, None)?;
-        Ok((x + linear(&(gate * up)?, &layer.w_down, None)?)?)
+        let act = match self.op_path {
+            OpPath::Fused => swiglu(&gate, &up)?,
+            OpPath::Composite => (gate.silu()? * up)?,
+        };
+        Ok((x + linear(&act, &layer.w_down, None)?)?)
     }
 
     /// Logits `[.., vocab]` of hidden states `[.., D]`.
@@ -373,143 +382,63 @@ impl Network {
         linear(hidden, &self.lm_head, None)
     }
 
+    /// Log-prob of each target token and the entropy of the next-token distribution
+    /// `softmax(logits / temperature)`, from hidden states `[.., D]` and targets `[..]` (u32):
+    /// both shaped like `targets`, f32 (f64 for f64 models), with autograd. The fused path never
+    /// holds more than a chunk of logits ([`lm_head`]); the composite one takes all logits first.
+    pub fn target_logprobs(&self, hidden: &Tensor, targets: &Tensor, temperature: f64) -> Result<(Tensor, Tensor)> {
+        if !(temperature.is_finite() && temperature > 0.0) {
+            return Err(Error::Request(format!("temperature must be positive, got {temperature}")));
+        }
+        let d = self.config.hidden_size;
+        let n = targets.elem_count();
+        if hidden.elem_count() != n * d || hidden.dims().last() != Some(&d) {
+            return Err(Error::Request(format!("hidden states {:?} for targets {:?}", hidden.dims(), targets.dims())));
+        }
+        let (hidden, flat) = (hidden.reshape((n, d))?, targets.flatten_all()?);
+        let (lp, h) = match self.op_path {
+            OpPath::Fused => lm_head::logprob_entropy(&hidden, &self.lm_head, &flat, temperature)?,
+            OpPath::Composite => {
+                let logits = self.logits(&hidden)?;
+                let logits = if logits.dtype() == DType::F64 { logits } else { logits.to_dtype(DType::F32)? };
+                super::logprob::token_logprob_entropy(&logits, &flat, temperature)?
+            }
+        };
+        Ok((lp.reshape(targets.shape())?, h.reshape(targets.shape())?))
+    }
+
     fn attention(
         &self,
         layer: &Layer,
         x: &Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &Tensor,
+        shared: &LayerInputs,
         cache: Option<(&mut KvCache, usize)>,
     ) -> Result<Tensor> {
         let c = &self.config;
         let (b, t, _) = x.dims3()?;
-        let (h, kvh, hd) = (c.num_heads, c.num_kv_heads, c.head_dim);
-        let rep = h / kvh;
-        let heads = |y: Tensor, n: usize| -> Result<Tensor> { Ok(y.reshape((b, t, n, hd))?.transpose(1, 2)?) };
-        let rope =
-            |y: &Tensor| -> Result<Tensor> { Ok((y.broadcast_mul(cos)? + rotate_half(y)?.broadcast_mul(sin)?)?) };
-        let q = rope(&heads(linear(x, &layer.wq, layer.bq.as_ref())?, h)?)?;
-        let k = rope(&heads(linear(x, &layer.wk, layer.bk.as_ref())?, kvh)?)?;
-        let v = heads(linear(x, &layer.wv, layer.bv.as_ref())?, kvh)?.contiguous()?;
+        let hd = c.head_dim;
+        // Projections as `[B, T, heads, hd]`, rotated there, then viewed as `[B, heads, T, hd]`.
+        let heads = |w: &Tensor, bias: Option<&Tensor>, n: usize| -> Result<Tensor> {
+            Ok(linear(x, w, bias)?.reshape((b, t, n, hd))?)
+        };
+        let rope = |y: Tensor| -> Result<Tensor> {
+            let y = match self.op_path {
+                OpPath::Fused => rotary::rotary(&y, &shared.cos, &shared.sin)?,
+                OpPath::Composite => rotary::rotary_reference(&y, &shared.cos, &shared.sin)?,
+            };
+            Ok(y.transpose(1, 2)?)
+        };
+        let q = rope(heads(&layer.wq, layer.bq.as_ref(), c.num_heads)?)?;
+        let k = rope(heads(&layer.wk, layer.bk.as_ref(), c.num_kv_heads)?)?;
+        let v = heads(&layer.wv, layer.bv.as_ref(), c.num_kv_heads)?.transpose(1, 2)?;
         let (k, v) = match cache {
             Some((cache, index)) => cache.append(index, &k, &v)?,
             None => (k, v),
         };
-        let s = k.dim(2)?;
-        let cdt = compute_dtype(self.dtype());
-        // Group the query heads that share a key/value head: [B, KVH, rep * T, hd].
-        let q = q.contiguous()?.reshape((b, kvh, rep * t, hd))?;
-        let scale = 1.0 / (hd as f64).sqrt();
-        let raw = q.matmul(&k.t()?)?;
-        let probs = if raw.device().is_cpu() && raw.dtype() == DType::F32 && mask.dtype() == DType::F32 {
-            // One fused op that keeps only its input and output for the backward, instead of
-            // the seven [B, H, T, S] tensors of scale, mask, max, exp, sum and divide.
-            let fused = MaskedSoftmax { scale, mask: mask.flatten_all()?.to_vec1::<f32>()?, rows: t, keys: s };
-            raw.reshape((b, kvh, rep, t, s))?.apply_op1(fused)?
-        } else {
-            let scores = (raw * scale)?.to_dtype(cdt)?;
-            let scores = scores.reshape((b, kvh, rep, t, s))?.broadcast_add(mask)?;
-            candle_nn::ops::softmax(&scores, D::Minus1)?.to_dtype(self.dtype())?
+        let out = match self.op_path {
+            OpPath::Fused => attention(&q, &k, &v, &shared.mask)?,
+            OpPath::Composite => attention_reference(&q, &k, &v, &shared.mask)?,
         };
-        let out = probs.reshape((b, kvh, rep * t, s))?.matmul(&v)?;
-        let out = out.reshape((b, h, t, hd))?.transpose(1, 2)?.reshape((b, t, h * hd))?;
         linear(&out, &layer.wo, None)
-    }
-}
-
-/// `softmax(scores * scale + mask)` over the last dim of f32 scores `[B, G, T, S]` (any number of
-/// head dims between batch and rows) with an additive mask `[B, T, S]`, in one pass and with a
-/// backward: `d scores = scale * p * (g - sum(g * p))`. CPU only.
-struct MaskedSoftmax {
-    scale: f64,
-    mask: Vec<f32>,
-    rows: usize,
-    keys: usize,
-}
-
-impl candle_core::CustomOp1 for MaskedSoftmax {
-    fn name(&self) -> &'static str {
-        "masked-softmax"
-    }
-
-    fn cpu_fwd(
-        &self,
-        storage: &candle_core::CpuStorage,
-        layout: &candle_core::Layout,
-    ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
-        use rayon::prelude::*;
-        let candle_core::CpuStorage::F32(data) = storage else { candle_core::bail!("masked-softmax: f32 scores only") };
-        let Some((lo, hi)) = layout.contiguous_offsets() else {
-            candle_core::bail!("masked-softmax: contiguous scores only")
-        };
-        let data = &data[lo..hi];
-        let (t, s) = (self.rows, self.keys);
-        let batch = self.mask.len() / (t * s).max(1);
-        if s == 0 || batch == 0 || !data.len().is_multiple_of(batch * t * s) {
-            candle_core::bail!("masked-softmax: {} scores do not fit a [{batch}, {t}, {s}] mask", data.len());
-        }
-        let per_batch = data.len() / batch;
-        let scale = self.scale as f32;
-        let mut out = vec![0f32; data.len()];
-        out.par_chunks_mut(s).zip(data.par_chunks(s)).enumerate().for_each(|(r, (o, x))| {
-            let (bi, ti) = (r * s / per_batch, r % t);
-            let m = &self.mask[(bi * t + ti) * s..][..s];
-            let mut max = f32::NEG_INFINITY;
-            for ((o, &x), &m) in o.iter_mut().zip(x).zip(m) {
-                *o = x * scale + m;
-                max = max.max(*o);
-            }
-            let mut sum = 0f32;
-            for o in o.iter_mut() {
-                *o = (*o - max).exp();
-                sum += *o;
-            }
-            let inv = 1.0 / sum;
-            for o in o.iter_mut() {
-                *o *= inv;
-            }
-        });
-        Ok((candle_core::CpuStorage::F32(out), layout.shape().clone()))
-    }
-
-    fn bwd(&self, _arg: &Tensor, res: &Tensor, grad: &Tensor) -> candle_core::Result<Option<Tensor>> {
-        let (p, g) = (res.detach(), grad.detach());
-        let dot = (&g * &p)?.sum_keepdim(D::Minus1)?;
-        Ok(Some((g.broadcast_sub(&dot)? * &p)?.affine(self.scale, 0.0)?))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fused_masked_softmax_matches_the_composite_ops_and_their_gradient() {
-        let dev = Device::Cpu;
-        let (b, g, t, s) = (2, 3, 4, 6);
-        let scores = candle_core::Var::from_tensor(&Tensor::randn(0f32, 2.0, (b, g, t, s), &dev).unwrap()).unwrap();
-        let mut mask = vec![0f32; b * t * s];
-        for (i, m) in mask.iter_mut().enumerate() {
-            let (row, j) = (i / s, i % s);
-            if j > row % t + 2 || (row / t == 1 && j == 0) {
-                *m = MASKED;
-            }
-        }
-        let mask_t = Tensor::from_vec(mask.clone(), (b, 1, t, s), &dev).unwrap();
-        let w = Tensor::randn(0f32, 1.0, (b, g, t, s), &dev).unwrap();
-        let scale = 0.125;
-        let fused = scores.as_tensor().apply_op1(MaskedSoftmax { scale, mask, rows: t, keys: s }).unwrap();
-        let x = (scores.as_tensor() * scale).unwrap().broadcast_add(&mask_t).unwrap();
-        let plain = candle_nn::ops::softmax(&x, D::Minus1).unwrap();
-        let max_diff = |a: &Tensor, b: &Tensor| -> f32 {
-            (a - b).unwrap().abs().unwrap().flatten_all().unwrap().max(0).unwrap().to_scalar::<f32>().unwrap()
-        };
-        assert!(max_diff(&fused, &plain) < 1e-6);
-        let gf = (&fused * &w).unwrap().sum_all().unwrap().backward().unwrap();
-        let gp = (&plain * &w).unwrap().sum_all().unwrap().backward().unwrap();
-        let (gf, gp) = (gf.get(scores.as_tensor()).unwrap(), gp.get(scores.as_tensor()).unwrap());
-        assert!(max_diff(gf, gp) < 1e-6, "{}", max_diff(gf, gp));
-        assert!(gp.abs().unwrap().sum_all().unwrap().to_scalar::<f32>().unwrap() > 0.1);
     }
 }

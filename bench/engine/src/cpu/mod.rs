@@ -21,7 +21,7 @@ pub use blocks::{f16_to_f32, BlockFormat, GgmlBlockType, Layout, QActs, QMatrix,
 pub use decoder::{QuantModel, QuantState};
 pub use kernels::{matmul, Simd};
 pub use pool::Pool;
-pub(crate) use vector::log_sum_exp_parts;
+pub(crate) use vector::{exp, log_sum_exp_parts, multiversion, sum_lanes};
 
 use super::config::{Arch, ModelConfig};
 use super::error::{Error, Result};

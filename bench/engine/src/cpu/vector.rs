@@ -18,7 +18,7 @@ macro_rules! multiversion {
                 fn avx2($($arg: $ty),*) $(-> $ret)? {
                     body($($arg),*)
                 }
-                if Simd::detect() >= Simd::Avx2 {
+                if $crate::cpu::Simd::detect() >= $crate::cpu::Simd::Avx2 {
                     // SAFETY: the CPU has AVX2 and FMA.
                     return unsafe { avx2($($arg),*) };
                 }
@@ -27,6 +27,7 @@ macro_rules! multiversion {
         }
     };
 }
+pub(crate) use multiversion;
 
 /// `e^x` for f32, to about 2 ulp (Cephes' polynomial after reducing by powers of 2); no libm
 /// call, so loops over it vectorise. Inputs are clamped to [-87.3, 88.7] (results from about
@@ -179,7 +180,7 @@ fn attend<const HD: usize>(
 
 /// Sum of partial sums, pairwise.
 #[inline(always)]
-fn sum_lanes<const N: usize>(lanes: &[f32; N]) -> f32 {
+pub(crate) fn sum_lanes<const N: usize>(lanes: &[f32; N]) -> f32 {
     let mut v = *lanes;
     let mut n = N;
     while n > 1 {
