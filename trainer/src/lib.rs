@@ -28,10 +28,6 @@
 //! # }
 //! ```
 
-#![warn(missing_docs)]
-// A library returns values; its binary prints.
-#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
-
 pub use rlobjectives::{advantage, aggregate, kl, metrics, objectives, optim};
 
 pub mod checkpoint;

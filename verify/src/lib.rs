@@ -25,10 +25,6 @@
 //! assert_eq!(s.status, Status::Correct);
 //! ```
 
-#![warn(missing_docs)]
-// A library returns values; its binaries print.
-#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
-
 pub mod ast;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -42,6 +38,7 @@ pub mod input;
 
 pub mod latex;
 pub mod limits;
+pub mod options;
 
 pub mod score;
 
@@ -50,6 +47,7 @@ pub use equiv::{equivalent, Decision, EquivOptions, Verdict};
 pub use extract::{extract, Answer, ExtractOptions, Source};
 pub use latex::{parse, ParseError};
 pub use limits::{Budget, LimitKind, Limits};
+pub use options::VerifierOption;
 pub use score::{check, score, Config, Explained, Extraction, Gold, LastNumber, RewardKind, Score, Status, Truncated};
 
 /// The verifier's version, recorded in run manifests so scores stay comparable.

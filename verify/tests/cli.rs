@@ -378,3 +378,28 @@ fn negative_answers_are_checked() {
     let out = run(&["check", "-5", "5"], "");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
+
+/// Every help page, the tool's and each command's, ends with the exit-status table and shows no
+/// rustdoc link syntax.
+#[test]
+fn every_help_page_ends_with_the_exit_status_table() {
+    let last = "143  stopped by SIGTERM after saving what was done";
+    for sub in [&[][..], &["score"], &["check"], &["extract"], &["bench"], &["serve"]] {
+        let mut args = sub.to_vec();
+        args.push("--help");
+        let out = run(&args, "");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(help.trim_end().ends_with(last), "{args:?}:\n{help}");
+        assert!(!help.contains("[`"), "{args:?}:\n{help}");
+    }
+}
+
+/// `--format-reward 0.2` (with a space) is refused with a tip that names `--format-reward=0.2`.
+#[test]
+fn a_format_weight_after_a_space_gets_a_tip() {
+    let path = temp_file("weight.jsonl", &jsonl(&[json!({"id": 1, "response": "42", "gold": "42"})]));
+    let out = run(&["score", &path.to_string_lossy(), "--format-reward", "0.2"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("write `--format-reward=0.2`"), "{}", stderr(&out));
+}

@@ -28,10 +28,6 @@
 //! # }
 //! ```
 
-#![warn(missing_docs)]
-// A library returns values and never prints.
-#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
-
 pub mod advantage;
 pub mod aggregate;
 pub mod error;

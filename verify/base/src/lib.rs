@@ -16,9 +16,6 @@
 //! assert_eq!("cuda:1".parse::<DeviceSpec>(), Ok(DeviceSpec::Cuda(1)));
 //! ```
 
-#![warn(missing_docs)]
-#![deny(clippy::print_stdout, clippy::print_stderr)]
-
 mod device;
 mod hash;
 mod seed;

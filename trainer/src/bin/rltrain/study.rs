@@ -26,7 +26,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
     let study = Study::from_name(name).ok_or_else(|| anyhow::anyhow!("unknown study `{name}`"))?;
     one_thread_per_run();
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/study-{name}")));
-    let jobs = args.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
+    let jobs = args.threads.count();
     let opts = StudyOptions {
         report_dir: args.report.clone().unwrap_or_else(|| out.clone()),
         out,

@@ -1,14 +1,15 @@
 //! What the user typed: the clap definitions of every subcommand and flag.
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use rlverify::cli::{parse_threads, AnswerArgs, EXIT_STATUS_HELP};
+use rlcli::ThreadsArg;
+use rlverify::cli::AnswerArgs;
 pub use rlverify::cli::{FieldArgs, FormatRewardArgs, ScoringArgs};
 use std::path::PathBuf;
 
 /// Decide whether math answers are right: extract the final answer, parse its LaTeX, compare exactly.
 #[derive(Debug, Parser)]
 #[command(name = "rlverify", version, propagate_version = true, max_term_width = 100)]
-#[command(after_help = "Use `rlverify help <command>` for the details of a command.", after_long_help = EXIT_STATUS_HELP)]
+#[command(after_help = "Use `rlverify help <command>` for the details of a command.")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -84,9 +85,8 @@ pub struct ScoreArgs {
     pub scoring: ScoringArgs,
     #[command(flatten)]
     pub fields: FieldArgs,
-    /// Worker threads (default: one per core; at most 256).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     /// Never show a progress bar (it is only shown when standard error is a terminal).
     #[arg(long, help_heading = "Output")]
     pub no_progress: bool,
@@ -127,9 +127,8 @@ pub struct BenchArgs {
     /// JSONL file of responses and gold answers (any shape `score` accepts).
     #[arg(value_name = "FILE")]
     pub input: PathBuf,
-    /// Threads for the parallel run (default: one per core; at most 256).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     /// Passes over the file per configuration; throughput is the median pass.
     #[arg(long, short, value_name = "R", default_value_t = 3)]
     pub repeat: usize,
@@ -202,14 +201,14 @@ pub struct ServeArgs {
     /// the protocol's own fields (`response`/`label`, `query`/`labels`) read when they are absent.
     #[command(flatten)]
     pub fields: FieldArgs,
-    /// Worker threads for verification (default: one per core; at most 256).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
-/// The command line with the verifier's defaults in the help of the scoring flags.
+/// The command line: the verifier's defaults in the help of the scoring flags, the exit-status
+/// table at the end of every `--help`.
 pub fn command() -> clap::Command {
-    rlverify::cli::with_scoring_defaults(Cli::command())
+    rlcli::finish_help(rlverify::cli::with_scoring_defaults(Cli::command()))
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {
@@ -248,10 +247,11 @@ mod tests {
     use super::*;
     use clap::CommandFactory;
 
-    /// `-j`, `-V`, `--format-reward=W` and the scoring flags are the other tools'.
+    /// `-j`, `-V`, `--format-reward=W`, the exit-status table, clean help texts and defaults that
+    /// can be typed, in every subcommand.
     #[test]
     fn flags_are_the_other_tools() {
-        assert_eq!(rlverify::cli::shared_flag_problems(&command()), Vec::<String>::new());
+        assert_eq!(rlcli::shared_flag_problems(&command()), Vec::<String>::new());
     }
 
     #[test]
