@@ -24,10 +24,14 @@ pub enum Command {
     /// `limit` when a cost bound was hit). A line with K responses gets lists of K and `n_correct`.
     /// A malformed line gets `{"line": N, "error": "..."}` and the rest of the file is still scored.
     ///
+    /// Lines are scored as they arrive: `producer | rlverify score - | consumer` answers each line
+    /// without waiting for the end of the input. The output is written to a temporary file beside
+    /// `-o FILE` and renamed at the end, so an input is never truncated before it is read (also
+    /// through a hard link or standard input redirected from it).
+    ///
     /// Exit status: 0 when every line was read, 1 when some line was malformed, 2 on usage or I/O
-    /// errors. The output is written to a temporary file beside `-o FILE` and renamed at the end,
-    /// so an input is never truncated before it is read (also through a hard link or standard
-    /// input redirected from it).
+    /// errors or an input with no rows; 130 or 143 when SIGINT or SIGTERM stopped it (the rows
+    /// scored by then are written, to `-o FILE` too).
     #[command(after_help = "Examples:\n  rlverify score generations.jsonl -o scored.jsonl\n  \
         cat preds.jsonl | rlverify score - --reward signed --format-reward\n  \
         rlverify score eval.jsonl --response-field outputs.0.text --gold-field meta.answer")]

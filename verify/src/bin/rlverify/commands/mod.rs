@@ -5,6 +5,7 @@ mod check;
 mod extract;
 mod score;
 mod serve;
+mod stream;
 
 use crate::args::{Cli, Command};
 use anyhow::Context;
