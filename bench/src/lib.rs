@@ -17,6 +17,9 @@
 //! assert!((p - (1.0 - 495.0 / 1820.0)).abs() < 1e-12);
 //! ```
 
+// A library returns values; its binaries print.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
+
 pub mod backend;
 pub mod compare;
 pub mod metrics;

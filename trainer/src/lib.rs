@@ -28,6 +28,9 @@
 //! # }
 //! ```
 
+// A library returns values; its binaries print.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
+
 pub use rlobjectives::{advantage, aggregate, kl, metrics, objectives, optim};
 
 pub mod checkpoint;

@@ -25,6 +25,9 @@
 //! assert_eq!(s.status, Status::Correct);
 //! ```
 
+// A library returns values; its binaries print.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
+
 pub mod ast;
 #[cfg(feature = "cli")]
 pub mod cli;

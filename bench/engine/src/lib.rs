@@ -29,6 +29,9 @@
 //! (no GPU is lent to the project's CI), and untested numeric kernels are the ones that silently
 //! corrupt gradients; it waits for a GPU profile that shows the composed ops are the bottleneck.
 
+// A library returns values; its binaries print.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
+
 mod batch;
 mod chat;
 mod config;

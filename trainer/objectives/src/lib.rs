@@ -28,6 +28,9 @@
 //! # }
 //! ```
 
+// A library returns values; its binaries print.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
+
 pub mod advantage;
 pub mod aggregate;
 pub mod error;

@@ -16,6 +16,9 @@
 //! assert_eq!("cuda:1".parse::<DeviceSpec>(), Ok(DeviceSpec::Cuda(1)));
 //! ```
 
+// A library returns values; its binaries print.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
+
 mod device;
 mod hash;
 mod seed;

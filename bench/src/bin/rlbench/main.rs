@@ -5,9 +5,6 @@
 //! usage or I/O errors; 130 and 143 when SIGINT or SIGTERM stopped `run`. Errors print as
 //! `rlverify`'s do, and a closed output pipe (`rlbench score f | head`) exits 0 quietly.
 
-// A command line prints.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
-
 mod args;
 mod commands;
 

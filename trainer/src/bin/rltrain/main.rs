@@ -7,9 +7,6 @@
 //! exit 130 or 143. Log lines go to standard error and are dropped when nobody reads them (a
 //! closed `2>&1 | head`): training never stops for its log.
 
-// A command line prints.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
-
 mod args;
 mod study;
 

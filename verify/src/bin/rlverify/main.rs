@@ -4,9 +4,6 @@
 //! malformed input lines, a wrong answer or no answer found, 2 usage or I/O errors). A closed
 //! output pipe (`rlverify score f | head`) exits 0 quietly.
 
-// A command line prints.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
-
 mod args;
 mod commands;
 

@@ -67,7 +67,10 @@ impl Stream {
             let line = match next {
                 Ok(Some(line)) => line,
                 Ok(None) => return,
-                Err(e) => return drop(tx.send(Err(e))),
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
             };
             reader_held.add(line.bytes.len());
             if tx.send(Ok(line)).is_err() {
