@@ -22,7 +22,7 @@ pub fn finish_help(cmd: Command) -> Command {
 
 /// Parses the process's arguments with `cmd` into `T`. `--help` and `--version` print and exit
 /// 0, usage errors exit 2 as clap prints them, with a tip when a value was typed after a space
-/// to a flag that takes it only after `=` ([`equals_tip`]).
+/// to a flag that takes it only after `=`.
 pub fn parse<T: clap::FromArgMatches>(cmd: Command) -> T {
     let args: Vec<OsString> = std::env::args_os().collect();
     match cmd.clone().try_get_matches_from(&args).and_then(|m| T::from_arg_matches(&m)) {

@@ -62,7 +62,7 @@ impl FieldArgs {
 /// Which readings of a response count as its answer: the verifier's options of every tool
 /// (`rlverify score|check|extract|bench|serve`, `rlbench score|report|run|compare`, `rltrain`).
 /// Unset flags keep the verifier's defaults ([`Config::default`]; the help says which, through
-/// [`fill_default_notes`] and [`scoring_default_note`]).
+/// [`rlcli::fill_default_notes`] and [`scoring_default_note`]).
 #[derive(Debug, clap::Args, Clone, Copy, Default, PartialEq, Eq)]
 #[command(next_help_heading = "Scoring")]
 pub struct AnswerArgs {
