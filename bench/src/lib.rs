@@ -17,7 +17,6 @@
 //! assert!((p - (1.0 - 495.0 / 1820.0)).abs() < 1e-12);
 //! ```
 
-#![warn(missing_docs)]
 // A library returns values; its binaries print.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 

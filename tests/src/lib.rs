@@ -15,8 +15,6 @@
 //! The cross-crate tests themselves live in `tests/tests/`. This library depends on no crate of
 //! the workspace, so it never builds in a cycle.
 
-#![warn(missing_docs)]
-
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -28,8 +28,7 @@
 //! # }
 //! ```
 
-#![warn(missing_docs)]
-// A library returns values; its binary prints.
+// A library returns values; its binaries print.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 pub use rlobjectives::{advantage, aggregate, kl, metrics, objectives, optim};

@@ -25,7 +25,6 @@
 //! assert_eq!(s.status, Status::Correct);
 //! ```
 
-#![warn(missing_docs)]
 // A library returns values; its binaries print.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
@@ -44,6 +43,7 @@ pub mod latex;
 mod lexicon;
 pub mod limits;
 mod numerals;
+pub mod options;
 
 pub mod score;
 pub mod units;
@@ -53,6 +53,7 @@ pub use equiv::{equivalent, Decision, EquivOptions, Verdict};
 pub use extract::{extract, Answer, ExtractOptions, Source};
 pub use latex::{parse, ParseError};
 pub use limits::{Budget, LimitKind, Limits};
+pub use options::VerifierOption;
 pub use score::{check, score, Config, Explained, Extraction, Gold, LastNumber, RewardKind, Score, Status, Truncated};
 
 /// The verifier's version, recorded in run manifests so scores stay comparable.

@@ -13,7 +13,6 @@ use crate::limits::{Budget, LimitKind, Limits};
 
 /// What a reward looks like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum RewardKind {
     /// 1 for correct, 0 otherwise.
     #[default]
@@ -24,7 +23,6 @@ pub enum RewardKind {
 
 /// When to fall back to the last number of a response that has no explicit final answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LastNumber {
     /// With `--extract lenient`, when the gold answer is a plain number (the GSM8K convention);
     /// never in strict mode.
@@ -38,7 +36,6 @@ pub enum LastNumber {
 
 /// What a response cut off mid-derivation (no final-answer marker, last line unfinished) answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Truncated {
     /// Nothing: an unfinished response has no answer (its last formula is a step, not a result).
     #[default]
@@ -50,7 +47,6 @@ pub enum Truncated {
 /// Which readings of a response count as its answer (see the final-answer contract in
 /// `verify/README.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Extraction {
     /// Only a committed answer: a box, an answer tag, an answer phrase, `####`, a bold or choice
     /// final line, or a response that is nothing but an answer. Anything else is `no_answer`.

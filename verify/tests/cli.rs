@@ -378,3 +378,162 @@ fn negative_answers_are_checked() {
     let out = run(&["check", "-5", "5"], "");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
+
+/// Ceiling for every wait on a running `rlverify`; reaching it is a failure, not a timing.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// `rlverify score -` with its standard input and output as pipes the test holds.
+struct Streaming {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Streaming {
+    fn start(flags: &[&str]) -> Streaming {
+        let mut child = Command::new(BIN)
+            .args(["score", "-", "--no-progress"])
+            .args(flags)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn rlverify");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Streaming { child, stdin, lines }
+    }
+
+    fn send(&mut self, row: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{row}").and_then(|()| stdin.flush()).expect("write a row");
+    }
+
+    /// The next output line, while standard input stays open.
+    fn receive(&self) -> Value {
+        let line = self.lines.recv_timeout(PATIENCE).expect("an output line while the input stays open");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    fn signal(&self, name: &str) {
+        let killed = Command::new("kill").args([&format!("-{name}"), &self.child.id().to_string()]).status();
+        assert!(killed.expect("run kill").success());
+    }
+
+    /// Waits for the exit (standard input still open); the status and standard error.
+    fn wait(mut self) -> (Option<i32>, String) {
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = self.child.try_wait().expect("try_wait") {
+                break s;
+            }
+            assert!(start.elapsed() < PATIENCE, "still running");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        use std::io::Read;
+        self.child.stderr.take().expect("stderr").read_to_string(&mut err).expect("read stderr");
+        (status.code(), err)
+    }
+}
+
+impl Drop for Streaming {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `producer | rlverify score - | consumer`: each row is answered while the input stays open, in
+/// order; SIGINT then stops it with status 130 after what was scored.
+#[cfg(unix)]
+#[test]
+fn standard_input_is_scored_as_it_arrives_and_sigint_exits_130() {
+    let mut score = Streaming::start(&[]);
+    for k in 0..3 {
+        score.send(&json!({"id": k, "response": format!("\\boxed{{{k}}}"), "gold": "1"}));
+        let row = score.receive();
+        assert_eq!((row["id"].clone(), row["correct"].clone()), (json!(k), json!(k == 1)), "{row}");
+    }
+    score.signal("INT");
+    let (code, err) = score.wait();
+    assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("stopped by SIGINT: the first 3 rows of `<stdin>` are scored in standard output"), "{err}");
+}
+
+/// SIGTERM with `-o FILE`: the rows scored are in FILE, no temporary file is left, status 143.
+#[cfg(unix)]
+#[test]
+fn sigterm_saves_the_rows_scored_to_the_output_file() {
+    let dest = temp_file("sigterm-out.jsonl", "old contents\n");
+    let d = dest.to_string_lossy().into_owned();
+    let mut score = Streaming::start(&["-o", &d]);
+    let tmp = dest.with_file_name(format!(".sigterm-out.jsonl.tmp-{}", score.child.id()));
+    for k in 0..2 {
+        score.send(&json!({"id": k, "response": "42", "gold": "42"}));
+    }
+    // The rows reach the temporary file while the input stays open.
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&tmp).unwrap_or_default().lines().count() < 2 {
+        assert!(start.elapsed() < PATIENCE, "the rows were not written while the input stayed open");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    score.signal("TERM");
+    let (code, err) = score.wait();
+    assert_eq!(code, Some(143), "{err}");
+    let saved = std::fs::read_to_string(&dest).expect("the output");
+    assert_eq!(saved.lines().count(), 2, "{saved}");
+    assert!(saved.lines().all(|l| l.contains("\"correct\":true")), "{saved}");
+    assert!(!tmp.exists(), "the temporary file {} was left", tmp.display());
+}
+
+/// An input without rows is an error that names it (status 2), and `-o FILE` is left alone.
+#[test]
+fn an_input_without_rows_is_an_error() {
+    for (name, text) in [("empty.jsonl", ""), ("blank.jsonl", "\n  \n\n")] {
+        let path = temp_file(name, text);
+        let dest = temp_file(&format!("{name}.out"), "old contents\n");
+        let out = run(&["score", &path.to_string_lossy(), "-o", &dest.to_string_lossy()], "");
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(&format!("`{}` has no rows", path.display())), "{err}");
+        assert_eq!(std::fs::read_to_string(&dest).expect("output"), "old contents\n");
+    }
+    let out = run(&["score", "-"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("`<stdin>` has no rows"), "{}", stderr(&out));
+}
+
+/// Every help page, the tool's and each command's, ends with the exit-status table and shows no
+/// rustdoc link syntax.
+#[test]
+fn every_help_page_ends_with_the_exit_status_table() {
+    let last = "143  stopped by SIGTERM after saving what was done";
+    for sub in [&[][..], &["score"], &["check"], &["extract"], &["bench"], &["serve"]] {
+        let mut args = sub.to_vec();
+        args.push("--help");
+        let out = run(&args, "");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(help.trim_end().ends_with(last), "{args:?}:\n{help}");
+        assert!(!help.contains("[`"), "{args:?}:\n{help}");
+    }
+}
+
+/// `--format-reward 0.2` (with a space) is refused with a tip that names `--format-reward=0.2`.
+#[test]
+fn a_format_weight_after_a_space_gets_a_tip() {
+    let path = temp_file("weight.jsonl", &jsonl(&[json!({"id": 1, "response": "42", "gold": "42"})]));
+    let out = run(&["score", &path.to_string_lossy(), "--format-reward", "0.2"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("write `--format-reward=0.2`"), "{}", stderr(&out));
+}

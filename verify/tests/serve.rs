@@ -432,10 +432,11 @@ fn malformed_requests_get_400_with_a_reason() {
     let (status, _, text) = get(&url("/get_reward"));
     assert_eq!(status, 405);
     assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("POST")), "{text}");
-    // Invalid UTF-8 is a reason, not a dropped connection.
+    // Invalid UTF-8 is named as such, with its byte, not a dropped connection.
     let mut resp = agent().post(&url("/get_reward")).send(&b"{\"query\": [\"\xff\"]}"[..]).expect("answered");
     assert_eq!(resp.status().as_u16(), 400);
-    assert!(parse(&resp.body_mut().read_to_string().expect("body"))["error"].is_string());
+    let reason = parse(&resp.body_mut().read_to_string().expect("body"))["error"].clone();
+    assert_eq!(reason, json!("the request body is not valid UTF-8 (at byte 13)"));
     // The server is still there and counted the errors.
     assert_eq!(server.in_flight(), 0);
     let (_, _, metrics) = get(&url("/metrics"));
@@ -653,31 +654,31 @@ fn a_full_queue_holds_clients_then_503_past_the_deadline() {
     assert!(server.metric("rlverify_queue_wait_seconds_sum") > 0.0);
 }
 
+/// SIGTERM does not wait for bodies still arriving: such a request was not accepted, so it is
+/// answered 503 with `Retry-After` (its client sends it again) and the server exits 0 without
+/// waiting for `--body-timeout`. Connections with no request under way do not keep it alive.
 #[cfg(unix)]
 #[test]
-fn sigterm_finishes_accepted_requests_then_exits_0() {
-    let mut server = Server::start("shutdown", &[]);
+fn sigterm_answers_unfinished_uploads_503_and_exits_0() {
+    let mut server = Server::start("shutdown", &["--body-timeout", "600", "--request-timeout", "600"]);
     let body = openrlhf_body(&["Q: "], &["\\boxed{42}"], &[json!("42")]);
-    let busy = SlowRequest::start(&server, "/get_reward", &body, 10);
-    server.wait_until("the request to be accepted", |s| s.health("reading") == 1);
-    // Connections with no request under way do not keep it alive: one idle, one half a head.
+    let stalled = SlowRequest::start(&server, "/get_reward", &body, 10);
+    server.wait_until("the body to be arriving", |s| s.health("reading") == 1);
     let idle = TcpStream::connect(&server.addr).expect("connect");
     let mut half_head = TcpStream::connect(&server.addr).expect("connect");
     half_head.write_all(b"POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Le").expect("send part of a head");
     let pid = server.child.id().to_string();
     let killed = Command::new("kill").args(["-TERM", &pid]).status().expect("run kill");
     assert!(killed.success());
-    server.wait_until("the server to see SIGTERM", |s| s.log_text().contains("SIGTERM"));
-    // Still running: it waits for the accepted request.
-    assert!(server.child.try_wait().expect("try_wait").is_none(), "exited before finishing the request");
-    let (status, text) = busy.finish();
-    assert_eq!((status, parse(&text)["rewards"].clone()), (200, json!([1.0])), "{text}");
+    let (status, text) = stalled.read_response();
+    assert_eq!(status, 503, "{text}");
+    assert!(parse(&text)["error"].as_str().is_some_and(|e| e.contains("shutting down")), "{text}");
     let start = Instant::now();
     let exit = loop {
         if let Some(s) = server.child.try_wait().expect("try_wait") {
             break s;
         }
-        assert!(start.elapsed() < PATIENCE, "still running after its last request");
+        assert!(start.elapsed() < PATIENCE, "still running after SIGTERM; log:\n{}", server.log_text());
         thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(exit.code(), Some(0), "log:\n{}", server.log_text());

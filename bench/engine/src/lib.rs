@@ -29,7 +29,6 @@
 //! `cuda_fwd`; none is written yet, as none could be run or tested here (no GPU is lent to the
 //! project's CI), and untested numeric kernels are the ones that silently corrupt gradients.
 
-#![warn(missing_docs)]
 // A library returns values; its binaries print.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 

@@ -28,8 +28,7 @@
 //! # }
 //! ```
 
-#![warn(missing_docs)]
-// A library returns values and never prints.
+// A library returns values; its binaries print.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod advantage;

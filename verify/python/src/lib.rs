@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use rlverify::format::{is_well_formed, total_reward, CPGD_FORMAT_WEIGHT};
-use rlverify::{Config, Extraction, ExtractOptions, Gold, LastNumber, RewardKind, Truncated};
+use rlverify::{Config, Extraction, ExtractOptions, Gold, VerifierOption};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
@@ -27,48 +27,32 @@ struct Options {
 type Setter = fn(&mut Options, &Bound<'_, PyAny>) -> PyResult<()>;
 
 /// The keyword options, named and spelled as the flags of `rlverify score` (`--last-number` is
-/// `last_number=`), with the CLI's defaults (`Config::default()`). `None` keeps the default.
-/// Adding an option is one line here (and one in `_rlverify.pyi`).
+/// `last_number=`), with the CLI's defaults (`Config::default()`). `None` keeps the default. The
+/// values and their names are the library's (`rlverify::options`). Adding an option is one line
+/// here (and one in `_rlverify.pyi`).
 static OPTIONS: &[(&str, Setter)] = &[
-    ("reward", |o, v| {
-        set(&mut o.cfg.reward, v, "reward", &[("binary", RewardKind::Binary), ("signed", RewardKind::Signed)])
-    }),
-    ("extract", |o, v| {
-        set(&mut o.cfg.extract, v, "extract", &[("strict", Extraction::Strict), ("lenient", Extraction::Lenient)])
-    }),
-    ("last_number", |o, v| {
-        let values = [("auto", LastNumber::Auto), ("always", LastNumber::Always), ("never", LastNumber::Never)];
-        set(&mut o.cfg.last_number, v, "last_number", &values)
-    }),
-    ("truncated", |o, v| {
-        set(
-            &mut o.cfg.truncated,
-            v,
-            "truncated",
-            &[("no-answer", Truncated::NoAnswer), ("lenient", Truncated::Lenient)],
-        )
-    }),
+    ("reward", |o, v| set(&mut o.cfg.reward, v)),
+    ("extract", |o, v| set(&mut o.cfg.extract, v)),
+    ("last_number", |o, v| set(&mut o.cfg.last_number, v)),
+    ("truncated", |o, v| set(&mut o.cfg.truncated, v)),
     ("format_reward", |o, v| {
         o.format_weight = format_weight(v)?;
         Ok(())
     }),
 ];
 
-/// Set an enum option from its CLI spelling (`no-answer`; `no_answer` is accepted too).
-fn set<T: Copy>(slot: &mut T, value: &Bound<'_, PyAny>, name: &str, values: &[(&str, T)]) -> PyResult<()> {
-    let names = || values.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ");
+/// Sets an option from its name as the command line spells it (`no-answer`; case and `_` for `-`
+/// do not matter).
+fn set<T: VerifierOption>(slot: &mut T, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let name = T::FLAG.replace('-', "_");
+    let names = || T::ALL.iter().map(|v| format!("'{}'", v.as_str())).collect::<Vec<_>>().join(", ");
     let Ok(text) = value.extract::<String>() else {
         let shown = value.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".to_string());
         return Err(PyValueError::new_err(format!("{name}: expected one of {}, got {shown}", names())));
     };
-    let key = text.trim().to_ascii_lowercase().replace('_', "-");
-    match values.iter().find(|(n, _)| *n == key) {
-        Some((_, v)) => {
-            *slot = *v;
-            Ok(())
-        }
-        None => Err(PyValueError::new_err(format!("{name}: expected one of {}, got '{text}'", names()))),
-    }
+    *slot = T::parse(&text)
+        .map_err(|_| PyValueError::new_err(format!("{name}: expected one of {}, got '{text}'", names())))?;
+    Ok(())
 }
 
 /// `format_reward`: `False` off, `True` the CPGD weight 0.5, a number its weight.
@@ -292,7 +276,7 @@ fn extract(
 ) -> PyResult<Option<String>> {
     let mut mode = Extraction::Strict;
     if let Some(v) = extract.filter(|v| !v.is_none()) {
-        set(&mut mode, v, "extract", &[("strict", Extraction::Strict), ("lenient", Extraction::Lenient)])?;
+        set(&mut mode, v)?;
     }
     py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {

@@ -1,43 +1,28 @@
-//! The flags that mean the same thing in `rlverify`, `rlbench` and `rltrain`, defined once: where
-//! the fields of a JSON row are ([`FieldArgs`]), how a verdict is read and rewarded
-//! ([`ScoringArgs`], [`AnswerArgs`], [`FormatRewardArgs`]), how many threads (`-j`,
-//! [`parse_threads`]), and the number parsers that refuse a value where it is typed
-//! ([`parse_f64_in`], [`parse_positive`]).
+//! The verifier's flags, defined once for the three tools: where the fields of a JSON row are
+//! ([`FieldArgs`]) and how a verdict is read and rewarded ([`ScoringArgs`], [`AnswerArgs`],
+//! [`FormatRewardArgs`]). Their values are the verifier's own ([`VerifierOption`]).
 
 use crate::input::{FieldPath, FieldSpec};
+use crate::options::VerifierOption;
 use crate::{Config, Extraction, LastNumber, RewardKind, Truncated};
-use clap::ValueEnum;
+use clap::builder::PossibleValue;
 
-/// Most worker threads `-j`/`--threads` accepts: more only adds scheduling and memory.
-pub const MAX_THREADS: usize = 256;
+/// clap reads the verifier's options by their [`VerifierOption`] names, with each value's help.
+macro_rules! value_enum {
+    ($($ty:ty),+) => {$(
+        impl clap::ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                <$ty as VerifierOption>::ALL
+            }
 
-/// `-j N`/`--threads N` of every tool: 1 to [`MAX_THREADS`], or 0 for one per core.
-pub fn parse_threads(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if n <= MAX_THREADS => Ok(n),
-        Ok(_) => Err(format!("at most {MAX_THREADS} threads (leave the flag out for one per core)")),
-        Err(e) => Err(format!("`{s}` is not a whole number: {e}")),
-    }
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(PossibleValue::new(self.as_str()).help(self.help()))
+            }
+        }
+    )+};
 }
 
-/// A number, refused where it is typed when it is not finite or `ok` says it is out of range
-/// (`range` says what is allowed). The flag is named by clap (`invalid value 'nan' for '--lr'`).
-pub fn parse_f64_in(s: &str, ok: impl Fn(f64) -> bool, range: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && ok(v) => Ok(v),
-        Ok(_) => Err(format!("`{s}` is out of range: {range}")),
-        Err(e) => Err(format!("`{s}` is not a number: {e}")),
-    }
-}
-
-/// A whole number of 1 or more.
-pub fn parse_positive(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(0) => Err("must be 1 or more".to_string()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(format!("`{s}` is not a whole number: {e}")),
-    }
-}
+value_enum!(RewardKind, Extraction, LastNumber, Truncated);
 
 /// Where the fields are in each JSON line: the same flags for `rlverify score`, `rlverify serve`,
 /// `rlverify bench` and `rlbench score` (the defaults are [`crate::input`]'s lists; a test keeps
@@ -77,31 +62,22 @@ impl FieldArgs {
 /// Which readings of a response count as its answer: the verifier's options of every tool
 /// (`rlverify score|check|extract|bench|serve`, `rlbench score|report|run|compare`, `rltrain`).
 /// Unset flags keep the verifier's defaults ([`Config::default`]; the help says which, through
-/// [`fill_default_notes`] and [`scoring_default_note`]).
+/// [`rlcli::fill_default_notes`] and [`scoring_default_note`]).
 #[derive(Debug, clap::Args, Clone, Copy, Default, PartialEq, Eq)]
 #[command(next_help_heading = "Scoring")]
 pub struct AnswerArgs {
     /// Which readings of a response count as its answer.
     ///
-    /// `strict`: only a committed answer (a box, an answer tag, an answer phrase, `####`, a bold
-    /// or choice final line, a concluding sentence, or a response that is only an answer);
-    /// anything else is `no_answer`. `lenient` also takes the last math block, the last number
-    /// (see `--last-number`) and an answer inside the reasoning: for base models that never mark
-    /// one. Risk: a response that gives up on its last number is then read as answering it.
+    /// Risk of `lenient`: a response that gives up on its last number is read as answering it,
+    /// so a policy trained on that reward learns to end on a guess.
     #[arg(long, value_enum, value_name = "MODE")]
     pub extract: Option<Extraction>,
-    /// When the last number of a response with no explicit answer is its answer.
-    ///
-    /// `auto`: with `--extract lenient`, when the gold answer is a plain number (the GSM8K
-    /// convention; `rlverify extract`, which has no gold, never); `always`: also in strict mode;
-    /// `never`.
+    /// When the last number of a response with no explicit answer is its answer (`rlverify
+    /// extract`, which has no gold, never takes it under `auto`).
     #[arg(long, value_enum, value_name = "WHEN")]
     pub last_number: Option<LastNumber>,
     /// What a response cut off mid-derivation (no final-answer marker, an unfinished last line)
     /// answers.
-    ///
-    /// `no-answer` gives it none; `lenient` takes its last math block or number, like a finished
-    /// response without a marker.
     #[arg(long, value_enum, value_name = "MODE")]
     pub truncated: Option<Truncated>,
 }
@@ -132,7 +108,7 @@ impl AnswerArgs {
 #[derive(Debug, clap::Args, Clone, Copy, Default, PartialEq, Eq)]
 #[command(next_help_heading = "Scoring")]
 pub struct ScoringArgs {
-    /// Reward encoding: `binary` is 1/0, `signed` is 1/-1.
+    /// Reward encoding.
     #[arg(long, value_enum, value_name = "KIND")]
     pub reward: Option<RewardKind>,
     /// How the answer is read.
@@ -165,110 +141,28 @@ pub struct FormatRewardArgs {
 }
 
 fn parse_weight(s: &str) -> Result<f64, String> {
-    parse_f64_in(s, |_| true, "the weight is a finite number")
+    rlcli::parse_f64_in(s, |_| true, "the weight is a finite number")
 }
 
 /// `[default: X]` of a scoring flag (by its clap id), from the verifier's defaults.
 pub fn scoring_default_note(id: &str) -> Option<String> {
-    fn name(v: impl ValueEnum) -> Option<String> {
-        v.to_possible_value().map(|p| p.get_name().to_string())
-    }
     let cfg = Config::default();
     let value = match id {
-        "reward" => name(cfg.reward),
-        "extract" => name(cfg.extract),
-        "last_number" => name(cfg.last_number),
-        "truncated" => name(cfg.truncated),
-        _ => None,
-    }?;
+        "reward" => cfg.reward.as_str(),
+        "extract" => cfg.extract.as_str(),
+        "last_number" => cfg.last_number.as_str(),
+        "truncated" => cfg.truncated.as_str(),
+        _ => return None,
+    };
     Some(format!("[default: {value}]"))
 }
 
-/// Appends the note `note(id)` returns (`[default: X]`) to the help of every flag of `cmd` (not
-/// of its subcommands: `cmd.mut_subcommand(name, ...)` for those), so that a default written
-/// once in a library (`Config::default()`, `TrainConfig::default()`) is the one the help shows.
-/// Hidden flags are left alone.
-pub fn fill_default_notes(cmd: clap::Command, note: &dyn Fn(&str) -> Option<String>) -> clap::Command {
-    cmd.mut_args(|arg| match note(arg.get_id().as_str()) {
-        Some(n) if !arg.is_hide_set() => {
-            let help = arg.get_help().map_or_else(String::new, |h| h.to_string());
-            let long = arg.get_long_help().map(|h| h.to_string());
-            let arg = arg.help(format!("{} {n}", help.trim_end_matches('.')).trim_start().to_string());
-            match long {
-                Some(long) => arg.long_help(format!("{long} {n}")),
-                None => arg,
-            }
-        }
-        _ => arg,
-    })
-}
-
-/// [`fill_default_notes`] with the verifier's defaults ([`scoring_default_note`]) on `cmd` and
+/// [`rlcli::fill_default_notes`] with the verifier's defaults ([`scoring_default_note`]) on `cmd` and
 /// each of its subcommands.
 pub fn with_scoring_defaults(cmd: clap::Command) -> clap::Command {
-    let cmd = fill_default_notes(cmd, &scoring_default_note);
+    let cmd = rlcli::fill_default_notes(cmd, &scoring_default_note);
     let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
     names.into_iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, with_scoring_defaults))
-}
-
-/// Where a command line departs from the flags the three tools share: `-j` is `--threads`
-/// everywhere, `--format-reward` takes its weight after `=`, the scoring flags take the same
-/// values, and every command answers `-V`. Each binary's tests call this on its command
-/// (`Vec::is_empty` when all is well).
-pub fn shared_flag_problems(cmd: &clap::Command) -> Vec<String> {
-    let mut cmd = cmd.clone();
-    cmd.build();
-    let mut out = Vec::new();
-    check_command(&cmd, cmd.get_name(), &mut out);
-    out
-}
-
-fn check_command(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
-    let values = |arg: &clap::Arg| -> Vec<String> {
-        arg.get_possible_values().iter().map(|v| v.get_name().to_string()).collect()
-    };
-    let shared = |name: &str| -> Vec<String> {
-        let names = |vs: &[clap::builder::PossibleValue]| vs.iter().map(|v| v.get_name().to_string()).collect();
-        let pv = |v: Option<clap::builder::PossibleValue>| v.into_iter().collect::<Vec<_>>();
-        match name {
-            "reward" => {
-                names(&RewardKind::value_variants().iter().flat_map(|v| pv(v.to_possible_value())).collect::<Vec<_>>())
-            }
-            "extract" => {
-                names(&Extraction::value_variants().iter().flat_map(|v| pv(v.to_possible_value())).collect::<Vec<_>>())
-            }
-            "last-number" => {
-                names(&LastNumber::value_variants().iter().flat_map(|v| pv(v.to_possible_value())).collect::<Vec<_>>())
-            }
-            "truncated" => {
-                names(&Truncated::value_variants().iter().flat_map(|v| pv(v.to_possible_value())).collect::<Vec<_>>())
-            }
-            _ => Vec::new(),
-        }
-    };
-    for arg in cmd.get_arguments() {
-        let Some(long) = arg.get_long() else { continue };
-        match long {
-            "threads" if arg.get_short() != Some('j') => out.push(format!("{path} --threads has no -j")),
-            "format-reward" if !arg.is_require_equals_set() => {
-                out.push(format!("{path} --format-reward takes its weight without `=`"))
-            }
-            "reward" | "extract" | "last-number" | "truncated" if values(arg) != shared(long) => {
-                out.push(format!("{path} --{long} takes {:?}, the other tools {:?}", values(arg), shared(long)))
-            }
-            _ => {}
-        }
-        if arg.get_short() == Some('j') && long != "threads" {
-            out.push(format!("{path} -j is --{long}, not --threads"));
-        }
-    }
-    if !cmd.get_arguments().any(|a| a.get_long() == Some("version") && a.get_short() == Some('V')) {
-        out.push(format!("{path} has no -V/--version"));
-    }
-    // clap's own `help` subcommand takes no flags.
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        check_command(sub, &format!("{path} {}", sub.get_name()), out);
-    }
 }
 
 #[cfg(test)]
@@ -301,23 +195,14 @@ mod tests {
         }
     }
 
-    /// The checker finds a `-j` that is not `--threads` and a command without `-V`.
-    #[test]
-    fn shared_flags_are_checked() {
-        let good = clap::Command::new("t").version("1").arg(clap::Arg::new("threads").long("threads").short('j'));
-        assert_eq!(shared_flag_problems(&good), Vec::<String>::new());
-        let bad = clap::Command::new("t").arg(clap::Arg::new("jobs").long("jobs").short('j'));
-        assert_eq!(shared_flag_problems(&bad), ["t -j is --jobs, not --threads", "t has no -V/--version"]);
-    }
-
     #[derive(Debug, Parser)]
     struct T {
         #[command(flatten)]
         scoring: ScoringArgs,
         #[command(flatten)]
         format: FormatRewardArgs,
-        #[arg(short = 'j', long, value_parser = parse_threads)]
-        threads: Option<usize>,
+        #[command(flatten)]
+        threads: rlcli::ThreadsArg,
     }
 
     /// Unset flags keep the verifier's defaults, which the help shows; set ones reach the config.
@@ -345,7 +230,9 @@ mod tests {
 
     #[test]
     fn format_reward_and_thread_spellings() {
-        let get = |args: &[&str]| T::try_parse_from(args.iter().copied()).map(|t| (t.format.format_reward, t.threads));
+        let get = |args: &[&str]| {
+            T::try_parse_from(args.iter().copied()).map(|t| (t.format.format_reward, t.threads.given()))
+        };
         assert_eq!(get(&["t"]).ok(), Some((None, None)));
         assert_eq!(get(&["t", "--format-reward"]).ok(), Some((Some(0.5), None)));
         assert_eq!(get(&["t", "--format-reward=0.2", "-j", "4"]).ok(), Some((Some(0.2), Some(4))));

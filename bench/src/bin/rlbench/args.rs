@@ -7,14 +7,15 @@ use rlbench::metrics::{Bootstrap, MetricName};
 use rlbench::prompt::DEFAULT_PROMPT;
 use rlbench::run::SamplingSettings;
 use rlbench::suite::Fields;
-use rlverify::cli::{parse_f64_in, parse_positive, parse_threads, AnswerArgs, EXIT_STATUS_HELP};
+use rlcli::{parse_f64_in, parse_positive, ThreadsArg};
+use rlverify::cli::AnswerArgs;
 pub use rlverify::cli::{DeviceSpec, FieldArgs};
 use std::path::PathBuf;
 
 /// Evaluate math reasoning models: unbiased Pass@k, Avg@K, Maj@K over standard suites.
 #[derive(Debug, Parser)]
 #[command(name = "rlbench", version, propagate_version = true, max_term_width = 100)]
-#[command(after_help = "Use `rlbench help <command>` for the details of a command.", after_long_help = EXIT_STATUS_HELP)]
+#[command(after_help = "Use `rlbench help <command>` for the details of a command.")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -239,9 +240,8 @@ pub struct ReportOptions {
 pub struct ScoringOptions {
     #[command(flatten)]
     pub answer: AnswerArgs,
-    /// Scoring threads (default: one per core; at most 256).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
 #[derive(Debug, Args)]
@@ -301,9 +301,10 @@ pub struct CompareArgs {
     pub scoring: ScoringOptions,
 }
 
-/// The command line with the verifier's defaults in the help of the scoring flags.
+/// The command line: the verifier's defaults in the help of the scoring flags, the exit-status
+/// table at the end of every `--help`.
 pub fn command() -> clap::Command {
-    rlverify::cli::with_scoring_defaults(Cli::command())
+    rlcli::finish_help(rlverify::cli::with_scoring_defaults(Cli::command()))
 }
 
 fn parse_level(s: &str) -> Result<f64, String> {
@@ -323,10 +324,11 @@ mod tests {
     use super::*;
     use clap::{CommandFactory, Parser};
 
-    /// `-j`, `-V`, `--format-reward=W` and the scoring flags are the other tools'.
+    /// `-j`, `-V`, `--format-reward=W`, the exit-status table, clean help texts and defaults that
+    /// can be typed, in every subcommand.
     #[test]
     fn flags_are_the_other_tools() {
-        assert_eq!(rlverify::cli::shared_flag_problems(&command()), Vec::<String>::new());
+        assert_eq!(rlcli::shared_flag_problems(&command()), Vec::<String>::new());
     }
 
     #[test]

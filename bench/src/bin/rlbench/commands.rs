@@ -33,7 +33,7 @@ pub fn dispatch(cli: Cli) -> Result<Exit> {
 
 /// The scoring threads (`-j`; 0 or unset: one per core) and the verifier's settings.
 fn scoring(opts: &ScoringOptions) -> Config {
-    if let Some(n) = opts.threads.filter(|&n| n > 0) {
+    if let Some(n) = opts.threads.given() {
         // Fails only if a pool already exists, which cannot happen this early.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
     }

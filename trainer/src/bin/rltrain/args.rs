@@ -3,16 +3,17 @@
 //! which `TrainConfig::resolve` ignores); `config.rs` of the library holds the resolved values.
 //! The `[default: ...]` notes of the help are filled from `TrainConfig::default()` (and a
 //! pretrained model's defaults) when the command is built ([`command`]); only the defaults that
-//! are rules (`on for dapo`) are written by hand.
+//! are rules (`true for dapo`) are written by hand.
 
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
+use rlcli::ThreadsArg;
 use rltrain::config::{pretrained_defaults, TrainConfig, CPGD_WEIGHT_CAP};
 use rltrain::config::{ObjectiveOverrides, Paper, PromptTemplate, RolloutDecode, TokenizerChoice};
 use rltrain::config_values as values;
 use rltrain::optim::ScheduleKind;
-use rlverify::cli::{parse_threads, DeviceSpec, FormatRewardArgs, ScoringArgs, EXIT_STATUS_HELP};
+use rlverify::cli::{DeviceSpec, FormatRewardArgs, ScoringArgs};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -23,7 +24,6 @@ use serde_json::Value;
     version,
     propagate_version = true,
     allow_negative_numbers = true,
-    after_long_help = EXIT_STATUS_HELP,
     args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  rltrain --objective dgpo --model tiny --data task:add-small --steps 100 --out runs/dgpo\n  rltrain --resume runs/dgpo --steps 200\n  rltrain objectives\n  rltrain study dgpo\n\nUse `rltrain help train` for every training flag."
 )]
@@ -37,7 +37,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train a policy (the default command).
-    #[command(allow_negative_numbers = true, after_long_help = EXIT_STATUS_HELP)]
+    #[command(allow_negative_numbers = true)]
     Train(Box<TrainArgs>),
     /// List every objective of the registry with its defaults (Markdown table).
     Objectives,
@@ -101,9 +101,9 @@ pub struct StudyArgs {
     /// Folder of report.md, summary.json and plots/ [default: --out].
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
-    /// Runs trained at once, one thread each, at most 256 [default: the CPU count; 0 is the same].
-    #[arg(long, short = 'j', value_name = "N", value_parser = parse_threads)]
-    pub threads: Option<usize>,
+    // Runs trained at once, one thread each.
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
 /// Keys `rltrain plot A B ...` overlays by default.
@@ -221,7 +221,7 @@ pub struct TrainArgs {
     #[command(flatten)]
     #[serde(skip)]
     pub format: FormatRewardArgs,
-    /// DAPO dynamic sampling: drop all-equal groups and refill [default: on for dapo].
+    /// DAPO dynamic sampling: drop all-equal groups and refill [default: true for dapo].
     #[arg(long, help_heading = "Rollout")]
     pub dynamic_sampling: Option<bool>,
     /// DAPO overlong buffer L_cache in tokens (0 = off) [default: max-new-tokens/5 for dapo].
@@ -234,7 +234,7 @@ pub struct TrainArgs {
     /// Mini-batches per pass, one optimizer step each.
     #[arg(long, help_heading = "Optimisation")]
     pub mini_batches: Option<usize>,
-    /// CPGD's multi-epoch correction of the advantage (arXiv:2505.12504 §6.1) [default: on for cpg, cpgd and cpgd-official when --iterations > 1].
+    /// CPGD's multi-epoch correction of the advantage (arXiv:2505.12504 §6.1) [default: true for cpg, cpgd and cpgd-official when --iterations > 1].
     #[arg(long, value_name = "BOOL", help_heading = "Optimisation")]
     pub cpgd_epoch_correction: Option<bool>,
     /// Rows per forward/backward (gradient accumulation; 0 = whole mini-batch).
@@ -300,7 +300,7 @@ pub struct TrainArgs {
 /// The command line, with the `[default: X]` note of every training flag filled from
 /// `TrainConfig::default()`, plus `; Y for a pretrained model` where a pretrained model's default
 /// differs ([`pretrained_defaults`]), so the help cannot drift from the config. Flags whose
-/// default is a rule (`on for dapo`) say it in their doc comment.
+/// default is a rule (`true for dapo`) say it in their doc comment.
 pub fn command() -> clap::Command {
     let defaults = TrainConfig::default().settings();
     let (model, model_later) = (pretrained_defaults(100), pretrained_defaults(200));
@@ -311,6 +311,8 @@ pub fn command() -> clap::Command {
     };
     let note = move |id: &str| -> Option<String> {
         let value = match id {
+            // `auto` in the config, a rule on the command line (`--reward` takes binary or signed).
+            "reward" => return Some("[default: signed for dapo and dgpo, else binary]".into()),
             "cpgd_weight_cap" => Some(serde_json::json!(CPGD_WEIGHT_CAP)),
             _ => defaults.get(id).cloned(),
         };
@@ -327,8 +329,8 @@ pub fn command() -> clap::Command {
             (None, _) => format!("[default: {value}]"),
         })
     };
-    let cmd = rlverify::cli::fill_default_notes(Cli::command(), &note);
-    cmd.mut_subcommand("train", |train| rlverify::cli::fill_default_notes(train, &note))
+    let cmd = rlcli::fill_default_notes(Cli::command(), &note);
+    rlcli::finish_help(cmd.mut_subcommand("train", |train| rlcli::fill_default_notes(train, &note)))
 }
 
 impl TrainArgs {
@@ -537,7 +539,7 @@ mod tests {
     /// `-j`, `-V`, `--format-reward=W` and the scoring flags are the other tools'.
     #[test]
     fn flags_are_the_other_tools() {
-        assert_eq!(rlverify::cli::shared_flag_problems(&super::command()), Vec::<String>::new());
+        assert_eq!(rlcli::shared_flag_problems(&super::command()), Vec::<String>::new());
     }
 
     #[test]
@@ -547,7 +549,7 @@ mod tests {
         let notes = help_defaults();
         assert!(notes.len() >= 30, "only {} notes found: {notes:?}", notes.len());
         for (key, note) in notes {
-            // Conditional defaults ("on for dapo", "max-new-tokens/5 for dapo") name a rule, not a value.
+            // Conditional defaults ("true for dapo", "max-new-tokens/5 for dapo") name a rule, not a value.
             let unconditional = note.split(';').next().unwrap_or_default();
             let (value, condition) = match unconditional.split_once(" for ") {
                 Some((v, c)) => (v.trim(), Some(c)),
@@ -558,6 +560,8 @@ mod tests {
             let want = if key == "cpgd_weight_cap" { &cap } else { defaults.get(&key).unwrap_or(&Value::Null) };
             match (want, condition) {
                 (Value::Null, Some(_)) => continue, // `None` = the rule in the note
+                // The config's `auto`, which the command line spells as its rule.
+                (_, Some(_)) if key == "reward" => continue,
                 _ => assert!(same(value, want), "--{key}: help says {note:?}, the default is {want}"),
             }
             if let Some(alt) = note.split("; ").nth(1).and_then(|a| a.strip_suffix(" for a pretrained model")) {

@@ -2,7 +2,7 @@
 //! objectives (`rltrain objectives`) and the synthetic tasks (`rltrain tasks`), plot runs
 //! (`rltrain plot RUN_DIR`), run the stability studies (`rltrain study NAME`).
 //!
-//! Exit status: `rlverify::cli::EXIT_STATUS_HELP`. SIGINT (Ctrl-C) and SIGTERM (Slurm,
+//! Exit status: `rlcli::EXIT_STATUS_HELP`. SIGINT (Ctrl-C) and SIGTERM (Slurm,
 //! Kubernetes, `timeout`) finish the current step, save a checkpoint, say how to continue and
 //! exit 130 or 143. Log lines go to standard error and are dropped when nobody reads them (a
 //! closed `2>&1 | head`): training never stops for its log.
@@ -15,7 +15,6 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::FromArgMatches;
 use indicatif::{ProgressBar, ProgressStyle};
 use rltrain::config::ResumeChange;
 use rltrain::objectives::Objective;
@@ -28,11 +27,8 @@ use args::{Cli, Command, TrainArgs};
 
 fn main() -> ExitCode {
     rlengine::element_wise_on_caller();
-    let cli = match Cli::from_arg_matches(&args::command().get_matches()) {
-        Ok(cli) => cli,
-        Err(e) => e.exit(),
-    };
-    rlverify::cli::main(|| run(cli))
+    let cli: Cli = rlcli::parse(args::command());
+    rlcli::main(|| run(cli))
 }
 
 fn run(cli: Cli) -> anyhow::Result<Exit> {

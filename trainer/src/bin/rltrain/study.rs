@@ -26,10 +26,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
     one_thread_per_run();
     let seeds = args.seeds.unwrap_or(study.seeds);
     let out = args.out.clone().unwrap_or_else(|| studies::default_out(study, seeds, args.steps));
-    let jobs = match args.threads {
-        Some(n) if n > 0 => n,
-        _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let jobs = args.threads.count();
     let opts = StudyOptions {
         report_dir: args.report.clone().unwrap_or_else(|| out.clone()),
         out,

@@ -1,14 +1,15 @@
 //! What the user typed: the clap definitions of every subcommand and flag.
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use rlverify::cli::{parse_threads, AnswerArgs, EXIT_STATUS_HELP};
+use rlcli::ThreadsArg;
+use rlverify::cli::AnswerArgs;
 pub use rlverify::cli::{FieldArgs, FormatRewardArgs, ScoringArgs};
 use std::path::PathBuf;
 
 /// Decide whether math answers are right: extract the final answer, parse its LaTeX, compare exactly.
 #[derive(Debug, Parser)]
 #[command(name = "rlverify", version, propagate_version = true, max_term_width = 100)]
-#[command(after_help = "Use `rlverify help <command>` for the details of a command.", after_long_help = EXIT_STATUS_HELP)]
+#[command(after_help = "Use `rlverify help <command>` for the details of a command.")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -23,10 +24,14 @@ pub enum Command {
     /// `limit` when a cost bound was hit). A line with K responses gets lists of K and `n_correct`.
     /// A malformed line gets `{"line": N, "error": "..."}` and the rest of the file is still scored.
     ///
+    /// Lines are scored as they arrive: `producer | rlverify score - | consumer` answers each line
+    /// without waiting for the end of the input. The output is written to a temporary file beside
+    /// `-o FILE` and renamed at the end, so an input is never truncated before it is read (also
+    /// through a hard link or standard input redirected from it).
+    ///
     /// Exit status: 0 when every line was read, 1 when some line was malformed, 2 on usage or I/O
-    /// errors. The output is written to a temporary file beside `-o FILE` and renamed at the end,
-    /// so an input is never truncated before it is read (also through a hard link or standard
-    /// input redirected from it).
+    /// errors or an input with no rows; 130 or 143 when SIGINT or SIGTERM stopped it (the rows
+    /// scored by then are written, to `-o FILE` too).
     #[command(after_help = "Examples:\n  rlverify score generations.jsonl -o scored.jsonl\n  \
         cat preds.jsonl | rlverify score - --reward signed --format-reward\n  \
         rlverify score eval.jsonl --response-field outputs.0.text --gold-field meta.answer")]
@@ -84,9 +89,8 @@ pub struct ScoreArgs {
     pub scoring: ScoringArgs,
     #[command(flatten)]
     pub fields: FieldArgs,
-    /// Worker threads (default: one per core; at most 256).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     /// Never show a progress bar (it is only shown when standard error is a terminal).
     #[arg(long, help_heading = "Output")]
     pub no_progress: bool,
@@ -127,9 +131,8 @@ pub struct BenchArgs {
     /// JSONL file of responses and gold answers (any shape `score` accepts).
     #[arg(value_name = "FILE")]
     pub input: PathBuf,
-    /// Threads for the parallel run (default: one per core; at most 256).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     /// Passes over the file per configuration; throughput is the median pass.
     #[arg(long, short, value_name = "R", default_value_t = 3)]
     pub repeat: usize,
@@ -202,14 +205,14 @@ pub struct ServeArgs {
     /// the protocol's own fields (`response`/`label`, `query`/`labels`) read when they are absent.
     #[command(flatten)]
     pub fields: FieldArgs,
-    /// Worker threads for verification (default: one per core; at most 256).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Performance", value_parser = parse_threads)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
-/// The command line with the verifier's defaults in the help of the scoring flags.
+/// The command line: the verifier's defaults in the help of the scoring flags, the exit-status
+/// table at the end of every `--help`.
 pub fn command() -> clap::Command {
-    rlverify::cli::with_scoring_defaults(Cli::command())
+    rlcli::finish_help(rlverify::cli::with_scoring_defaults(Cli::command()))
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {
@@ -248,10 +251,11 @@ mod tests {
     use super::*;
     use clap::CommandFactory;
 
-    /// `-j`, `-V`, `--format-reward=W` and the scoring flags are the other tools'.
+    /// `-j`, `-V`, `--format-reward=W`, the exit-status table, clean help texts and defaults that
+    /// can be typed, in every subcommand.
     #[test]
     fn flags_are_the_other_tools() {
-        assert_eq!(rlverify::cli::shared_flag_problems(&command()), Vec::<String>::new());
+        assert_eq!(rlcli::shared_flag_problems(&command()), Vec::<String>::new());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::{open_input, thread_pool, LineChunks};
 use crate::args::BenchArgs;
 use anyhow::{bail, Context};
 use rayon::prelude::*;
-use rlverify::cli::Exit;
+use rlcli::Exit;
 use rlverify::input::parse_line;
 use rlverify::{score, Config, Status};
 use std::io::{self, Write};
@@ -43,7 +43,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<Exit> {
                 Err(e) => {
                     skipped += 1;
                     if skipped <= 5 {
-                        rlverify::cli::print_line_error(&input.name, line.number, &e.to_string());
+                        rlcli::print_line_error(&input.name, line.number, &e.to_string());
                     }
                 }
             }
@@ -53,7 +53,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<Exit> {
         bail!("`{}` holds no scorable responses", input.name);
     }
     let all = thread_pool(args.threads)?;
-    let mut configs = vec![thread_pool(Some(1))?];
+    let mut configs = vec![thread_pool(rlcli::ThreadsArg::new(1))?];
     if all.current_num_threads() > 1 {
         configs.push(all);
     }

@@ -2,7 +2,7 @@
 
 use super::text_arg;
 use crate::args::CheckArgs;
-use rlverify::cli::Exit;
+use rlcli::Exit;
 use rlverify::{Gold, ParseError, Verdict};
 use std::io::{self, Write};
 

@@ -2,7 +2,7 @@
 
 use super::text_arg;
 use crate::args::ExtractArgs;
-use rlverify::cli::Exit;
+use rlcli::Exit;
 use rlverify::{extract, ExtractOptions, Extraction, LastNumber, Truncated};
 use std::io::{self, Write};
 
@@ -18,7 +18,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<Exit> {
         ..ExtractOptions::default()
     };
     let Some(answer) = extract(&text, &opts) else {
-        rlverify::cli::info("no answer found");
+        rlcli::info("no answer found");
         return Ok(Exit::Negative);
     };
     let mut out = io::stdout().lock();

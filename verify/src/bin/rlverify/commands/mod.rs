@@ -5,10 +5,11 @@ mod check;
 mod extract;
 mod score;
 mod serve;
+mod stream;
 
 use crate::args::{Cli, Command};
 use anyhow::Context;
-use rlverify::cli::Exit;
+use rlcli::Exit;
 use rlverify::input::{JsonLines, Line};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -25,10 +26,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     }
 }
 
-/// A rayon pool with `threads` workers (`None` or 0: one per core).
-fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+/// A rayon pool with the workers `-j` asks for (unset or 0: one per core).
+fn thread_pool(threads: rlcli::ThreadsArg) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
+        .num_threads(threads.given().unwrap_or(0))
         .thread_name(|k| format!("rlverify-{k}"))
         .build()
         .context("failed to start the worker threads")
@@ -46,7 +47,7 @@ fn text_arg(arg: &str) -> anyhow::Result<String> {
 
 /// An opened JSONL input.
 struct Input {
-    reader: Box<dyn BufRead>,
+    reader: Box<dyn BufRead + Send>,
     /// The name used in diagnostics (`<stdin>` for `-`).
     name: String,
     /// The file size, when known (for the progress bar).
@@ -68,4 +69,4 @@ fn open_input(path: &Path) -> anyhow::Result<Input> {
 
 /// A JSONL input read in bounded chunks of non-blank lines, by the library's shared reader (so
 /// that `rlbench score` reads the same rows).
-type LineChunks = JsonLines<Box<dyn BufRead>>;
+type LineChunks = JsonLines<Box<dyn BufRead + Send>>;

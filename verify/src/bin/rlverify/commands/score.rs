@@ -1,11 +1,12 @@
 //! `rlverify score`: JSONL in, JSONL out, in parallel, in order, in bounded memory.
 
+use super::stream::{Next, Stream};
 use super::{open_input, thread_pool, Line, LineChunks};
 use crate::args::ScoreArgs;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use rlverify::cli::Exit;
+use rlcli::{signals, Exit};
 use rlverify::format::{is_well_formed, total_reward};
 use rlverify::input::{parse_json, resolve, FieldSpec, InputError, Responses};
 use rlverify::{Config, Gold, Score, Status};
@@ -62,17 +63,23 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<Exit> {
         Some(o) => Box::new(BufWriter::new(o.file.try_clone().context("failed to open the output")?)),
         None => Box::new(BufWriter::new(io::stdout().lock())),
     };
+    signals::install(
+        "\nrlverify score: stopping: the rows being scored are written, the rest are not (press Ctrl-C again to \
+         quit at once)\n",
+    );
     let progress = progress_bar(input.len, args.no_progress);
-    let mut lines = LineChunks::new(input.reader);
+    let max_lines = LINES_PER_THREAD * pool.current_num_threads().max(1);
+    let lines = Stream::spawn(LineChunks::new(input.reader), max_lines, CHUNK_BYTES)
+        .context("failed to start the input reader")?;
     let mut summary = Summary::default();
     let start = Instant::now();
-    let max_lines = LINES_PER_THREAD * pool.current_num_threads().max(1);
     loop {
-        let chunk =
-            lines.next_chunk(max_lines, CHUNK_BYTES).with_context(|| format!("failed to read `{}`", input.name))?;
-        if chunk.is_empty() {
-            break;
-        }
+        let mut flush = || out.flush();
+        let next = lines.next_chunk(max_lines, CHUNK_BYTES, &mut flush, &signals::stop_requested);
+        let chunk = match next.with_context(|| format!("failed to read `{}`", input.name))? {
+            Next::Lines(chunk) => chunk,
+            Next::End | Next::Stopped => break,
+        };
         let scored: Vec<Scored> = pool.install(|| chunk.par_iter().map(|line| score_line(line, &ctx)).collect());
         for s in &scored {
             out.write_all(s.json.as_bytes())
@@ -80,13 +87,24 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<Exit> {
                 .context("failed to write the output")?;
             if let Some((message, _)) = &s.error {
                 if summary.malformed < rlverify::cli::MAX_PRINTED_LINE_ERRORS {
-                    progress.suspend(|| rlverify::cli::print_line_error(&input.name, s.number, message));
+                    progress.suspend(|| rlcli::print_line_error(&input.name, s.number, message));
                 }
             }
             summary.add(s);
         }
-        progress.set_position(lines.bytes_read);
+        progress.set_position(lines.bytes_read());
         progress.set_message(format!("{} responses", summary.items));
+        if signals::stop_requested() {
+            break;
+        }
+    }
+    let stopped = signals::received();
+    if summary.lines == 0 {
+        let Some(exit) = stopped else {
+            bail!("`{}` has no rows: nothing to score (the input is empty or only blank lines)", input.name);
+        };
+        rlcli::info(format_args!("rlverify score: stopped by {} before any row was scored", signals::received_name()));
+        return Ok(exit);
     }
     out.flush().context("failed to write the output")?;
     drop(out);
@@ -97,6 +115,16 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<Exit> {
     rlverify::cli::print_more_line_errors(summary.malformed, summary.missing_field > 0);
     if !args.quiet {
         summary.print(start.elapsed().as_secs_f64(), pool.current_num_threads(), ctx.format_weight.is_some());
+    }
+    if let Some(exit) = stopped {
+        let dest = args.output.as_ref().map_or_else(|| "standard output".to_string(), |p| format!("`{}`", p.display()));
+        rlcli::info(format_args!(
+            "rlverify score: stopped by {}: the first {} rows of `{}` are scored in {dest}; the rest are not",
+            signals::received_name(),
+            summary.lines,
+            input.name
+        ));
+        return Ok(exit);
     }
     Ok(if summary.malformed > 0 { Exit::Negative } else { Exit::Success })
 }

@@ -14,8 +14,9 @@
 //!
 //! The async threads only move bytes: parsing the JSON and verifying run on the verifier's rayon
 //! pool ([`routes`]), and the handler awaits the result. An item whose gold cannot be read is
-//! scored `invalid_gold` and the rest of its request goes on. SIGINT/SIGTERM stop accepting and
-//! wait for the requests already accepted ([`listen`]).
+//! scored `invalid_gold` and the rest of its request goes on. SIGINT/SIGTERM stop accepting, answer
+//! 503 to the requests whose body has not fully arrived (their clients retry) and wait for the
+//! requests accepted, those with a whole body ([`listen`]).
 
 mod admit;
 mod listen;
@@ -26,7 +27,7 @@ use super::score::Ctx as LineCtx;
 use super::thread_pool;
 use crate::args::ServeArgs;
 use anyhow::Context;
-use rlverify::cli::Exit;
+use rlcli::Exit;
 use rlverify::input::FieldSpec;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,6 +47,8 @@ struct App {
     queue: admit::Queue,
     quiet: bool,
     metrics: metrics::Metrics,
+    /// Turned true by SIGINT/SIGTERM: bodies still arriving are not waited for ([`admit`]).
+    shutdown: tokio::sync::watch::Sender<bool>,
 }
 
 /// The size and time bounds of a request.
@@ -92,6 +95,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         queue: admit::Queue::new(args.max_queue, args.max_in_flight as usize),
         quiet: args.quiet,
         metrics: metrics::Metrics::new(),
+        shutdown: tokio::sync::watch::Sender::new(false),
     });
     runtime.block_on(listen::serve(app, &args.host, args.port))
 }

@@ -161,8 +161,35 @@ impl Wait<'_> {
     }
 }
 
-/// Reads the body of `req` within its bounds, then waits for a scoring slot.
+/// Reads the body of `req` within its bounds, then waits for a scoring slot. A request whose
+/// body has not fully arrived when the server shuts down is answered 503 (not accepted: its
+/// client retries); one with its whole body is accepted and waits for its slot.
 pub(super) async fn admit(app: &App, req: Request, deadline: Instant) -> Result<Admitted, Fail> {
+    let mut shutdown = app.shutdown.subscribe();
+    let mut wait = Wait { app, waited: Duration::ZERO, deadline };
+    let (data, memory) = tokio::select! {
+        biased;
+        read = read_body(&mut wait, req) => read?,
+        _ = shutdown.wait_for(|stop| *stop) => {
+            return Err(fail(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down; send the request again"));
+        }
+    };
+    if data.iter().all(u8::is_ascii_whitespace) {
+        return Err(fail(StatusCode::BAD_REQUEST, "the request body is empty"));
+    }
+    let queued = Gauge::enter(&app.queue.queued);
+    let slot = wait.take(&app.queue.slots, 1, "scoring slot").await;
+    drop(queued);
+    if let Ok(mut w) = app.queue.waits.lock() {
+        w.push(wait.waited.as_secs_f64());
+    }
+    Ok(Admitted { body: Bytes::from(data), _memory: memory, _slot: slot? })
+}
+
+/// The whole body of `req`, within `--max-body`, `--body-timeout` and the queue's memory, with
+/// the memory it holds.
+async fn read_body(wait: &mut Wait<'_>, req: Request) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), Fail> {
+    let app = wait.app;
     let max_body = app.limits.max_body;
     let too_large = || {
         fail(StatusCode::PAYLOAD_TOO_LARGE, format!("the request body is larger than {max_body} bytes (--max-body)"))
@@ -177,17 +204,16 @@ pub(super) async fn admit(app: &App, req: Request, deadline: Instant) -> Result<
     }
     let mut body: Body = req.into_body();
     let mut data = Vec::with_capacity(declared.map_or(0, |n| n as usize));
-    let mut wait = Wait { app, waited: Duration::ZERO, deadline };
     let mut memory: Option<OwnedSemaphorePermit> = None;
-    let reading = Gauge::enter(&app.queue.reading);
+    let _reading = Gauge::enter(&app.queue.reading);
     let body_start = Instant::now();
     loop {
         // Time spent waiting for memory is the server's, not the client's.
-        let body_deadline = (body_start + app.limits.body + wait.waited).min(deadline);
+        let body_deadline = (body_start + app.limits.body + wait.waited).min(wait.deadline);
         let frame = tokio::time::timeout_at(body_deadline.into(), poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)));
         let chunk = match frame.await {
             Err(_) => {
-                let (flag, secs) = if body_deadline == deadline {
+                let (flag, secs) = if body_deadline == wait.deadline {
                     ("--request-timeout", app.limits.request)
                 } else {
                     ("--body-timeout", app.limits.body)
@@ -197,7 +223,7 @@ pub(super) async fn admit(app: &App, req: Request, deadline: Instant) -> Result<
                     format!("the request body did not arrive within {}s ({flag})", secs.as_secs_f64()),
                 ));
             }
-            Ok(None) => break,
+            Ok(None) => return Ok((data, memory)),
             Ok(Some(Err(e))) => {
                 return Err(fail(StatusCode::BAD_REQUEST, format!("could not read the request body: {e}")));
             }
@@ -221,15 +247,4 @@ pub(super) async fn admit(app: &App, req: Request, deadline: Instant) -> Result<
             }
         }
     }
-    drop(reading);
-    if data.iter().all(u8::is_ascii_whitespace) {
-        return Err(fail(StatusCode::BAD_REQUEST, "the request body is empty"));
-    }
-    let queued = Gauge::enter(&app.queue.queued);
-    let slot = wait.take(&app.queue.slots, 1, "scoring slot").await;
-    drop(queued);
-    if let Ok(mut w) = app.queue.waits.lock() {
-        w.push(wait.waited.as_secs_f64());
-    }
-    Ok(Admitted { body: Bytes::from(data), _memory: memory, _slot: slot? })
 }

@@ -13,7 +13,7 @@ use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use rlverify::cli::Exit;
+use rlcli::Exit;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -82,7 +82,11 @@ pub(super) async fn serve(app: Arc<App>, host: &str, port: u16) -> anyhow::Resul
         }
     };
     drop(listener);
-    eprintln!("rlverify serve: {which}: no new connections; finishing the requests in flight");
+    eprintln!(
+        "rlverify serve: {which}: no new connections; bodies still arriving get 503 (their clients retry); \
+         finishing the requests accepted"
+    );
+    app.shutdown.send_replace(true);
     let _ = stop_tx.send(true);
     drop(done_rx);
     // The server stops once every connection is closed. A connection with no request under way

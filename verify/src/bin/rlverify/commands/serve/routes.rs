@@ -195,8 +195,13 @@ async fn scoring(app: Arc<App>, req: Request, work: Work) -> Response {
     }
 }
 
+/// The body as JSON; a body that is not UTF-8 is named as such, with the first bad byte
+/// (counted from 1), instead of serde's "invalid unicode code point".
 fn parse_json(bytes: &[u8]) -> Result<Value, Fail> {
-    serde_json::from_slice(bytes).map_err(|e| fail(StatusCode::BAD_REQUEST, format!("invalid JSON: {e}")))
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        fail(StatusCode::BAD_REQUEST, format!("the request body is not valid UTF-8 (at byte {})", e.valid_up_to() + 1))
+    })?;
+    serde_json::from_str(text).map_err(|e| fail(StatusCode::BAD_REQUEST, format!("invalid JSON: {e}")))
 }
 
 // ---------------------------------------------------------------------------------------------
