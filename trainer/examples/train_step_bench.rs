@@ -108,17 +108,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let shapes = flag("--shapes").unwrap_or_else(|| "4x128,8x256".into());
     let objective = Objective::from_name(&flag("--objective").unwrap_or_else(|| "grpo".into()))?;
     let name = flag("--model").unwrap_or_else(|| "default".into());
+    if let Some(prompt) = flag("--predict") {
+        // No weights, no device opened: the shape of a preset (`random:NAME`; `default` is
+        // SmolLM2-135M); `--device` only says whether the CPU's kernels apply.
+        let config = rlengine::ModelConfig::preset(name.strip_prefix("random:").unwrap_or("smollm2-135m"))?;
+        let dtype = rlengine::parse_dtype(&flag("--dtype").unwrap_or_else(|| "f32".into()))?;
+        let cpu = flag("--device").is_none_or(|d| d == "cpu");
+        print_predictions(&config, dtype, cpu, prompt.parse()?, &shapes)?;
+        return Ok(());
+    }
     let mut spec = ModelSpec::parse(&name)?;
     spec.device = rlengine::parse_device(&flag("--device").unwrap_or_else(|| "cpu".into()))?;
     spec.dtype = Some(rlengine::parse_dtype(&flag("--dtype").unwrap_or_else(|| "f32".into()))?);
     spec.max_batch = 16;
-    if let Some(prompt) = flag("--predict") {
-        // No weights: the shape of a preset (`random:NAME`; `default` is SmolLM2-135M).
-        let config = rlengine::ModelConfig::preset(name.strip_prefix("random:").unwrap_or("smollm2-135m"))?;
-        let dtype = spec.dtype.unwrap_or(candle_core::DType::F32);
-        print_predictions(&config, dtype, spec.device.is_cpu(), prompt.parse()?, &shapes)?;
-        return Ok(());
-    }
     let no_rollout = args.iter().any(|a| a == "--no-rollout");
     let recompute = args.iter().any(|a| a == "--recompute-activations");
     let terms = args.iter().any(|a| a == "--terms");
