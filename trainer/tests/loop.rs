@@ -353,6 +353,16 @@ fn a_model_too_large_for_memory_is_refused_before_anything_exists() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("weights, gradients and AdamW moments") && err.contains("GiB available"), "{err}");
     assert!(!out.exists(), "the run folder was created");
+    // A row that cannot fit even recomputed: refused with the figures, before any rollout.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rltrain"))
+        .args(["--model", "tiny", "--data", "task:succ", "--max-new-tokens", "10000000", "--steps", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("does not fit") && err.contains("--max-new-tokens") && err.contains("GiB"), "{err}");
+    assert!(!out.exists(), "the run folder was created");
 }
 
 #[test]
