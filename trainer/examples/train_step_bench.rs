@@ -9,6 +9,14 @@
 //! peak RSS (the high-water mark is reset just before it, so the rollout's buffers do not count;
 //! the resident weights and optimizer state do), beside the RSS just before it.
 //!
+//! Beside the measured peak, the memory model's prediction (`rltrain::memory::train_step`, with
+//! the ops of this build) and their ratio: measured is the train part's peak RSS less the RSS the
+//! process had before the model was loaded (code and libraries). A later shape of one process
+//! can find memory the allocator kept from an earlier one: compare one shape per process.
+//! `--prompt-tokens N` replaces the chat prompt by N seeded random tokens. `--terms` prints the prediction term by term; `--predict PROMPT_TOKENS` prints only the
+//! predictions (fused and composite ops) for a preset's shape, without weights:
+//! `train_step_bench --predict 128 --model random:qwen2-0.5b --dtype bf16 --shapes 8x896`.
+//!
 //! ```text
 //! cargo run --release -p rltrain --example train_step_bench [-- --shapes 4x128,8x256 --objective grpo]
 //! train_step_bench --no-rollout --shapes 4x128,4x128,4x128   # the train part alone, as torch_step.py
@@ -21,6 +29,7 @@ use std::time::Instant;
 
 use candle_core::Var;
 use rlengine::{Engine, ModelSpec, SamplingParams};
+use rltrain::memory::{self, Options, StepShape};
 use rltrain::objectives::{LossInputs, Objective};
 use rltrain::optim::{clip_scale, global_norm, AdamW, AdamWConfig};
 use rltrain::policy::{response_logprobs, response_logprobs_recomputed, SequenceBatch};
@@ -67,19 +76,54 @@ impl XorShift {
     }
 }
 
+/// `--predict PROMPT_TOKENS`: the memory model's terms for each shape, with the fused ops and
+/// with this build's composite ops, without running anything.
+fn print_predictions(
+    config: &rlengine::ModelConfig,
+    dtype: candle_core::DType,
+    cpu: bool,
+    prompt: usize,
+    shapes: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    for shape in shapes.split(',') {
+        let (rows, tokens) = shape.split_once('x').ok_or("shapes look like 8x1024")?;
+        let s = StepShape { rows: rows.parse()?, prompt, response: tokens.parse()? };
+        let fused = memory::train_step(config, s, &Options::fused(dtype, cpu));
+        let composite = memory::train_step(config, s, &Options::composite(dtype, cpu));
+        println!("\n{shape} ({prompt} prompt tokens, {dtype:?}), GiB:\n");
+        println!("| term | fused ops | composite ops |\n|---|---|---|");
+        for (f, c) in fused.terms.iter().zip(&composite.terms) {
+            println!("| {} | {:.2} | {:.2} |", f.name, memory::gib(f.bytes), memory::gib(c.bytes));
+        }
+        println!("| **total** | **{:.2}** | **{:.2}** |", memory::gib(fused.total()), memory::gib(composite.total()));
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     rlengine::element_wise_on_caller();
+    let start_rss = rss_mib().unwrap_or(0.0);
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let shapes = flag("--shapes").unwrap_or_else(|| "4x128,8x256".into());
     let objective = Objective::from_name(&flag("--objective").unwrap_or_else(|| "grpo".into()))?;
     let name = flag("--model").unwrap_or_else(|| "default".into());
+    if let Some(prompt) = flag("--predict") {
+        // No weights, no device opened: the shape of a preset (`random:NAME`; `default` is
+        // SmolLM2-135M); `--device` only says whether the CPU's kernels apply.
+        let config = rlengine::ModelConfig::preset(name.strip_prefix("random:").unwrap_or("smollm2-135m"))?;
+        let dtype = rlengine::parse_dtype(&flag("--dtype").unwrap_or_else(|| "f32".into()))?;
+        let cpu = flag("--device").is_none_or(|d| d == "cpu");
+        print_predictions(&config, dtype, cpu, prompt.parse()?, &shapes)?;
+        return Ok(());
+    }
     let mut spec = ModelSpec::parse(&name)?;
     spec.device = rlengine::parse_device(&flag("--device").unwrap_or_else(|| "cpu".into()))?;
     spec.dtype = Some(rlengine::parse_dtype(&flag("--dtype").unwrap_or_else(|| "f32".into()))?);
     spec.max_batch = 16;
     let no_rollout = args.iter().any(|a| a == "--no-rollout");
     let recompute = args.iter().any(|a| a == "--recompute-activations");
+    let terms = args.iter().any(|a| a == "--terms");
     if no_rollout {
         // No sampling: no quantized copy of the weights either.
         spec.cpu_decode = rlengine::CpuDecode::Dense;
@@ -96,16 +140,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = engine.model();
     let vars = model.vars().to_vec();
     let mut opt = AdamW::new(&vars, AdamWConfig::default())?;
-    let prompt = engine
-        .tokenizer()
-        .encode("<|im_start|>user\nWhat is 12 * 7? Think step by step.<|im_end|>\n<|im_start|>assistant\n")?;
-    println!(
-        "| rows x tokens | rollout s | train s (fwd+bwd+AdamW) | train CPU s | of which AdamW s | step s | tokens/s | \
-         objective s (share) | RSS before train MiB | train peak RSS MiB | process peak RSS MiB |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let vocab = model.config().vocab_size as u64;
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    let prompt = match flag("--prompt-tokens") {
+        // Seeded random prompt tokens: the same positions as `torch_reference.py train --prompt N`.
+        Some(n) => (0..n.parse::<usize>()?).map(|_| (rng.next() % vocab) as u32).collect(),
+        None => engine
+            .tokenizer()
+            .encode("<|im_start|>user\nWhat is 12 * 7? Think step by step.<|im_end|>\n<|im_start|>assistant\n")?,
+    };
+    println!("prompt: {} tokens", prompt.len());
+    println!(
+        "| rows x tokens | rollout s | train s (fwd+bwd+AdamW) | train CPU s | of which AdamW s | step s | tokens/s | \
+         objective s (share) | RSS before train MiB | train peak RSS MiB | process peak RSS MiB | \
+         predicted MiB | measured MiB | predicted/measured |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let opts = Options { recompute, ..Options::current(model.dtype(), model.device().is_cpu()) };
+    let mut breakdowns = Vec::new();
     for shape in shapes.split(',') {
         let (rows, tokens) = shape.split_once('x').ok_or("shapes look like 4x128")?;
         let (rows, tokens): (usize, usize) = (rows.parse()?, tokens.parse()?);
@@ -204,12 +256,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let inp = LossInputs::new(leaf.as_tensor().clone(), old, adv, mask)?;
         let _ = cfg.loss(&inp, Some(&groups))?.total.backward()?;
         let obj_s = obj.elapsed().as_secs_f64();
+        let shape_of = StepShape { rows, prompt: prompt.len(), response: tokens };
+        let predicted = memory::train_step(model.config(), shape_of, &opts);
+        let predicted_mib = predicted.total() as f64 / 1048576.0;
+        let measured_mib = train_peak - start_rss;
         println!(
             "| {rows}x{tokens} | {rollout_s:.2} | {train_s:.2} | {train_cpu:.2} | {adam_s:.2} | {step_s:.2} | {:.0} | \
-             {obj_s:.4} ({:.3}%) | {rss_before:.0} | {train_peak:.0} | {:.0} |",
+             {obj_s:.4} ({:.3}%) | {rss_before:.0} | {train_peak:.0} | {:.0} | {predicted_mib:.0} | {measured_mib:.0} | \
+             {:.2} |",
             (rows * tokens) as f64 / step_s,
             100.0 * obj_s / step_s,
-            process_peak.max(train_peak)
+            process_peak.max(train_peak),
+            predicted_mib / measured_mib,
+        );
+        breakdowns.push((shape.to_string(), predicted));
+    }
+    for (shape, est) in breakdowns.iter().filter(|_| terms) {
+        println!(
+            "\nPredicted train peak of {shape} (prompt {} tokens):\n\n| term | GiB |\n|---|---|\n{est}",
+            prompt.len()
         );
     }
     Ok(())

@@ -48,6 +48,9 @@ pub struct TrainConfig {
     pub sources: BTreeMap<String, Source>,
     /// Settings changed when the run was resumed (`rltrain --resume DIR --allow-changes`).
     pub changes: Vec<ResumeChange>,
+    /// The memory plan the run chose (micro-batch size, recomputation) and the figures behind it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::memory::plan::MemoryPlan>,
 }
 
 /// Run (`run` in `config.json`): how the run is kept: where it writes, how long it runs, its seed and device, what it logs and saves.
@@ -236,11 +239,13 @@ pub struct OptimSettings {
     pub iterations: usize,
     /// Mini-batches per pass (one optimizer step each).
     pub mini_batches: usize,
-    /// Rows per forward/backward (gradient accumulation); 0 = whole mini-batch.
-    pub micro_batch_size: usize,
+    /// Rows per forward/backward (gradient accumulation); 0 = whole mini-batch; `None` = the
+    /// largest that fits in memory ([`crate::memory::plan`]).
+    pub micro_batch_size: Option<usize>,
     /// Activation recomputation: keep only each decoder layer's input in the forward and rerun
-    /// the layer in the backward (same gradients; less memory, one more forward of the layers).
-    pub recompute_activations: bool,
+    /// the layer in the backward (same gradients; less memory, one more forward of the layers);
+    /// `None` = only when one row does not fit without it.
+    pub recompute_activations: Option<bool>,
     /// CPGD's multi-epoch correction (arXiv:2505.12504 §6.1): from the second pass over a batch on,
     /// the advantage is weighted by `clip(sg π_{m-1}/π_old, 1-ε, 1+ε)`; `None` = on for the CPG
     /// objectives (cpg, cpgd, cpgd-official) when `iterations > 1`.
@@ -270,8 +275,8 @@ impl Default for OptimSettings {
         Self {
             iterations: 1,
             mini_batches: 1,
-            micro_batch_size: 0,
-            recompute_activations: false,
+            micro_batch_size: None,
+            recompute_activations: None,
             cpgd_epoch_correction: None,
             lr: 3e-3,
             lr_schedule: ScheduleKind::Constant,
@@ -1015,14 +1020,14 @@ fn deep_merge(base: &mut Value, overlay: &Value) {
 }
 
 /// `(setting, value)` of a config object, nested or flat, every setting by its flag name
-/// (`sources` and `changes` left out).
+/// (`sources`, `changes` and the `memory` plan left out).
 fn flat_entries(v: &Value) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     if let Value::Object(m) = v {
         for (k, v) in m {
             match v {
                 Value::Object(_) if CONTAINERS.contains(&k.as_str()) => out.extend(flat_entries(v)),
-                _ if k == "sources" || k == "changes" => {}
+                _ if k == "sources" || k == "changes" || k == "memory" => {}
                 _ => out.push((k.clone(), v.clone())),
             }
         }

@@ -6,7 +6,7 @@
 //! [`optim`]. This crate is the runtime on top. The training loop: [`train::train`] reads top to bottom, from
 //! [`rollout`] (engine sampling, [`reward`] from `rlverify`) to [`optim`] (fused AdamW,
 //! schedules, clipping), with [`checkpoint`]s that resume bit for bit; [`config`] holds every
-//! setting ([`config_values`]: the checks of its flags), [`data`] and [`tasks`] the problems, [`policy`] the model, [`eval`] the periodic
+//! setting ([`config_values`]: the checks of its flags), [`data`] and [`tasks`] the problems, [`policy`] the model, [`memory`] the memory a step needs and the micro-batches that fit, [`eval`] the periodic
 //! evaluation, and [`presets`] each seed paper's own settings (`--paper`).
 //!
 //! ```
@@ -39,6 +39,7 @@ pub mod config_values;
 pub mod data;
 pub mod error;
 pub mod eval;
+pub mod memory;
 pub mod plot;
 pub mod policy;
 pub mod presets;

@@ -20,6 +20,8 @@ use crate::config::TrainConfig;
 use crate::data::{Dataset, PromptOrder};
 use crate::error::{Error, Result};
 use crate::eval::{self, EvalSet};
+use crate::memory::available::Available;
+use crate::memory::plan::{self, ChosenBy, Demand, MemoryPlan};
 use crate::metrics::{batch_metrics, Metrics};
 use crate::objectives::{cpgd, LossConfig, LossInputs};
 use crate::optim::{clip_scale, global_norm, AdamW, AdamWConfig, LrSchedule};
@@ -134,6 +136,8 @@ struct Session<'a> {
     quantized: bool,
     reference: Option<Model>,
     cpgd_correction: Option<f64>,
+    /// Rows per forward/backward and recomputation, as planned ([`plan::plan`]).
+    memory: MemoryPlan,
     eval_sets: Vec<EvalSet>,
     rewarder: Rewarder,
     opt: AdamW,
@@ -177,12 +181,19 @@ struct Sampled {
 }
 
 impl<'a> Session<'a> {
-    /// Setup: data, model, reference, rewards, optimizer, run directory, and the state of a fresh
+    /// Setup: data, model, the memory plan (a run that cannot fit stops here, before the run
+    /// directory exists), reference, rewards, optimizer, run directory, and the state of a fresh
     /// run or of the newest checkpoint.
     fn start(cfg: &'a TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -> Result<Self> {
         cfg.validate()?;
         let loss_cfg = cfg.loss_config()?;
         let device = policy::device(cfg.run.device)?;
+        let available = Available::of(&device)?;
+        if cfg.model.model == "tiny" {
+            // Before its weights are allocated (a byte-level vocabulary bounds the task's).
+            let shape = plan::tiny_config(&cfg.model, rlengine::Tokenizer::byte_level()?.vocab_size());
+            plan::check_state(&shape, DType::F32, &available, "the tiny model")?;
+        }
         let fields =
             Fields { problem: cfg.data.problem_field.clone(), answer: cfg.data.answer_field.clone(), id: "id".into() };
         let data = Dataset::load(&cfg.data.data, &fields, cfg.data.task_size, cfg.run.seed)?;
@@ -195,6 +206,7 @@ impl<'a> Session<'a> {
         let vars = model.vars().to_vec();
         let cpgd_correction = cfg.cpgd_epoch_correction_eps()?;
         let needs_ref = loss_cfg.ref_kl.is_some() || estimator_needs_kl(&loss_cfg.advantage);
+        let memory = memory_plan(cfg, &engine, &data, &available, needs_ref, on_event)?;
         let reference = if needs_ref { Some(policy::frozen_copy(&model)?) } else { None };
         let eval_sets = load_eval_sets(cfg, &fields)?;
         let overlong = match cfg.overlong_buffer_tokens() {
@@ -217,6 +229,7 @@ impl<'a> Session<'a> {
             min_ratio: cfg.optim.min_lr_ratio,
         };
         let dir = RunDir::create(&cfg.run.out)?;
+        let cfg_recorded = TrainConfig { memory: Some(memory.clone()), ..cfg.clone() };
         let fresh = TrainerState {
             step: 0,
             optimizer_steps: 0,
@@ -228,7 +241,7 @@ impl<'a> Session<'a> {
             data_fingerprint: Some(data.fingerprint()),
         };
         let state = resume_state(cfg, resume, &dir, &engine, &mut opt, fresh, on_event)?;
-        dir.write_config(cfg)?;
+        dir.write_config(&cfg_recorded)?;
         let metrics_out = JsonlWriter::append(&dir.metrics_path())?;
         let rollouts_out = JsonlWriter::append(&dir.rollouts_path())?;
         on_event(Event::Start {
@@ -247,6 +260,7 @@ impl<'a> Session<'a> {
             quantized,
             reference,
             cpgd_correction,
+            memory,
             eval_sets,
             rewarder,
             opt,
@@ -282,7 +296,7 @@ impl<'a> Session<'a> {
         let sampler_logp: Option<Vec<Vec<f32>>> = if old_from_update {
             Some(batch.samples.iter().map(|s| s.old_logp.clone()).collect())
         } else if self.quantized && !batch.samples.is_empty() {
-            let trainer = detached_logprobs(&self.model, &batch.samples, cfg, self.pad())?;
+            let trainer = detached_logprobs(&self.model, &batch.samples, cfg, self.pad(), &self.memory)?;
             Some(batch.samples.iter_mut().zip(trainer).map(|(s, t)| std::mem::replace(&mut s.old_logp, t)).collect())
         } else {
             None
@@ -301,7 +315,7 @@ impl<'a> Session<'a> {
     fn advantages(&self, sampled: &mut Sampled) -> Result<(Option<TokenLogprobs>, Vec<Vec<f64>>)> {
         let samples = &sampled.batch.samples;
         let ref_logp = match &self.reference {
-            Some(r) if !samples.is_empty() => Some(detached_logprobs(r, samples, self.cfg, self.pad())?),
+            Some(r) if !samples.is_empty() => Some(detached_logprobs(r, samples, self.cfg, self.pad(), &self.memory)?),
             _ => None,
         };
         let mut advantages = compute_advantages(&self.loss_cfg.advantage, samples, ref_logp.as_deref())?;
@@ -340,7 +354,7 @@ impl<'a> Session<'a> {
             // CPGD §6.1 (arXiv:2505.12504): from the second pass on, A ← clip(sg π_{m-1}/π_old) · A.
             let corrected = match self.cpgd_correction {
                 Some(eps) if iteration > 0 => {
-                    let prev = detached_logprobs(&self.model, samples, cfg, pad)?;
+                    let prev = detached_logprobs(&self.model, samples, cfg, pad, &self.memory)?;
                     let old: Vec<&[f32]> = samples.iter().map(|s| s.old_logp.as_slice()).collect();
                     let (adv, mean_w) = cpgd::epoch_corrected_advantages(advantages, &prev, &old, eps)?;
                     acc.cpgd_weights.push(mean_w);
@@ -359,6 +373,8 @@ impl<'a> Session<'a> {
                     advantages: corrected.as_deref().unwrap_or(advantages),
                     ref_logp,
                     inject_nan: cfg.run.inject_nan_at_step == Some(step) && iteration == 0 && mb == 0,
+                    micro: self.memory.micro_batch_size,
+                    recompute: self.memory.recompute_activations,
                     sampler_logp: if sampled.old_from_update { sampled.sampler_logp.as_deref() } else { None },
                     pad,
                 };
@@ -562,11 +578,81 @@ fn run_eval(
     Ok(())
 }
 
-/// Log-probs of every sample's response under `reference` (no autograd), in rows of at most 64.
-fn detached_logprobs(reference: &Model, samples: &[Sample], cfg: &TrainConfig, pad: u32) -> Result<Vec<Vec<f32>>> {
+/// The memory plan of the run ([`plan::plan`]) from the policy's shape, the longest prompt of the
+/// data plus `--max-new-tokens`, and what the device has. A resumed run keeps the plan it
+/// recorded while that still fits (the same micro-batches give the same float sums).
+fn memory_plan(
+    cfg: &TrainConfig,
+    engine: &Engine,
+    data: &Dataset,
+    available: &Available,
+    reference: bool,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<MemoryPlan> {
+    let model = engine.model();
+    let mut prompt_tokens = 0;
+    for p in &data.problems {
+        prompt_tokens = prompt_tokens.max(policy::prompt_ids(engine, cfg, &p.problem)?.len());
+    }
+    let step_rows = cfg.rollout.prompts_per_step * cfg.rollout.group_size;
+    let demand = Demand {
+        model: model.config(),
+        dtype: model.dtype(),
+        cpu: model.device().is_cpu(),
+        rows: step_rows.div_ceil(cfg.optim.mini_batches.max(1)),
+        prompt_tokens,
+        response_tokens: cfg.rollout.max_new_tokens,
+        rollout_rows: cfg.rollout.gen_batch.clamp(1, step_rows.max(1)),
+        quantized: cfg.quantized_rollouts(),
+        reference,
+        user_micro_batch: cfg.optim.micro_batch_size,
+        user_recompute: cfg.optim.recompute_activations,
+    };
+    if let (None, Some(kept)) =
+        (cfg.optim.micro_batch_size, cfg.memory.as_ref().filter(|m| m.chosen_by == ChosenBy::Auto))
+    {
+        let same = Demand {
+            user_micro_batch: Some(kept.micro_batch_size),
+            user_recompute: Some(kept.recompute_activations),
+            ..demand.clone()
+        };
+        match plan::plan(&same, available) {
+            Ok(p) if p.predicted_peak_bytes <= p.budget_bytes => {
+                return Ok(MemoryPlan { chosen_by: ChosenBy::Auto, ..p })
+            }
+            _ => on_event(Event::Warning(&format!(
+                "the run's micro-batches of {} rows no longer fit the memory available; planning anew (the float sums \
+                 of the updates change)",
+                kept.micro_batch_size
+            ))),
+        }
+    }
+    let chosen = plan::plan(&demand, available)?;
+    if chosen.predicted_peak_bytes > chosen.budget_bytes {
+        on_event(Event::Warning(&format!(
+            "--micro-batch-size {} is predicted to need {:.1} GiB at {} positions per row, more than the {:.1} GiB \
+             planned ({:.1} GiB available); leave the flag out to choose a size that fits",
+            chosen.micro_batch_size,
+            crate::memory::gib(chosen.predicted_peak_bytes),
+            chosen.positions,
+            crate::memory::gib(chosen.budget_bytes),
+            crate::memory::gib(chosen.available_bytes),
+        )));
+    }
+    Ok(chosen)
+}
+
+/// Log-probs of every sample's response under `reference` (no autograd), in rows of at most 64,
+/// or of the planned micro-batch when it splits a mini-batch.
+fn detached_logprobs(
+    reference: &Model,
+    samples: &[Sample],
+    cfg: &TrainConfig,
+    pad: u32,
+    memory: &MemoryPlan,
+) -> Result<Vec<Vec<f32>>> {
     let mut out = Vec::with_capacity(samples.len());
-    let chunk = if cfg.optim.micro_batch_size > 0 { cfg.optim.micro_batch_size } else { 64 };
-    for rows in samples.chunks(chunk) {
+    for rows in samples.chunks(memory.detached_rows()) {
         let pairs: Vec<(&[u32], &[u32])> = rows.iter().map(|s| (s.prompt.as_slice(), s.response.as_slice())).collect();
         let seqs = SequenceBatch::new(&pairs, pad, &reference.device())?;
         let lp = policy::response_logprobs_detached(reference, &seqs, cfg.rollout.temperature)?;
@@ -620,6 +706,10 @@ struct UpdateCtx<'a> {
     advantages: &'a [Vec<f64>],
     ref_logp: Option<&'a [Vec<f32>]>,
     inject_nan: bool,
+    /// Rows per forward/backward.
+    micro: usize,
+    /// Recompute activations layer by layer.
+    recompute: bool,
     /// Set when π_old is this update's own detached forward (quantized rollouts, one update per
     /// step): the sampler's log-probs, for the mismatch metrics and the truncated IS weight.
     sampler_logp: Option<&'a [Vec<f32>]>,
@@ -691,7 +781,6 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
     let lengths: Vec<usize> = rows.iter().map(|&i| samples[i].response.len()).collect();
     let groups: Vec<usize> = rows.iter().map(|&i| samples[i].group).collect();
     let global = GlobalNorm::from_lengths(&lengths, Some(&groups))?;
-    let micro = if ctx.cfg.optim.micro_batch_size == 0 { rows.len() } else { ctx.cfg.optim.micro_batch_size };
     let vars = ctx.model.vars();
     let device = ctx.model.device();
     let pad = ctx.pad;
@@ -700,11 +789,11 @@ fn compute_gradients(ctx: &UpdateCtx, rows: &[usize], acc: &mut UpdateStats) -> 
     let mut micro_metrics = Vec::new();
     // Sums of |d|, k3, tokens and TIS weights over the micro-batches (π_old from this forward).
     let mut mismatch: Option<(f64, f64, f64, f64)> = None;
-    for chunk in rows.chunks(micro.max(1)) {
+    for chunk in rows.chunks(ctx.micro.max(1)) {
         let pairs: Vec<(&[u32], &[u32])> =
             chunk.iter().map(|&i| (samples[i].prompt.as_slice(), samples[i].response.as_slice())).collect();
         let seqs = SequenceBatch::new(&pairs, pad, &device)?;
-        let (lp, recompute) = if ctx.cfg.optim.recompute_activations {
+        let (lp, recompute) = if ctx.recompute {
             let (lp, r) = policy::response_logprobs_recomputed(ctx.model, &seqs, ctx.cfg.rollout.temperature)?;
             (lp, Some(r))
         } else {

@@ -290,6 +290,82 @@ fn micro_batches_change_memory_not_the_update() {
 }
 
 #[test]
+fn micro_batches_give_the_whole_mini_batch_update_in_every_aggregation() {
+    // Responses of 1 to 3 tokens (EOS or the limit): token-mean over the mini-batch is not a
+    // mean of micro-batch means, seq-mean-token-sum-norm's width is the mini-batch's, and so on.
+    for aggregation in [
+        "token-mean",
+        "seq-mean-token-mean",
+        "seq-mean-token-sum",
+        "seq-mean-token-sum-norm",
+        "dr-grpo",
+        "group-token-mean",
+    ] {
+        let first = |micro: usize| {
+            let out = tmp(&format!("agg-{aggregation}-{micro}"));
+            // An entropy bonus gives a gradient even where every group's rewards are equal.
+            let settings = json!({"objective": "grpo", "aggregation": aggregation, "max_new_tokens": 3,
+                                  "entropy_coef": 0.01, "micro_batch_size": micro, "steps": 1});
+            train(&set(&tiny(&out), settings), false, &mut quiet).unwrap();
+            let m = metrics(&out);
+            let _ = std::fs::remove_dir_all(&out);
+            let get = |k: &str| m[0][k].as_f64().unwrap_or(f64::NAN);
+            (get("loss"), get("grad_norm"), get("response_length/mean"))
+        };
+        let (whole, micro) = (first(0), first(7));
+        assert!(whole.2 > 1.0 && whole.2 < 3.0, "{aggregation}: lengths must vary: {whole:?}");
+        assert!((whole.0 - micro.0).abs() < 1e-6, "{aggregation}: loss {whole:?} vs {micro:?}");
+        assert!((whole.1 - micro.1).abs() < 1e-5 * whole.1.max(1.0), "{aggregation}: grad norm {whole:?} vs {micro:?}");
+        assert!(whole.1 > 0.0, "{aggregation}");
+    }
+}
+
+#[test]
+fn the_tiny_model_plans_the_whole_mini_batch_and_records_why() {
+    // The automatic choice keeps the tiny runs (resume, studies) in one micro-batch, as before.
+    let out = tmp("plan");
+    train(&set(&tiny(&out), json!({"steps": 1})), false, &mut quiet).unwrap();
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    let plan = &cfg["memory"];
+    assert_eq!(plan["micro_batch_size"], 64, "{plan}");
+    assert_eq!((plan["chosen_by"].as_str(), plan["recompute_activations"].as_bool()), (Some("auto"), Some(false)));
+    let (predicted, budget, available) = (
+        plan["predicted_peak_bytes"].as_u64().unwrap_or(0),
+        plan["budget_bytes"].as_u64().unwrap_or(0),
+        plan["available_bytes"].as_u64().unwrap_or(0),
+    );
+    assert!(0 < predicted && predicted <= budget && budget < available, "{plan}");
+    // A resumed run reads the plan back.
+    assert!(TrainConfig::from_json(&cfg.to_string()).is_ok());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_model_too_large_for_memory_is_refused_before_anything_exists() {
+    // 100,000 wide: ~360 GB of weights; refused before they are allocated or the run folder made.
+    let out = tmp("huge");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rltrain"))
+        .args(["--model", "tiny", "--tiny-hidden", "100000", "--data", "task:succ", "--steps", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("weights, gradients and AdamW moments") && err.contains("GiB available"), "{err}");
+    assert!(!out.exists(), "the run folder was created");
+    // A row that cannot fit even recomputed: refused with the figures, before any rollout.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rltrain"))
+        .args(["--model", "tiny", "--data", "task:succ", "--max-new-tokens", "10000000", "--steps", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("does not fit") && err.contains("--max-new-tokens") && err.contains("GiB"), "{err}");
+    assert!(!out.exists(), "the run folder was created");
+}
+
+#[test]
 fn recomputed_activations_change_memory_not_the_update() {
     // Two steps, with micro-batches too: the second step's loss depends on the first update.
     let run = |recompute: bool, name: &str| {

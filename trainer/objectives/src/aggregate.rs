@@ -80,6 +80,9 @@ pub struct GlobalNorm {
     pub n_seqs: f64,
     /// Valid tokens per prompt group.
     pub group_tokens: BTreeMap<usize, f64>,
+    /// The longest response: the padded width of the whole mini-batch, which each micro-batch
+    /// (padded to its own longest row) uses for `seq-mean-token-sum-norm` (0: the mask's width).
+    pub max_len: usize,
 }
 
 impl GlobalNorm {
@@ -93,6 +96,7 @@ impl GlobalNorm {
         }
         for (i, &len) in lengths.iter().enumerate() {
             g.n_tokens += len as f64;
+            g.max_len = g.max_len.max(len);
             if let Some(ids) = groups {
                 *g.group_tokens.entry(ids[i]).or_insert(0.0) += len as f64;
             }
@@ -104,6 +108,7 @@ impl GlobalNorm {
     pub fn merge(&mut self, other: &GlobalNorm) {
         self.n_tokens += other.n_tokens;
         self.n_seqs += other.n_seqs;
+        self.max_len = self.max_len.max(other.max_len);
         for (k, v) in &other.group_tokens {
             *self.group_tokens.entry(*k).or_insert(0.0) += v;
         }
@@ -131,7 +136,10 @@ pub fn weights(mode: AggMode, mask: &Tensor, groups: Option<&[usize]>, global: O
         }
     };
     let inv = |d: f64| if d > 0.0 { 1.0 / d } else { 0.0 };
-    let padded = mask.dim(1)? as f64;
+    let padded = match global {
+        Some(g) if g.max_len > 0 => g.max_len as f64,
+        _ => mask.dim(1)? as f64,
+    };
     let n_groups = g.group_tokens.len() as f64;
     let mut factors = Vec::with_capacity(lens.len());
     for (i, &len) in lens.iter().enumerate() {
@@ -171,4 +179,60 @@ pub fn aggregate_with(loss: &Tensor, weights: &Tensor, mask: &Tensor) -> Result<
 pub fn aggregate(mode: AggMode, loss: &Tensor, mask: &Tensor, groups: Option<&[usize]>) -> Result<Tensor> {
     let w = weights(mode, mask, groups, None)?;
     aggregate_with(loss, &w, mask)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::Device;
+
+    /// A right-padded mask of `lengths`, as wide as the longest.
+    fn mask(lengths: &[usize]) -> Tensor {
+        let width = lengths.iter().copied().max().unwrap_or(0);
+        let rows: Vec<f64> =
+            lengths.iter().flat_map(|&l| (0..width).map(move |t| if t < l { 1.0 } else { 0.0 })).collect();
+        Tensor::from_vec(rows, (lengths.len(), width), &Device::Cpu).unwrap()
+    }
+
+    /// A loss value per token that differs everywhere.
+    fn loss(rows: &[usize], width: usize) -> Tensor {
+        let v: Vec<f64> = rows.iter().flat_map(|&r| (0..width).map(move |t| 0.3 + r as f64 + 0.1 * t as f64)).collect();
+        Tensor::from_vec(v, (rows.len(), width), &Device::Cpu).unwrap()
+    }
+
+    #[test]
+    fn micro_batches_with_the_global_normalisers_sum_to_the_whole_mini_batch() {
+        // Rows of different lengths and groups, split into micro-batches each padded to its own
+        // longest row (as the trainer lays them out): token-mean must stay the mean over every
+        // token of the mini-batch, not a mean of micro-batch means, and so on for each mode.
+        let lengths = [5usize, 1, 3, 7, 2, 2, 6];
+        let groups = [0usize, 0, 1, 1, 1, 2, 2];
+        let all: Vec<usize> = (0..lengths.len()).collect();
+        let global = GlobalNorm::from_lengths(&lengths, Some(&groups)).unwrap();
+        let modes = [
+            AggMode::TokenMean,
+            AggMode::SeqMeanTokenMean,
+            AggMode::SeqMeanTokenSum,
+            AggMode::SeqMeanTokenSumNorm { l_norm: None },
+            AggMode::SeqMeanTokenSumNorm { l_norm: Some(9) },
+            AggMode::DrGrpo { l_max: 8 },
+            AggMode::GroupTokenMean,
+        ];
+        for mode in modes {
+            let whole = aggregate(mode, &loss(&all, 7), &mask(&lengths), Some(&groups)).unwrap();
+            let whole = whole.to_scalar::<f64>().unwrap();
+            for micro in [1, 2, 3] {
+                let mut sum = 0.0;
+                for part in all.chunks(micro) {
+                    let lens: Vec<usize> = part.iter().map(|&i| lengths[i]).collect();
+                    let ids: Vec<usize> = part.iter().map(|&i| groups[i]).collect();
+                    let m = mask(&lens);
+                    let w = weights(mode, &m, Some(&ids), Some(&global)).unwrap();
+                    let l = aggregate_with(&loss(part, m.dim(1).unwrap()), &w, &m).unwrap();
+                    sum += l.to_scalar::<f64>().unwrap();
+                }
+                assert!((sum - whole).abs() < 1e-12, "{mode} in micro-batches of {micro}: {sum} vs {whole}");
+            }
+        }
+    }
 }
