@@ -189,6 +189,16 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
                 i += numeral;
                 continue;
             }
+            // A word of another script that the lexicon reads (`или`, `oder`'s peers: `أو`, `或`).
+            let word: usize = s[i..].chars().take_while(|ch| ch.is_alphabetic()).map(char::len_utf8).sum();
+            if word > 0 {
+                let lower = s[i..i + word].to_lowercase();
+                if !lexicon::classes(&lower).is_empty() {
+                    out.push(Tok::Word(std::borrow::Cow::Owned(lower)));
+                    i += word;
+                    continue;
+                }
+            }
         }
         match c {
             b'.' | b'!' | b'?' if b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace() || *n == b'$') => {

@@ -158,7 +158,7 @@ pub struct LossTerms {
 }
 
 /// One objective kernel: its hyper-parameter type computes the per-token loss. A new kernel is
-/// one `impl Kernel` (beside its loss function) and one line in the [`kernels!`] list below.
+/// one `impl Kernel` (beside its loss function) and one line in the `kernels!` list below.
 pub trait Kernel {
     /// Short name of the kernel family (errors, tables).
     fn name(&self) -> &'static str;

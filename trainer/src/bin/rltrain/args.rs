@@ -237,7 +237,7 @@ pub struct TrainArgs {
     /// CPGD's multi-epoch correction of the advantage (arXiv:2505.12504 §6.1) [default: true for cpg, cpgd and cpgd-official when --iterations > 1].
     #[arg(long, value_name = "BOOL", help_heading = "Optimisation")]
     pub cpgd_epoch_correction: Option<bool>,
-    /// Rows per forward/backward (gradient accumulation; 0 = whole mini-batch) [default: the largest that fits for the memory available; recorded in config.json under `memory`].
+    /// Rows per forward/backward (gradient accumulation; 0 = whole mini-batch) [default: the largest that fits for the memory available; recorded in config.json as its memory field].
     #[arg(long, help_heading = "Optimisation")]
     pub micro_batch_size: Option<usize>,
     /// Recompute each decoder layer's activations in the backward instead of keeping them (same gradients, less memory, one more forward of the layers) [default: on only for runs whose single row does not fit without it].
