@@ -1,5 +1,5 @@
 //! `rlbench` into a closed pipe (`rlbench score f | head`) ends quietly with status 0, as
-//! `rlverify` and `rltrain` do (`rlverify::cli::main`), instead of panicking in `println!`.
+//! `rlverify` and `rltrain` do (`rlcli::main`), instead of panicking in `println!`.
 
 use std::io::Write;
 use std::process::Command;

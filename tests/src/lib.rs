@@ -7,7 +7,7 @@
 //!   run when what they need is cached, under CI, or when `RLVR_NETWORK_TESTS=1`; otherwise they
 //!   skip with a notice instead of failing offline;
 //! - the closed-pipe check ([`assert_quiet_into_closed_pipe`]): a command whose reader goes away
-//!   ends with status 0 and no panic message, as `rlverify::cli::main` promises; and the full-disk
+//!   ends with status 0 and no panic message, as `rlcli::main` promises; and the full-disk
 //!   check ([`assert_error_into_full_stdout`]): an `error:` line and status 2;
 //! - the adversarial answers ([`adversarial_answers`]): inputs of about 4 KB built to recurse,
 //!   which the verifier's parser tests and its speed example both run.

@@ -3,7 +3,7 @@
 //! never a silent default: JSON, and so a run's `config.json`, cannot hold a non-finite number),
 //! and the verifier's option enums written in `config.json` by their flag names.
 
-use rlverify::cli::parse_f64_in;
+use rlcli::parse_f64_in;
 
 /// Any finite number.
 pub fn finite(s: &str) -> Result<f64, String> {

@@ -1,5 +1,5 @@
 //! `rltrain` into a closed pipe (`rltrain tasks arith | head`) ends quietly with status 0, as
-//! `rlverify` and `rlbench` do (`rlverify::cli::main`), instead of panicking in `println!`.
+//! `rlverify` and `rlbench` do (`rlcli::main`), instead of panicking in `println!`.
 
 use std::process::Command;
 

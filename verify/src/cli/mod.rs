@@ -5,15 +5,12 @@
 //! error report of `rlverify score` and `rlbench score`.
 //!
 //! The rest of the command-line kit (the printer, the exit status, signals, number parsers,
-//! `-j`) is the `rlcli` crate. It is re-exported here for now, so that `rlverify::cli::Exit` and
-//! the like still resolve; new code names `rlcli` directly.
+//! `-j`) is the `rlcli` crate.
 
 mod args;
 
 pub use args::{scoring_default_note, with_scoring_defaults, AnswerArgs, FieldArgs, FormatRewardArgs, ScoringArgs};
 pub use rlbase::DeviceSpec;
-#[doc(no_inline)]
-pub use rlcli::*;
 
 /// Per-line input errors printed in full by `rlverify score` and `rlbench score`; the rest are
 /// counted ([`print_more_line_errors`]).

@@ -12,7 +12,7 @@ use rlbench::report::{self, baseline_from_arg, Report};
 use rlbench::run::{self, RunSpec, SamplingSettings};
 use rlbench::score::{score_reader, NO_SUITE};
 use rlbench::suite::{check_data_dir, find_suite_file, load_jsonl, load_suite, Fields, Manifest, SuiteQuery};
-use rlverify::cli::{info, print_warning, signals, Exit};
+use rlcli::{info, print_warning, signals, Exit};
 use rlverify::Config;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -454,7 +454,7 @@ fn cmd_score(a: ScoreArgs) -> Result<Exit> {
     progress.finish();
     let secs = start.elapsed().as_secs_f64();
     for e in read.errors.iter().take(rlverify::cli::MAX_PRINTED_LINE_ERRORS as usize) {
-        rlverify::cli::print_line_error(&name, e.line, &e.message);
+        rlcli::print_line_error(&name, e.line, &e.message);
     }
     rlverify::cli::print_more_line_errors(read.errors.len() as u64, read.errors.iter().any(|e| e.missing_field));
     if read.grouped_by_prompt > 0 {
@@ -521,12 +521,12 @@ fn cmd_report(a: ReportArgs) -> Result<Exit> {
     let rep = report_run_dir(&a.run_dir, &cfg, &a.report)?;
     let shortfalls = rep.shortfalls();
     if !shortfalls.is_empty() && !a.allow_partial {
-        rlverify::cli::print_error(&anyhow!(
+        rlcli::print_error(&anyhow!(
             "{} is incomplete: {} (see the notes above)",
             a.run_dir.display(),
             shortfalls.join("; ")
         ));
-        rlverify::cli::print_hint(
+        rlcli::print_hint(
             "re-run the same `rlbench run` command to complete it (after fixing the suite rows the notes name), or \
              pass --allow-partial to accept a partial report",
         );
@@ -561,12 +561,12 @@ fn cmd_compare(a: CompareArgs) -> Result<Exit> {
         print!("{}", compare::markdown(&c, &name_a, &name_b));
     }
     if c.is_incomplete() && !a.allow_partial {
-        rlverify::cli::print_error(&anyhow!(
+        rlcli::print_error(&anyhow!(
             "a comparison of partial runs: {name_a} lacks {} samples, {name_b} lacks {}",
             c.missing_samples[0],
             c.missing_samples[1]
         ));
-        rlverify::cli::print_hint("complete the runs, or pass --allow-partial to accept the comparison");
+        rlcli::print_hint("complete the runs, or pass --allow-partial to accept the comparison");
         return Ok(Exit::Negative);
     }
     Ok(Exit::Success)

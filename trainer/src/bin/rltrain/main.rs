@@ -10,7 +10,7 @@
 mod args;
 mod study;
 
-use rlverify::cli::{info, signals, Exit};
+use rlcli::{info, signals, Exit};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -68,7 +68,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
                 }
             };
             for s in &plotted.skipped {
-                rlverify::cli::print_warning(&format!("skipped {s}"));
+                rlcli::print_warning(&format!("skipped {s}"));
             }
             for f in plotted.files {
                 println!("{}", f.display());
@@ -167,8 +167,8 @@ fn train(args: TrainArgs) -> anyhow::Result<Exit> {
             }
         }
         Event::Warning(w) => match &bar {
-            Some(b) => b.println(rlverify::cli::warning_line(w)),
-            None => rlverify::cli::print_warning(w),
+            Some(b) => b.println(rlcli::warning_line(w)),
+            None => rlcli::print_warning(w),
         },
         Event::Step(v) => {
             let step = v.get("step").and_then(Value::as_u64).unwrap_or(0);

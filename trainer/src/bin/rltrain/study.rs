@@ -6,8 +6,8 @@
 use std::io::IsTerminal;
 
 use indicatif::ProgressBar;
+use rlcli::{info, signals, Exit};
 use rltrain::studies::{self, Progress, Provenance, Study, StudyOptions, STUDIES};
-use rlverify::cli::{info, signals, Exit};
 
 use crate::args::StudyArgs;
 
@@ -64,8 +64,8 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
         Progress::RunFailed { run, error } => {
             let warning = format!("{run} stopped early: {error}");
             match &bar {
-                Some(b) => b.println(rlverify::cli::warning_line(&warning)),
-                None => rlverify::cli::print_warning(&warning),
+                Some(b) => b.println(rlcli::warning_line(&warning)),
+                None => rlcli::print_warning(&warning),
             }
         }
     };
