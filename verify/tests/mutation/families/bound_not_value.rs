@@ -53,34 +53,29 @@ fn exactly(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{example, BOXED_27};
-
-    fn boxed(op: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
-        let (_, v) = example(op, "27", BOXED_27);
-        v[v.rfind("\\boxed{").expect("a box")..].to_string()
-    }
+    use crate::mutation::families::last_box_of_27;
 
     #[test]
     fn lower_bound_qualifies_the_answer() {
-        let b = boxed(lower_bound);
+        let b = last_box_of_27(lower_bound);
         assert!(b.contains("27") && ["least", "more", "\\geq", "minimum"].iter().any(|w| b.contains(w)), "{b}");
     }
 
     #[test]
     fn upper_bound_qualifies_the_answer() {
-        let b = boxed(upper_bound);
+        let b = last_box_of_27(upper_bound);
         assert!(b.contains("27") && ["most", "fewer", "\\leq", "no more"].iter().any(|w| b.contains(w)), "{b}");
     }
 
     #[test]
     fn range_around_replaces_the_answer_by_a_range() {
-        let b = boxed(range_around);
+        let b = last_box_of_27(range_around);
         assert!(b.contains("26") && b.contains("28") && !b.contains("27"), "{b}");
     }
 
     #[test]
     fn exactly_keeps_the_answer() {
-        let b = boxed(exactly);
+        let b = last_box_of_27(exactly);
         assert!(b.contains("27") && (b.contains("exactly") || b.contains("precisely")), "{b}");
     }
 }

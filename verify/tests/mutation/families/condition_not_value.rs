@@ -60,28 +60,22 @@ fn named_value(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{example, BOXED_27};
-
-    fn boxed(op: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
-        let (_, v) = example(op, "27", BOXED_27);
-        let at = v.rfind("\\boxed{").expect("a box");
-        v[at..].to_string()
-    }
+    use crate::mutation::families::{example, last_box_of_27, BOXED_27};
 
     #[test]
     fn absolute_value_boxes_a_condition() {
-        let b = boxed(absolute_value);
+        let b = last_box_of_27(absolute_value);
         assert!(b.contains('|') && b.contains("| = 27}"), "{b}");
     }
 
     #[test]
     fn square_equation_boxes_the_square() {
-        assert!(boxed(square_equation).contains("^2 = 729}"));
+        assert!(last_box_of_27(square_equation).contains("^2 = 729}"));
     }
 
     #[test]
     fn inequality_boxes_a_bound() {
-        let b = boxed(inequality);
+        let b = last_box_of_27(inequality);
         assert!(b.ends_with(" 27}$.") && ["\\geq", "\\leq", ">", "<"].iter().any(|r| b.contains(r)), "{b}");
     }
 
@@ -93,6 +87,6 @@ mod tests {
 
     #[test]
     fn named_value_names_the_answer() {
-        assert!(boxed(named_value).contains(" = 27}"));
+        assert!(last_box_of_27(named_value).contains(" = 27}"));
     }
 }

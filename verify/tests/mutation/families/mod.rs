@@ -66,6 +66,13 @@ pub fn example(apply: fn(&Base, &mut Rng) -> Option<Variant>, gold: &str, respon
     (base, variant.response)
 }
 
+/// Test support: the last box of `apply`'s variant of [`BOXED_27`] (gold 27), to its end.
+#[cfg(test)]
+pub fn last_box_of_27(apply: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
+    let (_, v) = example(apply, "27", BOXED_27);
+    v[v.rfind("\\boxed{").expect("a box")..].to_string()
+}
+
 /// The fixed base of most unit tests: a short derivation that ends in a boxed integer.
 #[cfg(test)]
 pub const BOXED_27: &str = "We add 20 and 7 to get 27 apples.\n\nTherefore, the total is $\\boxed{27}$.";

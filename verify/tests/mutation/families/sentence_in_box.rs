@@ -45,28 +45,23 @@ fn boxed_sentence_two_values(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{example, BOXED_27};
-
-    fn boxed(op: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
-        let (_, v) = example(op, "27", BOXED_27);
-        v[v.rfind("\\boxed{").expect("a box")..].to_string()
-    }
+    use crate::mutation::families::last_box_of_27;
 
     #[test]
     fn boxed_sentence_writes_the_answer_in_a_text_sentence() {
-        let b = boxed(boxed_sentence);
+        let b = last_box_of_27(boxed_sentence);
         assert!(b.starts_with("\\boxed{\\text{") && b.contains(" 27") && !b.contains("28"), "{b}");
     }
 
     #[test]
     fn boxed_sentence_math_keeps_the_answer_in_math() {
-        let b = boxed(boxed_sentence_math);
+        let b = last_box_of_27(boxed_sentence_math);
         assert!(b.starts_with("\\boxed{\\text{") && b.contains("} 27") && !b.contains("28"), "{b}");
     }
 
     #[test]
     fn boxed_sentence_two_values_names_both() {
-        let b = boxed(boxed_sentence_two_values);
+        let b = last_box_of_27(boxed_sentence_two_values);
         assert!(b.contains("27") && b.contains("28"), "{b}");
     }
 }
