@@ -22,18 +22,48 @@ struct Language {
     or: &'static str,
 }
 
-const LANGUAGES: &[Language] =
-    &[Language { words: spanish, or: "o" }, Language { words: german, or: "oder" }, Language { words: french, or: "ou" }];
+const LANGUAGES: &[Language] = &[
+    Language { words: spanish, or: "o" },
+    Language { words: german, or: "oder" },
+    Language { words: french, or: "ou" },
+];
 
 /// Spanish number words, 0 to 99.
 pub fn spanish(n: i64) -> Option<String> {
     const LOW: [&str; 30] = [
-        "cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez", "once", "doce",
-        "trece", "catorce", "quince", "dieciséis", "diecisiete", "dieciocho", "diecinueve", "veinte", "veintiuno",
-        "veintidós", "veintitrés", "veinticuatro", "veinticinco", "veintiséis", "veintisiete", "veintiocho",
+        "cero",
+        "uno",
+        "dos",
+        "tres",
+        "cuatro",
+        "cinco",
+        "seis",
+        "siete",
+        "ocho",
+        "nueve",
+        "diez",
+        "once",
+        "doce",
+        "trece",
+        "catorce",
+        "quince",
+        "dieciséis",
+        "diecisiete",
+        "dieciocho",
+        "diecinueve",
+        "veinte",
+        "veintiuno",
+        "veintidós",
+        "veintitrés",
+        "veinticuatro",
+        "veinticinco",
+        "veintiséis",
+        "veintisiete",
+        "veintiocho",
         "veintinueve",
     ];
-    const TENS: [&str; 10] = ["", "", "", "treinta", "cuarenta", "cincuenta", "sesenta", "setenta", "ochenta", "noventa"];
+    const TENS: [&str; 10] =
+        ["", "", "", "treinta", "cuarenta", "cincuenta", "sesenta", "setenta", "ochenta", "noventa"];
     let n = usize::try_from(n).ok().filter(|n| *n < 100)?;
     Some(match n {
         0..=29 => LOW[n].to_string(),
@@ -45,8 +75,26 @@ pub fn spanish(n: i64) -> Option<String> {
 /// German number words, 0 to 99.
 pub fn german(n: i64) -> Option<String> {
     const LOW: [&str; 20] = [
-        "null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn", "elf", "zwölf",
-        "dreizehn", "vierzehn", "fünfzehn", "sechzehn", "siebzehn", "achtzehn", "neunzehn",
+        "null",
+        "eins",
+        "zwei",
+        "drei",
+        "vier",
+        "fünf",
+        "sechs",
+        "sieben",
+        "acht",
+        "neun",
+        "zehn",
+        "elf",
+        "zwölf",
+        "dreizehn",
+        "vierzehn",
+        "fünfzehn",
+        "sechzehn",
+        "siebzehn",
+        "achtzehn",
+        "neunzehn",
     ];
     const TENS: [&str; 10] =
         ["", "", "zwanzig", "dreißig", "vierzig", "fünfzig", "sechzig", "siebzig", "achtzig", "neunzig"];
@@ -124,7 +172,10 @@ mod tests {
     #[test]
     fn operators_follow_the_box() {
         let (_, v) = example(foreign_words_restated, "27", BOXED_27);
-        assert!(["veintisiete", "siebenundzwanzig", "vingt-sept"].iter().any(|w| v.contains(&format!("$ ({w})"))), "{v}");
+        assert!(
+            ["veintisiete", "siebenundzwanzig", "vingt-sept"].iter().any(|w| v.contains(&format!("$ ({w})"))),
+            "{v}"
+        );
         let (_, v) = example(foreign_words_alternative, "27", BOXED_27);
         assert!(["(o ", "(oder ", "(ou "].iter().any(|w| v.contains(w)), "{v}");
     }

@@ -55,7 +55,11 @@ fn wrong_answer_right_echo(base: &Base, rng: &mut Rng) -> Option<Variant> {
     let own = if base.boxed { format!("\\boxed{{{}}}", base.alternative) } else { base.alternative.clone() };
     let answered = base.replace_answer(&own)?;
     let t = rng.pick(ECHOES);
-    base.variant(format!("{}{}", answered.response.trim_end(), fill(t, &[("x", &format!("\\boxed{{{}}}", base.answer))])))
+    base.variant(format!(
+        "{}{}",
+        answered.response.trim_end(),
+        fill(t, &[("x", &format!("\\boxed{{{}}}", base.answer))])
+    ))
 }
 
 #[cfg(test)]

@@ -195,7 +195,10 @@ mod tests {
     #[test]
     fn letter_unit_writes_a_bare_letter() {
         let v = variant(letter_unit);
-        assert!(v.response.contains("000 m}") || v.response.contains("000 g}") || v.response.contains("620 s}"), "{v:?}");
+        assert!(
+            v.response.contains("000 m}") || v.response.contains("000 g}") || v.response.contains("620 s}"),
+            "{v:?}"
+        );
     }
 
     #[test]

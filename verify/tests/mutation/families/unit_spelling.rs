@@ -42,8 +42,20 @@ const MEASURE_UNITS: &[&str] = &[
 ];
 
 /// Units of measure as prose after a box writes them.
-const PROSE_UNITS: &[&str] =
-    &["kgs", "WPM", "m²", "square metres", "km/h", "sq ft", "mph", "lbs", "metres per second", "kWh", "mL", "cubic feet"];
+const PROSE_UNITS: &[&str] = &[
+    "kgs",
+    "WPM",
+    "m²",
+    "square metres",
+    "km/h",
+    "sq ft",
+    "mph",
+    "lbs",
+    "metres per second",
+    "kWh",
+    "mL",
+    "cubic feet",
+];
 
 const SCALES: &[&str] = &["dozen", "thousand", "hundred", "million", "billion"];
 
@@ -109,7 +121,7 @@ fn cents_for_value(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{last_box_of_27, example, BOXED_27};
+    use crate::mutation::families::{example, last_box_of_27, BOXED_27};
 
     #[test]
     fn measure_units_follow_the_value() {
