@@ -160,6 +160,32 @@ fn letters_after_a_number_are_a_unit_only_against_a_unit() {
     );
 }
 
+/// A number and a unit in one `\\text{}` are the value in that unit, not a sentence whose words
+/// are dropped (`\\text{5 dozen}` is 60).
+#[test]
+fn a_number_and_its_unit_in_one_text_are_a_quantity() {
+    check(
+        &[
+            ("60", "$\\boxed{\\text{5 dozen}}$"),
+            ("3400", "$\\boxed{\\text{34 hundred}}$"),
+            ("3 \\text{ km/h}", "$\\boxed{\\text{3000 m/h}}$"),
+            ("5", "$\\boxed{\\text{5 cm}}$"),
+            ("5", "$\\boxed{\\text{5 apples}}$"),
+            ("\\text{5 m}", "$\\boxed{500 \\text{ cm}}$"),
+        ],
+        true,
+    );
+    check(
+        &[
+            ("5", "$\\boxed{\\text{5 dozen}}$"),
+            ("34", "$\\boxed{\\text{34 hundred}}$"),
+            ("5", "$\\boxed{\\text{5 cents}}$"),
+            ("5 \\text{ km}", "$\\boxed{\\text{5 m}}$"),
+        ],
+        false,
+    );
+}
+
 #[test]
 fn a_condition_on_the_unknown_is_not_its_value() {
     check(
