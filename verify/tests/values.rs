@@ -103,6 +103,90 @@ fn real_unit_spellings_are_kept() {
 }
 
 #[test]
+fn rates_and_products_uom_does_not_name_are_composed() {
+    check(
+        &[
+            ("3 \\text{ km/h}", "The speed is $\\boxed{3000 \\text{ m/h}}$."),
+            ("3 \\text{ km/h}", "The speed is $\\boxed{3000 \\text{ meters per hour}}$."),
+            ("5 \\text{ kWh}", "It uses $\\boxed{5000 \\text{ Wh}}$."),
+            ("1 \\text{ GB/s}", "$\\boxed{1000 \\text{ MB/s}}$"),
+            ("9", "It uses $\\boxed{9 \\text{ kWh}}$."),
+            ("2 \\text{ m/s}^2", "$\\boxed{200 \\text{ cm/s}^2}$"),
+        ],
+        true,
+    );
+    check(
+        &[
+            ("3 \\text{ km/h}", "The speed is $\\boxed{3 \\text{ m/h}}$."),
+            ("3 \\text{ km/h}", "The speed is $\\boxed{3000 \\text{ m/s}}$."),
+            ("5 \\text{ kWh}", "It uses $\\boxed{5 \\text{ Wh}}$."),
+            ("2 \\text{ m/s}^2", "$\\boxed{2 \\text{ m/s}}$"),
+        ],
+        false,
+    );
+}
+
+/// A letter after a number is a unit only where the other side writes a unit that it converts to
+/// (a gold of `4 \text{ km}` makes the `m` of `4000 m` a metre); everywhere else it is a
+/// variable (`5 x`, and `5 m` against a gold of 5: nothing says `m` is not a variable).
+#[test]
+fn letters_after_a_number_are_a_unit_only_against_a_unit() {
+    check(
+        &[
+            ("4 \\text{ km}", "The road is $\\boxed{4000 m}$ long."),
+            ("2 \\text{ kg}", "So the bag weighs $\\boxed{2000 g}$."),
+            ("3 \\text{ minutes}", "It takes $\\boxed{180 s}$."),
+            ("3 \\text{ L}", "$\\boxed{3000 mL}$"),
+            ("5 \\text{ m}", "$\\boxed{5 m}$"),
+            ("5 m", "$\\boxed{500 \\text{ cm}}$"),
+            ("10 \\text{ m/s}^2", "$\\boxed{10 m/s^2}$"),
+            ("2 \\text{ m}^2", "$\\boxed{20000 cm^2}$"),
+            ("-5 \\text{ m}", "$\\boxed{-500 cm}$"),
+        ],
+        true,
+    );
+    check(
+        &[
+            ("4 \\text{ km}", "The road is $\\boxed{4 m}$ long."),
+            ("2 \\text{ kg}", "So the bag weighs $\\boxed{2 g}$."),
+            ("5 \\text{ m}", "$\\boxed{5 x}$"),
+            ("5 \\text{ m}", "$\\boxed{5 s}$"),
+            ("10 \\text{ m/s}^2", "$\\boxed{10 m/s}$"),
+            ("5", "$\\boxed{5 m}$"),
+            ("5", "$\\boxed{5 x}$"),
+            ("2n", "$\\boxed{2}$"),
+        ],
+        false,
+    );
+}
+
+/// A number and a unit in one `\\text{}` are the value in that unit, not a sentence whose words
+/// are dropped (`\\text{5 dozen}` is 60).
+#[test]
+fn a_number_and_its_unit_in_one_text_are_a_quantity() {
+    check(
+        &[
+            ("60", "$\\boxed{\\text{5 dozen}}$"),
+            ("3400", "$\\boxed{\\text{34 hundred}}$"),
+            ("3 \\text{ km/h}", "$\\boxed{\\text{3000 m/h}}$"),
+            ("5", "$\\boxed{\\text{5 cm}}$"),
+            ("5", "$\\boxed{\\text{5 apples}}$"),
+            ("\\text{5 m}", "$\\boxed{500 \\text{ cm}}$"),
+        ],
+        true,
+    );
+    check(
+        &[
+            ("5", "$\\boxed{\\text{5 dozen}}$"),
+            ("34", "$\\boxed{\\text{34 hundred}}$"),
+            ("5", "$\\boxed{\\text{5 cents}}$"),
+            ("5 \\text{ km}", "$\\boxed{\\text{5 m}}$"),
+        ],
+        false,
+    );
+}
+
+#[test]
 fn a_condition_on_the_unknown_is_not_its_value() {
     check(
         &[

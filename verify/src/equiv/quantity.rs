@@ -98,6 +98,73 @@ fn as_degrees(e: &Expr, other: &Measured) -> Option<Measured> {
     Some(Measured::One((**a).clone(), degree()?))
 }
 
+/// A side without a unit read with its letters as one (`27000 m`, `3000 g`, `10 m/s^2`) when the
+/// other side has a unit of measure that the letters' unit converts to (a length for `m`): a
+/// letter after a number is a variable everywhere else (`5 x`, and `5 m` against `5`), since
+/// nothing but the other side's unit says that it is not.
+fn letters_as_unit(e: &Expr, other: &Measured) -> Option<Measured> {
+    let Measured::One(_, unit) = other else { return None };
+    let (value, phrase) = letters_of(e)?;
+    let id = lookup(&phrase).filter(|&id| conversion(id, *unit).is_some())?;
+    Some(Measured::One(value, id))
+}
+
+/// `e` as a number times a unit spelled in letters: the number and the spelling (`m/s²` for
+/// `\frac{10 m}{s^2}`).
+fn letters_of(e: &Expr) -> Option<(Expr, String)> {
+    match e {
+        Expr::Neg(a) => letters_of(a).map(|(v, u)| (Expr::Neg(Box::new(v)), u)),
+        Expr::Div(a, b) => {
+            let (value, top) = letters_of(a)?;
+            let bottom = letters(std::slice::from_ref(&**b))?;
+            Some((value, format!("{top}/{bottom}")))
+        }
+        Expr::Mul(factors) => {
+            let at = factors.iter().position(|x| !matches!(x, Expr::Num(_)))?;
+            let value = match &factors[..at] {
+                [] => return None,
+                [n] => n.clone(),
+                ns => Expr::Mul(ns.to_vec()),
+            };
+            Some((value, letters(&factors[at..])?))
+        }
+        _ => None,
+    }
+}
+
+/// Factors that are letters, a power 2 or 3 only on the last (`m`, `L`, `s^2`): their spelling
+/// (`mL`, `s²`).
+fn letters(factors: &[Expr]) -> Option<String> {
+    let letter = |x: &Expr| match x {
+        Expr::Sym(s) if (1..=3).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphabetic()) => Some(s.clone()),
+        _ => None,
+    };
+    let mut out = String::new();
+    for (k, x) in factors.iter().enumerate() {
+        match x {
+            Expr::Pow(base, exp) if k + 1 == factors.len() => {
+                let power = match &**exp {
+                    Expr::Num(n)
+                        if n.decimals.is_none() && n.value == num_rational::BigRational::from_integer(2.into()) =>
+                    {
+                        "²"
+                    }
+                    Expr::Num(n)
+                        if n.decimals.is_none() && n.value == num_rational::BigRational::from_integer(3.into()) =>
+                    {
+                        "³"
+                    }
+                    _ => return None,
+                };
+                out.push_str(&letter(base)?);
+                out.push_str(power);
+            }
+            _ => out.push_str(&letter(x)?),
+        }
+    }
+    (!out.is_empty() && out.len() <= 8).then_some(out)
+}
+
 /// The comparison of two sides of which at least one has a unit of measure, their values compared
 /// by `compare_scalars` (`scalar::compare`, passed in so that this module does not import the one
 /// that calls it); `None` when neither has one.
@@ -115,6 +182,12 @@ pub(super) fn compare(
         gm = m;
     }
     if let Some(m) = as_degrees(p, &gm) {
+        pm = m;
+    }
+    if let Some(m) = letters_as_unit(g, &pm) {
+        gm = m;
+    }
+    if let Some(m) = letters_as_unit(p, &gm) {
         pm = m;
     }
     Some(match (gm, pm) {

@@ -997,6 +997,16 @@ impl<'a> Normalizer<'a> {
             self.unit(trimmed);
             return;
         }
+        if !has_value_before {
+            // `\text{5 dozen}`, `\text{3 km/h}`: a number and a unit of the registry in one text
+            // are the value in that unit (`5 dozen` is 60), not a sentence whose words are dropped.
+            if let Some((number, phrase)) = number_and_unit(trimmed) {
+                self.out.push(' ');
+                self.out.push_str(number);
+                self.unit(phrase);
+                return;
+            }
+        }
         if words.is_empty() {
             // `\text{5}`, `\mathbf{2}`: math.
             self.out.push(' ');
@@ -1320,4 +1330,13 @@ fn strip_trailing(s: &str) -> &str {
             return t;
         }
     }
+}
+
+/// `5 dozen`, `3.5 km/h`: a plain decimal number, a space and a unit the registry knows.
+fn number_and_unit(text: &str) -> Option<(&str, &str)> {
+    let (number, phrase) = text.split_once(' ')?;
+    let digits = number.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b',');
+    let phrase = phrase.trim();
+    (digits && number.starts_with(|c: char| c.is_ascii_digit()) && crate::units::lookup(phrase).is_some())
+        .then_some((number, phrase))
 }

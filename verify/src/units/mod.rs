@@ -35,7 +35,7 @@ pub(crate) use registry::{lookup, MONEY};
 pub struct UnitId(u16);
 
 /// What a unit measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// A physical quantity, by uom's name for it (`"length"`).
     Measure(&'static str),

@@ -9,12 +9,16 @@
 use super::{Kind, Unit, UnitId};
 use std::collections::HashMap;
 use std::str::FromStr;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, RwLock};
 
 /// The registry.
 struct Registry {
     units: Vec<Unit>,
     by_name: HashMap<String, UnitId>,
+    /// What a rate of two quantities measures, read from uom's own rates (`kilometer per hour`
+    /// is a velocity, so a length per time is one): (numerator's, denominator's, the
+    /// denominator's power) to the rate's quantity.
+    rate_kinds: HashMap<(Kind, Kind, u8), Kind>,
 }
 
 /// The uom quantities read, in order of precedence for shared names.
@@ -107,7 +111,7 @@ const EXTREME_PREFIXES: &[&str] = &["yotta", "zetta", "exa", "atto", "zepto", "y
 static REGISTRY: LazyLock<Registry> = LazyLock::new(build);
 
 fn build() -> Registry {
-    let mut r = Registry { units: Vec::new(), by_name: HashMap::new() };
+    let mut r = Registry { units: Vec::new(), by_name: HashMap::new(), rate_kinds: HashMap::new() };
     // Abbreviations ignoring case come after every exact spelling (`Mm` never takes `mm`).
     let mut abbreviations = Vec::new();
     for (abbreviation, singular, plural, quantity, factor, affine) in uom_units() {
@@ -117,10 +121,15 @@ fn build() -> Registry {
         let id = UnitId(u16::try_from(r.units.len()).expect("fewer than 65536 units"));
         r.units.push(Unit { name: singular.to_string(), kind: Kind::Measure(quantity), factor, affine });
         let extreme = EXTREME_PREFIXES.iter().any(|p| singular.starts_with(p));
-        if !extreme && !abbreviation.is_empty() && !abbreviation.contains(['(', ' ']) {
-            r.add(abbreviation.to_string(), id);
-            let typed_first = abbreviation.starts_with(|c: char| c.is_lowercase());
-            abbreviations.push((abbreviation.to_lowercase(), id, !typed_first));
+        // `kW · h` is written `kWh` or `kW·h` after a value.
+        let compact = abbreviation.replace(" · ", "");
+        if !extreme && !compact.is_empty() && !compact.contains(['(', ' ']) {
+            if compact != abbreviation {
+                r.add(abbreviation.replace(" · ", "·"), id);
+            }
+            r.add(compact.clone(), id);
+            let typed_first = compact.starts_with(|c: char| c.is_lowercase());
+            abbreviations.push((compact.to_lowercase(), id, !typed_first));
         }
         for name in [singular, plural] {
             let lower = name.to_lowercase();
@@ -147,7 +156,78 @@ fn build() -> Registry {
             r.add(spelling.to_string(), id);
         }
     }
+    r.rate_kinds = rate_kinds(&r);
     r
+}
+
+/// The quantity of every rate uom names, by the quantities of its two units: `kilometer per
+/// hour` (velocity) gives length per time, `meter per second squared` (acceleration) length per
+/// time to the power 2.
+fn rate_kinds(r: &Registry) -> HashMap<(Kind, Kind, u8), Kind> {
+    let mut out = HashMap::new();
+    for unit in &r.units {
+        let Some((top, bottom)) = unit.name.split_once(" per ") else { continue };
+        let (bottom, power) = bottom.strip_suffix(" squared").map_or((bottom, 1), |b| (b, 2));
+        let kind_of = |name: &str| r.by_name.get(name).map(|id| r.units[usize::from(id.0)].kind);
+        if let (Some(a), Some(b)) = (kind_of(top), kind_of(bottom)) {
+            out.entry((a, b, power)).or_insert(unit.kind);
+        }
+    }
+    out
+}
+
+/// Rates composed from two units of the registry that uom does not name (`m/h`, `\$/kg`,
+/// `GB/s`), made on first use: each is a unit whose quantity is the one uom gives such a rate
+/// (`m/h` is a velocity, so it converts to `km/h`), or the pair's own when uom has none (money
+/// per mass). Bounded, so that no input can grow it without end: past the bound a rate uom does
+/// not name is no unit.
+struct Composites {
+    units: Vec<&'static Unit>,
+    by_parts: HashMap<(UnitId, UnitId, u8), UnitId>,
+}
+
+/// Most composed rates kept.
+const MAX_COMPOSITES: usize = 4096;
+
+static COMPOSITES: LazyLock<RwLock<Composites>> =
+    LazyLock::new(|| RwLock::new(Composites { units: Vec::new(), by_parts: HashMap::new() }));
+
+/// The rate `top` per `bottom` (to `power`): uom's unit of that name, else a composed one.
+/// `None` for a scale unit, a unit with an offset, or two units of one quantity (`m/km` is a
+/// ratio, not a unit).
+fn compose(r: &Registry, top: UnitId, bottom: UnitId, power: u8) -> Option<UnitId> {
+    let (a, b) = (unit(top), unit(bottom));
+    let squared = if power == 2 { " squared" } else { "" };
+    if let Some(id) = r.get(&format!("{} per {}{squared}", a.name, b.name)) {
+        return Some(id);
+    }
+    if a.affine || b.affine || a.kind == b.kind || !matches!((a.kind, b.kind), (Kind::Measure(_), Kind::Measure(_))) {
+        return None;
+    }
+    if let Some(&id) = COMPOSITES.read().ok()?.by_parts.get(&(top, bottom, power)) {
+        return Some(id);
+    }
+    let mut c = COMPOSITES.write().ok()?;
+    if let Some(&id) = c.by_parts.get(&(top, bottom, power)) {
+        return Some(id);
+    }
+    if c.units.len() >= MAX_COMPOSITES {
+        return None;
+    }
+    let kind = match r.rate_kinds.get(&(a.kind, b.kind, power)) {
+        Some(k) => *k,
+        None => {
+            let (Kind::Measure(qa), Kind::Measure(qb)) = (a.kind, b.kind) else { return None };
+            Kind::Measure(Box::leak(format!("{qa} per {qb}{squared}").into_boxed_str()))
+        }
+    };
+    let factor = a.factor / b.factor.powi(i32::from(power));
+    let leaked: &'static Unit =
+        Box::leak(Box::new(Unit { name: format!("{} per {}{squared}", a.name, b.name), kind, factor, affine: false }));
+    let id = UnitId(u16::try_from(r.units.len() + c.units.len()).ok()?);
+    c.units.push(leaked);
+    c.by_parts.insert((top, bottom, power), id);
+    Some(id)
 }
 
 impl Registry {
@@ -222,8 +302,12 @@ pub(crate) fn lookup(phrase: &str) -> Option<UnitId> {
 /// (`kilometer per hour`), when the registry has that rate.
 fn rate(r: &Registry, phrase: &str) -> Option<UnitId> {
     let (top, bottom) = phrase.split_once('/').or_else(|| phrase.split_once(" per "))?;
-    let name = |w: &str| lookup(w.trim()).map(|id| r.units[usize::from(id.0)].name.as_str());
-    r.get(&format!("{} per {}", name(top)?, name(bottom)?))
+    let bottom = bottom.trim();
+    let (bottom, power) = match bottom.strip_suffix('²').or_else(|| bottom.strip_suffix(" squared")) {
+        Some(b) => (b.trim(), 2),
+        None => (bottom, 1),
+    };
+    compose(r, lookup(top.trim())?, lookup(bottom)?, power)
 }
 
 /// `kgs`, `lbs`: an abbreviation with a plural `s`.
@@ -251,14 +335,20 @@ fn is_rate_abbreviation(w: &str) -> bool {
         && matches!(b[b.len() - 1].to_ascii_lowercase(), b's' | b'm' | b'h')
 }
 
-/// The unit at `id`.
+/// The unit at `id`: of the registry, or a composed rate.
 pub(super) fn unit(id: UnitId) -> &'static Unit {
-    &REGISTRY.units[usize::from(id.0)]
+    let (i, fixed) = (usize::from(id.0), &REGISTRY.units);
+    if i < fixed.len() {
+        return &fixed[i];
+    }
+    let composites = COMPOSITES.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    composites.units[i - fixed.len()]
 }
 
-/// Whether `index` is a registry index.
+/// Whether `index` is a registry index or a composed rate's.
 pub(super) fn exists(index: u16) -> bool {
-    usize::from(index) < REGISTRY.units.len()
+    let (i, fixed) = (usize::from(index), REGISTRY.units.len());
+    i < fixed || COMPOSITES.read().is_ok_and(|c| i - fixed < c.units.len())
 }
 
 #[cfg(test)]
@@ -317,6 +407,21 @@ mod tests {
         assert!(is_unit_word("m", true) && !is_unit_word("m", false));
         assert!(is_unit_word("kg", false) && is_unit_word("wpm", true) && is_unit_word("units", false));
         assert!(!is_unit_word("in", false) && !is_unit_word("apples", true));
+    }
+
+    #[test]
+    fn rates_uom_does_not_name_are_composed_with_its_quantity() {
+        let m_per_h = lookup("m/h").expect("m/h");
+        assert_eq!(m_per_h.unit().name, "meter per hour");
+        assert_eq!(m_per_h.unit().kind, lookup("km/h").unwrap().unit().kind);
+        assert_eq!(lookup("meters per hour"), Some(m_per_h));
+        assert_eq!(lookup("m/hr"), Some(m_per_h));
+        let f = |a: &str, b: &str| crate::units::conversion(lookup(a).unwrap(), lookup(b).unwrap());
+        assert_eq!(format!("{}", f("km/h", "m/h").unwrap()), "1000");
+        assert_eq!(format!("{}", f("cm/s²", "m/s^2").unwrap()), "1/100");
+        assert!(f("dollars/kg", "cents/kg").is_some() && f("dollars/kg", "dollars/m").is_none());
+        assert_eq!(lookup("kWh").unwrap().unit().name, "kilowatt hour");
+        assert!(lookup("m/km").is_none() && lookup("dozen/h").is_none() && lookup("°C/min").is_none());
     }
 
     #[test]

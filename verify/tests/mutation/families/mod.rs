@@ -21,7 +21,10 @@ pub mod bound_not_value;
 pub mod chat_turn;
 pub mod code_after_answer;
 pub mod condition_not_value;
+pub mod eaten_gold;
 pub mod foreign_box;
+pub mod foreign_number_words;
+pub mod harness_separator;
 pub mod later_correction;
 pub mod negated_box;
 pub mod numbers_after_answer;
@@ -29,12 +32,15 @@ pub mod other_script_alternative;
 pub mod pleasantries;
 pub mod sentence_in_box;
 pub mod structured_fields;
+pub mod unit_conversion;
 pub mod unit_scale;
+pub mod unit_spelling;
 pub mod unmarked_conclusion;
 pub mod value_form;
+pub mod value_relation;
 
 /// Every family, development families first.
-pub fn all() -> [&'static Family; 18] {
+pub fn all() -> [&'static Family; 24] {
     [
         &later_correction::FAMILY,
         &foreign_box::FAMILY,
@@ -54,6 +60,12 @@ pub fn all() -> [&'static Family; 18] {
         &bound_not_value::FAMILY,
         &code_after_answer::FAMILY,
         &numbers_after_answer::FAMILY,
+        &unit_conversion::FAMILY,
+        &unit_spelling::FAMILY,
+        &value_relation::FAMILY,
+        &harness_separator::FAMILY,
+        &eaten_gold::FAMILY,
+        &foreign_number_words::FAMILY,
     ]
 }
 

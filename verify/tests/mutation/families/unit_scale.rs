@@ -1,7 +1,9 @@
 //! Units and scales that change the value (issue 30, class 5): a scale word on the answer
 //! (`27 dozen`), the unit after the answer swapped for a smaller one (`27 cents` for 27 dollars),
 //! a percent sign on a fraction; against them, an exact conversion (`2700 cents`) and the exact
-//! percent of a fraction (`25\%` for `\frac14`).
+//! percent of a fraction (`25\%` for `\frac14`). The unit swaps are scored against the gold in the
+//! base's own unit (`27 \text{ dollars}`), since a gold without a unit does not say which unit the
+//! question asked for.
 
 use crate::mutation::{Base, Expect, Family, Operator, Rng, Split, Variant};
 
@@ -46,6 +48,18 @@ enum UnitSite {
     After(usize, usize),
 }
 
+/// The gold the base's answer answers, in the unit the base writes: the question's unit, which a
+/// gold without one does not carry (`8` for `\boxed{8} kilometers` becomes `8 \text{ kilometers}`),
+/// so that a variant that changes the unit is judged against it (the contract drops a unit of
+/// measure against a gold without one: `5 cm` for `5`).
+fn gold_in_unit(base: &Base, site: &UnitSite) -> Option<String> {
+    let n = base.integer?;
+    Some(match *site {
+        UnitSite::DollarInBox => format!("\\${n}"),
+        UnitSite::After(s, e) => format!("{n} \\text{{ {}}}", &base.response[s..e]),
+    })
+}
+
 /// The unit of an integer answer: its site, the smaller unit and the factor.
 fn unit(base: &Base) -> Option<(UnitSite, &'static str, i64)> {
     base.integer?;
@@ -64,16 +78,19 @@ fn unit(base: &Base) -> Option<(UnitSite, &'static str, i64)> {
     })
 }
 
-/// The response with the answer replaced by `value` and its unit by `unit`.
+/// The response with the answer replaced by `value` and its unit by `unit`, scored against the
+/// gold in the base's unit ([`gold_in_unit`]).
 fn with_value_and_unit(base: &Base, site: &UnitSite, value: &str, unit: &str) -> Option<Variant> {
-    match *site {
+    let gold = gold_in_unit(base, site)?;
+    let v = match *site {
         UnitSite::DollarInBox => base.with_box_content(&format!("{value} \\text{{ {unit}}}")),
         UnitSite::After(s, e) => {
             let r = &base.response;
             let answer = if base.boxed { format!("\\boxed{{{value}}}") } else { value.to_string() };
             base.variant(format!("{}{answer}{}{unit}{}", &r[..base.span.0], &r[base.span.1..s], &r[e..]))
         }
-    }
+    }?;
+    Some(Variant { gold, response: v.response })
 }
 
 /// A scale word on a nonzero integer answer: `27 dozen`, `27 \text{ thousand}`.
@@ -155,8 +172,10 @@ mod tests {
 
     #[test]
     fn smaller_unit_keeps_the_number_and_swaps_the_unit() {
-        let (_, v) = example(smaller_unit, "27", DOLLARS);
-        assert!(v.ends_with("$\\boxed{27}$ cents."), "{v}");
+        let base = Base::new("example", "27", DOLLARS).expect("base");
+        let v = smaller_unit(&base, &mut Rng::new(crate::mutation::SEED)).expect("applies");
+        assert!(v.response.ends_with("$\\boxed{27}$ cents."), "{v:?}");
+        assert_eq!(v.gold, "27 \\text{ dollars}");
     }
 
     #[test]
