@@ -21,6 +21,7 @@
 
 use super::rule::Rule;
 use super::scan::{floor_boundary, Needle};
+use super::tokens;
 use crate::lexicon::{self, Class, Classes};
 
 /// How far back the sentence of an answer is read (bytes).
@@ -42,7 +43,7 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     }
     let before = sentence_before(text, start);
     // Each word of the sentence is looked up once.
-    let words_before: Vec<Word<'_>> = words(before).into_iter().map(Word::new).collect();
+    let words_before = words(before);
     let after = &text[end..floor_boundary(text, end + MAX_AFTER_BYTES)];
     // A harness's own separator (`<|endofblock|>`) ends the response's words.
     let after = memchr::memmem::find(after.as_bytes(), b"<|").map_or(after, |k| &after[..k]);
@@ -71,7 +72,7 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     }
     // Only what follows the answer is the response's comment on it: the words before it often
     // restate the problem (`the minimum number of guesses is`).
-    let words_after: Vec<Word<'_>> = first_words(after, MAX_WORDS_AFTER).into_iter().map(Word::new).collect();
+    let words_after = first_words(after, MAX_WORDS_AFTER);
     if gives_up(&words_after) {
         return Some(Rule::Disowned);
     }
@@ -88,11 +89,7 @@ struct Word<'a> {
     classes: Classes,
 }
 
-impl<'a> Word<'a> {
-    fn new(text: &'a str) -> Word<'a> {
-        Word { text, classes: lexicon::classes(text) }
-    }
-
+impl Word<'_> {
     fn is(&self, class: Class) -> bool {
         self.classes.has(class)
     }
@@ -209,12 +206,11 @@ fn ends_as_question(own_rest: &str) -> bool {
 
 /// Whether the words right after the answer deny it (`$\boxed{3}$ is wrong`, `is not correct`).
 fn denied_after(own_rest: &str) -> bool {
-    let w = words(own_rest);
-    let first = &w[..w.len().min(4)];
+    let first = first_words(own_rest, 4);
     first.iter().enumerate().any(|(k, x)| {
-        lexicon::is(x, Class::Denial)
-            || (lexicon::is(x, Class::Negation)
-                && first.get(k + 1).is_some_and(|n| lexicon::is(n, Class::Verity) || lexicon::is(n, Class::Accomplish)))
+        x.is(Class::Denial)
+            || (x.is(Class::Negation)
+                && first.get(k + 1).is_some_and(|n| n.is(Class::Verity) || n.is(Class::Accomplish)))
     })
 }
 
@@ -227,16 +223,16 @@ fn retracts(later: &str) -> bool {
     let len = t.bytes().take_while(|c| c.is_ascii_alphabetic()).count();
     let word = &t[..len];
     let (next, _) = split_sentence(t);
-    let w = words(next);
+    let w = first_words(next, 2);
     if lexicon::is(word, Class::Retraction) {
         // A negation retracts alone (`No.`, `No, ...`) or with another retraction word (`Never
         // mind`), not when it opens a statement (`No other value works`).
         let bare = lexicon::is(word, Class::Negation);
         return !bare
             || t[len..].starts_with(['.', ',', '!', ';'])
-            || w.get(1).is_some_and(|second| lexicon::is(second, Class::Retraction));
+            || w.get(1).is_some_and(|second| second.is(Class::Retraction));
     }
-    w.get(1).is_some_and(|second| lexicon::is(second, Class::Retraction) && !lexicon::is(second, Class::Negation))
+    w.get(1).is_some_and(|second| second.is(Class::Retraction) && !second.is(Class::Negation))
         || (!next.bytes().any(|c| c.is_ascii_digit()) && denied_after(next))
 }
 
@@ -249,30 +245,14 @@ fn gives_up(words: &[Word<'_>]) -> bool {
     })
 }
 
-/// The words of `s`: runs of ASCII letters and apostrophes, not LaTeX command names.
-fn words(s: &str) -> Vec<&str> {
+/// The words of `s` (the token stream's ASCII words), each with its classes.
+fn words(s: &str) -> Vec<Word<'_>> {
     first_words(s, usize::MAX)
 }
 
 /// The first `limit` [`words`] of `s` (the scan stops there).
-fn first_words(s: &str, limit: usize) -> Vec<&str> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() && out.len() < limit {
-        if b[i].is_ascii_alphabetic() {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
-                i += 1;
-            }
-            if start == 0 || b[start - 1] != b'\\' {
-                out.push(&s[start..i]);
-            }
-        } else {
-            i += 1;
-        }
-    }
-    out
+fn first_words(s: &str, limit: usize) -> Vec<Word<'_>> {
+    tokens::ascii_words(s, limit).into_iter().map(|(text, classes)| Word { text, classes }).collect()
 }
 
 #[cfg(test)]

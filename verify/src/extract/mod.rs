@@ -90,6 +90,7 @@ mod statement;
 mod tagged;
 #[cfg(test)]
 mod tests;
+mod tokens;
 mod turn;
 pub(crate) use turn::model_turn;
 pub(crate) mod wording;

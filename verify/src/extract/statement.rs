@@ -35,8 +35,9 @@
 use super::delimited::{block_at, block_shape};
 use super::rule::Rule;
 use super::scan::{floor_boundary, is_word_byte, matching_brace};
-use crate::lexicon::{self, Class};
-use crate::numerals;
+use super::tokens::{Kind, Lexer, Token, TEXT_COMMANDS};
+use crate::lexicon::{self, Class, Classes};
+use std::ops::Range;
 
 /// How much text after an answer is read for alternatives (bytes).
 const MAX_STATEMENT_BYTES: usize = 1200;
@@ -45,14 +46,11 @@ const MAX_ALTERNATIVES: usize = 16;
 /// Most tokens of the statement read.
 const MAX_STATEMENT_TOKENS: usize = 4 * MAX_ALTERNATIVES + 64;
 
-/// Text commands whose braces are transparent to the statement (`\text{(or } 6\text{)}`).
-const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "emph", "mathrm", "textnormal"];
-
 /// One token of a statement.
 #[derive(Clone, Debug, PartialEq)]
 enum Tok<'a> {
-    /// A word, lower-cased (borrowed when it already is).
-    Word(std::borrow::Cow<'a, str>),
+    /// A word, lower-cased (borrowed when it already is), with its lexicon classes.
+    Word(std::borrow::Cow<'a, str>, Classes),
     /// A value: its text (block or box content, a number, a choice letter).
     Value(String),
     /// `.`, `!`, `?` ending a sentence.
@@ -69,150 +67,115 @@ enum Tok<'a> {
     Other,
 }
 
-/// Tokens of `s`, at most `limit` of them.
+/// The statement's tokens of `s` (read from the token stream), at most `limit` of them.
 fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
     let b = s.as_bytes();
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() && out.len() < limit {
-        let c = b[i];
-        if c.is_ascii_whitespace() || c == b'}' || c == b'{' || c == b'~' {
-            i += 1;
-            continue;
-        }
-        if c == b'<' {
-            // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a sentence;
-            // a harness's own separator (`<|...|>`) ends the statement in words.
-            if let Some(k) = b[i..].iter().take(40).position(|&x| x == b'>') {
-                if b[i + 1..i + k].iter().all(|x| x.is_ascii_alphanumeric() || matches!(x, b'|' | b'/' | b'_')) {
-                    out.push(if b.get(i + 1) == Some(&b'|') { Tok::Break } else { Tok::SentenceEnd });
-                    i += k + 1;
-                    continue;
-                }
+    let mut lexer = Lexer::new(s);
+    while out.len() < limit {
+        let Some(t) = lexer.next() else { break };
+        let Range { start: i, end } = t.range.clone();
+        match t.kind {
+            Kind::Char('{' | '}' | '~') => {}
+            Kind::Char('<') if markup_end(b, i).is_some() => {
+                // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a
+                // sentence; a harness's own separator (`<|...|>`) ends the statement in words.
+                out.push(if b.get(i + 1) == Some(&b'|') { Tok::Break } else { Tok::SentenceEnd });
+                lexer.seek(markup_end(b, i).unwrap_or(end));
             }
-        }
-        if b[i..].starts_with(b"```") {
-            out.push(Tok::Break);
-            i += 3;
-            continue;
-        }
-        if c == b'$' || (c == b'\\' && matches!(b.get(i + 1), Some(b'(' | b'['))) {
-            match block_at(s, i) {
+            Kind::Char('`') if b[i..].starts_with(b"```") => {
+                out.push(Tok::Break);
+                lexer.seek(i + 3);
+            }
+            Kind::Char('$') | Kind::Escape if matches!(&b[i..end], b"$" | b"\\(" | b"\\[") => match block_at(s, i) {
                 Some(bl) => {
                     out.push(Tok::Value(s[bl.start..bl.end].trim().to_string()));
-                    let close = if &b[bl.end..(bl.end + 2).min(b.len())] == b"$$" || c == b'\\' { 2 } else { 1 };
-                    i = bl.end + close;
+                    let close = if &b[bl.end..(bl.end + 2).min(b.len())] == b"$$" || b[i] == b'\\' { 2 } else { 1 };
+                    lexer.seek(bl.end + close);
                 }
                 None => {
                     out.push(Tok::Other);
-                    i += 1;
+                    lexer.seek(i + 1);
+                }
+            },
+            // `\;`, `\,`, `\\` are spacing.
+            Kind::Escape => {}
+            Kind::Command => {
+                let name = &s[i + 1..end];
+                let boxed = (name == "boxed" || name == "fbox") && b.get(end) == Some(&b'{');
+                if let Some(close) = matching_brace(b, end).filter(|_| boxed) {
+                    out.push(Tok::Value(s[end + 1..close].trim().to_string()));
+                    lexer.seek(close + 1);
+                } else if !TEXT_COMMANDS.contains(&name) {
+                    // A text command's braces are transparent; any other command is no word.
+                    out.push(Tok::Other);
                 }
             }
-            continue;
-        }
-        if c == b'\\' {
-            let start = i + 1;
-            let mut j = start;
-            while j < b.len() && b[j].is_ascii_alphabetic() {
-                j += 1;
+            Kind::Char('-') if b.get(end).is_some_and(u8::is_ascii_digit) => {
+                let number = lexer.next().map_or(end, |n| n.range.end);
+                out.push(number_at(s, i, number, &mut lexer));
             }
-            let name = &s[start..j];
-            if (name == "boxed" || name == "fbox") && b.get(j) == Some(&b'{') {
-                if let Some(close) = matching_brace(b, j) {
-                    out.push(Tok::Value(s[j + 1..close].trim().to_string()));
-                    i = close + 1;
-                    continue;
+            Kind::Number => out.push(number_at(s, i, end, &mut lexer)),
+            Kind::Char('(') if matches!(b.get(i + 1), Some(b'A'..=b'E')) && b.get(i + 2) == Some(&b')') => {
+                out.push(Tok::Value((b[i + 1] as char).to_string()));
+                lexer.seek(i + 3);
+            }
+            Kind::Word(classes) if t.is_ascii_word(s) => {
+                let w = &s[i..end];
+                if w.len() == 1 && matches!(b[i], b'A'..=b'E') && !b.get(end).is_some_and(|c| is_word_byte(*c)) {
+                    // A bare choice letter (`A or E`); `A` as an article starts a sentence of words.
+                    let article =
+                        w == "A" && b.get(end) == Some(&b' ') && b.get(end + 1).is_some_and(u8::is_ascii_lowercase);
+                    if !article {
+                        out.push(Tok::Value(w.to_string()));
+                        continue;
+                    }
                 }
+                let lower = if w.bytes().any(|c| c.is_ascii_uppercase()) {
+                    std::borrow::Cow::Owned(w.to_ascii_lowercase())
+                } else {
+                    std::borrow::Cow::Borrowed(w)
+                };
+                out.push(Tok::Word(lower, classes));
             }
-            if TEXT_COMMANDS.contains(&name) || name.is_empty() {
-                // A text command's braces are transparent; `\;`, `\,`, `\\` are spacing.
-                i = if name.is_empty() { start + s[start..].chars().next().map_or(0, char::len_utf8) } else { j };
-                continue;
-            }
-            out.push(Tok::Other);
-            i = j.max(i + 1);
-            continue;
-        }
-        if c.is_ascii_digit() || (c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            let start = i;
-            i += 1;
-            while i < b.len()
-                && (b[i].is_ascii_digit()
-                    || (matches!(b[i], b'.' | b',' | b'/') && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
-            {
-                i += 1;
-            }
-            if i < b.len() && is_word_byte(b[i]) && !b[i].is_ascii_digit() {
-                // `2nd`, `3x`: part of a word or a formula.
-                while i < b.len() && is_word_byte(b[i]) {
-                    i += 1;
-                }
-                out.push(Tok::Other);
-                continue;
-            }
-            out.push(Tok::Value(s[start..i].to_string()));
-            continue;
-        }
-        if c == b'(' && matches!(b.get(i + 1), Some(b'A'..=b'E')) && b.get(i + 2) == Some(&b')') {
-            out.push(Tok::Value((b[i + 1] as char).to_string()));
-            i += 3;
-            continue;
-        }
-        if c.is_ascii_alphabetic() {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
-                i += 1;
-            }
-            let w = &s[start..i];
-            if w.len() == 1 && matches!(w.as_bytes()[0], b'A'..=b'E') && !b.get(i).is_some_and(|c| is_word_byte(*c)) {
-                // A bare choice letter (`A or E`); `A` as an article starts a sentence of words.
-                let article = w == "A" && b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-                if !article {
-                    out.push(Tok::Value(w.to_string()));
-                    continue;
-                }
-            }
-            let lower = if w.bytes().any(|c| c.is_ascii_uppercase()) {
-                std::borrow::Cow::Owned(w.to_ascii_lowercase())
-            } else {
-                std::borrow::Cow::Borrowed(w)
-            };
-            out.push(Tok::Word(lower));
-            continue;
-        }
-        if c >= 0x80 {
             // A numeral of another script or form (`١١`, `Ⅻ`, `½`) is a value like `11`.
-            let numeral: usize =
-                s[i..].chars().take_while(|&ch| numerals::is_other_numeral(ch)).map(char::len_utf8).sum();
-            if numeral > 0 {
-                out.push(Tok::Value(s[i..i + numeral].to_string()));
-                i += numeral;
-                continue;
+            Kind::Numeral => out.push(Tok::Value(s[i..end].to_string())),
+            // A word of another script that the lexicon reads (`или`, `أو`, `或`); another is
+            // nothing the statement reads, one character at a time.
+            Kind::Word(classes) if !classes.is_empty() => {
+                out.push(Tok::Word(std::borrow::Cow::Owned(s[i..end].to_lowercase()), classes))
             }
-            // A word of another script that the lexicon reads (`или`, `oder`'s peers: `أو`, `或`).
-            let word: usize = s[i..].chars().take_while(|ch| ch.is_alphabetic()).map(char::len_utf8).sum();
-            if word > 0 {
-                let lower = s[i..i + word].to_lowercase();
-                if !lexicon::classes(&lower).is_empty() {
-                    out.push(Tok::Word(std::borrow::Cow::Owned(lower)));
-                    i += word;
-                    continue;
-                }
-            }
-        }
-        match c {
-            b'.' | b'!' | b'?' if b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace() || *n == b'$') => {
+            Kind::Word(_) => out.extend(s[i..end].chars().map(|_| Tok::Other)),
+            Kind::Char('.' | '!' | '?') if b.get(end).is_none_or(|n| n.is_ascii_whitespace() || *n == b'$') => {
                 out.push(Tok::SentenceEnd)
             }
-            b',' | b';' => out.push(Tok::Comma),
-            b'(' => out.push(Tok::Open),
-            b'=' => out.push(Tok::Equals),
-            b')' | b':' | b'.' => {}
-            _ => out.push(Tok::Other),
+            Kind::Char(',' | ';') => out.push(Tok::Comma),
+            Kind::Char('(') => out.push(Tok::Open),
+            Kind::Char('=') => out.push(Tok::Equals),
+            Kind::Char(')' | ':' | '.') => {}
+            Kind::Char(_) => out.push(Tok::Other),
         }
-        i += s[i..].chars().next().map_or(1, char::len_utf8);
     }
+    out.truncate(limit);
     out
+}
+
+/// The end of the markup or template token (`<|endofblock|>`, `<br>`) at `i`, if one stands there.
+fn markup_end(b: &[u8], i: usize) -> Option<usize> {
+    let k = b[i..].iter().take(40).position(|&x| x == b'>')?;
+    b[i + 1..i + k].iter().all(|x| x.is_ascii_alphanumeric() || matches!(x, b'|' | b'/' | b'_')).then_some(i + k + 1)
+}
+
+/// The number `start..end` (its sign included) as a value; glued to a word (`2nd`, `3x`) it is
+/// part of a word or a formula, and the lexer moves past it.
+fn number_at<'a>(s: &str, start: usize, end: usize, lexer: &mut Lexer<'_>) -> Tok<'a> {
+    let b = s.as_bytes();
+    if b.get(end).is_some_and(|c| is_word_byte(*c) && !c.is_ascii_digit()) {
+        let glued = end + b[end..].iter().take_while(|c| is_word_byte(**c)).count();
+        lexer.seek(glued);
+        return Tok::Other;
+    }
+    Tok::Value(s[start..end].to_string())
 }
 
 /// The statement after an answer: the rest of the response, at most [`MAX_STATEMENT_BYTES`]. A
@@ -295,9 +258,9 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
         while let Some(t) = toks.get(j) {
             match t {
                 Tok::Comma => joined = true,
-                Tok::Word(w) if lexicon::is(w, Class::ListConnector) => {
+                Tok::Word(_, c) if c.has(Class::ListConnector) => {
                     joined = true;
-                    or |= *w == "or";
+                    or |= hedges(*c);
                 }
                 _ => break,
             }
@@ -324,7 +287,7 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
                 out.push((v.clone(), Rule::Parenthetical));
                 k += 2;
             }
-            Some(Tok::Word(w)) if lexicon::number_word(w).is_some() => {
+            Some(Tok::Word(w, _)) if lexicon::number_word(w).is_some() => {
                 out.push((w.to_string(), Rule::Parenthetical));
                 k += 2;
             }
@@ -345,7 +308,7 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
                     out.extend(parts.into_iter().skip(1).map(|p| (p, Rule::HedgeInside)));
                 }
             }
-            Tok::Word(w) if w == "if" && matches!(toks.get(k + 1), Some(Tok::Word(n)) if n == "not") => {
+            Tok::Word(w, _) if w == "if" && matches!(toks.get(k + 1), Some(Tok::Word(n, _)) if n == "not") => {
                 // `$11$ — if not, $13$`.
                 if let Some((v, next)) = value_after_cue(toks, k + 2) {
                     out.push((v, Rule::Hedge));
@@ -353,11 +316,10 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
                     continue;
                 }
             }
-            Tok::Word(w) => {
-                let classes = lexicon::classes(w);
+            Tok::Word(w, classes) => {
                 if classes.has(Class::Justification) {
                     justifying = true;
-                } else if classes.has(Class::HedgeCue) && !(w == "or" && justifying) {
+                } else if hedges(*classes) && !(w == "or" && justifying) {
                     if let Some((v, next)) = value_after_cue(toks, k + 1) {
                         out.push((v, Rule::Hedge));
                         k = next;
@@ -395,8 +357,7 @@ fn later_values(toks: &[Tok<'_>]) -> Vec<String> {
                 (revisits, justifying, stating, verity) = (false, false, false, false);
                 (words, negated) = (0, false);
             }
-            Tok::Word(w) => {
-                let classes = lexicon::classes(w);
+            Tok::Word(_, classes) => {
                 words += 1;
                 negated = classes.has(Class::Negation);
                 // `Actually, ...`, `the correct total is`: a revising word, or an answer noun
@@ -456,8 +417,8 @@ fn right_side(v: &str) -> Option<&str> {
 fn offered(toks: &[Tok<'_>], from: usize) -> bool {
     for t in toks.iter().skip(from).take(4) {
         match t {
-            Tok::Word(w) if lexicon::is(w, Class::Offering) => return true,
-            Tok::Word(w) if lexicon::is(w, Class::HedgeFiller) || matches!(&**w, "may" | "too") => {}
+            Tok::Word(_, c) if c.has(Class::Offering) => return true,
+            Tok::Word(w, c) if c.has(Class::HedgeFiller) || matches!(&**w, "may" | "too") => {}
             _ => return false,
         }
     }
@@ -472,10 +433,10 @@ fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
     while let Some(t) = toks.get(k) {
         match t {
             Tok::Value(v) => return Some((v.clone(), k + 1)),
-            Tok::Word(w) if lexicon::is(w, Class::HedgeFiller) => {}
+            Tok::Word(_, c) if c.has(Class::HedgeFiller) => {}
             // `(maybe eleven)`: a number word is a value.
-            Tok::Word(w) if lexicon::number_word(w).is_some() => return Some((w.to_string(), k + 1)),
-            Tok::Word(w) if matches!(&**w, "if" | "when" | "unless" | "for") => {
+            Tok::Word(w, _) if lexicon::number_word(w).is_some() => return Some((w.to_string(), k + 1)),
+            Tok::Word(w, _) if matches!(&**w, "if" | "when" | "unless" | "for") => {
                 // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
                 let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
                 k += comma;
@@ -500,33 +461,22 @@ pub(crate) fn split_hedged(answer: &str) -> Option<Vec<String>> {
         return None;
     }
     let flat = unwrap_text_commands(answer);
-    let b = flat.as_bytes();
     let mut parts: Vec<String> = Vec::new();
     let mut depth = 0usize;
     let mut start = 0;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'{' => depth += 1,
-            b'}' => depth = depth.saturating_sub(1),
-            c if depth == 0 && c.is_ascii_alphabetic() && (i == 0 || !is_word_byte(b[i - 1]) && b[i - 1] != b'\\') => {
-                let mut j = i;
-                while j < b.len() && b[j].is_ascii_alphabetic() {
-                    j += 1;
-                }
-                let w = flat[i..j].to_ascii_lowercase();
-                if lexicon::is(&w, Class::HedgeCue) {
-                    // A cue with no value after it (`5 \text{ or more}`) leaves its words as a
-                    // candidate of their own: the answer is not the value alone.
-                    parts.push(flat[start..i].to_string());
-                    start = j;
-                }
-                i = j;
-                continue;
+    for t in Lexer::new(&flat) {
+        match (t.kind, t.text(&flat)) {
+            // Braces count, escaped or not: `\{b \mid b \le -1 \text{ or } b = 3\}` is one set.
+            (Kind::Char('{'), _) | (Kind::Escape, "\\{") => depth += 1,
+            (Kind::Char('}'), _) | (Kind::Escape, "\\}") => depth = depth.saturating_sub(1),
+            (Kind::Word(classes), _) if depth == 0 && hedges(classes) && is_hedge_word(&t, &flat) => {
+                // A cue with no value after it (`5 \text{ or more}`) leaves its words as a
+                // candidate of their own: the answer is not the value alone.
+                parts.push(flat[start..t.range.start].to_string());
+                start = t.range.end;
             }
             _ => {}
         }
-        i += 1;
     }
     parts.push(flat[start..].to_string());
     let parts: Vec<String> = parts.iter().map(|p| clean_part(p)).filter(|p| !p.is_empty()).collect();
@@ -603,29 +553,25 @@ fn clean_part(p: &str) -> String {
     t.to_string()
 }
 
-/// Whether a hedge cue stands in `s` as a whole word (ASCII case-insensitive, not a command
-/// name): one pass, no allocation.
+/// Whether a hedge cue stands in `s` as a whole word (not a command name): one pass over its
+/// tokens, no allocation.
 fn has_hedge_word(s: &str) -> bool {
+    Lexer::new(s).any(|t| matches!(t.kind, Kind::Word(c) if hedges(c)) && is_hedge_word(&t, s) && t.stands_alone(s))
+}
+
+/// Whether the word token `t` of `s` can be a hedge word inside an answer: ASCII letters, not
+/// glued to a letter, digit or backslash before it.
+fn is_hedge_word(t: &Token, s: &str) -> bool {
     let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_alphabetic() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && b[i].is_ascii_alphabetic() {
-            i += 1;
-        }
-        let boundary = start == 0 || !(is_word_byte(b[start - 1]) || b[start - 1] == b'\\');
-        if boundary && !b.get(i).is_some_and(|c| is_word_byte(*c)) {
-            let w = &s[start..i];
-            if lexicon::is(w, Class::HedgeCue) {
-                return true;
-            }
-        }
-    }
-    false
+    t.is_ascii_word(s) && !t.range.start.checked_sub(1).is_some_and(|k| is_word_byte(b[k]) || b[k] == b'\\')
+}
+
+/// The one hedge decision: whether a word offers what follows it as an alternative to what came
+/// before (`or`, `perhaps`, `otherwise`, `oder`, `或`: the lexicon's `HedgeCue` class) rather
+/// than listing it (`and`, `,`). Boxes joined by such a word, a list continued by one, a cue
+/// after the answer and one inside it all hedge by this decision.
+pub(crate) fn hedges(classes: Classes) -> bool {
+    classes.has(Class::HedgeCue)
 }
 
 #[cfg(test)]
