@@ -18,7 +18,7 @@
 use std::ops::Range;
 
 use super::scan::is_word_byte;
-use crate::lexicon::{self, Class, Classes};
+use crate::lexicon::{self, Classes};
 use crate::numerals;
 
 /// Text commands whose braces hold words (`\text{ or }`, `\mbox{apples}`).
@@ -155,6 +155,7 @@ pub(crate) fn ascii_words(text: &str, limit: usize) -> Vec<(&str, Classes)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lexicon::Class;
 
     fn kinds(s: &str) -> Vec<(&str, &'static str)> {
         Lexer::new(s)
