@@ -638,6 +638,21 @@ mod tests {
     }
 
     #[test]
+    fn a_property_of_the_answer_is_no_answer() {
+        let cfg = Config::default();
+        for response in [
+            "We add the digits. The sum of the digits of the answer is 9.",
+            "We add the digits. So the sum of the digits of the answer is $\\boxed{9}$.",
+        ] {
+            let s = score(response, "9", &cfg);
+            assert_eq!((s.correct, s.status, s.rule), (false, Status::NoAnswer, "property"), "{response}");
+        }
+        for response in ["We add the digits. The answer is 9.", "We add the digits. The value of the answer is 9."] {
+            assert!(score(response, "9", &cfg).correct, "{response}");
+        }
+    }
+
+    #[test]
     fn signed_reward() {
         assert_eq!(reward_of(false, RewardKind::Signed), -1.0);
         assert_eq!(reward_of(true, RewardKind::Signed), 1.0);

@@ -61,6 +61,9 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     if clause.first().is_some_and(|w| w.is(Class::Hypothesis)) {
         return Some(Rule::Mentioned);
     }
+    if of_the_answer(clause) {
+        return Some(Rule::Property);
+    }
     if instructs(&words_before) {
         return Some(Rule::Mentioned);
     }
@@ -110,6 +113,27 @@ fn negates(clause: &[Word<'_>]) -> bool {
         }
         None => clause[clause.len().saturating_sub(NEGATION_REACH)..].iter().any(negation),
     }
+}
+
+/// Most words between `of` and the answer noun it governs (`of your final answer`).
+const MAX_OF_GAP: usize = 2;
+/// Most words between the answer noun and the value (`of the answer is exactly`).
+const MAX_VERB_WORDS: usize = 3;
+
+/// Whether the clause before a value states a property of the answer rather than the answer: its
+/// subject ends in `of` and an answer noun (`the sum of the digits of the answer is`, `the square
+/// of the result equals`), with a head before `of` that is no answer noun itself (`the value of
+/// the answer is` states the answer), and only a few words, one of them a stating verb, after it.
+fn of_the_answer(clause: &[Word<'_>]) -> bool {
+    let answer_noun = |w: &Word<'_>| w.is(Class::AnswerNoun) && w.is(Class::AnswerTagName) && !w.is(Class::FinalWord);
+    let Some(k) = clause.iter().rposition(answer_noun) else { return false };
+    let verb = &clause[k + 1..];
+    if verb.is_empty() || verb.len() > MAX_VERB_WORDS || !verb.iter().any(|w| w.is(Class::Stating)) {
+        return false;
+    }
+    let from = k.saturating_sub(MAX_OF_GAP + 1);
+    let Some(of) = (from..k).rev().find(|&j| clause[j].text.eq_ignore_ascii_case("of")) else { return false };
+    of >= 1 && !clause[of - 1].is(Class::AnswerNoun)
 }
 
 /// Whether the sentence is an instruction: its verb opens it (`Put your answer in ...`) or follows
@@ -284,6 +308,9 @@ mod tests {
             "```\nx = 1\n```\n```output\n5\n```\nSo the total is $\\boxed{5}$.",
             r"Therefore $\boxed{5}$ (not 4).",
             r"What is the answer? $\boxed{5}$",
+            r"The value of the answer is $\boxed{5}$.",
+            r"The sum of the digits of 23 is $\boxed{5}$.",
+            r"The number of solutions is $\boxed{5}$.",
         ] {
             assert_eq!(void(t, b), None, "{t}");
         }
@@ -318,6 +345,8 @@ mod tests {
             (r#"The key says "$\boxed{5}$"."#, Rule::Mentioned),
             (r"So $\boxed{5}$. I could not solve the second part, so this is a guess.", Rule::Disowned),
             (r"So $\boxed{5}$. I'm not sure about this.", Rule::Disowned),
+            (r"So the sum of the digits of the answer is $\boxed{5}$.", Rule::Property),
+            (r"The square of the result is $\boxed{5}$.", Rule::Property),
         ] {
             assert_eq!(void(t, b), Some(rule), "{t}");
         }
