@@ -209,7 +209,8 @@ pub(crate) fn build(found: Found<'_>) -> Answer {
 fn extend(answer: &mut Answer, added: impl Iterator<Item = Candidate>, distinct: bool) -> bool {
     let before = answer.candidates.len();
     for c in added {
-        if !c.text.is_empty() && !(distinct && answer.candidates.iter().any(|o| o.text == c.text)) {
+        let repeated = distinct && answer.candidates.iter().any(|o| o.text == c.text);
+        if !c.text.is_empty() && !repeated {
             answer.candidates.push(c);
         }
     }
