@@ -6,7 +6,6 @@
 
 use crate::ast::Expr;
 use crate::equiv::{equivalent, Decision, EquivOptions, Verdict};
-use crate::extract::wording::{bare_value, wording, Wording};
 use crate::extract::{extract, Answer, ExtractOptions, Rule, Source};
 use crate::latex::{parse, ParseError};
 use crate::limits::{Budget, LimitKind, Limits};
@@ -177,7 +176,7 @@ impl Gold {
         let answer = extract(gold, &gold_opts).map(|a| a.text).unwrap_or_else(|| gold.trim().to_string());
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
-        let choice = crate::extract::choice::choice_letter(&answer);
+        let choice = Answer::bare(&answer, Source::Whole).choice_letter();
         let invalid = invalid_gold(gold, &answer, &parsed);
         let is_collection = parsed.as_ref().is_ok_and(is_collection);
         let is_ordered =
@@ -309,7 +308,7 @@ impl Gold {
         out.score.limit = limit;
         out.score.rule = rule;
         if status == Status::Ambiguous {
-            out.score.candidates = answer.parts.clone();
+            out.score.candidates = answer.parts();
         }
         out.answer = Some(answer);
         out.parsed = Some(parsed);
@@ -322,9 +321,9 @@ impl Gold {
     /// the candidates are listed, never offered as alternatives), or every one of them equals the
     /// gold (a value restated: `\boxed{5}` twice, `$\frac12$, or $0.5$`).
     fn judge_statement(&self, answer: &Answer, cfg: &Config, budget: &mut Budget) -> Judged {
-        let candidates = answer.candidates();
+        let candidates = &answer.candidates;
         if candidates.len() > 1 {
-            if self.is_collection || (self.is_ordered && !answer.hedged) {
+            if self.is_collection || (self.is_ordered && !answer.hedged()) {
                 let whole = self.judge_candidate(answer, cfg, budget);
                 if whole.status == Status::Correct || self.is_collection {
                     return whole;
@@ -332,7 +331,7 @@ impl Gold {
             }
             let mut last = None;
             for (k, c) in candidates.iter().enumerate() {
-                let single = Answer::bare(c, answer.source);
+                let single = Answer::bare(&c.text, answer.source);
                 let j = self.judge_candidate(&single, cfg, budget);
                 if j.status != Status::Correct {
                     let status = if matches!(j.status, Status::Limit) { Status::Limit } else { Status::Ambiguous };
@@ -357,12 +356,12 @@ impl Gold {
     /// the comparison, with the multiple-choice readings of a labelled option.
     fn judge_candidate(&self, answer: &Answer, cfg: &Config, budget: &mut Budget) -> Judged {
         // Words the gold itself has are no qualifier (`\text{Monday}` in both).
-        let qualified = answer.candidates().iter().any(|c| wording(c) == Wording::Qualified);
+        let qualified = answer.qualified();
         if qualified && !same_text(&self.answer, &answer.text) {
             // `\text{less than } 7`, `7 \text{ or so}`: the words change the value.
             return Judged::rejected(answer, "a value with words that qualify it", Rule::Qualified);
         }
-        if self.choice.is_some() && crate::extract::choice::article_led(&answer.text) {
+        if self.choice.is_some() && answer.article_led() {
             // `The answer is a tricky one`: the article that opens a sentence names no choice.
             return Judged::rejected(answer, "a sentence, not a choice label", Rule::NotAChoice);
         }
@@ -390,7 +389,8 @@ impl Gold {
             // `five apples` -> `5 apples` -> `5`, with the allow-lists of the words (never a unit
             // the parser read: `five minutes` is not `5`).
             let read_a_unit = j.parsed.as_ref().is_ok_and(crate::units::has_unit);
-            if let Some(value) = bare_value(&n).filter(|_| !read_a_unit) {
+            let words = Answer::bare(n.as_str(), answer.source);
+            if let Some(value) = words.bare_value().filter(|_| !read_a_unit) {
                 let j = self.judge(&Answer::bare(value, answer.source), cfg, budget);
                 if j.status == Status::Correct {
                     return Judged { answer: answer.clone(), ..j };
@@ -400,7 +400,7 @@ impl Gold {
         // `12 apples`, `the 100th day`: the value without the words the allow-lists accepted (a
         // unit the parser read is no such word: `3 \text{ minutes}` is not `3`).
         let read_a_unit = judged.parsed.as_ref().is_ok_and(crate::units::has_unit);
-        if let Some(value) = bare_value(&answer.text).filter(|_| !read_a_unit) {
+        if let Some(value) = answer.bare_value().filter(|_| !read_a_unit) {
             let alt = Answer::bare(value, answer.source);
             let j = self.judge(&alt, cfg, budget);
             if j.status == Status::Correct {
@@ -409,7 +409,7 @@ impl Gold {
         }
         // A multiple-choice gold (`C`) against a labelled answer (`(C) y = 2x + 1`): the
         // label; another gold against it: the option text (`y = 2x + 1`).
-        if let Some((letter, option)) = crate::extract::choice::split_choice_label(&answer.text) {
+        if let Some((letter, option)) = answer.choice_label() {
             if self.choice.is_none() {
                 let alt = Answer::bare(option.trim(), answer.source);
                 let j = self.judge(&alt, cfg, budget);
@@ -461,7 +461,10 @@ impl Judged {
 /// nouns after it); the number is then compared like any answer.
 fn text_with_one_number(g: &Expr, p: &Expr, cfg: &Config, budget: &mut Budget) -> Option<&'static str> {
     let Expr::Text(t) = p else { return None };
-    if !matches!(g, Expr::Num(_) | Expr::Neg(_) | Expr::Div(..)) || t.len() > 200 || wording(t) != Wording::Plain {
+    if !matches!(g, Expr::Num(_) | Expr::Neg(_) | Expr::Div(..))
+        || t.len() > 200
+        || Answer::bare(t, Source::Whole).qualified()
+    {
         return None;
     }
     let mut number: Option<&str> = None;
@@ -632,6 +635,21 @@ mod tests {
         }
         // Well formed but not parsable: compared as text.
         assert!(score("3:4:5", "3:4:5", &Config::default()).correct);
+    }
+
+    #[test]
+    fn a_property_of_the_answer_is_no_answer() {
+        let cfg = Config::default();
+        for response in [
+            "We add the digits. The sum of the digits of the answer is 9.",
+            "We add the digits. So the sum of the digits of the answer is $\\boxed{9}$.",
+        ] {
+            let s = score(response, "9", &cfg);
+            assert_eq!((s.correct, s.status, s.rule), (false, Status::NoAnswer, "property"), "{response}");
+        }
+        for response in ["We add the digits. The answer is 9.", "We add the digits. The value of the answer is 9."] {
+            assert!(score(response, "9", &cfg).correct, "{response}");
+        }
     }
 
     #[test]

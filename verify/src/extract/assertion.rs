@@ -21,6 +21,7 @@
 
 use super::rule::Rule;
 use super::scan::{floor_boundary, Needle};
+use super::tokens;
 use crate::lexicon::{self, Class, Classes};
 
 /// How far back the sentence of an answer is read (bytes).
@@ -42,7 +43,7 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     }
     let before = sentence_before(text, start);
     // Each word of the sentence is looked up once.
-    let words_before: Vec<Word<'_>> = words(before).into_iter().map(Word::new).collect();
+    let words_before = words(before);
     let after = &text[end..floor_boundary(text, end + MAX_AFTER_BYTES)];
     // A harness's own separator (`<|endofblock|>`) ends the response's words.
     let after = memchr::memmem::find(after.as_bytes(), b"<|").map_or(after, |k| &after[..k]);
@@ -60,6 +61,9 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     if clause.first().is_some_and(|w| w.is(Class::Hypothesis)) {
         return Some(Rule::Mentioned);
     }
+    if of_the_answer(clause) {
+        return Some(Rule::Property);
+    }
     if instructs(&words_before) {
         return Some(Rule::Mentioned);
     }
@@ -71,7 +75,7 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     }
     // Only what follows the answer is the response's comment on it: the words before it often
     // restate the problem (`the minimum number of guesses is`).
-    let words_after: Vec<Word<'_>> = first_words(after, MAX_WORDS_AFTER).into_iter().map(Word::new).collect();
+    let words_after = first_words(after, MAX_WORDS_AFTER);
     if gives_up(&words_after) {
         return Some(Rule::Disowned);
     }
@@ -88,11 +92,7 @@ struct Word<'a> {
     classes: Classes,
 }
 
-impl<'a> Word<'a> {
-    fn new(text: &'a str) -> Word<'a> {
-        Word { text, classes: lexicon::classes(text) }
-    }
-
+impl Word<'_> {
     fn is(&self, class: Class) -> bool {
         self.classes.has(class)
     }
@@ -113,6 +113,27 @@ fn negates(clause: &[Word<'_>]) -> bool {
         }
         None => clause[clause.len().saturating_sub(NEGATION_REACH)..].iter().any(negation),
     }
+}
+
+/// Most words between `of` and the answer noun it governs (`of your final answer`).
+const MAX_OF_GAP: usize = 2;
+/// Most words between the answer noun and the value (`of the answer is exactly`).
+const MAX_VERB_WORDS: usize = 3;
+
+/// Whether the clause before a value states a property of the answer rather than the answer: its
+/// subject ends in `of` and an answer noun (`the sum of the digits of the answer is`, `the square
+/// of the result equals`), with a head before `of` that is no answer noun itself (`the value of
+/// the answer is` states the answer), and only a few words, one of them a stating verb, after it.
+fn of_the_answer(clause: &[Word<'_>]) -> bool {
+    let answer_noun = |w: &Word<'_>| w.is(Class::AnswerNoun) && w.is(Class::AnswerTagName) && !w.is(Class::FinalWord);
+    let Some(k) = clause.iter().rposition(answer_noun) else { return false };
+    let verb = &clause[k + 1..];
+    if verb.is_empty() || verb.len() > MAX_VERB_WORDS || !verb.iter().any(|w| w.is(Class::Stating)) {
+        return false;
+    }
+    let from = k.saturating_sub(MAX_OF_GAP + 1);
+    let Some(of) = (from..k).rev().find(|&j| clause[j].text.eq_ignore_ascii_case("of")) else { return false };
+    of >= 1 && !clause[of - 1].is(Class::AnswerNoun)
 }
 
 /// Whether the sentence is an instruction: its verb opens it (`Put your answer in ...`) or follows
@@ -209,12 +230,11 @@ fn ends_as_question(own_rest: &str) -> bool {
 
 /// Whether the words right after the answer deny it (`$\boxed{3}$ is wrong`, `is not correct`).
 fn denied_after(own_rest: &str) -> bool {
-    let w = words(own_rest);
-    let first = &w[..w.len().min(4)];
+    let first = first_words(own_rest, 4);
     first.iter().enumerate().any(|(k, x)| {
-        lexicon::is(x, Class::Denial)
-            || (lexicon::is(x, Class::Negation)
-                && first.get(k + 1).is_some_and(|n| lexicon::is(n, Class::Verity) || lexicon::is(n, Class::Accomplish)))
+        x.is(Class::Denial)
+            || (x.is(Class::Negation)
+                && first.get(k + 1).is_some_and(|n| n.is(Class::Verity) || n.is(Class::Accomplish)))
     })
 }
 
@@ -227,16 +247,16 @@ fn retracts(later: &str) -> bool {
     let len = t.bytes().take_while(|c| c.is_ascii_alphabetic()).count();
     let word = &t[..len];
     let (next, _) = split_sentence(t);
-    let w = words(next);
+    let w = first_words(next, 2);
     if lexicon::is(word, Class::Retraction) {
         // A negation retracts alone (`No.`, `No, ...`) or with another retraction word (`Never
         // mind`), not when it opens a statement (`No other value works`).
         let bare = lexicon::is(word, Class::Negation);
         return !bare
             || t[len..].starts_with(['.', ',', '!', ';'])
-            || w.get(1).is_some_and(|second| lexicon::is(second, Class::Retraction));
+            || w.get(1).is_some_and(|second| second.is(Class::Retraction));
     }
-    w.get(1).is_some_and(|second| lexicon::is(second, Class::Retraction) && !lexicon::is(second, Class::Negation))
+    w.get(1).is_some_and(|second| second.is(Class::Retraction) && !second.is(Class::Negation))
         || (!next.bytes().any(|c| c.is_ascii_digit()) && denied_after(next))
 }
 
@@ -249,30 +269,14 @@ fn gives_up(words: &[Word<'_>]) -> bool {
     })
 }
 
-/// The words of `s`: runs of ASCII letters and apostrophes, not LaTeX command names.
-fn words(s: &str) -> Vec<&str> {
+/// The words of `s` (the token stream's ASCII words), each with its classes.
+fn words(s: &str) -> Vec<Word<'_>> {
     first_words(s, usize::MAX)
 }
 
 /// The first `limit` [`words`] of `s` (the scan stops there).
-fn first_words(s: &str, limit: usize) -> Vec<&str> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() && out.len() < limit {
-        if b[i].is_ascii_alphabetic() {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
-                i += 1;
-            }
-            if start == 0 || b[start - 1] != b'\\' {
-                out.push(&s[start..i]);
-            }
-        } else {
-            i += 1;
-        }
-    }
-    out
+fn first_words(s: &str, limit: usize) -> Vec<Word<'_>> {
+    tokens::ascii_words(s, limit).into_iter().map(|(text, classes)| Word { text, classes }).collect()
 }
 
 #[cfg(test)]
@@ -304,6 +308,9 @@ mod tests {
             "```\nx = 1\n```\n```output\n5\n```\nSo the total is $\\boxed{5}$.",
             r"Therefore $\boxed{5}$ (not 4).",
             r"What is the answer? $\boxed{5}$",
+            r"The value of the answer is $\boxed{5}$.",
+            r"The sum of the digits of 23 is $\boxed{5}$.",
+            r"The number of solutions is $\boxed{5}$.",
         ] {
             assert_eq!(void(t, b), None, "{t}");
         }
@@ -338,6 +345,8 @@ mod tests {
             (r#"The key says "$\boxed{5}$"."#, Rule::Mentioned),
             (r"So $\boxed{5}$. I could not solve the second part, so this is a guess.", Rule::Disowned),
             (r"So $\boxed{5}$. I'm not sure about this.", Rule::Disowned),
+            (r"So the sum of the digits of the answer is $\boxed{5}$.", Rule::Property),
+            (r"The square of the result is $\boxed{5}$.", Rule::Property),
         ] {
             assert_eq!(void(t, b), Some(rule), "{t}");
         }

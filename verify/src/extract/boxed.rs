@@ -19,7 +19,9 @@
 //! Repeated parts are kept (`\boxed{3}, \boxed{3}` is `3, 3`; the scorer also tries the list
 //! without repeats, so it still matches a gold `3`); empty boxes are ignored.
 
-use super::scan::{is_word_byte, words, Needle};
+use super::scan::{words, Needle};
+use super::statement;
+use super::tokens::{Kind, Lexer};
 
 /// Longest text between two boxes that still counts as a connector (bytes).
 const MAX_SEPARATOR: usize = 64;
@@ -154,39 +156,24 @@ fn is_connector(sep: &str) -> bool {
         }
     }
     // Plain words other than the connectors `and` / `or`.
-    let connectors = count_connectors(b);
     let w = words(sep);
-    !w.prose && w.count.saturating_sub(connectors) <= 2
+    !w.prose && w.count.saturating_sub(connectors(sep).0) <= 2
 }
 
-/// Whether the standalone word `or` joins two boxes (an alternative, not a list).
-fn has_or(b: &[u8]) -> bool {
-    b.windows(2).enumerate().any(|(i, w)| {
-        w.eq_ignore_ascii_case(b"or")
-            && (i == 0 || !is_word_byte(b[i - 1]))
-            && !b.get(i + 2).is_some_and(|c| is_word_byte(*c))
-    })
-}
-
-/// Count the standalone words `and` / `or` outside LaTeX commands.
-fn count_connectors(b: &[u8]) -> usize {
-    let mut n = 0;
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_alphabetic() && (i == 0 || !is_word_byte(b[i - 1]) && b[i - 1] != b'\\') {
-            let start = i;
-            while i < b.len() && b[i].is_ascii_alphabetic() {
-                i += 1;
-            }
-            let w = &b[start..i];
-            if w.eq_ignore_ascii_case(b"and") || w.eq_ignore_ascii_case(b"or") {
-                n += 1;
-            }
-        } else {
-            i += 1;
+/// The standalone words `and` / `or` of a separator (outside LaTeX commands), and whether a word
+/// of it offers an alternative (`or`, `perhaps`: [`statement::hedges`]) rather than lists.
+fn connectors(sep: &str) -> (usize, bool) {
+    let (mut n, mut hedged) = (0, false);
+    for t in Lexer::new(sep) {
+        let Kind::Word(classes) = t.kind else { continue };
+        let w = t.text(sep);
+        if !t.stands_alone(sep) {
+            continue;
         }
+        n += usize::from(w.eq_ignore_ascii_case("and") || w.eq_ignore_ascii_case("or"));
+        hedged |= statement::hedges(classes);
     }
-    n
+    (n, hedged)
 }
 
 /// The final boxed answer of `text`: the contents of the last run of joined boxes (see the module
@@ -216,7 +203,7 @@ pub(crate) fn last_boxes_and_span(text: &str) -> (Vec<&str>, std::ops::Range<usi
         if !is_connector(sep) {
             break;
         }
-        hedged |= has_or(sep.as_bytes());
+        hedged |= connectors(sep).1;
         run.push(**bx);
     }
     run.reverse();

@@ -2,15 +2,21 @@
 //!
 //! This module implements the final-answer contract of `verify/README.md`: the answer is the last
 //! committed answer outside the reasoning, a committed answer has a marker, it holds exactly one
-//! candidate ([`Answer::parts`] lists them all when the final statement offers several; the
+//! candidate ([`Answer::candidates`] lists them all when the final statement offers several; the
 //! scorer calls several different ones `ambiguous`), and text inside it is part of it
-//! (`wording`: allow-lists of what may surround a value). `turn` cuts the response at the first
-//! end-of-turn token, `escapes` reads doubly escaped LaTeX, `statement` collects the candidates
-//! (hedges, list continuations, later values that revise the answer), `record` the other fields
-//! of a structured answer, and `assertion` decides whether the response asserts its marked answer
-//! as its own (not negated, questioned, retracted, someone else's, an example, or given up on:
-//! [`Answer::void`]). Every candidate and every decision names its contract [`Rule`]; every word
-//! these modules read is a class of the crate's one lexicon (`crate::lexicon`).
+//! (`wording`: allow-lists of what may surround a value).
+//!
+//! Layout: `turn` cuts the response at the first end-of-turn token and `escapes` reads doubly
+//! escaped LaTeX; the strategies below find where the answer is marked; `statement` is the one
+//! builder of the final statement, run once on the answer region: it reads the values offered
+//! beside the answer (`alternatives`: hedges, list continuations, later values that revise it),
+//! the other fields of a structured answer (`record`) and whether the response asserts it as its
+//! own (`assertion`: not negated, questioned, retracted, someone else's, an example, a property
+//! of the answer, or given up on: [`Answer::void`]), and returns typed [`Candidate`]s, each with
+//! the contract [`Rule`] that produced it. Every module reads text through one token stream
+//! (`tokens`: words with their classes from the crate's one lexicon, `crate::lexicon`, numbers,
+//! commands and characters with byte ranges), and one predicate (`statement::hedges`) decides
+//! whether a word offers an alternative.
 //!
 //! [`extract`] runs a fixed list of strategies and returns the first that finds something. The
 //! order (strongest marker first) is:
@@ -77,9 +83,10 @@
 //! content (unbalanced braces, a million `\boxed{`, NUL bytes, any UTF-8) are handled without
 //! panics: all slicing happens at ASCII delimiters or at checked `char` boundaries.
 
+mod alternatives;
 mod assertion;
 mod boxed;
-pub(crate) mod choice;
+mod choice;
 mod delimited;
 mod escapes;
 mod number;
@@ -90,11 +97,14 @@ mod statement;
 mod tagged;
 #[cfg(test)]
 mod tests;
+mod tokens;
 mod turn;
 pub(crate) use turn::model_turn;
-pub(crate) mod wording;
+mod wording;
 
 pub use rule::Rule;
+use statement::Found;
+pub use statement::{Answer, Candidate};
 use std::collections::HashSet;
 
 /// Where an extracted answer came from (the strategy order is in the module doc).
@@ -141,31 +151,6 @@ impl Source {
             Source::Conclusion => "conclusion",
         }
     }
-}
-
-/// An extracted final answer.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Answer {
-    /// The answer as one string for the parser (list parts joined by ", ").
-    pub text: String,
-    /// The candidates when the final statement holds several (empty otherwise): a list of boxes,
-    /// values joined to the answer, the alternatives a hedge offers.
-    pub parts: Vec<String>,
-    /// Whether the parts were offered as alternatives (`or`, `possibly`, `otherwise`, ...)
-    /// rather than listed (`,`, `and`): alternatives never form an ordered answer (a point, an
-    /// interval) as a whole.
-    pub hedged: bool,
-    /// A plain value that restates the answer right after it (`$\frac{1}{}$ = 7`, `..., i.e.
-    /// 7`): the scorer reads it only when the answer itself cannot be parsed.
-    pub restated: Option<String>,
-    /// Which strategy found it.
-    pub source: Source,
-    /// The contract rule that produced each candidate, in the order of [`Answer::candidates`].
-    pub rules: Vec<Rule>,
-    /// Why the response does not assert this answer as its own, when it does not (a box the
-    /// sentence negates, questions or retracts; someone else's value; a format example; a
-    /// response that says it did not solve the problem): the scorer calls it `no_answer`.
-    pub void: Option<Rule>,
 }
 
 /// Extraction switches.
@@ -233,12 +218,12 @@ pub fn looks_truncated(text: &str) -> bool {
 /// let opts = ExtractOptions::default();
 /// let a = extract("We try $x = 2$: it works, so \\boxed{2} and \\boxed{3}.", &opts);
 /// assert_eq!(a.as_ref().map(|a| (a.text.as_str(), a.source)), Some(("2, 3", Source::Boxed)));
-/// assert_eq!(a.map(|a| a.parts), Some(vec!["2".to_string(), "3".to_string()]));
+/// assert_eq!(a.map(|a| a.parts()), Some(vec!["2".to_string(), "3".to_string()]));
 /// let b = extract("<think>maybe 4</think>\nThe final answer is $5$.", &opts);
 /// assert_eq!(b.map(|b| b.text), Some("5".to_string()));
 /// // A hedge is two candidates, never the first one alone.
 /// let c = extract("The answer is $5$, or perhaps $6$.", &opts);
-/// assert_eq!(c.map(|c| c.parts), Some(vec!["5".to_string(), "6".to_string()]));
+/// assert_eq!(c.map(|c| c.parts()), Some(vec!["5".to_string(), "6".to_string()]));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
     let turn = turn::model_turn(response);
@@ -252,11 +237,11 @@ pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
         }
         None => extract_region(response, opts, true),
     };
-    found.map(Answer::split_hedges)
+    found.map(statement::build)
 }
 
 /// The answer of a response with a reasoning part (`<think>...</think>` then `after`).
-fn after_reasoning(reasoning: &str, after: &str, opts: &ExtractOptions) -> Option<Answer> {
+fn after_reasoning<'a>(reasoning: &'a str, after: &'a str, opts: &ExtractOptions) -> Option<Found<'a>> {
     // A marked answer (tag, box, phrase, `####`, bold, choice line) after the reasoning.
     if let Some(a) = marked(after, opts, true) {
         return Some(a);
@@ -270,8 +255,7 @@ fn after_reasoning(reasoning: &str, after: &str, opts: &ExtractOptions) -> Optio
     // off mid-sentence does not outvote the `\boxed{116}` that ends the reasoning).
     let (boxes, span, hedged) = boxed::last_boxes_and_span(reasoning);
     if let Some(a) = from_boxes(&boxes, hedged) {
-        let void = assertion::void_of(reasoning, span.start, span.end);
-        return Some(a.with_alternatives(reasoning, span.start, span.end).voided(void));
+        return Some(Found::new(a, reasoning).statement(span.start, span.end).asserted());
     }
     if let Some(a) = unmarked(after, opts) {
         return Some(a);
@@ -292,7 +276,7 @@ const MAX_WHOLE_BYTES: usize = 200;
 const MAX_TAG_CONTENT_BYTES: usize = 300;
 
 /// Run the strategies on one region of the response.
-fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
+fn extract_region<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Found<'a>> {
     if boxed::ends_in_open_box(text) {
         // The final box was never closed: the answer was never finished.
         return None;
@@ -309,17 +293,16 @@ fn extract_region(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<A
 
 /// The marked strategies: an answer the model marked as such (tag, box, phrase, `####`, bold, a
 /// choice named in the last line), with the alternatives its statement offers.
-fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
+fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Found<'a>> {
     if with_tag {
         if let Some(content) = tagged::answer_tag_named(text) {
             let inner = ExtractOptions { whole_fallback: true, ..opts.clone() };
-            if let Some(mut a) = extract_region(content, &inner, false) {
-                a.source = Source::AnswerTag;
-                return Some(a);
+            if let Some(found) = extract_region(content, &inner, false) {
+                return Some(found.source(Source::AnswerTag));
             }
             let t = clean(content);
             if !t.is_empty() && t.len() <= MAX_TAG_CONTENT_BYTES {
-                return Some(Answer::single(t, Source::AnswerTag));
+                return Some(Found::new(Answer::single(t, Source::AnswerTag), content));
             }
             return None;
         }
@@ -334,52 +317,50 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
         _ => boxes,
     };
     if let Some(a) = from_boxes(&boxes, hedged) {
-        let void = assertion::void_of(text, span.start, span.end);
-        return Some(a.with_alternatives(text, span.start, span.end).voided(void));
+        return Some(Found::new(a, text).statement(span.start, span.end).asserted());
     }
     if let Some((raw, kind, end)) = tagged::phrase(text) {
         let source = match kind {
             tagged::Phrase::Final => Source::FinalAnswerPhrase,
             tagged::Phrase::Colon => Source::AnswerColon,
         };
-        if let Some(a) = Answer::cleaned(&raw, source) {
-            let a = a.with_alternatives(text, end, end).with_second_fields(text, end);
-            return Some(a.voided(assertion::void_of(text, end, end)));
+        if let Some(a) = cleaned(&raw, source) {
+            return Some(Found::new(a, text).statement(end, end).fields().asserted());
         }
     }
     if let Some((raw, end)) = tagged::foreign_phrase(text) {
-        if let Some(a) = Answer::cleaned(&raw, Source::FinalAnswerPhrase) {
-            return Some(a.with_alternatives(text, end, end).voided(assertion::void_of(text, end, end)));
+        if let Some(a) = cleaned(&raw, Source::FinalAnswerPhrase) {
+            return Some(Found::new(a, text).statement(end, end).asserted());
         }
     }
-    if let Some(a) = tagged::gsm8k(text).and_then(|raw| Answer::cleaned(strip_currency(raw), Source::Gsm8k)) {
-        return Some(a);
+    if let Some(a) = tagged::gsm8k(text).and_then(|raw| cleaned(strip_currency(raw), Source::Gsm8k)) {
+        return Some(Found::new(a, text));
     }
-    if let Some(a) = tagged::bold(text).and_then(|raw| Answer::cleaned(raw, Source::Bold)) {
-        return Some(a);
+    if let Some(a) = tagged::bold(text).and_then(|raw| cleaned(raw, Source::Bold)) {
+        return Some(Found::new(a, text));
     }
     if opts.truncated_fallback || !looks_truncated(text) {
         let letters = choice::last_line_choices(text);
         if !letters.is_empty() {
             let parts: Vec<String> = letters.iter().map(char::to_string).collect();
-            return Some(Answer::from_parts(parts, Source::Choice, true));
+            return Some(Found::new(Answer::from_parts(parts, Source::Choice, true), text));
         }
         // `A. Because ...`, `B is the only valid option`: the response opens with its choice; a
         // concluding sentence that states a value still wins over it.
         let opening = choice::opening_choice(text);
         if let Some((raw, end)) = tagged::conclusion(text) {
             let states_value = raw.bytes().any(|c| c.is_ascii_digit() || matches!(c, b'\\' | b'=' | b'^'));
-            if let Some(a) = Answer::cleaned(&raw, Source::Conclusion).filter(|_| states_value || opening.is_none()) {
-                return Some(a.with_alternatives(text, end, end));
+            if let Some(a) = cleaned(&raw, Source::Conclusion).filter(|_| states_value || opening.is_none()) {
+                return Some(Found::new(a, text).statement(end, end));
             }
         }
         if let Some((raw, _)) = tagged::introduced_display(text) {
-            if let Some(a) = Answer::cleaned(&raw, Source::Conclusion) {
-                return Some(a);
+            if let Some(a) = cleaned(&raw, Source::Conclusion) {
+                return Some(Found::new(a, text));
             }
         }
         if let Some(c) = opening {
-            return Some(Answer::single(c.to_string(), Source::Choice));
+            return Some(Found::new(Answer::single(c.to_string(), Source::Choice), text));
         }
     }
     None
@@ -388,12 +369,12 @@ fn marked(text: &str, opts: &ExtractOptions, with_tag: bool) -> Option<Answer> {
 /// The readings without a marker. By default only a bare answer: a whole short text that is an
 /// answer and nothing else (`\frac{1}{2}`, `(3, \infty)`, `\text{Monday}`). With
 /// [`ExtractOptions::lenient`], also the last math block and the last number.
-fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
+fn unmarked<'a>(text: &'a str, opts: &ExtractOptions) -> Option<Found<'a>> {
     if !opts.truncated_fallback && looks_truncated(text) {
         // Cut off mid-derivation with no marker: its last formula is a step, not its answer. A
         // short bare answer (`\frac{1}{2}`, `x^2`, a gold) is still taken whole.
         if opts.whole_fallback {
-            return whole(text);
+            return whole(text).map(|a| Found::new(a, text));
         }
         return None;
     }
@@ -404,7 +385,7 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
     }
     if opts.whole_fallback {
         if let Some(a) = whole(text) {
-            return Some(a);
+            return Some(Found::new(a, text));
         }
     }
     if opts.lenient {
@@ -415,144 +396,25 @@ fn unmarked(text: &str, opts: &ExtractOptions) -> Option<Answer> {
                 let parts: Vec<String> =
                     joined.iter().map(|b| clean(&text[b.start..b.end])).filter(|t| !t.is_empty()).collect();
                 if parts.len() > 1 {
-                    return Some(Answer::from_parts(parts, Source::MathDelimiters, false));
+                    return Some(Found::new(Answer::from_parts(parts, Source::MathDelimiters, false), text));
                 }
-                if let Some(a) = Answer::cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
-                    return Some(a.with_alternatives(text, bl.start, bl.end));
+                if let Some(a) = cleaned(&text[bl.start..bl.end], Source::MathDelimiters) {
+                    return Some(Found::new(a, text).statement(bl.start, bl.end));
                 }
             }
             delimited::LastBlock::Question | delimited::LastBlock::None => {}
         }
     }
     if opts.last_number_fallback {
-        return number::last_number(text).map(|n| Answer::single(n, Source::LastNumber));
+        return number::last_number(text).map(|n| Found::new(Answer::single(n, Source::LastNumber), text));
     }
     None
 }
 
-impl Answer {
-    fn single(text: String, source: Source) -> Answer {
-        Answer {
-            text,
-            parts: Vec::new(),
-            source,
-            hedged: false,
-            restated: None,
-            rules: vec![Rule::Marker(source)],
-            void: None,
-        }
-    }
-
-    /// A single-candidate answer with this text (what the scorer tries in place of another).
-    pub fn bare(text: &str, source: Source) -> Answer {
-        Answer::single(text.to_string(), source)
-    }
-
-    /// An answer of several candidates (one part is a single answer), each found by the marker.
-    fn from_parts(parts: Vec<String>, source: Source, hedged: bool) -> Answer {
-        let rules = vec![Rule::Marker(source); parts.len()];
-        Answer::with_rules(parts, rules, source, hedged)
-    }
-
-    /// An answer of several candidates, each with the rule that produced it.
-    fn with_rules(mut parts: Vec<String>, rules: Vec<Rule>, source: Source, hedged: bool) -> Answer {
-        match parts.len() {
-            1 => Answer { rules, ..Answer::single(parts.pop().unwrap_or_default(), source) },
-            _ => Answer { text: parts.join(", "), parts, source, hedged, restated: None, rules, void: None },
-        }
-    }
-
-    /// The rule that produced candidate `k`.
-    pub fn rule_of(&self, k: usize) -> Rule {
-        self.rules.get(k).copied().unwrap_or(Rule::Marker(self.source))
-    }
-
-    /// This answer, marked as not asserted by the response when `void` says why.
-    fn voided(self, void: Option<Rule>) -> Answer {
-        Answer { void: void.or(self.void), ..self }
-    }
-
-    /// The candidates of this answer: its parts, or its text when it has one.
-    pub fn candidates(&self) -> Vec<&str> {
-        if self.parts.is_empty() {
-            vec![self.text.as_str()]
-        } else {
-            self.parts.iter().map(String::as_str).collect()
-        }
-    }
-
-    /// This answer with the values its statement offers beside it (the answer spans
-    /// `start..end` of `text`).
-    fn with_alternatives(mut self, text: &str, start: usize, end: usize) -> Answer {
-        let rest = statement::rest_after(text, start, end);
-        self.restated = statement::restated_value(rest);
-        let (alternatives, hedged) = statement::alternatives_after(&self.text, rest);
-        if alternatives.is_empty() {
-            return self;
-        }
-        let mut parts: Vec<String> = self.candidates().into_iter().map(str::to_string).collect();
-        let mut rules: Vec<Rule> = (0..parts.len()).map(|k| self.rule_of(k)).collect();
-        for (a, rule) in &alternatives {
-            let a = clean(a);
-            if !a.is_empty() {
-                parts.push(a);
-                rules.push(*rule);
-            }
-        }
-        let hedged = hedged || self.hedged;
-        Answer { void: self.void, ..Answer::with_rules(parts, rules, self.source, hedged) }
-    }
-
-    /// This answer with the values of the other fields of its structured record (`"backup": 4`).
-    fn with_second_fields(self, text: &str, end: usize) -> Answer {
-        let fields = record::second_fields(text, end);
-        if fields.is_empty() {
-            return self;
-        }
-        let mut parts: Vec<String> = self.candidates().into_iter().map(str::to_string).collect();
-        let mut rules: Vec<Rule> = (0..parts.len()).map(|k| self.rule_of(k)).collect();
-        for f in fields {
-            let f = clean(&f);
-            if !f.is_empty() && !parts.contains(&f) {
-                parts.push(f);
-                rules.push(Rule::SecondField);
-            }
-        }
-        Answer { void: self.void, ..Answer::with_rules(parts, rules, self.source, true) }
-    }
-
-    /// Each candidate split at its hedge words (`5 \text{ or } 6` is two candidates).
-    fn split_hedges(self) -> Answer {
-        let mut changed = false;
-        let mut parts: Vec<String> = Vec::new();
-        let mut rules: Vec<Rule> = Vec::new();
-        for (k, c) in self.candidates().into_iter().enumerate() {
-            let split: Vec<String> = if let Some(letters) = choice::choice_list(c) {
-                letters.iter().map(char::to_string).collect()
-            } else if let Some(split) = statement::split_hedged(c) {
-                split.iter().map(|p| clean(p)).filter(|p| !p.is_empty()).collect()
-            } else {
-                parts.push(c.to_string());
-                rules.push(self.rule_of(k));
-                continue;
-            };
-            changed = true;
-            for (j, p) in split.into_iter().enumerate() {
-                parts.push(p);
-                rules.push(if j == 0 { self.rule_of(k) } else { Rule::HedgeInside });
-            }
-        }
-        if !changed || parts.is_empty() {
-            return self;
-        }
-        Answer { void: self.void, ..Answer::with_rules(parts, rules, self.source, true) }
-    }
-
-    /// The cleaned `raw` as an answer, `None` when nothing is left.
-    fn cleaned(raw: &str, source: Source) -> Option<Answer> {
-        let t = clean(raw);
-        (!t.is_empty()).then(|| Answer::single(t, source))
-    }
+/// The cleaned `raw` as an answer, `None` when nothing is left.
+fn cleaned(raw: &str, source: Source) -> Option<Answer> {
+    let t = clean(raw);
+    (!t.is_empty()).then(|| Answer::single(t, source))
 }
 
 /// A percent sign right after the one box (`$\\boxed{25}\\%$`, `\\boxed{25} percent`), as the text
@@ -619,7 +481,7 @@ fn whole(text: &str) -> Option<Answer> {
         }
         prev = c;
     }
-    Answer::cleaned(&s, Source::Whole)
+    cleaned(&s, Source::Whole)
 }
 
 /// `$1,234` -> `1,234` (a GSM8K answer may carry a currency sign).

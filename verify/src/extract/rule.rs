@@ -39,6 +39,9 @@ pub enum Rule {
     Attributed,
     /// The box shows a format or an example, or stands in a comment, code or a quotation.
     Mentioned,
+    /// The sentence states a property of the answer, not the answer (`the sum of the digits of the
+    /// answer is 9`).
+    Property,
     /// The response says it did not solve the problem (`I could not finish; this is a guess.`).
     Disowned,
     /// A sentence that opens with the article `a` answers no choice (`The answer is a tricky one`).
@@ -64,6 +67,7 @@ impl Rule {
             Rule::Retracted => "retracted",
             Rule::Attributed => "attributed",
             Rule::Mentioned => "mentioned",
+            Rule::Property => "property",
             Rule::Disowned => "disowned",
             Rule::NotAChoice => "not_a_choice",
         }

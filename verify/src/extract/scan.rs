@@ -8,6 +8,9 @@ use std::sync::OnceLock;
 
 use memchr::memmem::Finder;
 
+use super::tokens::{Kind, Lexer};
+use crate::lexicon::{self, Class};
+
 /// A forward `memmem` searcher for a fixed needle, built once. Forward search is SIMD-accelerated
 /// (reverse search is not), so "the last occurrence" is found by one forward pass.
 pub(crate) struct Needle {
@@ -141,43 +144,35 @@ pub(crate) struct Words {
     pub prose: bool,
 }
 
-/// Count the plain words of `s` (see [`Words`]). Linear: each byte is visited once.
+/// Count the plain words of `s` (see [`Words`]), from its token stream. Linear.
 pub(crate) fn words(s: &str) -> Words {
     let b = s.as_bytes();
     let mut out = Words { count: 0, prose: false };
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'\\' {
-            if !b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic()) {
-                i += 2; // a one-character escape like `\{` or `\,`
-                continue;
+    let mut lexer = Lexer::new(s);
+    while let Some(t) = lexer.next() {
+        match t.kind {
+            Kind::Command => {
+                // A command's brace groups are its arguments, not words (`\text{ feet}`).
+                let mut i = t.range.end;
+                while b.get(i) == Some(&b'{') {
+                    match matching_brace(b, i) {
+                        Some(close) => i = close + 1,
+                        None => return out,
+                    }
+                }
+                lexer.seek(i);
             }
-            // Skip the command name, then any brace groups right after it.
-            i += 1;
-            while i < b.len() && b[i].is_ascii_alphabetic() {
-                i += 1;
-            }
-            while i < b.len() && b[i] == b'{' {
-                match matching_brace(b, i) {
-                    Some(close) => i = close + 1,
-                    None => return out,
+            Kind::Word(classes) if t.is_ascii_word(s) => {
+                // Apostrophes split a word here (`it's`: `it` and `s`).
+                let w = t.text(s);
+                let mut parts = w.split('\'').filter(|p| p.len() >= 2).peekable();
+                let whole = parts.peek().is_some_and(|p| p.len() == w.len());
+                for p in parts {
+                    out.count += 1;
+                    out.prose |= if whole { classes.has(Class::Prose) } else { lexicon::is(p, Class::Prose) };
                 }
             }
-        } else if c.is_ascii_alphabetic() {
-            let start = i;
-            while i < b.len() && b[i].is_ascii_alphabetic() {
-                i += 1;
-            }
-            if i - start >= 2 {
-                out.count += 1;
-                let w = &b[start..i];
-                if crate::lexicon::is_bytes(w, crate::lexicon::Class::Prose) {
-                    out.prose = true;
-                }
-            }
-        } else {
-            i += 1;
+            _ => {}
         }
     }
     out

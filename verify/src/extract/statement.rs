@@ -1,722 +1,246 @@
-//! The final statement: every value a response commits to at its end, not only the first.
+//! The final statement: the one builder of what a response commits to.
 //!
-//! A committed answer holds exactly one candidate. A hedge offers a second one beside it, and
-//! the candidates are collected here so the scorer can see them all (several distinct candidates
-//! are `ambiguous`, unless the gold is a list or set they form as a whole):
+//! A strategy of `extract` finds where the answer is marked and what the marker holds
+//! ([`Found`]). [`build`] then reads the statement once, on the answer region: the values
+//! offered after the answer (`alternatives`: a list continued, a hedge, a later value that
+//! revises it), the other fields of its record (`record`), the hedges inside each candidate, and
+//! whether the response asserts it as its own (`assertion`). The result is an [`Answer`] of typed
+//! [`Candidate`]s, each with the contract [`Rule`] that produced it, which the scorer reads
+//! (together with the readings of its words: [`Answer::qualified`], [`Answer::bare_value`], the
+//! choice label) without looking inside the extractor.
 //!
-//! - **Inside the answer** ([`split_hedged`]): `5 \text{ or } 6`, `5\text{, possibly } 6`,
-//!   `\text{(B) or (D)}`, `\text{either } 5 \text{ or } 6` are two candidates each. Text inside an
-//!   answer is part of it: it is never dropped.
-//! - **After the answer, in its statement** ([`alternatives_after`]): the rest of the answer's
-//!   paragraph is read for values offered beside it, `, or perhaps $6$`, `(or $6$ when n is odd)`,
-//!   `; otherwise $9$`, `\; \text{(or } 6\text{)}`, `. It could also be 6.`, and for values that
-//!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
-//!   $5 < 6$ confirms it` adds nothing).
-//!
-//! - **In a later sentence that revisits the result** ([`later_values`]): `Checking again, the
-//!   count must be $15$.`, `Actually, it is 15.`, `but I get $32$`, `Edit: $x = 9$`: a value
-//!   stated there (after a stating word, `=`, or the revising word itself) is a second candidate
-//!   for the same quantity. A check that confirms the answer states the answer again and adds
-//!   nothing; code after a fence and a harness's `<|...|>` separators are no statement.
-//!
-//! A hedge is a cue word (the lexicon's `HedgeCue` class: `or`, `otherwise`, `perhaps`, ...)
-//! followed, with only filler words between (`HedgeFiller`: `be`, `also`, `the answer is`, ...),
-//! by a value: a math block, a box, a number, a choice label, a numeral of another script (`١١`,
-//! `Ⅻ`) or a number word (`maybe eleven`). A cue followed by anything else (`could be verified`,
-//! `or not`) offers no value. An `or` inside a justification (`because 6 is odd or even`) offers
-//! none either: after a `Justification` word an `or` joins reasons, not answers.
-//!
-//! Each candidate comes with the [`Rule`] that produced it (`list_continuation`, `parenthetical`,
-//! `hedge`, `hedge_inside`, `later_value`), which the scorer reports.
-//!
-//! Cost: one pass over at most [`MAX_STATEMENT_BYTES`] (and [`MAX_STATEMENT_TOKENS`]) after the
-//! answer.
+//! Whether candidates are offered as alternatives rather than listed is decided by one predicate,
+//! [`hedges`], on the token stream's lexicon classes: between boxes, in a list continued after
+//! the answer, as a cue after it and inside its own text.
 
-use super::delimited::{block_at, block_shape};
 use super::rule::Rule;
-use super::scan::{floor_boundary, is_word_byte, matching_brace};
-use crate::lexicon::{self, Class};
-use crate::numerals;
+use super::{alternatives, assertion, choice, clean, record, wording, Source};
+use crate::lexicon::{Class, Classes};
 
-/// How much text after an answer is read for alternatives (bytes).
-const MAX_STATEMENT_BYTES: usize = 1200;
-/// Most alternatives collected (a longer run is no statement).
-const MAX_ALTERNATIVES: usize = 16;
-/// Most tokens of the statement read.
-const MAX_STATEMENT_TOKENS: usize = 4 * MAX_ALTERNATIVES + 64;
-
-/// Text commands whose braces are transparent to the statement (`\text{(or } 6\text{)}`).
-const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "emph", "mathrm", "textnormal"];
-
-/// One token of a statement.
+/// One candidate of a final statement.
 #[derive(Clone, Debug, PartialEq)]
-enum Tok<'a> {
-    /// A word, lower-cased (borrowed when it already is).
-    Word(std::borrow::Cow<'a, str>),
-    /// A value: its text (block or box content, a number, a choice letter).
-    Value(String),
-    /// `.`, `!`, `?` ending a sentence.
-    SentenceEnd,
-    /// `,` / `;`.
-    Comma,
-    /// `(`: a parenthetical starts.
-    Open,
-    /// `=`: what follows is the value of what precedes.
-    Equals,
-    /// A code fence or a harness's separator (`<|code|>`): what follows is no statement in words.
-    Break,
-    /// Anything else (a parenthesis, an operator, a command): no meaning here.
-    Other,
+pub struct Candidate {
+    /// The candidate, cleaned.
+    pub text: String,
+    /// The contract rule that produced it.
+    pub rule: Rule,
+    /// Whether it is offered as an alternative to the candidates before it (`or`, a hedge, a
+    /// later value) rather than listed with them (`,`, `and`).
+    pub alternative: bool,
 }
 
-/// Tokens of `s`, at most `limit` of them.
-fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() && out.len() < limit {
-        let c = b[i];
-        if c.is_ascii_whitespace() || c == b'}' || c == b'{' || c == b'~' {
-            i += 1;
+/// An extracted final answer: the candidates of the final statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    /// The answer as one string for the parser (several candidates joined by ", ").
+    pub text: String,
+    /// The candidates, in text order (one when the statement commits to one value).
+    pub candidates: Vec<Candidate>,
+    /// A plain value that restates the answer right after it (`$\frac{1}{}$ = 7`, `..., i.e.
+    /// 7`): the scorer reads it only when the answer itself cannot be parsed.
+    pub restated: Option<String>,
+    /// Which strategy found it.
+    pub source: Source,
+    /// Why the response does not assert this answer as its own, when it does not (a box the
+    /// sentence negates, questions or retracts; someone else's value; a format example; a
+    /// property of the answer rather than the answer; a response that says it did not solve the
+    /// problem): the scorer calls it `no_answer`.
+    pub void: Option<Rule>,
+}
+
+/// The one hedge decision: whether a word offers what follows it as an alternative to what came
+/// before (`or`, `perhaps`, `otherwise`, `oder`, `或`: the lexicon's `HedgeCue` class) rather
+/// than listing it (`and`, `,`).
+pub(crate) fn hedges(classes: Classes) -> bool {
+    classes.has(Class::HedgeCue)
+}
+
+impl Answer {
+    /// A single-candidate answer with this text (what the scorer tries in place of another).
+    pub fn bare(text: &str, source: Source) -> Answer {
+        Answer::single(text.to_string(), source)
+    }
+
+    /// One candidate, found by the marker of `source`.
+    pub(crate) fn single(text: String, source: Source) -> Answer {
+        let candidates = vec![Candidate { text: text.clone(), rule: Rule::Marker(source), alternative: false }];
+        Answer { text, candidates, restated: None, source, void: None }
+    }
+
+    /// Several candidates found by the marker of `source` (one is a single answer); `hedged` when
+    /// the marker offers them as alternatives (`\boxed{2} or \boxed{3}`, `(A) or (E)`).
+    pub(crate) fn from_parts(parts: Vec<String>, source: Source, hedged: bool) -> Answer {
+        let candidates = parts
+            .into_iter()
+            .enumerate()
+            .map(|(k, text)| Candidate { text, rule: Rule::Marker(source), alternative: hedged && k > 0 })
+            .collect();
+        Answer::of(candidates, source)
+    }
+
+    /// The answer of these candidates.
+    fn of(candidates: Vec<Candidate>, source: Source) -> Answer {
+        let text = match candidates.as_slice() {
+            [one] => one.text.clone(),
+            many => many.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", "),
+        };
+        Answer { text, candidates, restated: None, source, void: None }
+    }
+
+    /// The candidates' texts when there are several, else empty.
+    pub fn parts(&self) -> Vec<String> {
+        match self.candidates.as_slice() {
+            [_] | [] => Vec::new(),
+            many => many.iter().map(|c| c.text.clone()).collect(),
+        }
+    }
+
+    /// The rule that produced candidate `k`.
+    pub fn rule_of(&self, k: usize) -> Rule {
+        self.candidates.get(k).map_or(Rule::Marker(self.source), |c| c.rule)
+    }
+
+    /// Whether the candidates are offered as alternatives (never an ordered answer as a whole).
+    pub fn hedged(&self) -> bool {
+        self.candidates.len() > 1 && self.candidates.iter().any(|c| c.alternative)
+    }
+
+    /// Whether the words of a candidate change its value (`\text{less than } 7`, `7 \text{ or
+    /// so}`): see the allow-lists of the wording.
+    pub fn qualified(&self) -> bool {
+        self.candidates.iter().any(|c| wording::wording(&c.text) == wording::Wording::Qualified)
+    }
+
+    /// The value of a plainly worded answer without its words (`12 apples` -> `12`), when words
+    /// surround it.
+    pub fn bare_value(&self) -> Option<&str> {
+        wording::bare_value(&self.text)
+    }
+
+    /// The choice letter when the answer is only a choice label (`(C)`, `\text{C}`).
+    pub fn choice_letter(&self) -> Option<char> {
+        choice::choice_letter(&self.text)
+    }
+
+    /// A choice label and the option text after it (`(C) y = 2x + 1`).
+    pub fn choice_label(&self) -> Option<(char, &str)> {
+        choice::split_choice_label(&self.text)
+    }
+
+    /// Whether the answer is a sentence opened by the article `a` (`a tricky one`), not a choice.
+    pub fn article_led(&self) -> bool {
+        choice::article_led(&self.text)
+    }
+}
+
+/// What a strategy found: the marker's answer in its region, and which parts of the statement
+/// around it the builder reads.
+pub(crate) struct Found<'a> {
+    answer: Answer,
+    region: &'a str,
+    /// The answer's span in the region: the statement after it is read for alternatives.
+    span: Option<(usize, usize)>,
+    /// Read the other fields of a structured record after the span.
+    fields: bool,
+    /// Check that the response asserts the answer at the span.
+    assertion: bool,
+}
+
+impl<'a> Found<'a> {
+    /// An answer whose statement is not read further (`####`, bold, a choice line).
+    pub(crate) fn new(answer: Answer, region: &'a str) -> Found<'a> {
+        Found { answer, region, span: None, fields: false, assertion: false }
+    }
+
+    /// Read the statement after the answer at `start..end` for the values it offers beside it.
+    pub(crate) fn statement(self, start: usize, end: usize) -> Found<'a> {
+        Found { span: Some((start, end)), ..self }
+    }
+
+    /// Also read the other fields of the answer's structured record.
+    pub(crate) fn fields(self) -> Found<'a> {
+        Found { fields: true, ..self }
+    }
+
+    /// Also check that the response asserts the answer as its own.
+    pub(crate) fn asserted(self) -> Found<'a> {
+        Found { assertion: true, ..self }
+    }
+
+    /// Report the answer as found by `source` (an answer tag around what a strategy found).
+    pub(crate) fn source(mut self, source: Source) -> Found<'a> {
+        self.answer.source = source;
+        self
+    }
+}
+
+/// Build the final statement of what a strategy found (see the module doc): run once per response.
+pub(crate) fn build(found: Found<'_>) -> Answer {
+    let Found { mut answer, region, span, fields, assertion } = found;
+    let mut changed = false;
+    if let Some((start, end)) = span {
+        let rest = alternatives::rest_after(region, start, end);
+        answer.restated = alternatives::restated_value(rest);
+        let (offered, hedged) = alternatives::alternatives_after(&answer.text, rest);
+        let added = offered.into_iter().filter_map(|(text, rule)| {
+            let text = clean(&text);
+            (!text.is_empty()).then_some(Candidate { text, rule, alternative: hedged })
+        });
+        changed |= extend(&mut answer, added, false);
+        if fields {
+            let fields = record::second_fields(region, end).into_iter().map(|f| clean(&f));
+            let added = fields.map(|text| Candidate { text, rule: Rule::SecondField, alternative: true });
+            changed |= extend(&mut answer, added, true);
+        }
+        if assertion {
+            answer.void = assertion::void_of(region, start, end);
+        }
+    }
+    changed |= split_hedges(&mut answer);
+    if changed {
+        // The restated value reads one unchanged candidate only.
+        answer = Answer { void: answer.void, ..Answer::of(answer.candidates, answer.source) };
+    }
+    answer
+}
+
+/// Add candidates to `answer` (non-empty ones; with `distinct`, only texts not there yet).
+/// Whether any was added.
+fn extend(answer: &mut Answer, added: impl Iterator<Item = Candidate>, distinct: bool) -> bool {
+    let before = answer.candidates.len();
+    for c in added {
+        let repeated = distinct && answer.candidates.iter().any(|o| o.text == c.text);
+        if !c.text.is_empty() && !repeated {
+            answer.candidates.push(c);
+        }
+    }
+    answer.candidates.len() > before
+}
+
+/// Split each candidate at its hedge words (`5 \text{ or } 6` is two candidates, `\text{(B) or
+/// (D)}` two choices). Whether any was split.
+fn split_hedges(answer: &mut Answer) -> bool {
+    let mut changed = false;
+    let mut out: Vec<Candidate> = Vec::with_capacity(answer.candidates.len());
+    for c in &answer.candidates {
+        let split: Vec<String> = if let Some(letters) = choice::choice_list(&c.text) {
+            letters.iter().map(char::to_string).collect()
+        } else if let Some(split) = alternatives::split_hedged(&c.text) {
+            split.iter().map(|p| clean(p)).filter(|p| !p.is_empty()).collect()
+        } else {
+            out.push(c.clone());
             continue;
-        }
-        if c == b'<' {
-            // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a sentence;
-            // a harness's own separator (`<|...|>`) ends the statement in words.
-            if let Some(k) = b[i..].iter().take(40).position(|&x| x == b'>') {
-                if b[i + 1..i + k].iter().all(|x| x.is_ascii_alphanumeric() || matches!(x, b'|' | b'/' | b'_')) {
-                    out.push(if b.get(i + 1) == Some(&b'|') { Tok::Break } else { Tok::SentenceEnd });
-                    i += k + 1;
-                    continue;
-                }
-            }
-        }
-        if b[i..].starts_with(b"```") {
-            out.push(Tok::Break);
-            i += 3;
-            continue;
-        }
-        if c == b'$' || (c == b'\\' && matches!(b.get(i + 1), Some(b'(' | b'['))) {
-            match block_at(s, i) {
-                Some(bl) => {
-                    out.push(Tok::Value(s[bl.start..bl.end].trim().to_string()));
-                    let close = if &b[bl.end..(bl.end + 2).min(b.len())] == b"$$" || c == b'\\' { 2 } else { 1 };
-                    i = bl.end + close;
-                }
-                None => {
-                    out.push(Tok::Other);
-                    i += 1;
-                }
-            }
-            continue;
-        }
-        if c == b'\\' {
-            let start = i + 1;
-            let mut j = start;
-            while j < b.len() && b[j].is_ascii_alphabetic() {
-                j += 1;
-            }
-            let name = &s[start..j];
-            if (name == "boxed" || name == "fbox") && b.get(j) == Some(&b'{') {
-                if let Some(close) = matching_brace(b, j) {
-                    out.push(Tok::Value(s[j + 1..close].trim().to_string()));
-                    i = close + 1;
-                    continue;
-                }
-            }
-            if TEXT_COMMANDS.contains(&name) || name.is_empty() {
-                // A text command's braces are transparent; `\;`, `\,`, `\\` are spacing.
-                i = if name.is_empty() { start + s[start..].chars().next().map_or(0, char::len_utf8) } else { j };
-                continue;
-            }
-            out.push(Tok::Other);
-            i = j.max(i + 1);
-            continue;
-        }
-        if c.is_ascii_digit() || (c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            let start = i;
-            i += 1;
-            while i < b.len()
-                && (b[i].is_ascii_digit()
-                    || (matches!(b[i], b'.' | b',' | b'/') && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
-            {
-                i += 1;
-            }
-            if i < b.len() && is_word_byte(b[i]) && !b[i].is_ascii_digit() {
-                // `2nd`, `3x`: part of a word or a formula.
-                while i < b.len() && is_word_byte(b[i]) {
-                    i += 1;
-                }
-                out.push(Tok::Other);
-                continue;
-            }
-            out.push(Tok::Value(s[start..i].to_string()));
-            continue;
-        }
-        if c == b'(' && matches!(b.get(i + 1), Some(b'A'..=b'E')) && b.get(i + 2) == Some(&b')') {
-            out.push(Tok::Value((b[i + 1] as char).to_string()));
-            i += 3;
-            continue;
-        }
-        if c.is_ascii_alphabetic() {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
-                i += 1;
-            }
-            let w = &s[start..i];
-            if w.len() == 1 && matches!(w.as_bytes()[0], b'A'..=b'E') && !b.get(i).is_some_and(|c| is_word_byte(*c)) {
-                // A bare choice letter (`A or E`); `A` as an article starts a sentence of words.
-                let article = w == "A" && b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-                if !article {
-                    out.push(Tok::Value(w.to_string()));
-                    continue;
-                }
-            }
-            let lower = if w.bytes().any(|c| c.is_ascii_uppercase()) {
-                std::borrow::Cow::Owned(w.to_ascii_lowercase())
-            } else {
-                std::borrow::Cow::Borrowed(w)
-            };
-            out.push(Tok::Word(lower));
-            continue;
-        }
-        if c >= 0x80 {
-            // A numeral of another script or form (`١١`, `Ⅻ`, `½`) is a value like `11`.
-            let numeral: usize =
-                s[i..].chars().take_while(|&ch| numerals::is_other_numeral(ch)).map(char::len_utf8).sum();
-            if numeral > 0 {
-                out.push(Tok::Value(s[i..i + numeral].to_string()));
-                i += numeral;
-                continue;
-            }
-            // A word of another script that the lexicon reads (`или`, `oder`'s peers: `أو`, `或`).
-            let word: usize = s[i..].chars().take_while(|ch| ch.is_alphabetic()).map(char::len_utf8).sum();
-            if word > 0 {
-                let lower = s[i..i + word].to_lowercase();
-                if !lexicon::classes(&lower).is_empty() {
-                    out.push(Tok::Word(std::borrow::Cow::Owned(lower)));
-                    i += word;
-                    continue;
-                }
-            }
-        }
-        match c {
-            b'.' | b'!' | b'?' if b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace() || *n == b'$') => {
-                out.push(Tok::SentenceEnd)
-            }
-            b',' | b';' => out.push(Tok::Comma),
-            b'(' => out.push(Tok::Open),
-            b'=' => out.push(Tok::Equals),
-            b')' | b':' | b'.' => {}
-            _ => out.push(Tok::Other),
-        }
-        i += s[i..].chars().next().map_or(1, char::len_utf8);
-    }
-    out
-}
-
-/// The statement after an answer: the rest of the response, at most [`MAX_STATEMENT_BYTES`]. A
-/// hedge in a later paragraph (`\boxed{39}\n\nChris has 39 left.\n\n39 or 40`) still offers
-/// its value beside the answer.
-fn statement(rest: &str) -> &str {
-    &rest[..floor_boundary(rest, MAX_STATEMENT_BYTES.min(rest.len()))]
-}
-
-/// Values offered beside an answer in the rest of its statement (`rest` starts right after the
-/// answer), each with the rule that offered it. `answer` is the answer's own text, for the shape
-/// of a list continuation. Also says whether any of them is offered as an alternative (`or`, a
-/// hedge, a later value) rather than listed (`,`, `and`).
-pub(crate) fn alternatives_after(answer: &str, rest: &str) -> (Vec<(String, Rule)>, bool) {
-    let toks = tokenize(statement(rest), MAX_STATEMENT_TOKENS);
-    let (mut out, mut hedged) = alternatives_in(answer, &toks);
-    for v in later_values(&toks) {
-        if out.len() >= MAX_ALTERNATIVES {
-            break;
-        }
-        if v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {
-            out.push((v, Rule::LaterValue));
-            hedged = true;
+        };
+        changed = true;
+        for (j, text) in split.into_iter().enumerate() {
+            let (rule, alternative) = if j == 0 { (c.rule, c.alternative) } else { (Rule::HedgeInside, true) };
+            out.push(Candidate { text, rule, alternative });
         }
     }
-    (out, hedged)
-}
-
-/// The text after an answer that spans `start..end` of `text`, without the delimiter that closes
-/// a math block opened right before the answer (`$\boxed{92}$ (possibly $93$)`: the `$` after
-/// the box closes the one before it, it opens nothing).
-pub(crate) fn rest_after(text: &str, start: usize, end: usize) -> &str {
-    let end = end.min(text.len());
-    let rest = &text[end..];
-    let trimmed = rest.trim_start();
-    let before = text[..start.min(end)].trim_end();
-    for (open, close) in [("$$", "$$"), ("\\(", "\\)"), ("\\[", "\\]"), ("$", "$")] {
-        if before.ends_with(open) && trimmed.starts_with(close) {
-            return &trimmed[close.len()..];
-        }
+    if !changed || out.is_empty() {
+        // Nothing split, or nothing left after the split: the answer stays as it was.
+        return false;
     }
-    rest
-}
-
-/// A plain value that restates an answer right after it: `= 7`, `, i.e. 7`, `, which is 7`,
-/// `(that is, 7)`. Only a number (with its sign and decimals) counts.
-pub(crate) fn restated_value(rest: &str) -> Option<String> {
-    let t = rest.trim_start().trim_start_matches(['$', ')']).trim_start();
-    let t = ["=", ", i.e.", "i.e.", ", which is", ", that is,", "(that is,", "(i.e."]
-        .iter()
-        .find_map(|p| t.strip_prefix(p))?
-        .trim_start()
-        .trim_start_matches('$')
-        .trim_start();
-    let end = t
-        .char_indices()
-        .find(|&(k, c)| {
-            !(c.is_ascii_digit()
-                || (k == 0 && c == '-')
-                || (c == '.' && t[k + 1..].starts_with(|d: char| d.is_ascii_digit())))
-        })
-        .map_or(t.len(), |(k, _)| k);
-    let v = &t[..end];
-    v.bytes().any(|c| c.is_ascii_digit()).then(|| v.to_string())
-}
-
-/// [`alternatives_after`] on the tokens of the statement.
-fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool) {
-    let mut out: Vec<(String, Rule)> = Vec::new();
-    // 1. A list continued right after the answer: connectors then values of the same kind (a
-    // value, or an equation naming one: `$x = 2$ and $y = 3$`).
-    let kind = |v: &str| block_shape(v).map(|s| s.is_empty());
-    let shape = kind(answer);
-    let mut hedged = false;
-    let mut k = 0;
-    loop {
-        let mut j = k;
-        let mut joined = false;
-        let mut or = false;
-        while let Some(t) = toks.get(j) {
-            match t {
-                Tok::Comma => joined = true,
-                Tok::Word(w) if lexicon::is(w, Class::ListConnector) => {
-                    joined = true;
-                    or |= *w == "or";
-                }
-                _ => break,
-            }
-            j += 1;
-        }
-        match toks.get(j) {
-            Some(Tok::Value(v)) if joined && shape.is_some() && kind(v) == shape => {
-                out.push((v.clone(), Rule::ListContinuation));
-                hedged |= or;
-                k = j + 1;
-                if out.len() >= MAX_ALTERNATIVES {
-                    return (out, hedged);
-                }
-            }
-            _ => break,
-        }
-    }
-    let listed = out.len();
-    // 2. A parenthetical right after the answer that opens with a value: `$81$ ($64$ if ...)`,
-    // `(eleven?)`.
-    if toks.get(k) == Some(&Tok::Open) {
-        match toks.get(k + 1) {
-            Some(Tok::Value(v)) => {
-                out.push((v.clone(), Rule::Parenthetical));
-                k += 2;
-            }
-            Some(Tok::Word(w)) if lexicon::number_word(w).is_some() => {
-                out.push((w.to_string(), Rule::Parenthetical));
-                k += 2;
-            }
-            _ => {}
-        }
-    }
-    // 3. Hedges in the rest of the statement.
-    let mut justifying = false;
-    while k < toks.len() && out.len() < MAX_ALTERNATIVES {
-        match &toks[k] {
-            Tok::SentenceEnd | Tok::Break => justifying = false,
-            Tok::Value(v) if !justifying && offered(toks, k + 1) => {
-                out.push((v.clone(), Rule::Hedge));
-            }
-            Tok::Value(v) => {
-                // A value that hedges inside its own math (`\frac{16}{27} or -4`).
-                if let Some(parts) = split_hedged(v) {
-                    out.extend(parts.into_iter().skip(1).map(|p| (p, Rule::HedgeInside)));
-                }
-            }
-            Tok::Word(w) if w == "if" && matches!(toks.get(k + 1), Some(Tok::Word(n)) if n == "not") => {
-                // `$11$ — if not, $13$`.
-                if let Some((v, next)) = value_after_cue(toks, k + 2) {
-                    out.push((v, Rule::Hedge));
-                    k = next;
-                    continue;
-                }
-            }
-            Tok::Word(w) => {
-                let classes = lexicon::classes(w);
-                if classes.has(Class::Justification) {
-                    justifying = true;
-                } else if classes.has(Class::HedgeCue) && !(w == "or" && justifying) {
-                    if let Some((v, next)) = value_after_cue(toks, k + 1) {
-                        out.push((v, Rule::Hedge));
-                        k = next;
-                        continue;
-                    }
-                }
-            }
-            _ => {}
-        }
-        k += 1;
-    }
-    let hedged = hedged || out.len() > listed;
-    (out, hedged)
-}
-
-/// The values stated in the sentences after an answer that revisit the result (a sentence with a
-/// word of the lexicon's `Revision` class: `Checking again, the count must be $15$.`, `Actually,
-/// it is 15.`, `but I get $32$`): a value right after a stating word, `=` or the revising word
-/// itself, or the right side of an equation in a math block. A value after a justification
-/// (`because there are 6 ways`) or a negation (`not 14`) is not stated. A different value for
-/// the same quantity makes the answer not committed; the scorer compares them.
-fn later_values(toks: &[Tok<'_>]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut sentence: Vec<String> = Vec::new();
-    let (mut revisits, mut justifying, mut stating, mut verity) = (false, false, false, false);
-    let (mut words, mut negated) = (0, false);
-    let end = Tok::SentenceEnd;
-    for (k, t) in toks.iter().chain(std::iter::once(&end)).enumerate() {
-        match t {
-            Tok::SentenceEnd => {
-                if revisits {
-                    out.append(&mut sentence);
-                }
-                sentence.clear();
-                (revisits, justifying, stating, verity) = (false, false, false, false);
-                (words, negated) = (0, false);
-            }
-            Tok::Word(w) => {
-                let classes = lexicon::classes(w);
-                words += 1;
-                negated = classes.has(Class::Negation);
-                // `Actually, ...`, `the correct total is`: a revising word, or an answer noun
-                // called the true one.
-                revisits |= classes.has(Class::Revision) || (verity && classes.has(Class::AnswerNoun));
-                verity = classes.has(Class::Verity);
-                justifying |= classes.has(Class::Reason);
-                if classes.has(Class::Negation) {
-                    stating = false;
-                } else if classes.has(Class::Stating) || classes.has(Class::Revision) {
-                    stating = true;
-                } else if !classes.has(Class::HedgeFiller) {
-                    stating = false;
-                }
-            }
-            Tok::Value(v) => {
-                let right = right_side(v);
-                // `Double-checking, 15.`, `Edit: 15`: the first value right after the cue.
-                // A value followed by an operator is an operand (`3 + 11 = 14`), not a result.
-                let operand = matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals));
-                let opening = revisits && sentence.is_empty() && words <= MAX_CUE_WORDS;
-                if !justifying && !negated && !operand && (stating || opening || right.is_some()) {
-                    sentence.push(right.unwrap_or(v).to_string());
-                }
-                stating = false;
-            }
-            Tok::Comma | Tok::Open | Tok::Other | Tok::Equals => {
-                stating = matches!(t, Tok::Equals);
-                negated = false;
-            }
-            Tok::Break => break,
-        }
-    }
-    out
-}
-
-/// Most words of a revising cue before its value (`Double-checking the shelves, 15.`).
-const MAX_CUE_WORDS: usize = 5;
-
-/// The right side of the last top-level `=` of a math block (`2 \cdot 7 = 14` -> `14`).
-fn right_side(v: &str) -> Option<&str> {
-    let mut depth = 0i32;
-    let mut at = None;
-    for (k, c) in v.char_indices() {
-        match c {
-            '{' | '(' | '[' => depth += 1,
-            '}' | ')' | ']' => depth -= 1,
-            '=' if depth == 0 => at = Some(k),
-            _ => {}
-        }
-    }
-    at.map(|k| v[k + 1..].trim()).filter(|r| !r.is_empty())
-}
-
-/// Whether the words right after a value (from token `from`) offer it as a possibility:
-/// `is also possible`, `would also work`, `is valid too`.
-fn offered(toks: &[Tok<'_>], from: usize) -> bool {
-    for t in toks.iter().skip(from).take(4) {
-        match t {
-            Tok::Word(w) if lexicon::is(w, Class::Offering) => return true,
-            Tok::Word(w) if lexicon::is(w, Class::HedgeFiller) || matches!(&**w, "may" | "too") => {}
-            _ => return false,
-        }
-    }
-    false
-}
-
-/// The value right after a cue at token `from`, with only fillers (and commas, parentheses, a
-/// condition such as `if leading zeros are excluded,`) between: the value and the index after it.
-fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
-    let mut k = from;
-    let mut steps = 0;
-    while let Some(t) = toks.get(k) {
-        match t {
-            Tok::Value(v) => return Some((v.clone(), k + 1)),
-            Tok::Word(w) if lexicon::is(w, Class::HedgeFiller) => {}
-            // `(maybe eleven)`: a number word is a value.
-            Tok::Word(w) if lexicon::number_word(w).is_some() => return Some((w.to_string(), k + 1)),
-            Tok::Word(w) if matches!(&**w, "if" | "when" | "unless" | "for") => {
-                // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
-                let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
-                k += comma;
-            }
-            Tok::Comma | Tok::Other | Tok::Open | Tok::Equals if k == from || toks.get(k - 1) == Some(&Tok::Comma) => {}
-            _ => return None,
-        }
-        k += 1;
-        steps += 1;
-        if steps > 8 {
-            return None;
-        }
-    }
-    None
-}
-
-/// The candidates of one answer whose text offers several with hedge words (see the module doc):
-/// `None` when the text has no hedge word, so it is one candidate. The parts are cleaned of the
-/// text-command wrappers and punctuation around them.
-pub(crate) fn split_hedged(answer: &str) -> Option<Vec<String>> {
-    if !has_hedge_word(answer) {
-        return None;
-    }
-    let flat = unwrap_text_commands(answer);
-    let b = flat.as_bytes();
-    let mut parts: Vec<String> = Vec::new();
-    let mut depth = 0usize;
-    let mut start = 0;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'{' => depth += 1,
-            b'}' => depth = depth.saturating_sub(1),
-            c if depth == 0 && c.is_ascii_alphabetic() && (i == 0 || !is_word_byte(b[i - 1]) && b[i - 1] != b'\\') => {
-                let mut j = i;
-                while j < b.len() && b[j].is_ascii_alphabetic() {
-                    j += 1;
-                }
-                let w = flat[i..j].to_ascii_lowercase();
-                if lexicon::is(&w, Class::HedgeCue) {
-                    // A cue with no value after it (`5 \text{ or more}`) leaves its words as a
-                    // candidate of their own: the answer is not the value alone.
-                    parts.push(flat[start..i].to_string());
-                    start = j;
-                }
-                i = j;
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    parts.push(flat[start..].to_string());
-    let parts: Vec<String> = parts.iter().map(|p| clean_part(p)).filter(|p| !p.is_empty()).collect();
-    // A hedge word inside braces (`\{b \mid b \le -1 \text{ or } b = 3\}`) splits nothing.
-    (parts.len() >= 2 || (parts.len() == 1 && parts[0] != flat.trim())).then_some(parts)
-}
-
-/// `\text{ or }` -> ` or `: the text commands of an answer unwrapped, so hedge words and the values
-/// around them stand at the same level.
-fn unwrap_text_commands(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
-    let mut i = 0;
-    let mut closers: Vec<usize> = Vec::new();
-    while i < b.len() {
-        if b[i] == b'\\' {
-            let start = i + 1;
-            let mut j = start;
-            while j < b.len() && b[j].is_ascii_alphabetic() {
-                j += 1;
-            }
-            if TEXT_COMMANDS.contains(&&s[start..j]) && b.get(j) == Some(&b'{') {
-                if let Some(close) = matching_brace(b, j) {
-                    closers.push(close);
-                    out.push(' ');
-                    i = j + 1;
-                    continue;
-                }
-            }
-        }
-        if closers.last() == Some(&i) {
-            closers.pop();
-            out.push(' ');
-            i += 1;
-            continue;
-        }
-        let ch = s[i..].chars().next().unwrap_or(' ');
-        out.push(ch);
-        i += ch.len_utf8();
-    }
-    out
-}
-
-/// A part of a hedged answer without the punctuation, spacing and parentheses a split leaves.
-fn clean_part(p: &str) -> String {
-    let mut t = p.trim();
-    for _ in 0..8 {
-        let before = t.len();
-        t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '~'));
-        for sp in [r"\;", r"\,", r"\quad", r"\qquad", r"\ "] {
-            t = t.strip_prefix(sp).unwrap_or(t).trim();
-            t = t.strip_suffix(sp).unwrap_or(t).trim();
-        }
-        // A parenthesis the split opened or closed: `5 (` / `6 )`.
-        let opens = t.matches('(').count();
-        let closes = t.matches(')').count();
-        if opens > closes {
-            if let Some(r) = t.strip_suffix('(') {
-                t = r;
-            } else if let Some(r) = t.strip_prefix('(') {
-                t = r;
-            }
-        } else if closes > opens {
-            if let Some(r) = t.strip_suffix(')') {
-                t = r;
-            } else if let Some(r) = t.strip_prefix(')') {
-                t = r;
-            }
-        }
-        if t.len() == before {
-            break;
-        }
-    }
-    t.to_string()
-}
-
-/// Whether a hedge cue stands in `s` as a whole word (ASCII case-insensitive, not a command
-/// name): one pass, no allocation.
-fn has_hedge_word(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_alphabetic() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && b[i].is_ascii_alphabetic() {
-            i += 1;
-        }
-        let boundary = start == 0 || !(is_word_byte(b[start - 1]) || b[start - 1] == b'\\');
-        if boundary && !b.get(i).is_some_and(|c| is_word_byte(*c)) {
-            let w = &s[start..i];
-            if lexicon::is(w, Class::HedgeCue) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn alts(answer: &str, rest: &str) -> Vec<String> {
-        alternatives_after(answer, rest).0.into_iter().map(|(v, _)| v).collect()
-    }
-
-    #[test]
-    fn hedges_after_an_answer() {
-        assert_eq!(alts("5", ", or perhaps $6$."), vec!["6"]);
-        assert_eq!(alts("5", " (or $6$ when n is odd)."), vec!["6"]);
-        assert_eq!(alts("5", "; otherwise $9$"), vec!["9"]);
-        assert_eq!(alts("5", r" \; \text{(or } 6\text{)}"), vec!["6"]);
-        assert_eq!(alts("5", ". It could also be 6."), vec!["6"]);
-        assert_eq!(alts("5", " or \\boxed{6}"), vec!["6"]);
-        assert_eq!(alts("A", " or (E)"), vec!["E"]);
-        assert_eq!(alts("5", ", but it might be $7$ instead"), vec!["7"]);
-        assert_eq!(alts("68", " degrees for Donny to drink it.<|endofblock|><|text|>68 or 69"), vec!["69"]);
-        let text = "Bill needs $\\boxed{92}$ (possibly $93$) bottles.";
-        let (start, end) = (text.find("\\boxed").unwrap(), text.find("}$").unwrap() + 1);
-        assert_eq!(alts("92", rest_after(text, start, end)), vec!["93"]);
-        assert_eq!(alts("81", " ($64$ if repetition is not allowed)."), vec!["64"]);
-        assert_eq!(alts("10", ", though I'd also accept 12."), vec!["12"]);
-        assert_eq!(alts("256", "; alternatively, if leading zeros are excluded, $192$."), vec!["192"]);
-        assert_eq!(alts("2\\sqrt{3}", ", though $2\\sqrt{2}$ is also possible"), vec!["2\\sqrt{2}"]);
-        assert!(alts("5", " (in centimetres).").is_empty());
-    }
-
-    #[test]
-    fn lists_continue_only_with_the_same_shape() {
-        assert_eq!(alts("2", " and $3$."), vec!["3"]);
-        assert_eq!(alts("2", ", $3$, $4$"), vec!["3", "4"]);
-        assert_eq!(alts("x = 2", " or $x = 3$"), vec!["x = 3"]);
-        assert!(alts("5", ", and $5 < 6$ confirms it.").is_empty());
-        let listed = ("y = 3".to_string(), Rule::ListContinuation);
-        assert_eq!(alternatives_after("x = 2", " and $y = 3$"), (vec![listed], false));
-        assert_eq!(alternatives_after("2", " or $3$"), (vec![("3".to_string(), Rule::ListContinuation)], true));
-    }
-
-    #[test]
-    fn justifications_and_non_values_are_not_hedges() {
-        assert!(alts("5", " because 6 is odd or even.").is_empty());
-        assert!(alts("5", ". This could be verified by substitution.").is_empty());
-        assert!(alts("5", ". I hope it is correct.").is_empty());
-        assert!(alts("5", " since 2 + 3 = 5 or so.").is_empty());
-        assert!(alts("5", "\n\nOr we could try 6 next time.").is_empty());
-        assert!(alts("5", ", which is either correct or not.").is_empty());
-    }
-
-    #[test]
-    fn later_values_in_sentences_that_revisit_the_result() {
-        assert_eq!(alts("14", ". Checking again, the count must be $15$."), vec!["15"]);
-        assert_eq!(alts("14", ".\n\nActually, after a recount it is 15."), vec!["15"]);
-        assert_eq!(alts("36", ", but I get $32$."), vec!["32"]);
-        assert_eq!(alts("7", ". Edit: $x = 8$ instead."), vec!["8"]);
-        // A check that confirms the answer, a value after a justification or a negation.
-        assert!(alts("14", ". Checking again: $3 + 11 = 14$.").is_empty());
-        assert!(alts("14", ". This is correct because there are 6 ways.").is_empty());
-        assert!(alts("15", ". Recount: it is 15, not 14.").is_empty());
-        // Values in sentences that do not revisit the result are other quantities.
-        assert!(alts("14", ". He gave away 6 of them, which is 2 more than Sue.").is_empty());
-        assert_eq!(alts("14", ". The correct total is 15."), vec!["15"]);
-        assert_eq!(alts("14", ". Double-checking, 15."), vec!["15"]);
-        assert!(alts("14", ". Checking again: 3 + 11 = 14.").is_empty());
-        assert_eq!(alts("10", " (eleven?)"), vec!["eleven"]);
-        assert!(alts("14", ".\n\nFind the correct pair: $a = 44$, so $b^2 = 85$.").is_empty());
-        // Code and a harness's separators after the answer are no statement in words.
-        assert!(alts("3", ".\n```python\n# recount\nx = 5\n```").is_empty());
-    }
-
-    #[test]
-    fn numerals_of_other_scripts_and_words_are_values() {
-        assert_eq!(alts("10", " (maybe eleven)"), vec!["eleven"]);
-        assert_eq!(alts("10", " or ١١"), vec!["١١"]);
-        assert_eq!(alts("4", ", or perhaps Ⅴ."), vec!["Ⅴ"]);
-    }
-
-    #[test]
-    fn hedged_answers_split() {
-        assert_eq!(split_hedged(r"5 \text{ or } 6"), Some(vec!["5".to_string(), "6".to_string()]));
-        assert_eq!(split_hedged(r"5\text{, possibly 6}"), Some(vec!["5".to_string(), "6".to_string()]));
-        assert_eq!(split_hedged(r"\text{(B) or (D)}"), Some(vec!["(B)".to_string(), "(D)".to_string()]));
-        assert_eq!(split_hedged(r"\text{either } 5 \text{ or } 6"), Some(vec!["5".to_string(), "6".to_string()]));
-        assert_eq!(split_hedged(r"5 \text{ or more}"), Some(vec!["5".to_string(), "more".to_string()]));
-        assert_eq!(split_hedged(r"x = 2 \text{ or } x = 3"), Some(vec!["x = 2".to_string(), "x = 3".to_string()]));
-        assert_eq!(split_hedged(r"5 \text{ (or } 6\text{)}"), Some(vec!["5".to_string(), "6".to_string()]));
-        assert_eq!(split_hedged(r"\frac{1}{2}"), None);
-        assert_eq!(split_hedged(r"\text{ordinary}"), None);
-        assert_eq!(split_hedged(r"\sin x \cdot \cos x"), None);
-    }
+    answer.candidates = out;
+    true
 }

@@ -28,6 +28,10 @@
 //! as `less than`, a hedge such as `or so`) makes the answer [`Wording::Qualified`]: it states
 //! something other than the value, and a qualified answer is never rewarded.
 
+use std::ops::Range;
+
+use super::scan::matching_brace;
+use super::tokens::{Kind, Lexer, TEXT_COMMANDS};
 use crate::lexicon::{self, Class};
 
 /// What the words of an answer do to its value.
@@ -52,142 +56,94 @@ enum Token<'a> {
     Names,
 }
 
-/// Split an answer into words and math, each with its byte range. Words are letter runs inside
-/// text commands (`\text`, `\mbox`, `\textbf`, ...) and bare letter runs of three or more letters
-/// that are not math names (or two, capitalised: `Bo earns`); everything else (digits,
-/// operators, single letters, LaTeX commands) is math.
-fn tokens(answer: &str) -> Vec<(Token<'_>, std::ops::Range<usize>)> {
-    const TEXT_COMMANDS: &[&str] = &["text", "textbf", "textit", "textrm", "mbox", "hbox", "textnormal", "mathrm"];
+/// Split an answer into words and math, each with its byte range, from the token stream. Words
+/// are letter runs inside text commands (`\text`, `\mbox`, `\textbf`, ...) and bare letter runs of
+/// three or more letters that are not math names (or two, capitalised: `Bo earns`); everything
+/// else (digits, operators, single letters, LaTeX commands) is math.
+fn tokens(answer: &str) -> Vec<(Token<'_>, Range<usize>)> {
     let b = answer.as_bytes();
-    let mut out: Vec<(Token<'_>, std::ops::Range<usize>)> = Vec::new();
-    let push_math =
-        |out: &mut Vec<(Token<'_>, std::ops::Range<usize>)>, range: std::ops::Range<usize>| match out.last_mut() {
-            Some((Token::Math, r)) => r.end = range.end,
-            _ => out.push((Token::Math, range)),
-        };
+    let mut out: Vec<(Token<'_>, Range<usize>)> = Vec::new();
+    let push_math = |out: &mut Vec<(Token<'_>, Range<usize>)>, range: Range<usize>| match out.last_mut() {
+        Some((Token::Math, r)) => r.end = range.end,
+        _ => out.push((Token::Math, range)),
+    };
     // Depth of the text groups we are in: brace depth at which each `\text{` opened.
     let mut text_depth: Vec<usize> = Vec::new();
     let mut depth = 0usize;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b'\\' => {
-                let start = i + 1;
-                let mut j = start;
-                while j < b.len() && b[j].is_ascii_alphabetic() {
-                    j += 1;
-                }
-                let name = &answer[start..j];
-                if name.is_empty() {
-                    // `\$`, `\%`, `\,`, `\{`: a currency sign or spacing is not a word.
-                    let next = start + answer[start..].chars().next().map_or(0, char::len_utf8);
-                    if matches!(b.get(start), Some(b'{' | b'}' | b'%')) {
-                        push_math(&mut out, i..next);
-                    }
-                    i = next;
-                    continue;
-                }
+    let mut lexer = Lexer::new(answer);
+    while let Some(t) = lexer.next() {
+        let Range { start: i, end: j } = t.range.clone();
+        match t.kind {
+            Kind::Command => {
+                let name = &answer[i + 1..j];
                 if TEXT_COMMANDS.contains(&name) && b.get(j) == Some(&b'{') {
                     text_depth.push(depth);
                     depth += 1;
-                    i = j + 1;
-                    continue;
-                }
-                if matches!(name, "begin" | "end" | "operatorname" | "mathbb" | "mathcal" | "mathfrak") {
+                    lexer.seek(j + 1);
+                } else if matches!(name, "begin" | "end" | "operatorname" | "mathbb" | "mathcal" | "mathfrak") {
                     // An environment or font name is no word: `\begin{pmatrix}`, `\mathbb{Z}`.
                     let end = match b.get(j) {
-                        Some(b'{') => super::scan::matching_brace(b, j).map_or(b.len(), |c| c + 1),
+                        Some(b'{') => matching_brace(b, j).map_or(b.len(), |c| c + 1),
                         _ => j,
                     };
                     push_math(&mut out, i..end);
-                    i = end;
-                    continue;
-                }
-                if name == "in" || name == "notin" {
+                    lexer.seek(end);
+                } else if name == "in" || name == "notin" {
                     out.push((if name == "in" { Token::In } else { Token::Word("not") }, i..j));
                 } else if !matches!(name, "quad" | "qquad" | "left" | "right" | "displaystyle" | "dfrac" | "tfrac") {
                     push_math(&mut out, i..j);
                 }
-                i = j;
             }
-            b'{' => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' => {
+            // `\$`, `\,`: a currency sign or spacing is not a word; `\{`, `\}`, `\%` are math.
+            Kind::Escape if matches!(b.get(i + 1), Some(b'{' | b'}' | b'%')) => push_math(&mut out, i..j),
+            Kind::Escape => {}
+            Kind::Char('{') => depth += 1,
+            Kind::Char('}') => {
                 depth = depth.saturating_sub(1);
                 if text_depth.last() == Some(&depth) {
                     text_depth.pop();
                 }
-                i += 1;
             }
-            _ if c.is_ascii_alphabetic() || c == b'\'' && i > 0 && b[i - 1].is_ascii_alphabetic() => {
-                let start = i;
-                while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
-                    i += 1;
-                }
-                let w = &answer[start..i];
+            Kind::Word(classes) if t.is_ascii_word(answer) => {
+                let w = &answer[i..j];
                 let in_text = !text_depth.is_empty();
                 let capitalised =
                     w.len() == 2 && w.as_bytes()[0].is_ascii_uppercase() && w.as_bytes()[1].is_ascii_lowercase();
                 // A name called like a function is math: `gamma(3/2)`, `sqrt(2)`.
-                let called = b.get(i) == Some(&b'(');
+                let called = b.get(j) == Some(&b'(');
                 // A single letter is a symbol even in a text command (`\mathrm{e}`, `\text{(C)}`).
-                let short_word = lexicon::is(w, Class::ShortWord);
+                let short_word = classes.has(Class::ShortWord);
                 let math = w.len() == 1
                     || (called && !in_text)
-                    || (!in_text && !capitalised && !short_word && (w.len() < 3 || lexicon::is(w, Class::MathWord)));
-                if math && !lexicon::is(w, Class::OrdinalSuffix) {
-                    push_math(&mut out, start..i);
+                    || (!in_text && !capitalised && !short_word && (w.len() < 3 || classes.has(Class::MathWord)));
+                if math && !classes.has(Class::OrdinalSuffix) {
+                    push_math(&mut out, i..j);
                 } else {
-                    out.push((Token::Word(w), start..i));
+                    out.push((Token::Word(w), i..j));
                 }
             }
-            _ if c.is_ascii_digit() => {
-                push_math(&mut out, i..i + 1);
-                i += 1;
-            }
-            _ if c >= 0x80 => {
-                // `∈` is a membership; other non-ASCII characters (`π`, `°`, `€`) are math or signs.
-                let ch = answer[i..].chars().next().unwrap_or(' ');
-                let end = i + ch.len_utf8();
-                if ch == '∈' {
-                    out.push((Token::In, i..end));
-                } else if ch.is_alphabetic() && !matches!(ch, 'π' | 'θ' | 'α' | 'β' | 'γ') {
-                    out.push((Token::Word(""), i..end));
-                } else if !matches!(ch, '€' | '£' | '¥' | '\u{a0}') {
-                    push_math(&mut out, i..end);
+            Kind::Number => push_math(&mut out, i..j),
+            // A prime after a command (`\alpha'`) is math.
+            Kind::Char('\'') if i > 0 && b[i - 1].is_ascii_alphabetic() => push_math(&mut out, i..j),
+            Kind::Word(_) | Kind::Numeral | Kind::Char(_) if b[i] >= 0x80 => {
+                // `∈` is a membership; other characters of other scripts (`π`, `°`, `€`) are math,
+                // signs or a word each.
+                for (k, ch) in answer[i..j].char_indices() {
+                    let r = i + k..i + k + ch.len_utf8();
+                    if ch == '∈' {
+                        out.push((Token::In, r));
+                    } else if ch.is_alphabetic() && !matches!(ch, 'π' | 'θ' | 'α' | 'β' | 'γ') {
+                        out.push((Token::Word(""), r));
+                    } else if !matches!(ch, '€' | '£' | '¥' | '\u{a0}') {
+                        push_math(&mut out, r);
+                    }
                 }
-                i = end;
             }
-            b'=' | b':' if matches!(out.last(), Some((Token::Word(_), _))) => {
-                out.push((Token::Names, i..i + 1));
-                i += 1;
-            }
-            _ => {
-                if matches!(
-                    c,
-                    b'=' | b'+'
-                        | b'-'
-                        | b'*'
-                        | b'/'
-                        | b'^'
-                        | b'<'
-                        | b'>'
-                        | b'('
-                        | b')'
-                        | b'['
-                        | b']'
-                        | b'%'
-                        | b'|'
-                        | b'!'
-                        | b'&'
-                ) {
-                    push_math(&mut out, i..i + 1);
-                }
-                i += 1;
-            }
+            Kind::Char('=' | ':') if matches!(out.last(), Some((Token::Word(_), _))) => out.push((Token::Names, i..j)),
+            Kind::Char(
+                '=' | '+' | '-' | '*' | '/' | '^' | '<' | '>' | '(' | ')' | '[' | ']' | '%' | '|' | '!' | '&',
+            ) => push_math(&mut out, i..j),
+            _ => {}
         }
     }
     out
@@ -195,7 +151,7 @@ fn tokens(answer: &str) -> Vec<(Token<'_>, std::ops::Range<usize>)> {
 
 /// The words and math of an answer with the name before `=`/`:` and a trailing domain
 /// statement set apart: `(prefix ok, value tokens)`, or `None` when the name itself hedges.
-fn value_tokens(answer: &str) -> Option<Vec<(Token<'_>, std::ops::Range<usize>)>> {
+fn value_tokens(answer: &str) -> Option<Vec<(Token<'_>, Range<usize>)>> {
     let mut toks = tokens(answer);
     // `\text{Difference in Revenue} = \$64,800`, `Special matrix: ...`: a name, then the value.
     if let Some(k) = toks.iter().position(|t| t.0 == Token::Names) {

@@ -21,14 +21,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
         match &explained.answer {
             Some(answer) => {
                 writeln!(out, "  extracted:  {} (from {})", answer.text, answer.source.as_str())?;
-                if answer.parts.len() > 1 {
+                if answer.candidates.len() > 1 {
                     // Each candidate with the contract rule that produced it.
-                    let parts: Vec<String> = answer
-                        .parts
-                        .iter()
-                        .enumerate()
-                        .map(|(k, p)| format!("{p} ({})", answer.rule_of(k).as_str()))
-                        .collect();
+                    let parts: Vec<String> =
+                        answer.candidates.iter().map(|c| format!("{} ({})", c.text, c.rule.as_str())).collect();
                     writeln!(out, "  parts:      {}", parts.join(" | "))?;
                 }
                 if let Some(void) = answer.void {

@@ -25,7 +25,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<Exit> {
     writeln!(out, "{}", answer.text)?;
     if args.verbose {
         writeln!(out, "source: {}", answer.source.as_str())?;
-        for (k, part) in answer.parts.iter().enumerate() {
+        for (k, part) in answer.parts().iter().enumerate() {
             writeln!(out, "candidate {}: {part}", k + 1)?;
         }
     }

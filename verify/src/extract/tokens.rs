@@ -1,0 +1,211 @@
+//! One token stream for the final-answer contract: a text as words, numbers, LaTeX commands and
+//! single characters, each with its byte range; a word carries its classes from the one lexicon
+//! (`crate::lexicon`). The final statement (`statement`), the wording of an answer (`wording`),
+//! the plain-word counts (`scan`), the connectors between boxes (`boxed`) and the assertion checks
+//! (`assertion`) all read this stream, so a word is the same word everywhere.
+//!
+//! - A **word** is a run of ASCII letters with inner apostrophes (`don't`), or a run of letters
+//!   of another script (`答案`, `ответ`).
+//! - A **number** is a run of ASCII digits with an inner `.`, `,` or `/` before a digit
+//!   (`1,234.5`, `3/4`); a **numeral** a run of numerals of another script or form (`١١`, `Ⅻ`).
+//! - `\name` is a **command**; `\` and one other character an **escape** (`\,`, `\{`, `\$`).
+//! - Anything else but ASCII whitespace is one **character** of its own.
+//!
+//! Cost: linear, no allocation (a word of another script is lower-cased for its lookup). A
+//! reader that takes a group whole (a math block, a box) moves on with [`Lexer::seek`]. Every
+//! range ends at a `char` boundary.
+
+use std::ops::Range;
+
+use super::scan::is_word_byte;
+use crate::lexicon::{self, Classes};
+use crate::numerals;
+
+/// Text commands whose braces hold words (`\text{ or }`, `\mbox{apples}`).
+pub(crate) const TEXT_COMMANDS: &[&str] =
+    &["text", "textbf", "textit", "textrm", "textnormal", "mbox", "hbox", "emph", "mathrm"];
+
+/// What a token is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A word, with its lexicon classes (empty when the lexicon does not know it).
+    Word(Classes),
+    /// ASCII digits (`1,234.5`).
+    Number,
+    /// Numerals of another script or form (`١١`, `Ⅻ`, `½`).
+    Numeral,
+    /// `\name` (the range covers the backslash).
+    Command,
+    /// `\` and one character that is not a letter.
+    Escape,
+    /// Any other character.
+    Char(char),
+}
+
+/// One token and where it stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Token {
+    pub kind: Kind,
+    pub range: Range<usize>,
+}
+
+impl Token {
+    /// The token's text in the `text` it was read from.
+    pub(crate) fn text<'a>(&self, text: &'a str) -> &'a str {
+        &text[self.range.clone()]
+    }
+
+    /// Whether it is a word of ASCII letters (and apostrophes).
+    pub(crate) fn is_ascii_word(&self, text: &str) -> bool {
+        matches!(self.kind, Kind::Word(_)) && text.as_bytes()[self.range.start].is_ascii_alphabetic()
+    }
+
+    /// Whether it stands alone as a word: no letter, digit, `_` or backslash right before it and
+    /// no letter, digit or `_` right after it (`or` in `5 or 6`, not in `5or` or `\or`).
+    pub(crate) fn stands_alone(&self, text: &str) -> bool {
+        let b = text.as_bytes();
+        let before = self.range.start.checked_sub(1).map(|k| b[k]);
+        !before.is_some_and(|c| is_word_byte(c) || c == b'\\')
+            && !b.get(self.range.end).is_some_and(|c| is_word_byte(*c))
+    }
+}
+
+/// The token stream of a text.
+#[derive(Clone)]
+pub(crate) struct Lexer<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Lexer<'a> {
+    /// The tokens of `text`, from its start.
+    pub(crate) fn new(text: &'a str) -> Lexer<'a> {
+        Lexer { text, at: 0 }
+    }
+
+    /// Continue at byte `at` (a `char` boundary past the last token read).
+    pub(crate) fn seek(&mut self, at: usize) {
+        self.at = at.min(self.text.len());
+    }
+}
+
+impl Iterator for Lexer<'_> {
+    type Item = Token;
+
+    fn next(&mut self) -> Option<Token> {
+        let (s, b) = (self.text, self.text.as_bytes());
+        let mut i = self.at;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let c = *b.get(i)?;
+        let run = |from: usize, keep: &dyn Fn(usize) -> bool| {
+            let mut j = from;
+            while j < b.len() && keep(j) {
+                j += 1;
+            }
+            j
+        };
+        let (kind, end) = if c == b'\\' {
+            let j = run(i + 1, &|j| b[j].is_ascii_alphabetic());
+            if j > i + 1 {
+                (Kind::Command, j)
+            } else {
+                (Kind::Escape, i + 1 + s[i + 1..].chars().next().map_or(0, char::len_utf8))
+            }
+        } else if c.is_ascii_digit() {
+            let sep = |j: usize| matches!(b[j], b'.' | b',' | b'/') && b.get(j + 1).is_some_and(u8::is_ascii_digit);
+            (Kind::Number, run(i, &|j| b[j].is_ascii_digit() || sep(j)))
+        } else if c.is_ascii_alphabetic() {
+            let j = run(i, &|j| b[j].is_ascii_alphabetic() || b[j] == b'\'');
+            (Kind::Word(lexicon::classes(&s[i..j])), j)
+        } else if c >= 0x80 {
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            let chars_while = |keep: &dyn Fn(char) -> bool| {
+                i + s[i..].chars().take_while(|&c| keep(c)).map(char::len_utf8).sum::<usize>()
+            };
+            if numerals::is_other_numeral(ch) {
+                (Kind::Numeral, chars_while(&numerals::is_other_numeral))
+            } else if ch.is_alphabetic() {
+                let j = chars_while(&|c| !c.is_ascii() && c.is_alphabetic() && !numerals::is_other_numeral(c));
+                (Kind::Word(lexicon::classes(&s[i..j])), j)
+            } else {
+                (Kind::Char(ch), i + ch.len_utf8())
+            }
+        } else {
+            (Kind::Char(c as char), i + 1)
+        };
+        self.at = end;
+        Some(Token { kind, range: i..end })
+    }
+}
+
+/// The words of `text` (ASCII letters with inner apostrophes, never a command's name), at most
+/// `limit`, each with its classes.
+pub(crate) fn ascii_words(text: &str, limit: usize) -> Vec<(&str, Classes)> {
+    Lexer::new(text)
+        .filter_map(|t| match t.kind {
+            Kind::Word(c) if t.is_ascii_word(text) => Some((t.text(text), c)),
+            _ => None,
+        })
+        .take(limit)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexicon::Class;
+
+    fn kinds(s: &str) -> Vec<(&str, &'static str)> {
+        Lexer::new(s)
+            .map(|t| {
+                let k = match t.kind {
+                    Kind::Word(_) => "word",
+                    Kind::Number => "number",
+                    Kind::Numeral => "numeral",
+                    Kind::Command => "command",
+                    Kind::Escape => "escape",
+                    Kind::Char(_) => "char",
+                };
+                (t.text(s), k)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tokens_with_ranges() {
+        assert_eq!(
+            kinds(r"It's 1,234.5 \text{or} \, 答案 ١١!"),
+            vec![
+                ("It's", "word"),
+                ("1,234.5", "number"),
+                (r"\text", "command"),
+                ("{", "char"),
+                ("or", "word"),
+                ("}", "char"),
+                (r"\,", "escape"),
+                ("答案", "word"),
+                ("١١", "numeral"),
+                ("!", "char"),
+            ]
+        );
+        assert_eq!(
+            kinds("3x, 5."),
+            vec![("3", "number"), ("x", "word"), (",", "char"), ("5", "number"), (".", "char")]
+        );
+        assert_eq!(kinds("\\"), vec![("\\", "escape")]);
+        let t = Lexer::new("so 5or 6").nth(1).unwrap();
+        assert_eq!(t.range, 3..4);
+        let or = Lexer::new("5 or 6").nth(1).unwrap();
+        assert!(matches!(or.kind, Kind::Word(c) if c.has(Class::HedgeCue)) && or.stands_alone("5 or 6"));
+        assert!(!Lexer::new("5or").nth(1).unwrap().stands_alone("5or"));
+    }
+
+    #[test]
+    fn words_are_looked_up_once() {
+        let w = ascii_words(r"The answer \is not 5", 10);
+        assert_eq!(w.iter().map(|w| w.0).collect::<Vec<_>>(), vec!["The", "answer", "not"]);
+        assert!(w[2].1.has(Class::Negation));
+    }
+}
