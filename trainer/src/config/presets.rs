@@ -19,7 +19,7 @@
 
 use super::choices::RewardChoice;
 use super::compat::flat_entries;
-use super::paper::{check, Paper, PAPERS};
+pub use super::paper::{check, Paper, PAPERS};
 use super::{OverridesLayer, TrainLayer};
 use crate::aggregate::AggMode;
 use crate::error::Result;

@@ -167,9 +167,10 @@ fn study_names() -> impl clap::builder::TypedValueParser<Value = String> {
 #[cfg(test)]
 mod tests {
     use rltrain::config::{pretrained_defaults, TrainConfig};
+    use rlverify::cli::DeviceSpec;
     use serde_json::Value;
 
-    use super::{Cli, DeviceSpec};
+    use super::Cli;
 
     /// `X` of every `[default: X]` note in the help of `rltrain train`, by config key.
     fn help_defaults() -> Vec<(String, String)> {
@@ -206,7 +207,8 @@ mod tests {
         let err = Cli::try_parse_from(["rltrain", "--objective", "dgop"]).unwrap_err().to_string();
         assert!(err.contains("--objective") && err.contains("did you mean `dgpo`"), "{err}");
         let ok = Cli::try_parse_from(["rltrain", "--objective", "dgpo", "--device", "cuda:1"]).expect("valid flags");
-        assert_eq!((ok.train.objective.as_deref(), ok.train.device), (Some("dgpo"), Some(DeviceSpec::Cuda(1))));
+        let s = &ok.train.settings;
+        assert_eq!((s.objective.objective.map(|o| o.name), s.run.device), (Some("dgpo"), Some(DeviceSpec::Cuda(1))));
     }
 
     /// Non-finite and out-of-range numbers are refused where they are typed, naming the flag:
@@ -243,7 +245,7 @@ mod tests {
         let ok =
             Cli::try_parse_from(["rltrain", "--lr", "1e-6", "--grad-clip", "0", "--clip-high", "0.28"]).expect("valid");
         assert_eq!(
-            (ok.train.lr, ok.train.grad_clip, ok.train.overrides.clip_high),
+            (ok.train.settings.optim.lr, ok.train.settings.optim.grad_clip, ok.train.settings.objective.overrides.clip_high),
             (Some(1e-6), Some(0.0), Some(0.28))
         );
     }
@@ -265,8 +267,7 @@ mod tests {
             "--format-reward=0.2",
         ])
         .expect("valid");
-        let layer = cli.train.layer().expect("layer");
-        let cfg = TrainConfig::resolve(None, &[layer]).expect("resolve");
+        let cfg = TrainConfig::resolve_layers(None, &[cli.train.settings]).expect("resolve");
         let v = cfg.verify_config().expect("verifier config");
         assert_eq!(
             (v.reward, v.extract, v.last_number, v.truncated, cfg.rollout.format_reward),
@@ -284,7 +285,7 @@ mod tests {
         assert_eq!((rollout["extract"].as_str(), rollout["reward"].as_str()), (Some("lenient"), Some("signed")));
         // Unset: the verifier's defaults, and the objective's reward encoding.
         let cli = Cli::try_parse_from(["rltrain", "--objective", "dgpo"]).expect("valid");
-        let cfg = TrainConfig::resolve(None, &[cli.train.layer().expect("layer")]).expect("resolve");
+        let cfg = TrainConfig::resolve_layers(None, &[cli.train.settings]).expect("resolve");
         let v = cfg.verify_config().expect("verifier config");
         let d = rlverify::Config::default();
         assert_eq!((v.reward, v.extract, v.truncated), (rlverify::RewardKind::Signed, d.extract, d.truncated));
@@ -297,7 +298,8 @@ mod tests {
         use clap::Parser;
         for name in ["DGPO", "Dgpo", "dgpo", "Dr_GRPO"] {
             let cli = Cli::try_parse_from(["rltrain", "--objective", name]).expect(name);
-            assert_eq!(cli.train.objective.as_deref(), Some(if name == "Dr_GRPO" { "dr-grpo" } else { "dgpo" }));
+            let objective = cli.train.settings.objective.objective.map(|o| o.name);
+            assert_eq!(objective, Some(if name == "Dr_GRPO" { "dr-grpo" } else { "dgpo" }));
         }
         let err = Cli::try_parse_from(["rltrain", "--objective", "DGOP"]).map(|_| ()).unwrap_err().to_string();
         assert!(err.contains("did you mean `dgpo`"), "{err}");
@@ -308,16 +310,17 @@ mod tests {
     #[test]
     fn names_in_any_case_and_the_closest_suggestion() {
         use clap::Parser;
-        use rltrain::config::{KlName, Paper};
+        use rltrain::config::Paper;
+        use rltrain::kl::KlEstimator;
         let err = Cli::try_parse_from(["rltrain", "--objective", "dpgo"]).map(|_| ()).unwrap_err().to_string();
         assert!(err.contains("did you mean `dgpo`"), "{err}");
         let cli =
             Cli::try_parse_from(["rltrain", "--paper", "CFPO", "--kl-estimator", "K3", "--advantage", "Group-Norm"])
                 .expect("names in any case");
-        let o = &cli.train.overrides;
+        let o = &cli.train.settings.objective;
         assert_eq!(
-            (cli.train.paper, o.kl_estimator, o.advantage.as_deref()),
-            (Some(Paper::Cfpo), Some(KlName::K3), Some("group-norm"))
+            (o.paper, o.overrides.kl_estimator, o.overrides.advantage.as_deref()),
+            (Some(Paper::Cfpo), Some(KlEstimator::K3), Some("group-norm"))
         );
         match Cli::try_parse_from(["rltrain", "study", "DGPO"]).expect("a study in any case").command {
             Some(super::Command::Study(args)) => assert_eq!(args.name.as_deref(), Some("dgpo")),
@@ -334,7 +337,7 @@ mod tests {
     #[test]
     fn help_shows_the_real_defaults() {
         let defaults = TrainConfig::default().settings();
-        let pretrained = pretrained_defaults(100);
+        let pretrained = pretrained_defaults(100).settings();
         let notes = help_defaults();
         assert!(notes.len() >= 30, "only {} notes found: {notes:?}", notes.len());
         for (key, note) in notes {
