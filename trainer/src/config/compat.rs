@@ -61,9 +61,9 @@ pub fn normalise(config: &Value) -> Value {
 /// as a `--config` file gives its settings only.
 pub fn settings_only(layer: &Value) -> Value {
     match layer {
-        Value::Object(m) => {
-            Value::Object(m.iter().filter(|(k, _)| !RECORDS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect())
-        }
+        Value::Object(m) => Value::Object(
+            m.iter().filter(|(k, _)| !RECORDS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect(),
+        ),
         other => other.clone(),
     }
 }

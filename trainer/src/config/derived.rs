@@ -83,7 +83,8 @@ impl TrainConfig {
     /// The overlong-punishment buffer `L_cache` (0 = off): a fifth of the length for dapo, as
     /// DAPO (arXiv:2503.14476 §3.4) pairs L_max = 20480 with L_cache = 4096.
     pub fn overlong_buffer_tokens(&self) -> usize {
-        let by_objective = self.objective().shaping.overlong_buffer_divisor.map_or(0, |n| self.rollout.max_new_tokens / n);
+        let by_objective =
+            self.objective().shaping.overlong_buffer_divisor.map_or(0, |n| self.rollout.max_new_tokens / n);
         self.rollout.overlong_buffer.unwrap_or(by_objective)
     }
 

@@ -207,3 +207,6 @@ impl TrainLayer {
         out
     }
 }
+
+#[cfg(test)]
+mod tests;

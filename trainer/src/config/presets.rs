@@ -100,9 +100,17 @@ pub fn render_table() -> String {
         // By name, the objective's overrides together where `overrides` sorts.
         let mut entries = flat_entries(&json(&layer));
         entries.sort_by_key(|(k, _)| (if overrides.contains(k) { "overrides".into() } else { k.clone() }, k.clone()));
-        let settings: Vec<String> =
-            entries.into_iter().map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), String::from))).collect();
-        s.push_str(&format!("| {} | {} | {} | {} |\n", p.name(), p.objectives().join(", "), settings.join(", "), p.citation()));
+        let settings: Vec<String> = entries
+            .into_iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), String::from)))
+            .collect();
+        s.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            p.name(),
+            p.objectives().join(", "),
+            settings.join(", "),
+            p.citation()
+        ));
     }
     s
 }

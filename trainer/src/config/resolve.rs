@@ -72,6 +72,13 @@ impl TrainConfig {
     /// they gave it), then the user's `layers` in order. `sources` records who set what; a
     /// setting no layer set is [`Source::Default`] (also in an older `config.json` that lacks it).
     pub fn resolve_layers(base: Option<&TrainConfig>, layers: &[TrainLayer]) -> Result<TrainConfig> {
+        let cfg = Self::fold_layers(base, layers)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// [`TrainConfig::resolve_layers`] without the checks across settings.
+    pub(crate) fn fold_layers(base: Option<&TrainConfig>, layers: &[TrainLayer]) -> Result<TrainConfig> {
         let mut cfg = base.cloned().unwrap_or_default();
         if base.is_none() {
             // What the user chose decides which preset and model defaults apply.
@@ -92,7 +99,6 @@ impl TrainConfig {
         for name in TrainConfig::names() {
             cfg.sources.entry(name.to_string()).or_insert(Source::Default);
         }
-        cfg.validate()?;
         Ok(cfg)
     }
 }

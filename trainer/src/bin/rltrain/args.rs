@@ -245,7 +245,11 @@ mod tests {
         let ok =
             Cli::try_parse_from(["rltrain", "--lr", "1e-6", "--grad-clip", "0", "--clip-high", "0.28"]).expect("valid");
         assert_eq!(
-            (ok.train.settings.optim.lr, ok.train.settings.optim.grad_clip, ok.train.settings.objective.overrides.clip_high),
+            (
+                ok.train.settings.optim.lr,
+                ok.train.settings.optim.grad_clip,
+                ok.train.settings.objective.overrides.clip_high
+            ),
             (Some(1e-6), Some(0.0), Some(0.28))
         );
     }
