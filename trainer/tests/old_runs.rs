@@ -47,7 +47,8 @@ fn an_old_run_directory_resumes() {
         assert_eq!((resumed.run.steps, &resumed.run.out), (2, &out), "{name}");
         let (mut want, mut got) = (old.settings(), resumed.settings());
         for free in ["steps", "out"] {
-            (want.remove(free), got.remove(free));
+            want.remove(free);
+            got.remove(free);
         }
         assert_eq!(got, want, "{name}: the run's settings");
         for (key, source) in &old.sources {
