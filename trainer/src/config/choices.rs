@@ -2,7 +2,6 @@
 //! `--rollout-decode`, `--reward`), each with the names its flag and `config.json` both use.
 
 use crate::objectives::Objective;
-use rlverify::options::VerifierOption;
 use rlverify::RewardKind;
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +90,7 @@ impl clap::ValueEnum for RewardChoice {
     }
 
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        use rlverify::options::VerifierOption;
         let kind = match self {
             Self::Auto => return None,
             Self::Binary => RewardKind::Binary,
@@ -102,5 +102,6 @@ impl clap::ValueEnum for RewardChoice {
 
 /// `--objective` unless set: GRPO.
 pub(crate) fn default_objective() -> &'static Objective {
-    crate::objectives::OBJECTIVES.iter().find(|o| o.name == "grpo").unwrap_or(&crate::objectives::OBJECTIVES[0])
+    use crate::objectives::OBJECTIVES;
+    OBJECTIVES.iter().find(|o| o.name == "grpo").unwrap_or(&OBJECTIVES[0])
 }
