@@ -7,10 +7,8 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::TrainConfig;
-
-/// The keys of `config.json` that are records of the run, not settings.
-const RECORDS: [&str; 3] = ["sources", "changes", "memory"];
+use super::flat::RECORDS;
+use super::settings::TrainConfig;
 
 /// Where each setting lives in `config.json`: its name (unique) to its path, e.g. `lr` to
 /// `["optim", "lr"]`, `clip_low` to `["objective", "overrides", "clip_low"]`; read off
@@ -118,20 +116,4 @@ fn deep_merge(base: &mut Value, overlay: &Value) {
         }
         (b, o) => *b = o.clone(),
     }
-}
-
-/// `(setting, value)` of a config or layer in JSON, nested or flat, every setting by its name
-/// (the records of a run left out): the flat view tables and help notes show.
-pub fn flat_entries(v: &Value) -> Vec<(String, Value)> {
-    let mut out = Vec::new();
-    if let Value::Object(m) = v {
-        for (k, v) in m {
-            match v {
-                _ if RECORDS.contains(&k.as_str()) => {}
-                Value::Object(_) => out.extend(flat_entries(v)),
-                _ => out.push((k.clone(), v.clone())),
-            }
-        }
-    }
-    out
 }

@@ -7,7 +7,7 @@ use rlbase::DeviceSpec;
 
 use super::choices::RolloutDecode;
 use super::paper::check;
-use super::TrainConfig;
+use super::settings::TrainConfig;
 use crate::error::{Error, Result};
 use crate::objectives::{LossConfig, Objective, ObjectiveConfig};
 use rlverify::RewardKind;

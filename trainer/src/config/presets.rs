@@ -18,9 +18,10 @@
 //!   two-sided 0.2/0.2 bounds, GPPO/CE-GPPO/ASPO with ε = 0.2, DGPO with (n, m) = (1, 2).
 
 use super::choices::RewardChoice;
-use super::compat::flat_entries;
+use super::flat::flat_entries;
+use super::groups::OverridesLayer;
 pub use super::paper::{check, Paper, PAPERS};
-use super::{OverridesLayer, TrainLayer};
+use super::settings::TrainLayer;
 use crate::aggregate::AggMode;
 use crate::error::Result;
 

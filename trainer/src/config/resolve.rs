@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::compat::{normalise, settings_only};
 use super::declare::Source;
-use super::{presets, TrainConfig, TrainLayer};
+use super::presets;
+use super::settings::{TrainConfig, TrainLayer};
 use crate::error::{Error, Result};
 use crate::optim::ScheduleKind;
 
