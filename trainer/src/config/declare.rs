@@ -1,4 +1,4 @@
-//! [`settings!`]: a group of settings declared once. Each field is written once, with its doc
+//! `settings!`: a group of settings declared once. Each field is written once, with its doc
 //! line, its flag attributes and its default; the macro writes from it
 //!
 //! - the group's settings (concrete values: the run's, as `config.json` records them);
@@ -36,7 +36,7 @@ pub type Sources = BTreeMap<String, Source>;
 /// A setting that differs from a resumed run's: `(name, before, now)`.
 pub type Change = (String, Value, Value);
 
-/// What every group of settings can do, whatever its fields (written by [`settings!`]).
+/// What every group of settings can do, whatever its fields (written by `settings!`).
 pub trait Group: Default {
     /// The group's layer: every field an `Option`.
     type Layer: Default;

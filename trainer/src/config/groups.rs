@@ -1,6 +1,7 @@
 //! The seven groups of a run's settings, as `rltrain help train` groups its flags and
-//! `config.json` nests its keys. Each setting is declared here once ([`settings!`]): its doc line
-//! (the flag's help), its flag, its default; `[free]` marks those a resumed run may change.
+//! `config.json` nests its keys. Each setting is declared here once (`settings!` of
+//! [`super::declare`]): its doc line (the flag's help), its flag, its default; `[free]` marks
+//! those a resumed run may change.
 //!
 //! Checks of the values a flag takes are the flag's value parsers ([`crate::config_values`]);
 //! the checks across settings are [`TrainConfig::validate`](crate::TrainConfig::validate).

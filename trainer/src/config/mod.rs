@@ -1,4 +1,4 @@
-//! A run's settings: declared once per group ([`groups`], through [`declare::settings!`]), each
+//! A run's settings: declared once per group ([`groups`], through `settings!` of [`declare`]), each
 //! group with its all-`Option` layer that is both the command line's flags and a config file's
 //! keys; the layers folded in one place with each value's provenance ([`resolve`]); what is
 //! derived from them once for a run ([`derived::Resolved`]); and the reading of older

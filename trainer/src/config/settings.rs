@@ -114,7 +114,7 @@ impl TrainConfig {
 
     /// The names of the settings a resumed run may change freely: how long it runs, where and
     /// how it logs, evaluates and saves, and how the work is split in memory (`[free]` in
-    /// [`groups`]). Any other change alters the experiment.
+    /// [`super::groups`]). Any other change alters the experiment.
     pub fn free_on_resume() -> Vec<&'static str> {
         let mut out = Vec::new();
         RunSettings::free(&mut out);
