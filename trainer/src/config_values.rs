@@ -1,13 +1,24 @@
-//! The values `rltrain` flags take, checked where they are typed: every number must be finite and
-//! in its range (`--lr nan`, `--grad-clip inf` and `--temperature -1` are errors naming the flag,
-//! never a silent default: JSON, and so a run's `config.json`, cannot hold a non-finite number),
-//! and the verifier's option enums written in `config.json` by their flag names.
+//! The values `rltrain`'s flags take, checked where they are typed (the value parsers of
+//! [`crate::config::groups`], with the `cli` feature): every number must be finite and in its
+//! range (`--lr nan`, `--grad-clip inf` and `--temperature -1` are errors naming the flag, never a
+//! silent default: JSON, and so a run's `config.json`, cannot hold a non-finite number), and the
+//! names (`--objective`, `--advantage`, `--lr-schedule`) in any case, a typo getting the closest.
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use rlcli::parse_f64_in;
+
+use crate::advantage::Estimator;
+use crate::objectives::Objective;
+use crate::optim::ScheduleKind;
 
 /// Any finite number.
 pub fn finite(s: &str) -> Result<f64, String> {
     parse_f64_in(s, |_| true, "a finite number")
+}
+
+/// A weight of the format reward: any finite number.
+pub fn weight(s: &str) -> Result<f64, String> {
+    parse_f64_in(s, |_| true, "the weight is a finite number")
 }
 
 /// A finite number, 0 or more.
@@ -60,32 +71,21 @@ pub fn dual_clip(s: &str) -> Result<f64, String> {
     parse_f64_in(s, |v| v > 1.0, "a finite number above 1 (for no dual clip, leave the flag out)")
 }
 
-/// Serde of rlverify's option enums (`Extraction`, `LastNumber`, `Truncated`, `RewardKind`) by
-/// their flag names (`strict`, `no-answer`, ...), so `config.json` reads like the command line.
-pub mod by_flag_name {
-    use clap::ValueEnum;
-    use serde::{Deserialize, Deserializer, Serializer};
+/// A registry entry by name, in any case (`GRPO` is `grpo`, `Dr_GRPO` is `dr-grpo`; a typo gets
+/// "did you mean" and the valid names).
+pub fn objective(name: &str) -> Result<&'static Objective, String> {
+    let name = name.trim().to_ascii_lowercase().replace('_', "-");
+    Objective::from_name(&name).map_err(|e| e.to_string())
+}
 
-    /// Writes the value's flag name.
-    pub fn serialize<T: ValueEnum, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
-        match value.to_possible_value() {
-            Some(p) => s.serialize_str(p.get_name()),
-            None => Err(serde::ser::Error::custom("a value without a name")),
-        }
-    }
+/// The names `--advantage` takes, in any case (a typo lists them, with the closest).
+pub fn advantage() -> impl TypedValueParser<Value = String> {
+    PossibleValuesParser::new(Estimator::NAMED.map(|(name, _)| name)).map(|name| name.to_lowercase())
+}
 
-    /// Reads a flag name; an unknown one lists the valid names.
-    pub fn deserialize<'de, T: ValueEnum, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
-        let name = String::deserialize(d)?;
-        T::from_str(&name, true).map_err(|_| {
-            let valid: Vec<String> = T::value_variants()
-                .iter()
-                .filter_map(|v| v.to_possible_value())
-                .map(|p| p.get_name().to_string())
-                .collect();
-            serde::de::Error::custom(format!("unknown value `{name}`; expected one of {}", valid.join(", ")))
-        })
-    }
+/// The schedules `--lr-schedule` takes (listed in the help; a typo gets the closest).
+pub fn schedule_kind() -> impl TypedValueParser<Value = ScheduleKind> {
+    PossibleValuesParser::new(ScheduleKind::NAMES).try_map(|s| s.parse::<ScheduleKind>())
 }
 
 #[cfg(test)]
@@ -96,8 +96,20 @@ mod tests {
     #[test]
     fn non_finite_values_are_refused_everywhere() {
         type Parser = fn(&str) -> Result<f64, String>;
-        let parsers: [Parser; 11] =
-            [finite, non_negative, positive, temperature, top_p, fraction, beta, cap, grad_clip, clip_width, dual_clip];
+        let parsers: [Parser; 12] = [
+            finite,
+            weight,
+            non_negative,
+            positive,
+            temperature,
+            top_p,
+            fraction,
+            beta,
+            cap,
+            grad_clip,
+            clip_width,
+            dual_clip,
+        ];
         for p in parsers {
             for bad in ["nan", "NaN", "inf", "-inf", "infinity", "1e999", "x"] {
                 assert!(p(bad).is_err(), "{bad} accepted");

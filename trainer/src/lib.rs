@@ -6,8 +6,14 @@
 //! [`optim`]. This crate is the runtime on top. The training loop: [`train::train`] reads top to bottom, from
 //! [`rollout`] (engine sampling, [`reward`] from `rlverify`) to [`optim`] (fused AdamW,
 //! schedules, clipping), with [`checkpoint`]s that resume bit for bit; [`config`] holds every
-//! setting ([`config_values`]: the checks of its flags), [`data`] and [`tasks`] the problems, [`policy`] the model, [`memory`] the memory a step needs and the micro-batches that fit, [`eval`] the periodic
-//! evaluation, and [`presets`] each seed paper's own settings (`--paper`).
+//! setting, declared once with its flag (`config_values`: the checks of the flags, with the `cli`
+//! feature), [`data`] and [`tasks`] the problems, [`policy`] the model, [`memory`] the memory a
+//! step needs and the micro-batches that fit, [`eval`] the periodic evaluation, and [`presets`]
+//! each seed paper's own settings (`--paper`).
+//!
+//! The library has no command line: `clap` (the settings' flags), `anyhow` and `indicatif` are
+//! the binary's, behind the `cli` feature (on by default); the loop reports its progress through
+//! [`Event`]s.
 //!
 //! ```
 //! use candle_core::{Device, Tensor, Var};
@@ -35,6 +41,7 @@ pub use rlobjectives::{advantage, aggregate, kl, metrics, objectives, optim};
 
 pub mod checkpoint;
 pub mod config;
+#[cfg(feature = "cli")]
 pub mod config_values;
 pub mod data;
 pub mod error;
@@ -42,7 +49,6 @@ pub mod eval;
 pub mod memory;
 pub mod plot;
 pub mod policy;
-pub mod presets;
 pub mod reward;
 pub mod rng;
 pub mod rollout;
@@ -51,6 +57,6 @@ pub mod studies;
 pub mod tasks;
 pub mod train;
 
-pub use config::TrainConfig;
+pub use config::{presets, TrainConfig};
 pub use error::{Error, Result};
 pub use train::{train, train_until, Event, Outcome};

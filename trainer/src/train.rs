@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use crate::advantage::{self, frac_zero_std_groups, Estimator, Rollout};
 use crate::aggregate::GlobalNorm;
 use crate::checkpoint::{self, TrainerState};
-use crate::config::TrainConfig;
+use crate::config::{Resolved, TrainConfig};
 use crate::data::{Dataset, PromptOrder};
 use crate::error::{Error, Result};
 use crate::eval::{self, EvalSet};
@@ -185,8 +185,7 @@ impl<'a> Session<'a> {
     /// directory exists), reference, rewards, optimizer, run directory, and the state of a fresh
     /// run or of the newest checkpoint.
     fn start(cfg: &'a TrainConfig, resume: bool, on_event: &mut dyn FnMut(Event)) -> Result<Self> {
-        cfg.validate()?;
-        let loss_cfg = cfg.loss_config()?;
+        let Resolved { loss: loss_cfg, verify, cpgd_correction, overlong, quantized, .. } = cfg.resolved()?;
         let device = policy::device(cfg.run.device)?;
         let available = Available::of(&device)?;
         if cfg.model.model == "tiny" {
@@ -201,19 +200,13 @@ impl<'a> Session<'a> {
             on_event(Event::Warning(&format!("skipped bad data line {line}")));
         }
         let engine = policy::load(cfg, &data, &device)?;
-        let quantized = cfg.quantized_rollouts();
         let model = engine.model().clone();
         let vars = model.vars().to_vec();
-        let cpgd_correction = cfg.cpgd_epoch_correction_eps()?;
         let needs_ref = loss_cfg.ref_kl.is_some() || estimator_needs_kl(&loss_cfg.advantage);
         let memory = memory_plan(cfg, &engine, &data, &available, needs_ref, on_event)?;
         let reference = if needs_ref { Some(policy::frozen_copy(&model)?) } else { None };
         let eval_sets = load_eval_sets(cfg, &fields)?;
-        let overlong = match cfg.overlong_buffer_tokens() {
-            0 => None,
-            l => Some((cfg.rollout.max_new_tokens, l)),
-        };
-        let rewarder = Rewarder { verify: cfg.verify_config()?, format_weight: cfg.rollout.format_reward, overlong };
+        let rewarder = Rewarder { verify, format_weight: cfg.rollout.format_reward, overlong };
         let adam = AdamWConfig {
             beta1: cfg.optim.adam_beta1,
             beta2: cfg.optim.adam_beta2,

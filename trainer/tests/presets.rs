@@ -9,7 +9,7 @@ use rltrain::aggregate::AggMode;
 use rltrain::config::{Source, TrainConfig};
 use rltrain::objectives::{
     cpgd, AspoConfig, CfpoConfig, CispoConfig, CpgConfig, CpgValue, DgpoConfig, DriftConfig, GppoConfig, LossConfig,
-    NoClipConfig, ObjectiveConfig, PgConfig, PgValue, PpoClipConfig,
+    NoClipConfig, Objective, ObjectiveConfig, PgConfig, PgValue, PpoClipConfig,
 };
 use rltrain::presets::{Paper, PAPERS};
 use rlverify::RewardKind;
@@ -210,7 +210,7 @@ fn cpgd_epoch_correction_is_on_for_cpg_objectives_with_reuse() {
     let at = |objective: &str, iterations: usize, flag: Option<bool>| {
         let mut cfg = TrainConfig::default();
         (cfg.objective.objective, cfg.optim.iterations, cfg.optim.cpgd_epoch_correction) =
-            (objective.into(), iterations, flag);
+            (Objective::from_name(objective).unwrap(), iterations, flag);
         cfg.cpgd_epoch_correction_eps()
     };
     assert_eq!(at("cpgd", 8, None).unwrap(), Some(0.2));

@@ -90,6 +90,23 @@ macro_rules! verifier_option {
                 f.write_str(self.as_str())
             }
         }
+
+        /// Written by its name.
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        /// Read by its name ([`VerifierOption::parse`]); a wrong one lists the right ones.
+        #[cfg(feature = "serde")]
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                <Self as VerifierOption>::parse(&name).map_err(serde::de::Error::custom)
+            }
+        }
     };
 }
 

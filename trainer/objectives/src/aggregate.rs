@@ -55,6 +55,28 @@ impl AggMode {
         }
     }
 
+    /// The mode `name` names ([`AggMode::name`]), in any case, with `_` for `-`; a mode that
+    /// carries a length gets [`AggMode::ALL`]'s placeholder, which the runtime sets.
+    pub fn from_name(name: &str) -> Result<Self> {
+        let key = name.trim().to_lowercase().replace('_', "-");
+        Self::ALL.into_iter().find(|m| m.name() == key).ok_or_else(|| {
+            let valid: Vec<&str> = Self::ALL.iter().map(|m| m.name()).collect();
+            Error::InvalidConfig(format!("unknown aggregation `{name}`; valid: {}", valid.join(", ")))
+        })
+    }
+
+    /// What the mode computes, in one line (the help of `--aggregation`).
+    pub fn help(&self) -> &'static str {
+        match self {
+            Self::TokenMean => "Mean over every valid token of the mini-batch",
+            Self::SeqMeanTokenMean => "Token mean per response, then mean over responses",
+            Self::SeqMeanTokenSum => "Token sum per response, then mean over responses",
+            Self::SeqMeanTokenSumNorm { .. } => "verl's token sum over a fixed length",
+            Self::DrGrpo { .. } => "Dr.GRPO: token sum over `B·L_max`",
+            Self::GroupTokenMean => "Token mean per prompt group, then mean over groups",
+        }
+    }
+
     /// Whether the mode needs prompt-group ids.
     pub fn needs_groups(&self) -> bool {
         matches!(self, Self::GroupTokenMean)
@@ -68,6 +90,21 @@ impl std::fmt::Display for AggMode {
             Self::DrGrpo { l_max } => write!(f, "{}(L_max={l_max})", self.name()),
             _ => f.write_str(self.name()),
         }
+    }
+}
+
+crate::names::serde_by_name!(AggMode, "an aggregation name");
+
+/// `--aggregation` takes the modes by [`AggMode::name`] (with the placeholder lengths of
+/// [`AggMode::ALL`]).
+#[cfg(feature = "cli")]
+impl clap::ValueEnum for AggMode {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()).help(self.help()))
     }
 }
 
@@ -184,6 +221,19 @@ pub fn aggregate(mode: AggMode, loss: &Tensor, mask: &Tensor, groups: Option<&[u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every mode is written by its name and read back in any case (`_` for `-` too), with the
+    /// placeholder length of [`AggMode::ALL`]; a wrong name lists the right ones.
+    #[test]
+    fn names_round_trip() {
+        for m in AggMode::ALL {
+            let text = serde_json::to_string(&m).unwrap();
+            assert_eq!(text, format!("\"{}\"", m.name()));
+            assert_eq!(serde_json::from_str::<AggMode>(&text.to_uppercase().replace('-', "_")).unwrap(), m);
+        }
+        let err = serde_json::from_str::<AggMode>("\"token-sum\"").unwrap_err().to_string();
+        assert!(err.contains("group-token-mean"), "{err}");
+    }
     use candle_core::Device;
 
     /// A right-padded mask of `lengths`, as wide as the longest.

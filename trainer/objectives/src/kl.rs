@@ -6,12 +6,17 @@ use candle_core::Tensor;
 use crate::error::Result;
 use crate::ops::{clamp, log_softmax_t, RHO_CLAMP};
 
-/// Per-token KL estimator of `KL(π‖π_ref)` with `d = logπ - logπ_ref`.
+/// Per-token KL estimator of `KL(π‖π_ref)` with `d = logπ - logπ_ref`. A config and the
+/// command line name it `k1`, `k2`, `k3`, `low-var-kl` (or verl's `low_var_kl`) or `k3+`, in any
+/// case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum KlEstimator {
     /// `d`; gradient 1 (expected gradient 0 as a loss: use in the reward only).
+    #[cfg_attr(feature = "cli", value(name = "k1", help = "`d = logπ - logπ_ref`"))]
     K1,
     /// `d²/2`; gradient `d` (the reverse-KL gradient).
+    #[cfg_attr(feature = "cli", value(name = "k2", help = "`d²/2`"))]
     K2,
     /// `e^{-d} - 1 + d`; gradient `1 - π_ref/π` (forward-KL gradient). `-d` clamped to ±20 before `exp`.
     ///
@@ -19,15 +24,38 @@ pub enum KlEstimator {
     /// value. verl's `kl_loss_type: k3` is not: verl treats `k3` as an alias of its
     /// `low_var_kl`, whose value is clamped to ±10 ([`KlEstimator::LowVarK3`]); pick that one to
     /// reproduce verl's numbers.
+    #[cfg_attr(feature = "cli", value(name = "k3", help = "`e^{-d} - 1 + d`"))]
     K3,
     /// verl `low_var_kl` (and verl's `k3`, an alias of it): k3 with `-d` clamped to ±20 and the
     /// value clamped to ±10.
+    #[cfg_attr(feature = "cli", value(name = "low-var-kl", alias = "low_var_kl", help = "verl's clamped k3"))]
     LowVarK3,
     /// verl `k3+`: value of k3, gradient of k2 (`k2 - sg(k2) + sg(k3)`).
+    #[cfg_attr(feature = "cli", value(name = "k3+", help = "Value of k3, gradient of k2"))]
     K3Plus,
 }
 
 impl KlEstimator {
+    /// Every estimator, in help order.
+    pub const ALL: [KlEstimator; 5] = [Self::K1, Self::K2, Self::K3, Self::LowVarK3, Self::K3Plus];
+
+    /// The name a config file and `--kl-estimator` use (`low-var-kl`; [`KlEstimator::name`] is verl's).
+    pub fn flag_name(&self) -> &'static str {
+        match self {
+            Self::LowVarK3 => "low-var-kl",
+            other => other.name(),
+        }
+    }
+
+    /// The estimator `name` names ([`KlEstimator::flag_name`] or verl's), in any case.
+    pub fn from_name(name: &str) -> Result<Self> {
+        let key = name.trim().to_lowercase().replace('_', "-");
+        Self::ALL.into_iter().find(|k| k.flag_name() == key).ok_or_else(|| {
+            let valid: Vec<&str> = Self::ALL.iter().map(|k| k.flag_name()).collect();
+            crate::Error::InvalidConfig(format!("unknown KL estimator `{name}`; valid: {}", valid.join(", ")))
+        })
+    }
+
     /// Name as in verl.
     pub fn name(&self) -> &'static str {
         match self {
@@ -39,6 +67,8 @@ impl KlEstimator {
         }
     }
 }
+
+crate::names::serde_by_name!(KlEstimator, "a KL estimator name", flag_name);
 
 /// Config of the reference-KL loss term `coef·Agg(k(logπ, logπ_ref))`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -88,4 +118,23 @@ pub fn full_kl(logits: &Tensor, ref_logits: &Tensor, temperature: f64) -> Result
     let lp = log_softmax_t(logits, temperature)?;
     let lr = log_softmax_t(&ref_logits.detach(), temperature)?;
     Ok((lp.exp()? * (&lp - lr)?)?.sum(candle_core::D::Minus1)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KlEstimator;
+
+    /// Every estimator is written by its flag name and read back in any case, verl's
+    /// `low_var_kl` too; a wrong name lists the right ones.
+    #[test]
+    fn names_round_trip() {
+        for k in KlEstimator::ALL {
+            let text = serde_json::to_string(&k).unwrap();
+            assert_eq!(text, format!("\"{}\"", k.flag_name()));
+            assert_eq!(serde_json::from_str::<KlEstimator>(&text.to_uppercase()).unwrap(), k);
+        }
+        assert_eq!(serde_json::from_str::<KlEstimator>("\"low_var_kl\"").unwrap(), KlEstimator::LowVarK3);
+        let err = serde_json::from_str::<KlEstimator>("\"k4\"").unwrap_err().to_string();
+        assert!(err.contains("low-var-kl"), "{err}");
+    }
 }

@@ -19,6 +19,38 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
     closest(name, candidates).map_or_else(String::new, |s| format!(" (did you mean `{s}`?)"))
 }
 
+/// Serde of a named enum by its name: `serialize` writes `$name_fn` (`flag_name` by default),
+/// `deserialize` reads through `from_name` (any case).
+macro_rules! serde_by_name {
+    ($ty:ty, $expected:literal) => {
+        $crate::names::serde_by_name!($ty, $expected, name);
+    };
+    ($ty:ty, $expected:literal, $name_fn:ident) => {
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(self.$name_fn())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                struct Name;
+                impl serde::de::Visitor<'_> for Name {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str($expected)
+                    }
+                    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<$ty, E> {
+                        <$ty>::from_name(v).map_err(E::custom)
+                    }
+                }
+                d.deserialize_str(Name)
+            }
+        }
+    };
+}
+pub(crate) use serde_by_name;
+
 #[cfg(test)]
 mod tests {
     use super::closest;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::available::Available;
 use super::{gib, parameter_count, quantized_copy, rollout, train_step, Options, StepShape};
-use crate::config::ModelSettings;
+use crate::config::groups::ModelSettings;
 use crate::error::{Error, Result};
 
 /// Bytes of the process itself: code, tokenizer, data, allocator slack.

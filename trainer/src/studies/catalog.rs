@@ -17,7 +17,7 @@
 //!   entropy is gone within 20 steps, so the DGPO study also runs 4.
 
 use super::stats::{self, Direction};
-use crate::presets::Paper;
+use crate::config::Paper;
 use Direction::{Higher, Lower};
 use Metric::{Accuracy, Entropy, MaxKl};
 

@@ -204,6 +204,32 @@ impl Shaping {
         Shaping { signed_rewards: true, dynamic_sampling: true, overlong_buffer_divisor: Some(5) };
 }
 
+/// Two entries are the same objective when they have the same name (the registry holds each
+/// once).
+impl PartialEq for Objective {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Objective {}
+
+/// An objective is written by its registry name.
+impl serde::Serialize for Objective {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name)
+    }
+}
+
+/// An objective is read by its registry name, in any case and with `_` for `-` (`Dr_GRPO` is
+/// `dr-grpo`): the registry's entry, looked up once.
+impl<'de> serde::Deserialize<'de> for &'static Objective {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let name = <String as serde::Deserialize>::deserialize(d)?;
+        Objective::from_name(&name.replace('_', "-")).map_err(serde::de::Error::custom)
+    }
+}
+
 impl Objective {
     /// Looks an objective up by name, in any case (`GRPO` is `grpo`); the error names the closest
     /// registered name ("did you mean") and lists every valid one.

@@ -1,20 +1,14 @@
-//! What the user typed. Every training flag is optional here, so that it overrides the config
-//! file, the paper preset and the defaults only when given (an unset flag serialises to `null`,
-//! which `TrainConfig::resolve` ignores); `config.rs` of the library holds the resolved values.
-//! The `[default: ...]` notes of the help are filled from `TrainConfig::default()` (and a
-//! pretrained model's defaults) when the command is built ([`command`]); only the defaults that
-//! are rules (`true for dapo`) are written by hand.
+//! What the user typed. The training flags are the library's settings layer
+//! ([`rltrain::config::TrainLayer`]): every one optional, so that it overrides the config file,
+//! the paper preset and the defaults only when given. The `[default: ...]` notes of the help are
+//! filled from `TrainConfig::default()` (and a pretrained model's defaults) when the command is
+//! built ([`command`]); only the defaults that are rules (`true for dapo`) are written by hand.
 
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use rlcli::ThreadsArg;
-use rltrain::config::{pretrained_defaults, TrainConfig, CPGD_WEIGHT_CAP};
-use rltrain::config::{ObjectiveOverrides, Paper, PromptTemplate, RolloutDecode, TokenizerChoice};
-use rltrain::config_values as values;
-use rltrain::optim::ScheduleKind;
-use rlverify::cli::{DeviceSpec, FormatRewardArgs, ScoringArgs};
-use serde::Serialize;
+use rltrain::config::{pretrained_defaults, TrainConfig, TrainLayer, CPGD_WEIGHT_CAP};
 use serde_json::Value;
 
 /// RL with verifiable rewards on math: sample, grade with rlverify, optimise any objective.
@@ -110,191 +104,22 @@ pub struct StudyArgs {
 pub const DEFAULT_COMPARE_KEYS: [&str; 7] =
     ["reward/mean", "acc", "entropy", "clip_frac/total", "kl/old_k3", "grad_norm", "response_length/mean"];
 
-/// Flags of `rltrain train`.
-#[derive(Debug, Clone, Default, Args, Serialize)]
+/// Flags of `rltrain train`: how the run starts, and its settings (every group's layer of
+/// [`rltrain::config`], where each setting and its flag are declared once).
+#[derive(Debug, Clone, Default, Args)]
 pub struct TrainArgs {
     /// JSON config file; flags given on the command line override it.
     #[arg(long, value_name = "FILE.json", help_heading = "Run")]
-    #[serde(skip)]
     pub config: Option<PathBuf>,
     /// Continue the run in RUN_DIR from its latest checkpoint (its config.json is the base).
     #[arg(long, value_name = "RUN_DIR", help_heading = "Run")]
-    #[serde(skip)]
     pub resume: Option<PathBuf>,
     /// With --resume: continue although settings differ from the run's (recorded in its config.json).
     #[arg(long, requires = "resume", help_heading = "Run")]
-    #[serde(skip)]
     pub allow_changes: bool,
-    /// Run directory: config.json, metrics.jsonl, rollouts.jsonl, checkpoints/.
-    #[arg(long, value_name = "RUN_DIR", help_heading = "Run")]
-    pub out: Option<PathBuf>,
-    /// Training steps (one rollout batch each).
-    #[arg(long, help_heading = "Run")]
-    pub steps: Option<u64>,
-    /// Seed of model init, prompt order, sampling and shuffles.
-    #[arg(long, help_heading = "Run")]
-    pub seed: Option<u64>,
-    /// cpu, cuda, cuda:N or auto (the first GPU of a `--features cuda` build, else the CPU).
-    #[arg(long, help_heading = "Run")]
-    pub device: Option<DeviceSpec>,
-    /// Checkpoint every N steps; one is always written at the end.
-    #[arg(long, value_name = "N", help_heading = "Run")]
-    pub save_every: Option<u64>,
-    /// Keep the newest N checkpoints, deleting older ones (0 = keep all).
-    #[arg(long, value_name = "N", help_heading = "Run")]
-    pub keep_checkpoints: Option<usize>,
-    /// Rollout samples per step written to rollouts.jsonl.
-    #[arg(long, value_name = "N", help_heading = "Run")]
-    pub save_rollouts: Option<usize>,
-    /// A one-line summary on stderr every N steps (0 = off).
-    #[arg(long, value_name = "N", help_heading = "Run")]
-    pub log_every: Option<u64>,
-    /// Stop after N consecutive updates with a non-finite loss or gradient.
-    #[arg(long, value_name = "N", help_heading = "Run")]
-    pub max_bad_steps: Option<usize>,
-    /// Testing hook: make the loss of step N non-finite (checks the NaN guard).
-    #[arg(long, value_name = "N", hide = true)]
-    pub inject_nan_at_step: Option<u64>,
-
-    /// default (SmolLM2-135M-Instruct), FILE.gguf, a Hugging Face folder, or tiny.
-    #[arg(long, help_heading = "Model")]
-    pub model: Option<String>,
-    /// Width of the tiny model.
-    #[arg(long, help_heading = "Model")]
-    pub tiny_hidden: Option<usize>,
-    /// Layers of the tiny model.
-    #[arg(long, help_heading = "Model")]
-    pub tiny_layers: Option<usize>,
-    /// Tokenizer of the tiny model: auto (the task's alphabet for task: data, else bytes).
-    #[arg(long, help_heading = "Model")]
-    pub tokenizer: Option<TokenizerChoice>,
-
-    /// FILE.jsonl, a suite name (e.g. math500), or task:NAME (`rltrain tasks`).
-    #[arg(long, help_heading = "Data")]
-    pub data: Option<String>,
-    /// Field holding the problem in JSONL files.
-    #[arg(long, help_heading = "Data")]
-    pub problem_field: Option<String>,
-    /// Field holding the gold answer in JSONL files.
-    #[arg(long, help_heading = "Data")]
-    pub answer_field: Option<String>,
-    /// Problems generated for task:NAME data.
-    #[arg(long, help_heading = "Data")]
-    pub task_size: Option<usize>,
-    /// auto = raw for tiny, chat otherwise.
-    #[arg(long, help_heading = "Data")]
-    pub prompt_template: Option<PromptTemplate>,
-    /// Instruction appended to the problem in chat prompts.
-    #[arg(long, help_heading = "Data")]
-    pub instruction: Option<String>,
-
-    /// Prompts per step (P).
-    #[arg(long, value_name = "P", help_heading = "Rollout")]
-    pub prompts_per_step: Option<usize>,
-    /// Responses per prompt (G).
-    #[arg(long, value_name = "G", help_heading = "Rollout")]
-    pub group_size: Option<usize>,
-    /// Sampling temperature (log-probs are taken at it too).
-    #[arg(long, help_heading = "Rollout", value_parser = values::temperature)]
-    pub temperature: Option<f64>,
-    /// Nucleus sampling mass.
-    #[arg(long, help_heading = "Rollout", value_parser = values::top_p)]
-    pub top_p: Option<f64>,
-    /// Most tokens per response; also Dr.GRPO's L_max (1 suits task:succ; use e.g. 512 for real models).
-    #[arg(long, help_heading = "Rollout")]
-    pub max_new_tokens: Option<usize>,
-    /// Rows decoded together.
-    #[arg(long, help_heading = "Rollout")]
-    pub gen_batch: Option<usize>,
-    /// Rollout decoder: auto = quantized for a pretrained model on the CPU, π_old then recomputed by the trainable model.
-    #[arg(long, help_heading = "Rollout")]
-    pub rollout_decode: Option<RolloutDecode>,
-    /// Truncated importance correction min(π_old/π_sampler, C) on the advantages of quantized rollouts (off when unset).
-    #[arg(long, value_name = "C", help_heading = "Rollout", value_parser = values::cap)]
-    pub tis_cap: Option<f64>,
-    /// The verifier's flags, as in `rlverify score` (`--reward` unset: signed for dapo and dgpo,
-    /// else binary).
+    /// The settings given (the command line's layer).
     #[command(flatten)]
-    #[serde(skip)]
-    pub scoring: ScoringArgs,
-    /// The format reward, as in `rlverify score` (unset: off).
-    #[command(flatten)]
-    #[serde(skip)]
-    pub format: FormatRewardArgs,
-    /// DAPO dynamic sampling: drop all-equal groups and refill [default: true for dapo].
-    #[arg(long, help_heading = "Rollout")]
-    pub dynamic_sampling: Option<bool>,
-    /// DAPO overlong buffer L_cache in tokens (0 = off) [default: max-new-tokens/5 for dapo].
-    #[arg(long, help_heading = "Rollout")]
-    pub overlong_buffer: Option<usize>,
-
-    /// Passes over each rollout batch (sample reuse).
-    #[arg(long, help_heading = "Optimisation")]
-    pub iterations: Option<usize>,
-    /// Mini-batches per pass, one optimizer step each.
-    #[arg(long, help_heading = "Optimisation")]
-    pub mini_batches: Option<usize>,
-    /// CPGD's multi-epoch correction of the advantage (arXiv:2505.12504 §6.1) [default: true for cpg, cpgd and cpgd-official when --iterations > 1].
-    #[arg(long, value_name = "BOOL", help_heading = "Optimisation")]
-    pub cpgd_epoch_correction: Option<bool>,
-    /// Rows per forward/backward (gradient accumulation; 0 = whole mini-batch) [default: the largest that fits for the memory available; recorded in config.json as its memory field].
-    #[arg(long, help_heading = "Optimisation")]
-    pub micro_batch_size: Option<usize>,
-    /// Recompute each decoder layer's activations in the backward instead of keeping them (same gradients, less memory, one more forward of the layers) [default: on only for runs whose single row does not fit without it].
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = "Optimisation")]
-    pub recompute_activations: Option<bool>,
-    /// Peak learning rate.
-    #[arg(long, help_heading = "Optimisation", value_parser = values::non_negative)]
-    pub lr: Option<f64>,
-    /// Schedule after the linear warm-up.
-    #[arg(long, help_heading = "Optimisation", value_parser = schedule_kinds())]
-    pub lr_schedule: Option<ScheduleKind>,
-    /// Warm-up steps.
-    #[arg(long, help_heading = "Optimisation")]
-    pub warmup_steps: Option<u64>,
-    /// Final LR as a fraction of --lr (linear, cosine).
-    #[arg(long, help_heading = "Optimisation", value_parser = values::fraction)]
-    pub min_lr_ratio: Option<f64>,
-    /// Decoupled weight decay on matrices.
-    #[arg(long, help_heading = "Optimisation", value_parser = values::non_negative)]
-    pub weight_decay: Option<f64>,
-    /// AdamW beta1.
-    #[arg(long, help_heading = "Optimisation", value_parser = values::beta)]
-    pub adam_beta1: Option<f64>,
-    /// AdamW beta2.
-    #[arg(long, help_heading = "Optimisation", value_parser = values::beta)]
-    pub adam_beta2: Option<f64>,
-    /// AdamW epsilon.
-    #[arg(long, help_heading = "Optimisation", value_parser = values::positive)]
-    pub adam_eps: Option<f64>,
-    /// Clip the gradient's global norm (0 = off).
-    #[arg(long, help_heading = "Optimisation", value_parser = values::grad_clip)]
-    pub grad_clip: Option<f64>,
-
-    /// Objective from the registry (`rltrain objectives`).
-    #[arg(long, help_heading = "Objective", value_parser = objective_name)]
-    pub objective: Option<String>,
-    /// A paper's own settings for the objective (`rltrain objectives` lists them).
-    #[arg(long, ignore_case = true, help_heading = "Objective")]
-    pub paper: Option<Paper>,
-    #[command(flatten)]
-    pub overrides: ObjectiveOverrides,
-
-    /// Evaluate every N steps, before training and at the end (0 = off).
-    #[arg(long, value_name = "N", help_heading = "Evaluation")]
-    pub eval_every: Option<u64>,
-    /// Evaluation sets: files, suites or task:NAME, comma-separated.
-    #[arg(long, value_delimiter = ',', help_heading = "Evaluation")]
-    pub eval_data: Option<Vec<String>>,
-    /// Samples per problem (avg@k, pass@k).
-    #[arg(long, value_name = "K", help_heading = "Evaluation")]
-    pub eval_k: Option<usize>,
-    /// Problems per evaluation set (0 = all).
-    #[arg(long, value_name = "M", help_heading = "Evaluation")]
-    pub eval_limit: Option<usize>,
-    /// Sampling temperature of evaluations.
-    #[arg(long, help_heading = "Evaluation", value_parser = values::temperature)]
-    pub eval_temperature: Option<f64>,
+    pub settings: TrainLayer,
 }
 
 /// The command line, with the `[default: X]` note of every training flag filled from
@@ -303,7 +128,7 @@ pub struct TrainArgs {
 /// default is a rule (`true for dapo`) say it in their doc comment.
 pub fn command() -> clap::Command {
     let defaults = TrainConfig::default().settings();
-    let (model, model_later) = (pretrained_defaults(100), pretrained_defaults(200));
+    let (model, model_later) = (pretrained_defaults(100).settings(), pretrained_defaults(200).settings());
     let shown = |v: &Value| match v {
         Value::String(s) => Some(s.clone()),
         Value::Number(_) | Value::Bool(_) => Some(v.to_string()),
@@ -333,54 +158,19 @@ pub fn command() -> clap::Command {
     rlcli::finish_help(cmd.mut_subcommand("train", |train| rlcli::fill_default_notes(train, &note)))
 }
 
-impl TrainArgs {
-    /// The flags given, as a JSON layer of config keys (unset flags are `null`, which
-    /// `TrainConfig::resolve` ignores); the verifier's flags under their config keys.
-    pub fn layer(&self) -> serde_json::Result<Value> {
-        let mut flags = serde_json::to_value(self)?;
-        if let Some(map) = flags.as_object_mut() {
-            let name = |v: Option<clap::builder::PossibleValue>| v.map(|p| Value::from(p.get_name()));
-            use clap::ValueEnum;
-            let s = &self.scoring;
-            map.insert("reward".into(), name(s.reward.and_then(|r| r.to_possible_value())).unwrap_or(Value::Null));
-            for (key, value) in [
-                ("extract", s.answer.extract.and_then(|v| v.to_possible_value())),
-                ("last_number", s.answer.last_number.and_then(|v| v.to_possible_value())),
-                ("truncated", s.answer.truncated.and_then(|v| v.to_possible_value())),
-            ] {
-                map.insert(key.into(), name(value).unwrap_or(Value::Null));
-            }
-            map.insert("format_reward".into(), self.format.format_reward.map_or(Value::Null, Value::from));
-        }
-        Ok(flags)
-    }
-}
-
-/// The schedules `--lr-schedule` takes (listed in the help; a typo gets the closest).
-fn schedule_kinds() -> impl clap::builder::TypedValueParser<Value = ScheduleKind> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(ScheduleKind::NAMES).try_map(|s| s.parse::<ScheduleKind>())
-}
-
 /// The names `rltrain study` takes, in any case (a typo lists them, with the closest).
 fn study_names() -> impl clap::builder::TypedValueParser<Value = String> {
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(rltrain::studies::STUDIES.iter().map(|s| s.name)).map(|n| n.to_lowercase())
 }
 
-/// A registry name, checked where it is typed, in any case (`GRPO` is `grpo`; a typo gets "did
-/// you mean" and the valid names).
-fn objective_name(name: &str) -> Result<String, String> {
-    let name = name.trim().to_ascii_lowercase().replace('_', "-");
-    rltrain::objectives::Objective::from_name(&name).map(|o| o.name.to_string()).map_err(|e| e.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use rltrain::config::{pretrained_defaults, TrainConfig};
+    use rlverify::cli::DeviceSpec;
     use serde_json::Value;
 
-    use super::{Cli, DeviceSpec};
+    use super::Cli;
 
     /// `X` of every `[default: X]` note in the help of `rltrain train`, by config key.
     fn help_defaults() -> Vec<(String, String)> {
@@ -417,7 +207,8 @@ mod tests {
         let err = Cli::try_parse_from(["rltrain", "--objective", "dgop"]).unwrap_err().to_string();
         assert!(err.contains("--objective") && err.contains("did you mean `dgpo`"), "{err}");
         let ok = Cli::try_parse_from(["rltrain", "--objective", "dgpo", "--device", "cuda:1"]).expect("valid flags");
-        assert_eq!((ok.train.objective.as_deref(), ok.train.device), (Some("dgpo"), Some(DeviceSpec::Cuda(1))));
+        let s = &ok.train.settings;
+        assert_eq!((s.objective.objective.map(|o| o.name), s.run.device), (Some("dgpo"), Some(DeviceSpec::Cuda(1))));
     }
 
     /// Non-finite and out-of-range numbers are refused where they are typed, naming the flag:
@@ -454,7 +245,11 @@ mod tests {
         let ok =
             Cli::try_parse_from(["rltrain", "--lr", "1e-6", "--grad-clip", "0", "--clip-high", "0.28"]).expect("valid");
         assert_eq!(
-            (ok.train.lr, ok.train.grad_clip, ok.train.overrides.clip_high),
+            (
+                ok.train.settings.optim.lr,
+                ok.train.settings.optim.grad_clip,
+                ok.train.settings.objective.overrides.clip_high
+            ),
             (Some(1e-6), Some(0.0), Some(0.28))
         );
     }
@@ -476,8 +271,7 @@ mod tests {
             "--format-reward=0.2",
         ])
         .expect("valid");
-        let layer = cli.train.layer().expect("layer");
-        let cfg = TrainConfig::resolve(None, &[layer]).expect("resolve");
+        let cfg = TrainConfig::resolve_layers(None, &[cli.train.settings]).expect("resolve");
         let v = cfg.verify_config().expect("verifier config");
         assert_eq!(
             (v.reward, v.extract, v.last_number, v.truncated, cfg.rollout.format_reward),
@@ -495,7 +289,7 @@ mod tests {
         assert_eq!((rollout["extract"].as_str(), rollout["reward"].as_str()), (Some("lenient"), Some("signed")));
         // Unset: the verifier's defaults, and the objective's reward encoding.
         let cli = Cli::try_parse_from(["rltrain", "--objective", "dgpo"]).expect("valid");
-        let cfg = TrainConfig::resolve(None, &[cli.train.layer().expect("layer")]).expect("resolve");
+        let cfg = TrainConfig::resolve_layers(None, &[cli.train.settings]).expect("resolve");
         let v = cfg.verify_config().expect("verifier config");
         let d = rlverify::Config::default();
         assert_eq!((v.reward, v.extract, v.truncated), (rlverify::RewardKind::Signed, d.extract, d.truncated));
@@ -508,7 +302,8 @@ mod tests {
         use clap::Parser;
         for name in ["DGPO", "Dgpo", "dgpo", "Dr_GRPO"] {
             let cli = Cli::try_parse_from(["rltrain", "--objective", name]).expect(name);
-            assert_eq!(cli.train.objective.as_deref(), Some(if name == "Dr_GRPO" { "dr-grpo" } else { "dgpo" }));
+            let objective = cli.train.settings.objective.objective.map(|o| o.name);
+            assert_eq!(objective, Some(if name == "Dr_GRPO" { "dr-grpo" } else { "dgpo" }));
         }
         let err = Cli::try_parse_from(["rltrain", "--objective", "DGOP"]).map(|_| ()).unwrap_err().to_string();
         assert!(err.contains("did you mean `dgpo`"), "{err}");
@@ -519,16 +314,17 @@ mod tests {
     #[test]
     fn names_in_any_case_and_the_closest_suggestion() {
         use clap::Parser;
-        use rltrain::config::{KlName, Paper};
+        use rltrain::config::Paper;
+        use rltrain::kl::KlEstimator;
         let err = Cli::try_parse_from(["rltrain", "--objective", "dpgo"]).map(|_| ()).unwrap_err().to_string();
         assert!(err.contains("did you mean `dgpo`"), "{err}");
         let cli =
             Cli::try_parse_from(["rltrain", "--paper", "CFPO", "--kl-estimator", "K3", "--advantage", "Group-Norm"])
                 .expect("names in any case");
-        let o = &cli.train.overrides;
+        let o = &cli.train.settings.objective;
         assert_eq!(
-            (cli.train.paper, o.kl_estimator, o.advantage.as_deref()),
-            (Some(Paper::Cfpo), Some(KlName::K3), Some("group-norm"))
+            (o.paper, o.overrides.kl_estimator, o.overrides.advantage.as_deref()),
+            (Some(Paper::Cfpo), Some(KlEstimator::K3), Some("group-norm"))
         );
         match Cli::try_parse_from(["rltrain", "study", "DGPO"]).expect("a study in any case").command {
             Some(super::Command::Study(args)) => assert_eq!(args.name.as_deref(), Some("dgpo")),
@@ -545,7 +341,7 @@ mod tests {
     #[test]
     fn help_shows_the_real_defaults() {
         let defaults = TrainConfig::default().settings();
-        let pretrained = pretrained_defaults(100);
+        let pretrained = pretrained_defaults(100).settings();
         let notes = help_defaults();
         assert!(notes.len() >= 30, "only {} notes found: {notes:?}", notes.len());
         for (key, note) in notes {

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use rltrain::config::ResumeChange;
+use rltrain::config::{ResumeChange, TrainLayer};
 use rltrain::objectives::Objective;
 use rltrain::run_dir::RunDir;
 use rltrain::tasks::{Task, TASKS};
@@ -94,15 +94,14 @@ fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
     if let Some(path) = &args.config {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read `{}`", path.display()))?;
         let file: Value = serde_json::from_str(&text).with_context(|| format!("`{}` is not JSON", path.display()))?;
-        TrainConfig::from_json(&text).with_context(|| format!("`{}`", path.display()))?;
-        layers.push(file);
+        layers.push(TrainLayer::from_json(&file).with_context(|| format!("`{}`", path.display()))?);
     }
-    let mut flags = args.layer()?;
-    if let (Some(dir), Some(map)) = (&args.resume, flags.as_object_mut()) {
-        map.insert("out".into(), serde_json::to_value(dir)?);
+    let mut flags = args.settings.clone();
+    if let Some(dir) = &args.resume {
+        flags.run.out = Some(dir.clone());
     }
     layers.push(flags);
-    let mut cfg = TrainConfig::resolve(base.as_ref(), &layers)?;
+    let mut cfg = TrainConfig::resolve_layers(base.as_ref(), &layers)?;
     if let (Some(before), Some(dir)) = (&base, &args.resume) {
         let changes = cfg.changes_from(before)?;
         if !changes.is_empty() && !args.allow_changes {
@@ -156,7 +155,7 @@ fn train(args: TrainArgs) -> anyhow::Result<Exit> {
         Event::Start { first_step, total_steps, model, problems } => {
             info(format_args!(
                 "rltrain: {} on {} ({} problems), model {model}, steps {}..{total_steps}, out {}",
-                cfg.objective.objective,
+                cfg.objective.objective.name,
                 cfg.data.data,
                 problems,
                 first_step + 1,
