@@ -226,8 +226,38 @@ pub fn looks_truncated(text: &str) -> bool {
 /// assert_eq!(c.map(|c| c.parts()), Some(vec!["5".to_string(), "6".to_string()]));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    let turn = turn::model_turn(response);
-    let unescaped = escapes::single_escaped(&turn);
+    if let Some((own, echo)) = turn::echo_split(response) {
+        // A harness's echo after the answer restates it: another value there is a second
+        // candidate; with no answer before it, the echo is read as part of the turn.
+        if let Some(mut answer) = extract_turn(&own, opts) {
+            if let Some(echoed) = extract_turn(echo, opts) {
+                add_later_values(&mut answer, echoed.candidates);
+            }
+            return Some(answer);
+        }
+    }
+    extract_turn(&turn::model_turn(response), opts)
+}
+
+/// Add `later` values to `answer` as candidates a later statement offers: those that equal no
+/// candidate yet (`\$75.00` then `75.00` restates it).
+fn add_later_values(answer: &mut Answer, later: Vec<Candidate>) {
+    let before = answer.candidates.len();
+    for c in later {
+        let same = |o: &Candidate| o.text == c.text || crate::check(&o.text, &c.text);
+        if !answer.candidates[..before].iter().any(same) {
+            answer.candidates.push(Candidate { text: c.text, rule: Rule::LaterValue, alternative: true });
+        }
+    }
+    if answer.candidates.len() > before {
+        answer.text = answer.candidates.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", ");
+        answer.restated = None;
+    }
+}
+
+/// The answer of one model turn (its end-of-turn tokens already cut).
+fn extract_turn(turn: &str, opts: &ExtractOptions) -> Option<Answer> {
+    let unescaped = escapes::single_escaped(turn);
     let response: &str = &unescaped;
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
     let found = match THINK_END.last(response.as_bytes()) {

@@ -536,9 +536,15 @@ fn lone_number_in_sentence(span: &str) -> Option<&str> {
             while end < b.len() && is_num_byte(end) {
                 end += 1;
             }
+            // `1 - i`, `2 + x`: a number an operator joins to more is part of an expression.
+            let operator = |c: Option<&u8>| c.is_some_and(|c| matches!(c, b'+' | b'-' | b'*'));
+            let next = b[end..].iter().find(|c| **c != b' ');
+            let prev = b[..start].iter().rev().find(|c| **c != b' ');
             if found.is_some()
                 || (start > 0 && is_word_byte(b[start - 1]))
                 || b.get(end).is_some_and(|c| is_word_byte(*c))
+                || operator(next)
+                || operator(prev)
             {
                 return None;
             }
@@ -580,7 +586,8 @@ fn clause_start(s: &str) -> Option<usize> {
     for i in memchr::memchr2_iter(b' ', b',', b) {
         let (cut, word_at) = match b[i] {
             b',' if b.get(i + 1) == Some(&b' ') => (i, i + 2),
-            b' ' if i > 0 && b[i - 1] != b',' => (i, i + 1),
+            // A word an operator joins (`1 - i`) is a term, not a clause.
+            b' ' if i > 0 && !matches!(b[i - 1], b',' | b'-' | b'+' | b'*' | b'/' | b'=') => (i, i + 1),
             _ => continue,
         };
         let len = b[word_at..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
