@@ -285,7 +285,7 @@ fn after_reasoning<'a>(reasoning: &'a str, after: &'a str, opts: &ExtractOptions
     // off mid-sentence does not outvote the `\boxed{116}` that ends the reasoning).
     let (boxes, span, hedged) = boxed::last_boxes_and_span(reasoning);
     if let Some(a) = from_boxes(&boxes, hedged) {
-        return Some(Found::new(a, reasoning).statement(span.start, span.end).asserted());
+        return Some(Found::new(a, reasoning).statement(span.start, span.end).fields().asserted());
     }
     if let Some(a) = unmarked(after, opts) {
         return Some(a);
@@ -347,7 +347,7 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
         _ => boxes,
     };
     if let Some(a) = from_boxes(&boxes, hedged) {
-        return Some(Found::new(a, text).statement(span.start, span.end).asserted());
+        return Some(Found::new(a, text).statement(span.start, span.end).fields().asserted());
     }
     if let Some((raw, kind, end)) = tagged::phrase(text) {
         let source = match kind {
@@ -360,7 +360,7 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
     }
     if let Some((raw, end)) = tagged::foreign_phrase(text) {
         if let Some(a) = cleaned(&raw, Source::FinalAnswerPhrase) {
-            return Some(Found::new(a, text).statement(end, end).asserted());
+            return Some(Found::new(a, text).statement(end, end).fields().asserted());
         }
     }
     if let Some(a) = tagged::gsm8k(text).and_then(|raw| cleaned(strip_currency(raw), Source::Gsm8k)) {
