@@ -293,7 +293,7 @@ fn is_question(text: &str, open: usize, after: usize, content: &str) -> bool {
     let sentence = sentence.trim_start();
     !sentence.contains(['$', '\\'])
         && sentence.starts_with(|c: char| c.is_ascii_uppercase())
-        && super::scan::phrase_at(sentence.as_bytes(), 0, crate::lexicon::Class::TaskWord)
+        && super::tokens::phrase_at(sentence, 0, crate::lexicon::Class::TaskWord)
             .is_some_and(|len| sentence.as_bytes().get(len) == Some(&b' '))
 }
 

@@ -9,8 +9,9 @@ use memchr::memmem;
 
 use super::delimited::{block_at, last_block};
 use super::scan::{
-    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, phrase_at, starts_with_ci, words, Needle,
+    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words, Needle,
 };
+use super::tokens::phrase_at;
 use crate::lexicon::{self, Class};
 
 /// Longest answer taken after a phrase when it is not delimited (bytes).
@@ -182,7 +183,7 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
     }
     loop {
         let before = i;
-        if let Some(len) = phrase_at(b, i, Class::PhraseFiller).filter(|&len| b.get(i + len) == Some(&b' ')) {
+        if let Some(len) = phrase_at(text, i, Class::PhraseFiller).filter(|&len| b.get(i + len) == Some(&b' ')) {
             i = skip_markup(b, i + len + 1);
         }
         if i == before {
@@ -420,7 +421,7 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
     };
     let mut at = lead(start);
     for k in (start + 1)..b.len() {
-        if b[k].is_ascii_uppercase() && b[k - 1].is_ascii_whitespace() && opener_at(line.as_bytes(), k).is_some() {
+        if b[k].is_ascii_uppercase() && b[k - 1].is_ascii_whitespace() && opener_at(line, k).is_some() {
             at = k;
         }
     }
@@ -429,7 +430,7 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         // One word is no sentence (a bare answer such as `42` is read whole).
         return None;
     }
-    if let Some(len) = opener_at(line.as_bytes(), at) {
+    if let Some(len) = opener_at(line, at) {
         let lb = line.as_bytes();
         let mut from = at + len;
         while lb.get(from).is_some_and(|c| matches!(c, b',' | b' ' | b':')) {
@@ -504,8 +505,8 @@ fn without_number_delimiters(s: &str) -> std::borrow::Cow<'_, str> {
 const MAX_PLAIN_STATEMENT_BYTES: usize = 200;
 
 /// The length of the conclusion word that starts at `at`, if one does.
-fn opener_at(b: &[u8], at: usize) -> Option<usize> {
-    phrase_at(b, at, Class::ConclusionOpener)
+fn opener_at(text: &str, at: usize) -> Option<usize> {
+    phrase_at(text, at, Class::ConclusionOpener)
 }
 
 /// A sentence after a phrase that states its answer in words around one number ("Final Answer:
