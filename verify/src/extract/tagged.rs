@@ -117,7 +117,10 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
         if start > 0 && is_word_byte(b[start - 1]) {
             continue;
         }
-        let Some((content_at, kind, json)) = phrase_tail(b, start, p + 5) else {
+        if !word_at(text, start, "answer") {
+            continue;
+        }
+        let Some((content_at, kind, json)) = phrase_tail(text, start, p + 5) else {
             continue;
         };
         if let Some((ans, end)) = after_phrase(text, content_at, json) {
@@ -129,14 +132,11 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
 
 /// Given "answer" at `start..after`, decide whether it starts an answer phrase; if so, where the
 /// answer starts, which kind of phrase it is, and whether it is a JSON string value.
-fn phrase_tail(b: &[u8], start: usize, after: usize) -> Option<(usize, Phrase, bool)> {
+fn phrase_tail(text: &str, start: usize, after: usize) -> Option<(usize, Phrase, bool)> {
+    let b = text.as_bytes();
     let final_before = start >= 6 && starts_with_ci(b, start - 6, b"final ");
     let colon_kind = if final_before { Phrase::Final } else { Phrase::Colon };
     let mut i = after;
-    // "answer" must end the word ("answers" is not a phrase).
-    if b.get(i).is_some_and(|c| is_word_byte(*c)) {
-        return None;
-    }
     if b.get(i) == Some(&b'"') {
         // JSON key: "answer": "..."
         i += 1;
@@ -153,7 +153,7 @@ fn phrase_tail(b: &[u8], start: usize, after: usize) -> Option<(usize, Phrase, b
         b'\\' if matches!(b.get(i + 1), Some(b'[' | b'(')) || starts_with_ci(b, i, br"\boxed") => {
             Some((i, colon_kind, false))
         }
-        _ if starts_with_ci(b, i, b"is") && !b.get(i + 2).is_some_and(|c| is_word_byte(*c)) => {
+        _ if word_at(text, i, "is") => {
             let mut j = skip_markup(b, i + 2);
             if b.get(j) == Some(&b':') {
                 j += 1;
@@ -162,6 +162,19 @@ fn phrase_tail(b: &[u8], start: usize, after: usize) -> Option<(usize, Phrase, b
         }
         _ => None,
     }
+}
+
+/// Whether the word token at byte `at` of `text` is `word` (ASCII case aside) and ends there (no
+/// letter, digit or `_` after it: "answers" is not "answer").
+fn word_at(text: &str, at: usize, word: &str) -> bool {
+    let mut lexer = super::tokens::Lexer::new(text);
+    lexer.seek(at);
+    lexer.next().is_some_and(|t| {
+        t.range.start == at
+            && t.is_ascii_word(text)
+            && t.text(text).eq_ignore_ascii_case(word)
+            && !text.as_bytes().get(t.range.end).is_some_and(|c| is_word_byte(*c))
+    })
 }
 
 /// Skip spaces, newlines and markdown emphasis (`*`, `_` is not skipped: it is math).

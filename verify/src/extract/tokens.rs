@@ -1,8 +1,12 @@
 //! One token stream for the final-answer contract: a text as words, numbers, LaTeX commands and
 //! single characters, each with its byte range; a word carries its classes from the one lexicon
 //! (`crate::lexicon`). The final statement (`statement`), the wording of an answer (`wording`),
-//! the plain-word counts (`scan`), the connectors between boxes (`boxed`) and the assertion checks
-//! (`assertion`) all read this stream, so a word is the same word everywhere.
+//! the plain-word counts (`scan`), the connectors between boxes (`boxed`), the assertion checks
+//! (`assertion`), the answer phrases and their lexicon phrases ([`phrase_at`], `tagged`), the
+//! choice mentions and their connectors (`choice`) and the connectors between math blocks
+//! (`delimited`) all read this stream, so a word is the same word everywhere. (The searches that
+//! find where to look, `memmem` for a phrase, `memchr` for a delimiter, stay byte searches: a
+//! whole response is never lexed.)
 //!
 //! - A **word** is a run of ASCII letters with inner apostrophes (`don't`), or a run of letters
 //!   of another script (`答案`, `ответ`).
