@@ -226,7 +226,8 @@ pub fn looks_truncated(text: &str) -> bool {
 /// assert_eq!(c.map(|c| c.parts()), Some(vec!["5".to_string(), "6".to_string()]));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    if let Some((own, echo)) = turn::echo_split(response) {
+    let (turn, echo) = turn::turn_and_echo(response);
+    if let Some((own, echo)) = echo {
         // A harness's echo after the answer restates it: another value there is a second
         // candidate; with no answer before it, the echo is read as part of the turn.
         if let Some(mut answer) = extract_turn(&own, opts) {
@@ -236,7 +237,7 @@ pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
             return Some(answer);
         }
     }
-    extract_turn(&turn::model_turn(response), opts)
+    extract_turn(&turn, opts)
 }
 
 /// Add `later` values to `answer` as candidates a later statement offers: those that equal no

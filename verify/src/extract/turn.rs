@@ -21,7 +21,7 @@
 //! `<|endofblock|><|execution|>`: a tool harness's code, output and text blocks) separates blocks:
 //! the pair reads as a blank line, so the harness's echo of the answer after it
 //! (`\boxed{4} hours.<|endofblock|><|text|>4<|endofblock|>`) is a line of its own, and a hedge
-//! there is still read. A short last block after such a run ([`echo_split`]) is the harness's
+//! there is still read. A short last block after such a run ([`turn_and_echo`]) is the harness's
 //! echo of the answer: the extractor reads the answer before it, and the echo as a restatement
 //! (the same value) or a second candidate (another value: `A: 16<|eob|><|answer|>\boxed{15}`
 //! is `ambiguous`, never 15). A marker that is none of these (`the delimiter <|sep|>
@@ -215,20 +215,20 @@ pub(crate) fn model_turn(response: &str) -> Cow<'_, str> {
 /// The longest last block read as the harness's echo of the answer (bytes).
 const MAX_ECHO_BYTES: usize = 200;
 
-/// The model's turn split before its last block when that block is a harness's echo of the
-/// answer: one short line after a run of block separators that follows text of its own
+/// The model's turn ([`model_turn`]) and, when its last block is a harness's echo, the turn
+/// before that block and the echo.
+pub(crate) type TurnAndEcho<'a> = (Cow<'a, str>, Option<(Cow<'a, str>, &'a str)>);
+
+/// [`model_turn`] of `response`, and the turn split before its last block when that block is a
+/// harness's echo of the answer: one short line after a run of block separators that follows
+/// text of its own
 /// (`... so \boxed{4} hours.<|endofblock|><|text|>4<|endofblock|>`, `A: 16<|eob|><|answer|>
 /// \boxed{15}`). The extractor reads the answer in the text before it and the echo as a
 /// restatement of that answer: the same value restates it, another value is a second candidate.
-pub(crate) fn echo_split(response: &str) -> Option<(Cow<'_, str>, &str)> {
-    if !response.contains('<') {
-        return None;
-    }
+pub(crate) fn turn_and_echo(response: &str) -> TurnAndEcho<'_> {
     let (text_at, end, separators) = turn_bounds(response);
-    let last = separators.last()?;
-    if last.end > end {
-        return None;
-    }
+    let turn = joined(response, text_at, end, &separators);
+    let Some(last) = separators.last() else { return (turn, None) };
     // The first separator of the last run.
     let mut first = separators.len() - 1;
     while first > 0 && response[separators[first - 1].end..separators[first].start].trim().is_empty() {
@@ -237,13 +237,18 @@ pub(crate) fn echo_split(response: &str) -> Option<(Cow<'_, str>, &str)> {
     let echo = response[last.end..end].trim();
     let before = &response[text_at..separators[first].start];
     let short_line = !echo.is_empty() && echo.len() <= MAX_ECHO_BYTES && !echo.contains('\n');
-    (short_line && !before.trim().is_empty())
-        .then(|| (joined(response, text_at, separators[first].start, &separators[..first]), echo))
+    let split = (short_line && !before.trim().is_empty())
+        .then(|| (joined(response, text_at, separators[first].start, &separators[..first]), echo));
+    (turn, split)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{echo_split, model_turn};
+    use super::{model_turn, turn_and_echo};
+
+    fn echo_split(s: &str) -> Option<(std::borrow::Cow<'_, str>, &str)> {
+        turn_and_echo(s).1
+    }
 
     #[test]
     fn cuts_at_the_first_end_token_after_text() {
