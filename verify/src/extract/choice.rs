@@ -5,7 +5,8 @@
 //! letter; and, as a strategy of its own, find the choice named in the last line of a response
 //! ("... so the correct option is (C).", "I choose option D").
 
-use super::scan::{is_word_byte, last_line, starts_with_ci};
+use super::scan::{is_word_byte, last_line};
+use super::tokens::{all_tokens, Kind, Lexer, Token};
 use crate::lexicon::{self, Class};
 
 /// LaTeX wrappers that may surround a choice letter.
@@ -68,25 +69,35 @@ pub(crate) fn split_choice_label(s: &str) -> Option<(char, &str)> {
 pub(crate) fn last_line_choices(text: &str) -> Vec<char> {
     let (_, line) = last_line(text);
     let b = line.as_bytes();
-    // (start, end, letter) of each mention.
+    let letter = |t: Option<&Token>, at: usize| {
+        t.filter(|t| t.range == (at..at + 1) && matches!(t.kind, Kind::Word(_)) && (b'A'..=b'E').contains(&b[at]))
+            .map(|_| b[at] as char)
+    };
     let mut mentions: Vec<(usize, usize, char)> = Vec::new();
-    for i in memchr::memchr_iter(b'(', b) {
-        if b.get(i + 2) == Some(&b')') && (i == 0 || !(is_word_byte(b[i - 1]) || matches!(b[i - 1], b'\\' | b'^'))) {
-            if let Some(c @ b'A'..=b'E') = b.get(i + 1).copied() {
-                mentions.push((i, i + 3, c as char));
+    let tokens: Vec<Token> = Lexer::new(line).collect();
+    for (k, t) in tokens.iter().enumerate() {
+        let i = t.range.start;
+        match t.kind {
+            // `(C)`, not part of a name (`P(A)`, `\(A)`, `x^(A)`).
+            Kind::Char('(') if i == 0 || !(is_word_byte(b[i - 1]) || matches!(b[i - 1], b'\\' | b'^')) => {
+                let closed = tokens.get(k + 2).is_some_and(|c| c.kind == Kind::Char(')') && c.range.start == i + 2);
+                if let Some(c) = letter(tokens.get(k + 1), i + 1).filter(|_| closed) {
+                    mentions.push((i, i + 3, c));
+                }
             }
-        }
-    }
-    for word in [b"option ".as_slice(), b"choice "] {
-        for i in memchr::memchr2_iter(word[0], word[0].to_ascii_uppercase(), b) {
-            if starts_with_ci(b, i, word) && (i == 0 || !is_word_byte(b[i - 1])) {
-                let k = i + word.len();
-                if let Some(c @ b'A'..=b'E') = b.get(k).copied() {
-                    if !b.get(k + 1).is_some_and(|c| is_word_byte(*c)) {
-                        mentions.push((i, k + 1, c as char));
+            // `option C`, `choice C`.
+            Kind::Word(_) if i == 0 || !is_word_byte(b[i - 1]) => {
+                let w = t.text(line);
+                let named = w.eq_ignore_ascii_case("option") || w.eq_ignore_ascii_case("choice");
+                let at = t.range.end + 1;
+                if named && b.get(t.range.end) == Some(&b' ') {
+                    let free = !b.get(at + 1).is_some_and(|c| is_word_byte(*c));
+                    if let Some(c) = letter(tokens.get(k + 1), at).filter(|_| free) {
+                        mentions.push((i, at + 1, c));
                     }
                 }
             }
+            _ => {}
         }
     }
     mentions.sort_unstable();
@@ -149,9 +160,13 @@ pub(crate) fn opening_choice(text: &str) -> Option<char> {
 /// because ...` still label one.
 pub(crate) fn article_led(s: &str) -> bool {
     let t = s.trim_start();
-    let Some(rest) = t.strip_prefix(['a', 'A']) else { return false };
-    let Some(rest) = rest.strip_prefix(' ') else { return false };
-    let word: &str = &rest[..rest.bytes().take_while(u8::is_ascii_alphabetic).count()];
+    let mut tokens = Lexer::new(t);
+    let article = tokens.next().is_some_and(|a| matches!(a.text(t), "a" | "A")) && t.as_bytes().get(1) == Some(&b' ');
+    let Some(next) = tokens.next().filter(|n| article && n.range.start == 2 && n.is_ascii_word(t)) else {
+        return false;
+    };
+    // The word up to an apostrophe (`a don't` reads `don`).
+    let word = next.text(t).split('\'').next().unwrap_or("");
     if word.len() < 2 || !word.starts_with(|c: char| c.is_ascii_lowercase()) {
         return false;
     }
@@ -161,8 +176,11 @@ pub(crate) fn article_led(s: &str) -> bool {
 
 /// Text that only joins two choice mentions: spaces, `,`, `/`, `&`, "or", "and", "either".
 fn is_choice_connector(sep: &str) -> bool {
-    sep.split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | '&')).all(|w| {
-        w.is_empty() || ["or", "and", "either", "\\text{or}", "\\text{and}"].iter().any(|c| c.eq_ignore_ascii_case(w))
+    all_tokens(sep, |t| match t.kind {
+        Kind::Char(',' | '/' | '&' | '{' | '}') => true,
+        Kind::Command => t.text(sep) == "\\text",
+        Kind::Word(_) => ["or", "and", "either"].iter().any(|c| c.eq_ignore_ascii_case(t.text(sep))),
+        _ => false,
     })
 }
 

@@ -152,28 +152,16 @@ pub(crate) fn joined_values(text: &str, last: Block) -> Vec<Block> {
             (_, Some(b'$')) => cur.start - 1,
             _ => break,
         };
-        let before = text[..open].trim_end();
-        let mut t = before;
-        let mut connector = false;
-        for w in ["and", "or"] {
-            if let Some(r) = t.strip_suffix(w) {
-                if !r.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '\\') {
-                    t = r.trim_end();
-                    connector = true;
-                    break;
-                }
-            }
-        }
-        if let Some(r) = t.strip_suffix(',') {
-            t = r.trim_end();
-            connector = true;
-        }
-        if !connector {
+        // The previous block, and between the two only `,` then `and`/`or` (one or both).
+        let Some((_, prev, after)) = last_delimited(&text[..open]) else { break };
+        let gap = &text[after..open];
+        let mut tokens = super::tokens::Lexer::new(gap).peekable();
+        let comma = tokens.next_if(|t| t.kind == super::tokens::Kind::Char(',')).is_some();
+        let word = tokens.next_if(|t| matches!(t.text(gap), "and" | "or") && t.stands_alone(gap)).is_some();
+        if !(comma || word) || tokens.next().is_some() {
             break;
         }
-        // `t` must end with the closing delimiter of the previous block.
-        let Some((_, prev, after)) = last_delimited(t) else { break };
-        if after != t.len() || !is_value(&prev) || text[prev.start..prev.end].trim().is_empty() {
+        if !is_value(&prev) || text[prev.start..prev.end].trim().is_empty() {
             break;
         }
         out.push(prev);
@@ -293,7 +281,7 @@ fn is_question(text: &str, open: usize, after: usize, content: &str) -> bool {
     let sentence = sentence.trim_start();
     !sentence.contains(['$', '\\'])
         && sentence.starts_with(|c: char| c.is_ascii_uppercase())
-        && super::scan::phrase_at(sentence.as_bytes(), 0, crate::lexicon::Class::TaskWord)
+        && super::tokens::phrase_at(sentence, 0, crate::lexicon::Class::TaskWord)
             .is_some_and(|len| sentence.as_bytes().get(len) == Some(&b' '))
 }
 

@@ -226,8 +226,39 @@ pub fn looks_truncated(text: &str) -> bool {
 /// assert_eq!(c.map(|c| c.parts()), Some(vec!["5".to_string(), "6".to_string()]));
 /// ```
 pub fn extract(response: &str, opts: &ExtractOptions) -> Option<Answer> {
-    let turn = turn::model_turn(response);
-    let unescaped = escapes::single_escaped(&turn);
+    let (turn, echo) = turn::turn_and_echo(response);
+    if let Some((own, echo)) = echo {
+        // A harness's echo after the answer restates it: another value there is a second
+        // candidate; with no answer before it, the echo is read as part of the turn.
+        if let Some(mut answer) = extract_turn(&own, opts) {
+            if let Some(echoed) = extract_turn(echo, opts) {
+                add_later_values(&mut answer, echoed.candidates);
+            }
+            return Some(answer);
+        }
+    }
+    extract_turn(&turn, opts)
+}
+
+/// Add `later` values to `answer` as candidates a later statement offers: those that equal no
+/// candidate yet (`\$75.00` then `75.00` restates it).
+fn add_later_values(answer: &mut Answer, later: Vec<Candidate>) {
+    let before = answer.candidates.len();
+    for c in later {
+        let same = |o: &Candidate| o.text == c.text || crate::check(&o.text, &c.text);
+        if !answer.candidates[..before].iter().any(same) {
+            answer.candidates.push(Candidate { text: c.text, rule: Rule::LaterValue, alternative: true });
+        }
+    }
+    if answer.candidates.len() > before {
+        answer.text = answer.candidates.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(", ");
+        answer.restated = None;
+    }
+}
+
+/// The answer of one model turn (its end-of-turn tokens already cut).
+fn extract_turn(turn: &str, opts: &ExtractOptions) -> Option<Answer> {
+    let unescaped = escapes::single_escaped(turn);
     let response: &str = &unescaped;
     static THINK_END: scan::Needle = scan::Needle::new(b"</think>");
     let found = match THINK_END.last(response.as_bytes()) {
@@ -255,7 +286,7 @@ fn after_reasoning<'a>(reasoning: &'a str, after: &'a str, opts: &ExtractOptions
     // off mid-sentence does not outvote the `\boxed{116}` that ends the reasoning).
     let (boxes, span, hedged) = boxed::last_boxes_and_span(reasoning);
     if let Some(a) = from_boxes(&boxes, hedged) {
-        return Some(Found::new(a, reasoning).statement(span.start, span.end).asserted());
+        return Some(Found::new(a, reasoning).statement(span.start, span.end).fields().asserted());
     }
     if let Some(a) = unmarked(after, opts) {
         return Some(a);
@@ -317,7 +348,7 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
         _ => boxes,
     };
     if let Some(a) = from_boxes(&boxes, hedged) {
-        return Some(Found::new(a, text).statement(span.start, span.end).asserted());
+        return Some(Found::new(a, text).statement(span.start, span.end).fields().asserted());
     }
     if let Some((raw, kind, end)) = tagged::phrase(text) {
         let source = match kind {
@@ -330,7 +361,7 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
     }
     if let Some((raw, end)) = tagged::foreign_phrase(text) {
         if let Some(a) = cleaned(&raw, Source::FinalAnswerPhrase) {
-            return Some(Found::new(a, text).statement(end, end).asserted());
+            return Some(Found::new(a, text).statement(end, end).fields().asserted());
         }
     }
     if let Some(a) = tagged::gsm8k(text).and_then(|raw| cleaned(strip_currency(raw), Source::Gsm8k)) {

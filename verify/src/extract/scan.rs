@@ -111,31 +111,6 @@ pub(crate) fn contains_ci(b: &[u8], pat: &[u8]) -> bool {
     (0..=b.len() - pat.len()).any(|i| starts_with_ci(b, i, pat))
 }
 
-/// Most words of one phrase in the lexicon (`as a result`).
-const MAX_PHRASE_WORDS: usize = 3;
-
-/// The length of the longest phrase of `class` (one to [`MAX_PHRASE_WORDS`] words of ASCII letters
-/// or apostrophes, single spaces between) that starts at `at` and ends a word.
-pub(crate) fn phrase_at(b: &[u8], at: usize, class: crate::lexicon::Class) -> Option<usize> {
-    let mut end = at;
-    let mut found = None;
-    for _ in 0..MAX_PHRASE_WORDS {
-        let len = b.get(end..)?.iter().take_while(|c| c.is_ascii_alphabetic() || **c == b'\'').count();
-        if len == 0 || b.get(end + len).is_some_and(|c| is_word_byte(*c)) {
-            break;
-        }
-        end += len;
-        if crate::lexicon::is_bytes(&b[at..end], class) {
-            found = Some(end - at);
-        }
-        if b.get(end) != Some(&b' ') {
-            break;
-        }
-        end += 1;
-    }
-    found
-}
-
 /// Plain-word statistics of a text, ignoring LaTeX commands and the brace groups that follow them
 /// (`\text{ feet}`, `\begin{pmatrix}`): how many words of two or more ASCII letters, and whether
 /// one of them is a typical prose word ("the", "is", "so", ...).

@@ -9,8 +9,9 @@ use memchr::memmem;
 
 use super::delimited::{block_at, last_block};
 use super::scan::{
-    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, phrase_at, starts_with_ci, words, Needle,
+    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words, Needle,
 };
+use super::tokens::phrase_at;
 use crate::lexicon::{self, Class};
 
 /// Longest answer taken after a phrase when it is not delimited (bytes).
@@ -116,7 +117,10 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
         if start > 0 && is_word_byte(b[start - 1]) {
             continue;
         }
-        let Some((content_at, kind, json)) = phrase_tail(b, start, p + 5) else {
+        if !word_at(text, start, "answer") {
+            continue;
+        }
+        let Some((content_at, kind, json)) = phrase_tail(text, start, p + 5) else {
             continue;
         };
         if let Some((ans, end)) = after_phrase(text, content_at, json) {
@@ -128,14 +132,11 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
 
 /// Given "answer" at `start..after`, decide whether it starts an answer phrase; if so, where the
 /// answer starts, which kind of phrase it is, and whether it is a JSON string value.
-fn phrase_tail(b: &[u8], start: usize, after: usize) -> Option<(usize, Phrase, bool)> {
+fn phrase_tail(text: &str, start: usize, after: usize) -> Option<(usize, Phrase, bool)> {
+    let b = text.as_bytes();
     let final_before = start >= 6 && starts_with_ci(b, start - 6, b"final ");
     let colon_kind = if final_before { Phrase::Final } else { Phrase::Colon };
     let mut i = after;
-    // "answer" must end the word ("answers" is not a phrase).
-    if b.get(i).is_some_and(|c| is_word_byte(*c)) {
-        return None;
-    }
     if b.get(i) == Some(&b'"') {
         // JSON key: "answer": "..."
         i += 1;
@@ -152,7 +153,7 @@ fn phrase_tail(b: &[u8], start: usize, after: usize) -> Option<(usize, Phrase, b
         b'\\' if matches!(b.get(i + 1), Some(b'[' | b'(')) || starts_with_ci(b, i, br"\boxed") => {
             Some((i, colon_kind, false))
         }
-        _ if starts_with_ci(b, i, b"is") && !b.get(i + 2).is_some_and(|c| is_word_byte(*c)) => {
+        _ if word_at(text, i, "is") => {
             let mut j = skip_markup(b, i + 2);
             if b.get(j) == Some(&b':') {
                 j += 1;
@@ -161,6 +162,19 @@ fn phrase_tail(b: &[u8], start: usize, after: usize) -> Option<(usize, Phrase, b
         }
         _ => None,
     }
+}
+
+/// Whether the word token at byte `at` of `text` is `word` (ASCII case aside) and ends there (no
+/// letter, digit or `_` after it: "answers" is not "answer").
+fn word_at(text: &str, at: usize, word: &str) -> bool {
+    let mut lexer = super::tokens::Lexer::new(text);
+    lexer.seek(at);
+    lexer.next().is_some_and(|t| {
+        t.range.start == at
+            && t.is_ascii_word(text)
+            && t.text(text).eq_ignore_ascii_case(word)
+            && !text.as_bytes().get(t.range.end).is_some_and(|c| is_word_byte(*c))
+    })
 }
 
 /// Skip spaces, newlines and markdown emphasis (`*`, `_` is not skipped: it is math).
@@ -182,7 +196,7 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
     }
     loop {
         let before = i;
-        if let Some(len) = phrase_at(b, i, Class::PhraseFiller).filter(|&len| b.get(i + len) == Some(&b' ')) {
+        if let Some(len) = phrase_at(text, i, Class::PhraseFiller).filter(|&len| b.get(i + len) == Some(&b' ')) {
             i = skip_markup(b, i + len + 1);
         }
         if i == before {
@@ -420,7 +434,7 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
     };
     let mut at = lead(start);
     for k in (start + 1)..b.len() {
-        if b[k].is_ascii_uppercase() && b[k - 1].is_ascii_whitespace() && opener_at(line.as_bytes(), k).is_some() {
+        if b[k].is_ascii_uppercase() && b[k - 1].is_ascii_whitespace() && opener_at(line, k).is_some() {
             at = k;
         }
     }
@@ -429,7 +443,7 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         // One word is no sentence (a bare answer such as `42` is read whole).
         return None;
     }
-    if let Some(len) = opener_at(line.as_bytes(), at) {
+    if let Some(len) = opener_at(line, at) {
         let lb = line.as_bytes();
         let mut from = at + len;
         while lb.get(from).is_some_and(|c| matches!(c, b',' | b' ' | b':')) {
@@ -504,8 +518,8 @@ fn without_number_delimiters(s: &str) -> std::borrow::Cow<'_, str> {
 const MAX_PLAIN_STATEMENT_BYTES: usize = 200;
 
 /// The length of the conclusion word that starts at `at`, if one does.
-fn opener_at(b: &[u8], at: usize) -> Option<usize> {
-    phrase_at(b, at, Class::ConclusionOpener)
+fn opener_at(text: &str, at: usize) -> Option<usize> {
+    phrase_at(text, at, Class::ConclusionOpener)
 }
 
 /// A sentence after a phrase that states its answer in words around one number ("Final Answer:
@@ -536,9 +550,15 @@ fn lone_number_in_sentence(span: &str) -> Option<&str> {
             while end < b.len() && is_num_byte(end) {
                 end += 1;
             }
+            // `1 - i`, `2 + x`: a number an operator joins to more is part of an expression.
+            let operator = |c: Option<&u8>| c.is_some_and(|c| matches!(c, b'+' | b'-' | b'*'));
+            let next = b[end..].iter().find(|c| **c != b' ');
+            let prev = b[..start].iter().rev().find(|c| **c != b' ');
             if found.is_some()
                 || (start > 0 && is_word_byte(b[start - 1]))
                 || b.get(end).is_some_and(|c| is_word_byte(*c))
+                || operator(next)
+                || operator(prev)
             {
                 return None;
             }
@@ -580,7 +600,8 @@ fn clause_start(s: &str) -> Option<usize> {
     for i in memchr::memchr2_iter(b' ', b',', b) {
         let (cut, word_at) = match b[i] {
             b',' if b.get(i + 1) == Some(&b' ') => (i, i + 2),
-            b' ' if i > 0 && b[i - 1] != b',' => (i, i + 1),
+            // A word an operator joins (`1 - i`) is a term, not a clause.
+            b' ' if i > 0 && !matches!(b[i - 1], b',' | b'-' | b'+' | b'*' | b'/' | b'=') => (i, i + 1),
             _ => continue,
         };
         let len = b[word_at..].iter().take_while(|c| c.is_ascii_alphabetic()).count();

@@ -247,6 +247,13 @@ const CASES: &[Case] = &[
     ok("## Step 1: Understand\nThe distance is 6.\n\n## Step 2: Compute\nOne third is 2.\n\nThe final answer is: $\\boxed{2}$", "2", Boxed),
     ok("```python\nprint(5600.0)\n```\n```output\n5600.0\n```\nThe redwood weighs $\\boxed{5600.0}$ pounds.", "5600.0", Boxed),
     ok("verification_total == total_minutes<|endofblock|><|execution|>True<|endofblock|><|text|>The verification confirms \\( \\boxed{215} \\) minutes.<|endofblock|><|text|>215<|endofblock|>", "215", Boxed),
+    // A harness's echo after the answer restates it (`12.0` for `\$12.00`: the same value);
+    // another value there is a second candidate, never the answer in its place.
+    ok("The pens cost \\( \\boxed{\\$12.00} \\).<|endofblock|><|text|>12.0<|endofblock|>", r"\$12.00", Boxed),
+    ok("So \\boxed{1 - i}<|endofblock|><|text|>The answer is 1 - i.<|endofblock|>", "1 - i", Boxed),
+    list("So \\boxed{16}<|end_of_block|><|answer|>\\boxed{15}<|end_of_block|>", "16, 15", &["16", "15"]),
+    list("So $\\boxed{7}$.<|block_end|>\n<|result|>\\boxed{8}", "7, 8", &["7", "8"]),
+    list("It is \\boxed{7}.<|eob|><|text|>Final answer: \\boxed{8}<|eob|>", "7, 8", &["7", "8"]),
     ok("The set is:\n\\[ M \\cap N = \\{-2\\}. \\]\n\nThe final answer is:\n\\[ \\boxed{\\{-2\\}}. \\]", r"\{-2\}", Boxed),
     ok("Thus the largest value of $x$ is $1$.\n\nTherefore the answer is $1$.", "1", FinalAnswerPhrase),
     ok("Let me compute.\n\nThe sum is $6 + 7 = 13$.", "6 + 7 = 13", Conclusion),

@@ -1,8 +1,12 @@
 //! One token stream for the final-answer contract: a text as words, numbers, LaTeX commands and
 //! single characters, each with its byte range; a word carries its classes from the one lexicon
 //! (`crate::lexicon`). The final statement (`statement`), the wording of an answer (`wording`),
-//! the plain-word counts (`scan`), the connectors between boxes (`boxed`) and the assertion checks
-//! (`assertion`) all read this stream, so a word is the same word everywhere.
+//! the plain-word counts (`scan`), the connectors between boxes (`boxed`), the assertion checks
+//! (`assertion`), the answer phrases and their lexicon phrases ([`phrase_at`], `tagged`), the
+//! choice mentions and their connectors (`choice`) and the connectors between math blocks
+//! (`delimited`) all read this stream, so a word is the same word everywhere. (The searches that
+//! find where to look, `memmem` for a phrase, `memchr` for a delimiter, stay byte searches: a
+//! whole response is never lexed.)
 //!
 //! - A **word** is a run of ASCII letters with inner apostrophes (`don't`), or a run of letters
 //!   of another script (`答案`, `ответ`).
@@ -18,7 +22,7 @@
 use std::ops::Range;
 
 use super::scan::is_word_byte;
-use crate::lexicon::{self, Classes};
+use crate::lexicon::{self, Class, Classes};
 use crate::numerals;
 
 /// Text commands whose braces hold words (`\text{ or }`, `\mbox{apples}`).
@@ -140,6 +144,39 @@ impl Iterator for Lexer<'_> {
     }
 }
 
+/// Most words of one phrase in the lexicon (`as a result`).
+const MAX_PHRASE_WORDS: usize = 3;
+
+/// The length of the longest phrase of `class` that starts at byte `at` of `text`: one to
+/// [`MAX_PHRASE_WORDS`] word tokens of ASCII letters, single spaces between, the last one
+/// ending a word (no digit or `_` right after it).
+pub(crate) fn phrase_at(text: &str, at: usize, class: Class) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut lexer = Lexer::new(text);
+    lexer.seek(at);
+    let mut found = None;
+    let mut next_at = at;
+    for _ in 0..MAX_PHRASE_WORDS {
+        let Some(t) = lexer.next().filter(|t| t.range.start == next_at && t.is_ascii_word(text)) else { break };
+        if b.get(t.range.end).is_some_and(|c| is_word_byte(*c)) {
+            break;
+        }
+        if lexicon::is_bytes(&b[at..t.range.end], class) {
+            found = Some(t.range.end - at);
+        }
+        if b.get(t.range.end) != Some(&b' ') {
+            break;
+        }
+        next_at = t.range.end + 1;
+    }
+    found
+}
+
+/// Whether `text` holds only tokens that `keep` accepts (none is also all).
+pub(crate) fn all_tokens(text: &str, keep: impl Fn(&Token) -> bool) -> bool {
+    Lexer::new(text).all(|t| keep(&t))
+}
+
 /// The words of `text` (ASCII letters with inner apostrophes, never a command's name), at most
 /// `limit`, each with its classes.
 pub(crate) fn ascii_words(text: &str, limit: usize) -> Vec<(&str, Classes)> {
@@ -155,7 +192,6 @@ pub(crate) fn ascii_words(text: &str, limit: usize) -> Vec<(&str, Classes)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lexicon::Class;
 
     fn kinds(s: &str) -> Vec<(&str, &'static str)> {
         Lexer::new(s)
@@ -200,6 +236,17 @@ mod tests {
         let or = Lexer::new("5 or 6").nth(1).unwrap();
         assert!(matches!(or.kind, Kind::Word(c) if c.has(Class::HedgeCue)) && or.stands_alone("5 or 6"));
         assert!(!Lexer::new("5or").nth(1).unwrap().stands_alone("5or"));
+    }
+
+    #[test]
+    fn phrases_of_a_class() {
+        let s = "So as a result, x";
+        assert_eq!(phrase_at(s, 3, Class::ConclusionOpener), Some("as a result".len()));
+        assert_eq!(phrase_at(s, 0, Class::ConclusionOpener), Some(2));
+        // A phrase ends a word and takes single spaces only.
+        assert_eq!(phrase_at("So1 x", 0, Class::ConclusionOpener), None);
+        assert_eq!(phrase_at("as  a result", 0, Class::ConclusionOpener), None);
+        assert!(all_tokens(r", or \text{and} /", |t| !matches!(t.kind, Kind::Number)));
     }
 
     #[test]

@@ -21,7 +21,10 @@
 //! `<|endofblock|><|execution|>`: a tool harness's code, output and text blocks) separates blocks:
 //! the pair reads as a blank line, so the harness's echo of the answer after it
 //! (`\boxed{4} hours.<|endofblock|><|text|>4<|endofblock|>`) is a line of its own, and a hedge
-//! there is still read. A marker that is none of these (`the delimiter <|sep|>
+//! there is still read. A short last block after such a run ([`turn_and_echo`]) is the harness's
+//! echo of the answer: the extractor reads the answer before it, and the echo as a restatement
+//! (the same value) or a second candidate (another value: `A: 16<|eob|><|answer|>\boxed{15}`
+//! is `ambiguous`, never 15). A marker that is none of these (`the delimiter <|sep|>
 //! splits the input`) is text and cuts nothing. Markers before any text (a template prefix, left
 //! padding) are skipped. The search is one `memchr` pass over the opening bytes `<` and `[`; each
 //! candidate reads at most [`MAX_RUN`] markers after it.
@@ -147,10 +150,9 @@ fn block_follows(s: &str, at: usize) -> bool {
     })
 }
 
-/// `response` from where its text starts (markers before it and the spaces around them are
-/// skipped) up to the first marker that ends the turn (module doc), with each run of block
-/// separators (`<|endofblock|><|text|>`) read as a blank line.
-pub(crate) fn model_turn(response: &str) -> Cow<'_, str> {
+/// Where the model's turn is in `response`: where its text starts, where it ends, and the block
+/// separators between (see [`model_turn`]).
+fn turn_bounds(response: &str) -> (usize, usize, Vec<Range<usize>>) {
     let b = response.as_bytes();
     let mut text_at = 0;
     loop {
@@ -182,6 +184,12 @@ pub(crate) fn model_turn(response: &str) -> Cow<'_, str> {
         }
         from = p + 1;
     }
+    separators.retain(|r| r.end <= end);
+    (text_at, end, separators)
+}
+
+/// `response[text_at..end]` with each separator read as a line break.
+fn joined<'a>(response: &'a str, text_at: usize, end: usize, separators: &[Range<usize>]) -> Cow<'a, str> {
     if separators.is_empty() {
         return Cow::Borrowed(&response[text_at..end]);
     }
@@ -196,9 +204,51 @@ pub(crate) fn model_turn(response: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `response` from where its text starts (markers before it and the spaces around them are
+/// skipped) up to the first marker that ends the turn (module doc), with each run of block
+/// separators (`<|endofblock|><|text|>`) read as a blank line.
+pub(crate) fn model_turn(response: &str) -> Cow<'_, str> {
+    let (text_at, end, separators) = turn_bounds(response);
+    joined(response, text_at, end, &separators)
+}
+
+/// The longest last block read as the harness's echo of the answer (bytes).
+const MAX_ECHO_BYTES: usize = 200;
+
+/// The model's turn ([`model_turn`]) and, when its last block is a harness's echo, the turn
+/// before that block and the echo.
+pub(crate) type TurnAndEcho<'a> = (Cow<'a, str>, Option<(Cow<'a, str>, &'a str)>);
+
+/// [`model_turn`] of `response`, and the turn split before its last block when that block is a
+/// harness's echo of the answer: one short line after a run of block separators that follows
+/// text of its own
+/// (`... so \boxed{4} hours.<|endofblock|><|text|>4<|endofblock|>`, `A: 16<|eob|><|answer|>
+/// \boxed{15}`). The extractor reads the answer in the text before it and the echo as a
+/// restatement of that answer: the same value restates it, another value is a second candidate.
+pub(crate) fn turn_and_echo(response: &str) -> TurnAndEcho<'_> {
+    let (text_at, end, separators) = turn_bounds(response);
+    let turn = joined(response, text_at, end, &separators);
+    let Some(last) = separators.last() else { return (turn, None) };
+    // The first separator of the last run.
+    let mut first = separators.len() - 1;
+    while first > 0 && response[separators[first - 1].end..separators[first].start].trim().is_empty() {
+        first -= 1;
+    }
+    let echo = response[last.end..end].trim();
+    let before = &response[text_at..separators[first].start];
+    let short_line = !echo.is_empty() && echo.len() <= MAX_ECHO_BYTES && !echo.contains('\n');
+    let split = (short_line && !before.trim().is_empty())
+        .then(|| (joined(response, text_at, separators[first].start, &separators[..first]), echo));
+    (turn, split)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::model_turn;
+    use super::{model_turn, turn_and_echo};
+
+    fn echo_split(s: &str) -> Option<(std::borrow::Cow<'_, str>, &str)> {
+        turn_and_echo(s).1
+    }
 
     #[test]
     fn cuts_at_the_first_end_token_after_text() {
@@ -245,6 +295,19 @@ mod tests {
             format!("{lines}\n\n15 or 16")
         );
         assert_eq!(model_turn(blocks), lines);
+    }
+
+    #[test]
+    fn a_short_last_block_is_the_harness_echo() {
+        let (own, echo) = echo_split("so \\boxed{4} hours.<|endofblock|><|text|>4<|endofblock|>").unwrap();
+        assert_eq!((own.as_ref(), echo), ("so \\boxed{4} hours.", "4"));
+        let blocks = "x = 3 * 5<|endofblock|><|execution|>15<|endofblock|><|text|>So \\boxed{15}.<|eob|><|answer|>16";
+        let (own, echo) = echo_split(blocks).unwrap();
+        assert_eq!((own.as_ref(), echo), ("x = 3 * 5\n\n15\n\nSo \\boxed{15}.", "16"));
+        // No separator, a long or many-line last block, or nothing before it: no echo.
+        assert!(echo_split("so \\boxed{4}<|im_end|>").is_none());
+        assert!(echo_split("<|text|>4<|endofblock|>").is_none());
+        assert!(echo_split("x = 3<|endofblock|><|text|>So it is\n\\boxed{3}.<|endofblock|>").is_none());
     }
 
     #[test]
