@@ -76,6 +76,13 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
     while out.len() < limit {
         let Some(t) = lexer.next() else { break };
         let Range { start: i, end } = t.range.clone();
+        if let Some(words) = number_words_at(s, &t, out.last()) {
+            // `(vingt-sept)`, `or cuarenta y cinco`: a number in words is one word.
+            lexer.seek(i + words.len());
+            let classes = if words.contains([' ', '-']) { Classes::default() } else { lexicon::classes(words) };
+            out.push(Tok::Word(std::borrow::Cow::Owned(words.to_lowercase()), classes));
+            continue;
+        }
         match t.kind {
             Kind::Char('{' | '}' | '~') => {}
             Kind::Char('<') if markup_end(b, i).is_some() => {
@@ -159,6 +166,24 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
     }
     out.truncate(limit);
     out
+}
+
+/// The number in words (`vingt-sept`, `siebenundzwanzig`, `cuarenta y cinco`, `двадцать семь`,
+/// `二十七`) that starts at the word token `t` of `s`, where a value may be offered: right after
+/// `(` or a hedge cue or filler (`(o veintiocho)`, `or perhaps twenty-eight`). Its text.
+fn number_words_at<'a>(s: &'a str, t: &Token, before: Option<&Tok<'_>>) -> Option<&'a str> {
+    let offers = match before {
+        Some(Tok::Open) => true,
+        Some(Tok::Word(_, c)) => c.has(Class::HedgeCue) || c.has(Class::HedgeFiller),
+        _ => false,
+    };
+    if !offers || !matches!(t.kind, Kind::Word(_)) || s[..t.range.start].ends_with(|c: char| c.is_alphanumeric()) {
+        return None;
+    }
+    let (len, _) = crate::number_words::leading(&s[t.range.start..])?;
+    let words = &s[t.range.start..t.range.start + len];
+    // A word run on into letters is another word (`onceover`): `leading` stops at a word's end.
+    Some(words)
 }
 
 /// The end of the markup or template token (`<|endofblock|>`, `<br>`) at `i`, if one stands there.
@@ -302,6 +327,31 @@ pub(crate) fn unit_after(rest: &str) -> Option<String> {
     longest_unit(words, "", false, clause_ends)
 }
 
+/// An answer that ends in a number in words in parentheses (`12 (doce)`, `27 (o veintiocho)`,
+/// `5 (five)`): the value before them and the words, without a hedge cue or filler that opens
+/// them (the words are then offered as an alternative: the second part is `true`).
+pub(crate) fn parenthetical_number(text: &str) -> Option<(&str, &str, bool)> {
+    let t = text.trim_end().strip_suffix(')')?;
+    let open = t.rfind('(')?;
+    let before = t[..open].trim_end();
+    if before.is_empty() || !before.bytes().any(|c| c.is_ascii_digit()) || before.ends_with('\\') {
+        return None;
+    }
+    let mut inner = t[open + 1..].trim();
+    let mut cue = false;
+    for _ in 0..3 {
+        let first = inner.split_whitespace().next()?;
+        let classes = lexicon::classes(first);
+        if classes.has(Class::HedgeCue) || classes.has(Class::HedgeFiller) {
+            cue |= classes.has(Class::HedgeCue);
+            inner = inner[first.len()..].trim_start();
+        } else {
+            break;
+        }
+    }
+    crate::number_words::value(inner).is_some().then_some((before, inner, cue))
+}
+
 /// A power right after a unit (`^2`, `^{3}`, `²`): `²` or `³`, else `""`.
 fn unit_power(after: &str) -> &'static str {
     const POWERS: &[(&str, &str)] = &[("^2", "²"), ("^{2}", "²"), ("²", "²"), ("^3", "³"), ("^{3}", "³"), ("³", "³")];
@@ -370,7 +420,7 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
                 out.push((v.clone(), Rule::Parenthetical));
                 k += 2;
             }
-            Some(Tok::Word(w, _)) if lexicon::number_word(w).is_some() => {
+            Some(Tok::Word(w, _)) if crate::number_words::value(w).is_some() => {
                 out.push((w.to_string(), Rule::Parenthetical));
                 k += 2;
             }
@@ -518,7 +568,7 @@ fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
             Tok::Value(v) => return Some((v.clone(), k + 1)),
             Tok::Word(_, c) if c.has(Class::HedgeFiller) => {}
             // `(maybe eleven)`: a number word is a value.
-            Tok::Word(w, _) if lexicon::number_word(w).is_some() => return Some((w.to_string(), k + 1)),
+            Tok::Word(w, _) if crate::number_words::value(w).is_some() => return Some((w.to_string(), k + 1)),
             Tok::Word(w, _) if matches!(&**w, "if" | "when" | "unless" | "for") => {
                 // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
                 let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;

@@ -183,6 +183,7 @@ pub(crate) fn build(found: Found<'_>) -> Answer {
         answer.restated = alternatives::restated_value(rest);
         let (offered, hedged) = alternatives::alternatives_after(&answer.text, rest);
         changed |= unit_after(&mut answer, rest);
+        changed |= words_in_parentheses(&mut answer);
         let added = offered.into_iter().filter_map(|(text, rule)| {
             let text = clean(&text);
             (!text.is_empty()).then_some(Candidate { text, rule, alternative: hedged })
@@ -221,6 +222,21 @@ fn unit_after(answer: &mut Answer, rest: &str) -> bool {
         return false;
     }
     one.text = text;
+    true
+}
+
+/// A single answer that ends in a number in words in parentheses (`A: 12 (doce)`, `27 (o
+/// veintiocho)`) is two candidates: the value and the words, compared by their values (a
+/// restatement when they agree, `ambiguous` when not). Whether it split.
+fn words_in_parentheses(answer: &mut Answer) -> bool {
+    let [one] = answer.candidates.as_slice() else { return false };
+    let Some((value, words, _)) = alternatives::parenthetical_number(&one.text) else { return false };
+    let (value, words) = (value.to_string(), words.to_string());
+    let rule = one.rule;
+    answer.candidates = vec![
+        Candidate { text: value, rule, alternative: false },
+        Candidate { text: words, rule: Rule::Parenthetical, alternative: true },
+    ];
     true
 }
 
