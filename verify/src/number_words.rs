@@ -38,6 +38,8 @@ enum Join {
     Und,
 }
 
+use std::collections::HashSet;
+use std::sync::LazyLock;
 use Join::*;
 
 /// One language's words.
@@ -390,7 +392,11 @@ pub(crate) fn value(text: &str) -> Option<u64> {
     }
     let lower = t.to_lowercase();
     let words: Vec<&str> = lower.split(|c: char| c.is_whitespace() || c == '-').filter(|w| !w.is_empty()).collect();
-    if words.is_empty() || words.len() > MAX_PARTS || (words.len() == 1 && ENGLISH_HOMOGRAPHS.contains(&words[0])) {
+    if words.is_empty()
+        || words.len() > MAX_PARTS
+        || (words.len() == 1 && ENGLISH_HOMOGRAPHS.contains(&words[0]))
+        || !words.iter().all(|w| may_start(w))
+    {
         return None;
     }
     LANGUAGES.iter().find_map(|lang| {
@@ -414,6 +420,10 @@ pub(crate) fn leading(text: &str) -> Option<(usize, u64)> {
             .map_or(line.len(), |(k, _)| k);
         return cjk_value(&line[..end]).map(|v| (end, v));
     }
+    let first_end = line.find(|c: char| !c.is_alphabetic()).unwrap_or(line.len());
+    if first_end == 0 || first_end > 40 || !may_start(&line[..first_end].to_lowercase()) {
+        return None;
+    }
     let stop = line
         .char_indices()
         .find(|&(k, c)| k > MAX_PHRASE_BYTES || !(c.is_alphabetic() || c == ' ' || c == '-'))
@@ -429,6 +439,38 @@ pub(crate) fn leading(text: &str) -> Option<(usize, u64)> {
         ends.push(segment.len());
     }
     ends.iter().rev().find_map(|&end| value(&segment[..end]).map(|v| (end, v)))
+}
+
+/// Every word of every table, and the first three letters of the words of compounding languages:
+/// a word that is neither, nor starts with one of them, starts no number (the cheap test made
+/// before reading a phrase, since a statement's words are mostly not numbers).
+struct Index {
+    words: HashSet<&'static str>,
+    stems: HashSet<&'static str>,
+}
+
+static INDEX: LazyLock<Index> = LazyLock::new(|| {
+    let mut index = Index { words: HashSet::new(), stems: HashSet::new() };
+    for lang in LANGUAGES {
+        for (w, _, _) in lang.words {
+            index.words.insert(w);
+            if lang.compounds {
+                index.stems.insert(stem(w));
+            }
+        }
+    }
+    index
+});
+
+/// The first three characters of `w` (all of it when shorter).
+fn stem(w: &str) -> &str {
+    &w[..w.char_indices().nth(3).map_or(w.len(), |(k, _)| k)]
+}
+
+/// Whether the lower-cased `word` may start a number in words (see [`Index`]).
+fn may_start(word: &str) -> bool {
+    let index = &*INDEX;
+    index.words.contains(word) || index.stems.contains(stem(word))
 }
 
 /// Split `word` into parts of `lang` (longest first), appended to `parts`; `None` when it cannot be.

@@ -326,3 +326,41 @@ fn a_harness_echo_after_the_answer_is_a_restatement() {
     );
     check(&[("12", &format!("{code}So $\\boxed{{12}}$ boxes.<|endofblock|><|text|>12 or 13<|endofblock|>"))], false);
 }
+
+/// Number words of the languages the lexicon reads, with their compounds: an answer in words is
+/// read by its value, a restatement in words agrees, and another value in words is a second
+/// candidate.
+#[test]
+fn number_words_of_other_languages() {
+    check(
+        &[
+            ("5", "The answer is cinco."),
+            ("5", "Die Antwort ist fünf."),
+            ("29", "La respuesta es veintinueve."),
+            ("27", "La réponse est vingt-sept."),
+            ("97", "La réponse est quatre-vingt-dix-sept."),
+            ("27", "Die Antwort ist siebenundzwanzig."),
+            ("28", "La risposta è ventotto."),
+            ("27", "Ответ: двадцать семь"),
+            ("27", "答案是二十七"),
+            ("27", "So the answer is $\\boxed{27}$ (vingt-sept)."),
+            ("27", "So the answer is $\\boxed{27}$ (veintisiete)."),
+            ("27", "So the answer is $\\boxed{27}$ (twenty-seven)."),
+            ("12", "A: 12 (doce)"),
+            ("27", "So the answer is $\\boxed{27}$ (once we simplify)."),
+        ],
+        true,
+    );
+    check(
+        &[
+            ("28", "So the answer is $\\boxed{28}$ (o veintinueve)."),
+            ("27", "So the answer is $\\boxed{27}$ (oder achtundzwanzig)."),
+            ("27", "So the answer is $\\boxed{27}$ (ou vingt-huit)."),
+            ("27", "So the answer is $\\boxed{27}$, or perhaps veintiocho."),
+            ("12", "A: 12 (o trece)"),
+            ("5", "The answer is seis."),
+            ("27", "La réponse est vingt-huit."),
+        ],
+        false,
+    );
+}
