@@ -395,7 +395,7 @@ pub(crate) fn value(text: &str) -> Option<u64> {
     if words.is_empty()
         || words.len() > MAX_PARTS
         || (words.len() == 1 && ENGLISH_HOMOGRAPHS.contains(&words[0]))
-        || !words.iter().all(|w| may_start(w))
+        || !may_start(words[0])
     {
         return None;
     }
@@ -411,6 +411,11 @@ pub(crate) fn value(text: &str) -> Option<u64> {
 /// The longest leading run of words of `text` that is a number in words (at most [`MAX_PARTS`]
 /// words, on one line): its byte length and value. `text` starts at a word.
 pub(crate) fn leading(text: &str) -> Option<(usize, u64)> {
+    let mut cap = text.len().min(MAX_PHRASE_BYTES + 8);
+    while !text.is_char_boundary(cap) {
+        cap -= 1;
+    }
+    let text = &text[..cap];
     let line = &text[..text.find(['\n', '\r']).unwrap_or(text.len())];
     if line.starts_with(|c: char| cjk_digit(c).is_some() || cjk_power(c).is_some()) {
         // No spaces between Chinese words: the run of numerals.
@@ -421,7 +426,10 @@ pub(crate) fn leading(text: &str) -> Option<(usize, u64)> {
         return cjk_value(&line[..end]).map(|v| (end, v));
     }
     let first_end = line.find(|c: char| !c.is_alphabetic()).unwrap_or(line.len());
-    if first_end == 0 || first_end > 40 || !may_start(&line[..first_end].to_lowercase()) {
+    let first = &line[..first_end];
+    let known =
+        if first.bytes().all(|c| c.is_ascii_lowercase()) { may_start(first) } else { may_start(&first.to_lowercase()) };
+    if first_end == 0 || first_end > 40 || !known {
         return None;
     }
     let stop = line
@@ -452,7 +460,8 @@ struct Index {
 static INDEX: LazyLock<Index> = LazyLock::new(|| {
     let mut index = Index { words: HashSet::new(), stems: HashSet::new() };
     for lang in LANGUAGES {
-        for (w, _, _) in lang.words {
+        // `and`, `y`, `und` join two parts and start none.
+        for (w, _, _) in lang.words.iter().filter(|(_, _, j)| !matches!(j, And | Und)) {
             index.words.insert(w);
             if lang.compounds {
                 index.stems.insert(stem(w));

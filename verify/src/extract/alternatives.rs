@@ -362,7 +362,13 @@ fn unit_power(after: &str) -> &'static str {
 /// to append. A word that is also a function or a common word (`in`, `min`, `am`) counts only
 /// `in_text` or when the clause `ends` after it; the article `a` and `I` never.
 fn longest_unit(words: &[&str], power: &str, in_text: bool, ends: bool) -> Option<String> {
-    (1..=words.len()).rev().find_map(|n| {
+    // A phrase of several words only after the first word of a unit's name of several words or
+    // before `per` (`square feet`, `degrees Fahrenheit`, `miles per hour`): one lookup otherwise.
+    let first = *words.first()?;
+    let longer =
+        words.len() > 1 && (crate::units::starts_longer_unit(first) || words[1] == "per" || first.contains('/'));
+    let most = if longer { words.len() } else { 1 };
+    (1..=most).rev().find_map(|n| {
         let phrase = format!("{}{power}", words[..n].join(" "));
         crate::units::lookup(&phrase)?;
         let w = words[0];

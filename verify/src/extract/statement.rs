@@ -218,7 +218,11 @@ fn unit_after(answer: &mut Answer, rest: &str) -> bool {
     }
     let Some(unit) = alternatives::unit_after(rest) else { return false };
     let text = format!("{}{unit}", one.text);
-    if wording::wording(&text) != wording::Wording::Plain {
+    // One word that the wording reads as a unit is plain by construction; a longer phrase is
+    // checked (`degrees Fahrenheit` is not read so yet).
+    let word = unit.trim_start().strip_prefix("\\text{ ").and_then(|u| u.strip_suffix('}'));
+    let one_word = word.is_some_and(|w| !w.contains(' ') && crate::units::is_unit_word(w, true));
+    if !one_word && wording::wording(&text) != wording::Wording::Plain {
         return false;
     }
     one.text = text;
