@@ -87,7 +87,8 @@ pub(crate) enum Class {
     Conclusive,
     /// A field of structured output that describes the answer rather than offering one (`confidence`, `reasoning`).
     Metadata,
-    /// An English number word; its value is in [`number_word`].
+    /// An English number word; its value, and the number words of other languages, are in
+    /// `crate::number_words`.
     NumberWord,
     /// Names a markup tag that holds the answer (`<final_answer>`, `<result>`).
     AnswerTagName,
@@ -1082,51 +1083,6 @@ pub(crate) fn words_of(class: Class) -> impl Iterator<Item = &'static str> {
     WORDS.iter().filter(move |(_, c)| c.has(class)).map(|(w, _)| *w)
 }
 
-/// The value of an English number word (`five` -> 5, `twenty` -> 20, `hundred` -> 100).
-pub(crate) fn number_word(word: &str) -> Option<u64> {
-    if !is(word, NumberWord) {
-        return None;
-    }
-    let lower = word.to_ascii_lowercase();
-    NUMBER_WORDS.iter().find(|(w, _)| *w == lower).map(|(_, v)| *v)
-}
-
-/// The values of the number words.
-const NUMBER_WORDS: &[(&str, u64)] = &[
-    ("zero", 0),
-    ("one", 1),
-    ("two", 2),
-    ("three", 3),
-    ("four", 4),
-    ("five", 5),
-    ("six", 6),
-    ("seven", 7),
-    ("eight", 8),
-    ("nine", 9),
-    ("ten", 10),
-    ("eleven", 11),
-    ("twelve", 12),
-    ("thirteen", 13),
-    ("fourteen", 14),
-    ("fifteen", 15),
-    ("sixteen", 16),
-    ("seventeen", 17),
-    ("eighteen", 18),
-    ("nineteen", 19),
-    ("twenty", 20),
-    ("thirty", 30),
-    ("forty", 40),
-    ("fifty", 50),
-    ("sixty", 60),
-    ("seventy", 70),
-    ("eighty", 80),
-    ("ninety", 90),
-    ("hundred", 100),
-    ("thousand", 1000),
-    ("million", 1000000),
-    ("billion", 1000000000),
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1146,8 +1102,11 @@ mod tests {
         assert!(is("Or", HedgeCue) && is("or", ListConnector) && is("OR", NegationOrModal));
         assert!(is("Antwort", AnswerWord) && is("ОТВЕТ", AnswerWord) && is("答案", AnswerWord));
         assert!(!is("orange", HedgeCue));
-        assert_eq!(number_word("Twelve"), Some(12));
-        assert_eq!(number_word("dozen"), None);
+        // Every number word has its value in `crate::number_words`, and only they do.
+        for (w, c) in WORDS.iter().filter(|(w, _)| !w.contains(' ')) {
+            let valued = crate::number_words::value(w).is_some() && *w != "and";
+            assert_eq!(c.has(NumberWord), valued, "{w}");
+        }
         assert!(words_of(ConclusionOpener).any(|w| w == "in conclusion"));
     }
 }

@@ -42,6 +42,7 @@ pub mod input;
 pub mod latex;
 mod lexicon;
 pub mod limits;
+mod number_words;
 mod numerals;
 pub mod options;
 

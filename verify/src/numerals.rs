@@ -1,4 +1,5 @@
-//! Numerals of any script, read through Unicode's numeric properties, and English number words.
+//! Numerals of any script, read through Unicode's numeric properties, and number words (of the
+//! languages of `crate::number_words`).
 //!
 //! A value written in another script or form (`٣`, `३`, `３`, `Ⅻ`, `½`, `eleven`) is a value like
 //! `3`: offered beside an answer it is a second candidate, and as the answer it is compared by its
@@ -49,8 +50,8 @@ pub(crate) fn digit_value(c: char) -> Option<u32> {
 }
 
 /// `s` as an ASCII number when it is a number written another way: digits of another script
-/// (`٤٢`, `４２`, `-３.５`) or English number words (`five`, `Twenty-one`, `one hundred and
-/// five`). `None` when `s` is anything else, or already plain ASCII.
+/// (`٤٢`, `４２`, `-３.５`) or number words (`five`, `Twenty-one`, `one hundred and five`,
+/// `cinco`, `fünf`, `二十七`). `None` when `s` is anything else, or already plain ASCII.
 pub(crate) fn ascii_number(s: &str) -> Option<String> {
     let t = s.trim().trim_end_matches('.');
     if t.is_empty() || (t.is_ascii() && !t.bytes().any(|c| c.is_ascii_alphabetic())) {
@@ -97,29 +98,11 @@ fn leading_words_value(t: &str) -> Option<String> {
     value.map(|v| format!("{v}{}", &t[end..]))
 }
 
-/// The value of a number written in English words: `seven`, `twenty-one`, `three hundred and
-/// five`, `two thousand`. Every word must be a number word (or `and` between two of them).
+/// The value of a number written in words of one language the lexicon reads (`seven`,
+/// `twenty-one`, `three hundred and five`, `veintinueve`, `siebenundzwanzig`, `二十七`): see
+/// `crate::number_words`.
 fn words_value(t: &str) -> Option<u64> {
-    let words: Vec<&str> = t.split(|c: char| c.is_whitespace() || c == '-').filter(|w| !w.is_empty()).collect();
-    if words.is_empty() || words.len() > MAX_NUMBER_WORDS {
-        return None;
-    }
-    let (mut total, mut current) = (0u64, 0u64);
-    for (k, w) in words.iter().enumerate() {
-        if w.eq_ignore_ascii_case("and") && k > 0 && k + 1 < words.len() {
-            continue;
-        }
-        let v = crate::lexicon::number_word(w)?;
-        match v {
-            100 => current = current.max(1).checked_mul(100)?,
-            1000.. => {
-                total = total.checked_add(current.max(1).checked_mul(v)?)?;
-                current = 0;
-            }
-            _ => current = current.checked_add(v)?,
-        }
-    }
-    total.checked_add(current)
+    crate::number_words::value(t)
 }
 
 #[cfg(test)]

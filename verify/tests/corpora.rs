@@ -33,10 +33,13 @@ use std::path::PathBuf;
 /// qualify its number, and a gold made unreadable by a JSON layer (`invalid_gold`).
 const MIN_AGREEMENT_VERIFIER_CASES: f64 = 0.835;
 /// Lowest accepted agreement on the labelled rows of `real_generations_dev`: just below the
-/// measured 98.90% (2786/2817); the disagreements are adjudicated in `tests/verifier_adjudications.jsonl`.
+/// measured 98.69% (2780/2817); the disagreements are adjudicated in `tests/verifier_adjudications.jsonl`.
+/// (Five labels reward a right answer followed by the scale word or the money its question
+/// counts in, `\boxed{5} dozens`, `\boxed{50} cents`, which by policy scale the value: units and
+/// scales, issue 30 class 5.)
 /// (Three labels reward responses cut off mid-derivation, which by policy get no answer: `Truncated`;
 /// two reward responses with no answer marker, which strict extraction reads no answer into.)
-const MIN_AGREEMENT_REAL_GENERATIONS: f64 = 0.988;
+const MIN_AGREEMENT_REAL_GENERATIONS: f64 = 0.986;
 
 /// The rows of JSONL `text` (blank lines skipped); `name` names it in errors.
 fn parse_jsonl(name: &str, text: &str) -> Vec<Value> {

@@ -73,9 +73,58 @@ fn the_gold_unit_or_an_exact_conversion_of_it_is_right() {
             ("1 \\text{ mile}", "$\\boxed{5280 \\text{ feet}}$"),
             ("2 \\text{ lb}", "$\\boxed{32 \\text{ oz}}$"),
             ("1.2 \\text{ km}", "$\\boxed{1200 \\text{ metres}}$"),
-            // A unit after the box names what the question counts.
+        ],
+        true,
+    );
+}
+
+/// A unit or scale right after the answer, on its line and before any other clause, is part of
+/// it, as if written inside it: for a box and for a plain final statement alike.
+#[test]
+fn a_unit_after_the_answer_is_part_of_it() {
+    check(
+        &[
+            // Against a gold without a unit, a scale word and money change the value.
             ("5", "She needs \\boxed{5} dozens of cookies."),
+            ("12", "So she bakes $\\boxed{12}$ dozen."),
+            ("8", "The answer is $\\boxed{8}$ thousand."),
+            ("3", "The final answer is $3$ million."),
             ("50", "Each stick costs \\boxed{50} cents."),
+            ("\\$12", "Each stick costs \\boxed{12} cents."),
+            ("20", "The town has $\\boxed{20}$ hundred people."),
+            // Against a gold with a unit, the conversion rules.
+            ("12 \\text{ km}", "The road is $\\boxed{12}$ m."),
+            ("12 \\text{ km}", "The road is \\(\\boxed{12}\\) m long."),
+            ("3 \\text{ hours}", "It takes $\\boxed{3}$ minutes."),
+            ("27 \\text{ dollars}", "She earns $\\boxed{27}$ cents."),
+            ("5 \\text{ m}", "The side is $\\boxed{5} \\text{ cm}$."),
+            ("40 \\text{ km/h}", "It drives at \\boxed{40} miles per hour."),
+        ],
+        false,
+    );
+    check(
+        &[
+            // The gold's unit or an exact conversion of it.
+            ("60", "She needs \\boxed{5} dozens of cookies."),
+            ("8000", "The answer is $\\boxed{8}$ thousand."),
+            ("\\$12", "Each stick costs \\boxed{1200} cents."),
+            ("0.5", "Each stick costs \\boxed{50} cents."),
+            ("12 \\text{ km}", "The road is $\\boxed{12000}$ m."),
+            ("27 \\text{ dollars}", "She earns $\\boxed{2700}$ cents."),
+            ("3 \\text{ hours}", "It takes \\(\\boxed{180}\\) minutes."),
+            ("49 \\text{ m}^2", "The area is $\\boxed{49} \\text{ m}^2$."),
+            ("800", "The floor is \\(\\boxed{800}\\) square feet."),
+            // A unit of measure against a gold without one: the question named it.
+            ("8", "The rope is $\\boxed{8}$ meters long."),
+            ("16", "It takes \\(\\boxed{16}\\) hours.<|endofblock|><|text|>16<|endofblock|>"),
+            ("68", "The water must cool \\( \\boxed{68} \\) degrees for Donny to drink it."),
+            ("8", "The final answer is $8$ kilometers."),
+            // A counted noun, a word that is no unit, a new sentence or line: nothing changes.
+            ("5", "She has \\boxed{5} apples."),
+            ("4", "She needs \\boxed{4} more 12-ounce cans of juice."),
+            ("3", "It rains \\boxed{3} a day."),
+            ("7", "So $\\boxed{7}$.\n\nDozens of checks agree."),
+            ("44", "The share is \\(\\boxed{44}\\) percent."),
         ],
         true,
     );
@@ -276,4 +325,42 @@ fn a_harness_echo_after_the_answer_is_a_restatement() {
         true,
     );
     check(&[("12", &format!("{code}So $\\boxed{{12}}$ boxes.<|endofblock|><|text|>12 or 13<|endofblock|>"))], false);
+}
+
+/// Number words of the languages the lexicon reads, with their compounds: an answer in words is
+/// read by its value, a restatement in words agrees, and another value in words is a second
+/// candidate.
+#[test]
+fn number_words_of_other_languages() {
+    check(
+        &[
+            ("5", "The answer is cinco."),
+            ("5", "Die Antwort ist fünf."),
+            ("29", "La respuesta es veintinueve."),
+            ("27", "La réponse est vingt-sept."),
+            ("97", "La réponse est quatre-vingt-dix-sept."),
+            ("27", "Die Antwort ist siebenundzwanzig."),
+            ("28", "La risposta è ventotto."),
+            ("27", "Ответ: двадцать семь"),
+            ("27", "答案是二十七"),
+            ("27", "So the answer is $\\boxed{27}$ (vingt-sept)."),
+            ("27", "So the answer is $\\boxed{27}$ (veintisiete)."),
+            ("27", "So the answer is $\\boxed{27}$ (twenty-seven)."),
+            ("12", "A: 12 (doce)"),
+            ("27", "So the answer is $\\boxed{27}$ (once we simplify)."),
+        ],
+        true,
+    );
+    check(
+        &[
+            ("28", "So the answer is $\\boxed{28}$ (o veintinueve)."),
+            ("27", "So the answer is $\\boxed{27}$ (oder achtundzwanzig)."),
+            ("27", "So the answer is $\\boxed{27}$ (ou vingt-huit)."),
+            ("27", "So the answer is $\\boxed{27}$, or perhaps veintiocho."),
+            ("12", "A: 12 (o trece)"),
+            ("5", "The answer is seis."),
+            ("27", "La réponse est vingt-huit."),
+        ],
+        false,
+    );
 }

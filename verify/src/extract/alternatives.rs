@@ -76,6 +76,13 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
     while out.len() < limit {
         let Some(t) = lexer.next() else { break };
         let Range { start: i, end } = t.range.clone();
+        if let Some(words) = number_words_at(s, &t, out.last()) {
+            // `(vingt-sept)`, `or cuarenta y cinco`: a number in words is one word.
+            lexer.seek(i + words.len());
+            let classes = if words.contains([' ', '-']) { Classes::default() } else { lexicon::classes(words) };
+            out.push(Tok::Word(std::borrow::Cow::Owned(words.to_lowercase()), classes));
+            continue;
+        }
         match t.kind {
             Kind::Char('{' | '}' | '~') => {}
             Kind::Char('<') if markup_end(b, i).is_some() => {
@@ -161,6 +168,24 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
     out
 }
 
+/// The number in words (`vingt-sept`, `siebenundzwanzig`, `cuarenta y cinco`, `двадцать семь`,
+/// `二十七`) that starts at the word token `t` of `s`, where a value may be offered: right after
+/// `(` or a hedge cue or filler (`(o veintiocho)`, `or perhaps twenty-eight`). Its text.
+fn number_words_at<'a>(s: &'a str, t: &Token, before: Option<&Tok<'_>>) -> Option<&'a str> {
+    let offers = match before {
+        Some(Tok::Open) => true,
+        Some(Tok::Word(_, c)) => c.has(Class::HedgeCue) || c.has(Class::HedgeFiller),
+        _ => false,
+    };
+    if !offers || !matches!(t.kind, Kind::Word(_)) || s[..t.range.start].ends_with(|c: char| c.is_alphanumeric()) {
+        return None;
+    }
+    let (len, _) = crate::number_words::leading(&s[t.range.start..])?;
+    let words = &s[t.range.start..t.range.start + len];
+    // A word run on into letters is another word (`onceover`): `leading` stops at a word's end.
+    Some(words)
+}
+
 /// The end of the markup or template token (`<|endofblock|>`, `<br>`) at `i`, if one stands there.
 fn markup_end(b: &[u8], i: usize) -> Option<usize> {
     let k = b[i..].iter().take(40).position(|&x| x == b'>')?;
@@ -243,6 +268,119 @@ pub(crate) fn restated_value(rest: &str) -> Option<String> {
     v.bytes().any(|c| c.is_ascii_digit()).then(|| v.to_string())
 }
 
+/// Most bytes of a unit phrase read after an answer (`metres per second squared`).
+const MAX_UNIT_BYTES: usize = 48;
+/// Most words of a unit phrase read after an answer (`square metres per second`).
+const MAX_UNIT_WORDS: usize = 4;
+
+/// The unit or scale that the words right after an answer name (`rest` starts right after its
+/// closing delimiter), as the LaTeX to append to the answer: ` \text{ dozens}` for `$\boxed{5}$
+/// dozens of cookies`, ` \text{ m²}` for `\boxed{12} \text{ m}^2`. Read on the answer's own line:
+/// closing delimiters and spacing (`$`, `\)`, `\,`), then either a text command (`\text{ km/h}`,
+/// `\mathrm{m}`) or prose words up to punctuation, of which the longest leading phrase that the
+/// unit registry resolves (`square metres`, `miles per hour`, `dozens`) is the unit; the words
+/// after it say what the question counts (`of cookies`). A word that is also a function or a
+/// common word (`in`, `min`, `am`) is a unit in prose only when it ends the clause (`\boxed{90}
+/// min.`, not `\boxed{5} in total`); `a` never is (`\boxed{3} a day`). `None` when no unit
+/// follows (`apples`, `more`, a new sentence, a new line).
+pub(crate) fn unit_after(rest: &str) -> Option<String> {
+    const SKIPPED: &[&str] = &["$$", "$", "\\)", "\\]", "\\,", "\\;", "\\:", "\\!", "\\ ", "~"];
+    let mut t = rest;
+    loop {
+        let s = t.trim_start_matches([' ', '\t']);
+        match SKIPPED.iter().find_map(|p| s.strip_prefix(p)) {
+            Some(r) => t = r,
+            None => {
+                t = s;
+                break;
+            }
+        }
+    }
+    if let Some(cmd) = t.strip_prefix('\\') {
+        // A text command right after the answer: its words are the unit (`\text{ km/h}^2`).
+        let name_len = cmd.bytes().take_while(u8::is_ascii_alphabetic).count();
+        if !TEXT_COMMANDS.contains(&&cmd[..name_len]) || cmd.as_bytes().get(name_len) != Some(&b'{') {
+            return None;
+        }
+        let open = 1 + name_len;
+        let close = matching_brace(t.as_bytes(), open)?;
+        let content = &t[open + 1..close];
+        if content.contains(['\\', '{', '}']) || content.len() > MAX_UNIT_BYTES {
+            return None;
+        }
+        let words: Vec<&str> = content.split_whitespace().take(MAX_UNIT_WORDS).collect();
+        return longest_unit(&words, unit_power(&t[close + 1..]), true, false);
+    }
+    // Prose: letters, spaces, `/` and unit signs, up to punctuation or the line's end.
+    let t = &t[..floor_boundary(t, MAX_UNIT_BYTES.min(t.len()))];
+    let (end, stop) = t
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphabetic() || matches!(c, ' ' | '/' | '°' | '²' | '³' | '¢')))
+        .map_or((t.len(), None), |(k, c)| (k, Some(c)));
+    let words: Vec<&str> = t[..end].split_whitespace().collect();
+    // The clause ends after the words: punctuation, a delimiter or the line's end follows them.
+    let clause_ends = words.len() <= MAX_UNIT_WORDS
+        && stop.is_none_or(|c| {
+            matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '$' | '<' | '\n' | '\r' | '\\')
+        });
+    let words = &words[..words.len().min(MAX_UNIT_WORDS)];
+    longest_unit(words, "", false, clause_ends)
+}
+
+/// An answer that ends in a number in words in parentheses (`12 (doce)`, `27 (o veintiocho)`,
+/// `5 (five)`): the value before them and the words, without a hedge cue or filler that opens
+/// them (the words are then offered as an alternative: the second part is `true`).
+pub(crate) fn parenthetical_number(text: &str) -> Option<(&str, &str, bool)> {
+    let t = text.trim_end().strip_suffix(')')?;
+    let open = t.rfind('(')?;
+    let before = t[..open].trim_end();
+    if before.is_empty() || !before.bytes().any(|c| c.is_ascii_digit()) || before.ends_with('\\') {
+        return None;
+    }
+    let mut inner = t[open + 1..].trim();
+    let mut cue = false;
+    for _ in 0..3 {
+        let first = inner.split_whitespace().next()?;
+        let classes = lexicon::classes(first);
+        if classes.has(Class::HedgeCue) || classes.has(Class::HedgeFiller) {
+            cue |= classes.has(Class::HedgeCue);
+            inner = inner[first.len()..].trim_start();
+        } else {
+            break;
+        }
+    }
+    crate::number_words::value(inner).is_some().then_some((before, inner, cue))
+}
+
+/// A power right after a unit (`^2`, `^{3}`, `²`): `²` or `³`, else `""`.
+fn unit_power(after: &str) -> &'static str {
+    const POWERS: &[(&str, &str)] = &[("^2", "²"), ("^{2}", "²"), ("²", "²"), ("^3", "³"), ("^{3}", "³"), ("³", "³")];
+    POWERS.iter().find(|(mark, _)| after.starts_with(mark)).map_or("", |(_, power)| power)
+}
+
+/// The unit that the longest leading run of `words` names (with `power` after them), as the LaTeX
+/// to append. A word that is also a function or a common word (`in`, `min`, `am`) counts only
+/// `in_text` or when the clause `ends` after it; the article `a` and `I` never.
+fn longest_unit(words: &[&str], power: &str, in_text: bool, ends: bool) -> Option<String> {
+    // A phrase of several words only after the first word of a unit's name of several words or
+    // before `per` (`square feet`, `degrees Fahrenheit`, `miles per hour`): one lookup otherwise.
+    let first = *words.first()?;
+    let longer =
+        words.len() > 1 && (crate::units::starts_longer_unit(first) || words[1] == "per" || first.contains('/'));
+    let most = if longer { words.len() } else { 1 };
+    (1..=most).rev().find_map(|n| {
+        let phrase = format!("{}{power}", words[..n].join(" "));
+        crate::units::lookup(&phrase)?;
+        let w = words[0];
+        let letter = w.chars().count() == 1;
+        let word_like = n == 1 && power.is_empty() && !letter && !crate::units::is_unit_word(w, false);
+        if n == 1 && (matches!(w, "a" | "A" | "I") || (word_like && !(in_text || (ends && n == words.len())))) {
+            return None;
+        }
+        Some(format!(" \\text{{ {phrase}}}"))
+    })
+}
+
 /// [`alternatives_after`] on the tokens of the statement.
 fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool) {
     let mut out: Vec<(String, Rule)> = Vec::new();
@@ -288,7 +426,7 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
                 out.push((v.clone(), Rule::Parenthetical));
                 k += 2;
             }
-            Some(Tok::Word(w, _)) if lexicon::number_word(w).is_some() => {
+            Some(Tok::Word(w, _)) if crate::number_words::value(w).is_some() => {
                 out.push((w.to_string(), Rule::Parenthetical));
                 k += 2;
             }
@@ -436,7 +574,7 @@ fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
             Tok::Value(v) => return Some((v.clone(), k + 1)),
             Tok::Word(_, c) if c.has(Class::HedgeFiller) => {}
             // `(maybe eleven)`: a number word is a value.
-            Tok::Word(w, _) if lexicon::number_word(w).is_some() => return Some((w.to_string(), k + 1)),
+            Tok::Word(w, _) if crate::number_words::value(w).is_some() => return Some((w.to_string(), k + 1)),
             Tok::Word(w, _) if matches!(&**w, "if" | "when" | "unless" | "for") => {
                 // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
                 let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
@@ -643,6 +781,34 @@ mod tests {
         assert_eq!(alts("10", " (maybe eleven)"), vec!["eleven"]);
         assert_eq!(alts("10", " or ١١"), vec!["١١"]);
         assert_eq!(alts("4", ", or perhaps Ⅴ."), vec!["Ⅴ"]);
+    }
+
+    #[test]
+    fn units_right_after_an_answer() {
+        let u = |rest: &str| unit_after(rest);
+        assert_eq!(u(" dozens of cookies.").as_deref(), Some(" \\text{ dozens}"));
+        assert_eq!(u("$ m.").as_deref(), Some(" \\text{ m}"));
+        assert_eq!(u("\\) m long.").as_deref(), Some(" \\text{ m}"));
+        assert_eq!(u(" square feet.").as_deref(), Some(" \\text{ square feet}"));
+        assert_eq!(u(" miles per hour").as_deref(), Some(" \\text{ miles per hour}"));
+        assert_eq!(u(" km/h, as computed").as_deref(), Some(" \\text{ km/h}"));
+        assert_eq!(u(" \\text{ cm}^2$.").as_deref(), Some(" \\text{ cm²}"));
+        assert_eq!(u("\\,\\mathrm{kg}").as_deref(), Some(" \\text{ kg}"));
+        assert_eq!(u(" min.").as_deref(), Some(" \\text{ min}"));
+        assert_eq!(u(" hours.<|endofblock|>").as_deref(), Some(" \\text{ hours}"));
+        for rest in [
+            " apples.",
+            " more 12-ounce cans",
+            " a day.",
+            " in total.",
+            ".\n\nMeters",
+            "\nmeters",
+            " and \\boxed{6}",
+            " \\text{ or } 6",
+            " is the answer.",
+        ] {
+            assert_eq!(u(rest), None, "{rest}");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! A strategy of `extract` finds where the answer is marked and what the marker holds
 //! ([`Found`]). [`build`] then reads the statement once, on the answer region: the values
 //! offered after the answer (`alternatives`: a list continued, a hedge, a later value that
-//! revises it), the other fields of its record (`record`), the hedges inside each candidate, and
+//! revises it), a unit or scale right after it (`$\boxed{12}$ m`, read into it), the other fields of its record (`record`), the hedges inside each candidate, and
 //! whether the response asserts it as its own (`assertion`). The result is an [`Answer`] of typed
 //! [`Candidate`]s, each with the contract [`Rule`] that produced it, which the scorer reads
 //! (together with the readings of its words: [`Answer::qualified`], [`Answer::bare_value`], the
@@ -182,6 +182,8 @@ pub(crate) fn build(found: Found<'_>) -> Answer {
         let rest = alternatives::rest_after(region, start, end);
         answer.restated = alternatives::restated_value(rest);
         let (offered, hedged) = alternatives::alternatives_after(&answer.text, rest);
+        changed |= unit_after(&mut answer, rest);
+        changed |= words_in_parentheses(&mut answer);
         let added = offered.into_iter().filter_map(|(text, rule)| {
             let text = clean(&text);
             (!text.is_empty()).then_some(Candidate { text, rule, alternative: hedged })
@@ -202,6 +204,64 @@ pub(crate) fn build(found: Found<'_>) -> Answer {
         answer = Answer { void: answer.void, ..Answer::of(answer.candidates, answer.source) };
     }
     answer
+}
+
+/// A unit or scale right after a single value (`$\boxed{12}$ m`, `\boxed{5} dozens of cookies`,
+/// `The final answer is $8$ meters.`) is part of it, as if written inside it (`12 \text{ m}`):
+/// the checker's unit rules then apply (README, the final-answer contract, units and scales).
+/// Only a plain value takes one (a number, a fraction, a power of ten: no unit, percent, degree
+/// or letter of its own), and only when the words stay plainly worded. Whether it changed.
+fn unit_after(answer: &mut Answer, rest: &str) -> bool {
+    let [one] = answer.candidates.as_mut_slice() else { return false };
+    if !plain_value(&one.text) {
+        return false;
+    }
+    let Some(unit) = alternatives::unit_after(rest) else { return false };
+    let text = format!("{}{unit}", one.text);
+    // One word that the wording reads as a unit is plain by construction; a longer phrase is
+    // checked (`degrees Fahrenheit` is not read so yet).
+    let word = unit.trim_start().strip_prefix("\\text{ ").and_then(|u| u.strip_suffix('}'));
+    let one_word = word.is_some_and(|w| !w.contains(' ') && crate::units::is_unit_word(w, true));
+    if !one_word && wording::wording(&text) != wording::Wording::Plain {
+        return false;
+    }
+    one.text = text;
+    true
+}
+
+/// A single answer that ends in a number in words in parentheses (`A: 12 (doce)`, `27 (o
+/// veintiocho)`) is two candidates: the value and the words, compared by their values (a
+/// restatement when they agree, `ambiguous` when not). Whether it split.
+fn words_in_parentheses(answer: &mut Answer) -> bool {
+    let [one] = answer.candidates.as_slice() else { return false };
+    let Some((value, words, _)) = alternatives::parenthetical_number(&one.text) else { return false };
+    let (value, words) = (value.to_string(), words.to_string());
+    let rule = one.rule;
+    answer.candidates = vec![
+        Candidate { text: value, rule, alternative: false },
+        Candidate { text: words, rule: Rule::Parenthetical, alternative: true },
+    ];
+    true
+}
+
+/// Commands a plain value is written with (`\frac{3}{4}`, `2 \times 10^{6}`, `\sqrt{2}`).
+const VALUE_COMMANDS: &[&str] = &["frac", "dfrac", "tfrac", "sqrt", "times", "cdot", "pi", "left", "right"];
+
+/// Whether `text` is a plain value: digits, with only arithmetic signs and the commands of
+/// [`VALUE_COMMANDS`] around them; no word, unit, percent, degree or currency sign.
+fn plain_value(text: &str) -> bool {
+    use super::tokens::{Kind, Lexer};
+    let mut digits = false;
+    for t in Lexer::new(text) {
+        match t.kind {
+            Kind::Number => digits = true,
+            Kind::Command if VALUE_COMMANDS.contains(&&t.text(text)[1..]) => {}
+            Kind::Escape if matches!(t.text(text), "\\," | "\\!" | "\\;" | "\\ ") => {}
+            Kind::Char('+' | '-' | '.' | ',' | '/' | '(' | ')' | '{' | '}' | '^' | '_') => {}
+            _ => return false,
+        }
+    }
+    digits
 }
 
 /// Add candidates to `answer` (non-empty ones; with `distinct`, only texts not there yet).

@@ -245,8 +245,8 @@ const CASES: &[Case] = &[
     // --- Real-looking multi-paragraph responses.
     ok("To find the number of vertices, we use Euler's formula.\n\nWe have \\( V - E + F = 2 \\).\n\n\\[ V_3 = 8 \\]\n\nTherefore, the number of vertices where exactly 3 edges meet is:\n\n\\[ \\boxed{8} \\]", "8", Boxed),
     ok("## Step 1: Understand\nThe distance is 6.\n\n## Step 2: Compute\nOne third is 2.\n\nThe final answer is: $\\boxed{2}$", "2", Boxed),
-    ok("```python\nprint(5600.0)\n```\n```output\n5600.0\n```\nThe redwood weighs $\\boxed{5600.0}$ pounds.", "5600.0", Boxed),
-    ok("verification_total == total_minutes<|endofblock|><|execution|>True<|endofblock|><|text|>The verification confirms \\( \\boxed{215} \\) minutes.<|endofblock|><|text|>215<|endofblock|>", "215", Boxed),
+    ok("```python\nprint(5600.0)\n```\n```output\n5600.0\n```\nThe redwood weighs $\\boxed{5600.0}$ pounds.", "5600.0 \\text{ pounds}", Boxed),
+    ok("verification_total == total_minutes<|endofblock|><|execution|>True<|endofblock|><|text|>The verification confirms \\( \\boxed{215} \\) minutes.<|endofblock|><|text|>215<|endofblock|>", "215 \\text{ minutes}", Boxed),
     // A harness's echo after the answer restates it (`12.0` for `\$12.00`: the same value);
     // another value there is a second candidate, never the answer in its place.
     ok("The pens cost \\( \\boxed{\\$12.00} \\).<|endofblock|><|text|>12.0<|endofblock|>", r"\$12.00", Boxed),

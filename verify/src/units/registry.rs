@@ -298,6 +298,19 @@ pub(crate) fn lookup(phrase: &str) -> Option<UnitId> {
     None
 }
 
+/// Whether `word` is the first word of a unit's name of several words (`square`, `miles` in
+/// `miles per hour`, `degrees` in `degrees Fahrenheit`, `fluid`).
+pub(crate) fn starts_longer_unit(word: &str) -> bool {
+    static FIRST_WORDS: LazyLock<std::collections::HashSet<String>> = LazyLock::new(|| {
+        let mut out: std::collections::HashSet<String> =
+            REGISTRY.by_name.keys().filter_map(|k| k.split_once(' ').map(|(w, _)| w.to_string())).collect();
+        out.extend(["sq", "sq.", "square", "cubic"].map(String::from));
+        out
+    });
+    FIRST_WORDS.contains(word)
+        || (word.bytes().any(|c| c.is_ascii_uppercase()) && FIRST_WORDS.contains(&word.to_ascii_lowercase()))
+}
+
 /// `km/hr`, `metres per second`: a rate spelled through the names of its two units
 /// (`kilometer per hour`), when the registry has that rate.
 fn rate(r: &Registry, phrase: &str) -> Option<UnitId> {
