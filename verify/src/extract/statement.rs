@@ -181,7 +181,7 @@ pub(crate) fn build(found: Found<'_>) -> Answer {
     if let Some((start, end)) = span {
         let rest = alternatives::rest_after(region, start, end);
         answer.restated = alternatives::restated_value(rest);
-        let (offered, hedged) = alternatives::alternatives_after(&answer.text, rest);
+        let (offered, hedged) = alternatives::alternatives_after(&answer.text, region.get(..start).unwrap_or(""), rest);
         let added = offered.into_iter().filter_map(|(text, rule)| {
             let text = clean(&text);
             (!text.is_empty()).then_some(Candidate { text, rule, alternative: hedged })
