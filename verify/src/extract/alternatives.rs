@@ -240,6 +240,23 @@ pub(crate) fn rest_after(text: &str, start: usize, end: usize) -> &str {
             return &trimmed[close.len()..];
         }
     }
+    // An answer inside a math block opened earlier (`$m-n=9-5=\boxed{4}$.`): the delimiter after
+    // it closes that block.
+    for (open, close) in [("\\(", "\\)"), ("\\[", "\\]")] {
+        if trimmed.starts_with(close) && before.rfind(open) > before.rfind(close) {
+            return &trimmed[close.len()..];
+        }
+    }
+    if trimmed.starts_with("$$") && before.matches("$$").count() % 2 == 1 {
+        return &trimmed[2..];
+    }
+    if trimmed.starts_with('$') && !trimmed.starts_with("$$") {
+        let line = &before[before.rfind('\n').map_or(0, |k| k + 1)..];
+        let dollars = line.match_indices('$').filter(|&(k, _)| !line[..k].ends_with('\\')).count();
+        if dollars % 2 == 1 {
+            return &trimmed[1..];
+        }
+    }
     rest
 }
 
@@ -550,6 +567,9 @@ mod tests {
         let (start, end) = (text.find("\\boxed").unwrap(), text.find("}$").unwrap() + 1);
         assert_eq!(alts("92", rest_after(text, start, end)), vec!["93"]);
         assert_eq!(alts("81", " ($64$ if repetition is not allowed)."), vec!["64"]);
+        let text = "So $m-n=9-5=\\boxed{4}$, or perhaps $5$.";
+        let (start, end) = (text.find("\\boxed").unwrap(), text.find("}$").unwrap() + 1);
+        assert_eq!(alts("4", rest_after(text, start, end)), vec!["5"]);
         assert_eq!(alts("10", ", though I'd also accept 12."), vec!["12"]);
         assert_eq!(alts("256", "; alternatively, if leading zeros are excluded, $192$."), vec!["192"]);
         assert_eq!(alts("2\\sqrt{3}", ", though $2\\sqrt{2}$ is also possible"), vec!["2\\sqrt{2}"]);

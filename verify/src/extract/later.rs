@@ -29,7 +29,7 @@
 //! value are never the response's own: one whose subject calls it wrong (`A common wrong answer is
 //! $28$`), and one that a third party obtained (the lexicon's `ThirdParty`: `A friend got $28$`,
 //! `the textbook says`) when its sentence rejects it (a word of denial, `not right`, or the answer
-//! stated again: `..., but that misses a step; the answer stays $27$`). A third party's value that
+//! after it: `..., but that misses a step; the answer stays $27$`). A third party's value that
 //! the response does not reject is a value like any other (`A friend got $28$, and I agree.`).
 //!
 //! Cost: one pass over the statement's tokens. The text before the answer is read only for a value
@@ -218,6 +218,11 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 let operand = matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals));
                 // `Double-checking, 15.`, `Edit: 15`: the first value right after the cue.
                 let opening = revisits && !sentence.iter().any(|s| s.revised.is_some()) && words <= MAX_CUE_WORDS;
+                if !negated && right.unwrap_or(v).trim() == answer && sentence.iter().any(|s| s.third_party) {
+                    // The answer again (`...; ours is $27$`): whatever a third party got, it is not
+                    // the response's.
+                    rejects = true;
+                }
                 if !justifying && !negated && !operand {
                     let revised = (stating || opening || right.is_some()).then(|| right.unwrap_or(v).to_string());
                     let said = match right {
@@ -229,10 +234,6 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                         None => asserting.then(|| (v.clone(), head)),
                     }
                     .filter(|_| !chained);
-                    if revised.as_deref().or(said.as_ref().map(|(v, _)| v.as_str())) == Some(answer) {
-                        // The answer stated again: whatever a third party got, it is not this.
-                        rejects = true;
-                    }
                     let subject = said.is_none() && !verb && right.is_none();
                     if revised.is_some() || said.is_some() {
                         sentence.push(Stated { revised, said, third_party, denied });
@@ -420,6 +421,7 @@ mod tests {
             ("\n\nLet me recount: it comes to $28$.", "28"),
             ("\n\n[Edit: corrected to $28$.]", "28"),
             ("\n\nA friend got $28$, and I agree.", "28"),
+            ("\n\nWe get $27$, and a friend got $28$, which I agree with.", "28"),
         ] {
             assert_eq!(later(&format!("{b}{tail}"), "27"), vec![value.to_string()], "{tail}");
         }
