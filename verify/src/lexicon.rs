@@ -110,6 +110,9 @@ pub(crate) enum Class {
     /// A computation that produces a result (`code`, `program`, `output`, `simulation`): a value it
     /// gives after the answer is a result for the answer's quantity.
     Computation,
+    /// Excludes the value after it (`eliminates`, `rules out`): `This rules out $\boxed{3}$`
+    /// commits to nothing (`rule` only with `out` after it).
+    Exclusion,
 }
 
 /// The set of classes of one word.
@@ -344,6 +347,12 @@ const WORDS: &[(&str, Classes)] = &[
     ("didnt", Classes::of(&[NegationOrModal, Negation])),
     ("digit", Classes::of(&[SingularNoun])),
     ("dim", Classes::of(&[MathWord])),
+    ("discard", Classes::of(&[Exclusion])),
+    ("discarded", Classes::of(&[Exclusion])),
+    ("discards", Classes::of(&[Exclusion])),
+    ("disqualified", Classes::of(&[Exclusion])),
+    ("disqualifies", Classes::of(&[Exclusion])),
+    ("disqualify", Classes::of(&[Exclusion])),
     ("disregard", Classes::of(&[Retraction])),
     ("div", Classes::of(&[MathWord])),
     ("does", Classes::of(&[NotPlural])),
@@ -379,6 +388,10 @@ const WORDS: &[(&str, Classes)] = &[
     ("eighty", Classes::of(&[NumberWord])),
     ("either", Classes::of(&[HedgeCue, HedgeFiller, NegationOrModal])),
     ("eleven", Classes::of(&[NumberWord])),
+    ("eliminate", Classes::of(&[Exclusion])),
+    ("eliminated", Classes::of(&[Exclusion])),
+    ("eliminates", Classes::of(&[Exclusion])),
+    ("eliminating", Classes::of(&[Exclusion])),
     ("eller", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
     ("else", Classes::of(&[HedgeCue, HedgeFiller])),
     ("enclose", Classes::of(&[Instruction])),
@@ -403,6 +416,10 @@ const WORDS: &[(&str, Classes)] = &[
     ("example", Classes::of(&[Mention])),
     ("examples", Classes::of(&[Mention])),
     ("except", Classes::of(&[NegationOrModal])),
+    ("exclude", Classes::of(&[Exclusion])),
+    ("excluded", Classes::of(&[Exclusion])),
+    ("excludes", Classes::of(&[Exclusion])),
+    ("excluding", Classes::of(&[Exclusion])),
     ("exists", Classes::of(&[NotPlural])),
     ("exp", Classes::of(&[MathWord])),
     ("expand", Classes::of(&[TaskWord])),
@@ -739,6 +756,10 @@ const WORDS: &[(&str, Classes)] = &[
     ("reference", Classes::of(&[ThirdParty])),
     ("reflection", Classes::of(&[Revision])),
     ("regardless", Classes::of(&[NotPlural])),
+    ("reject", Classes::of(&[Exclusion])),
+    ("rejected", Classes::of(&[Exclusion])),
+    ("rejecting", Classes::of(&[Exclusion])),
+    ("rejects", Classes::of(&[Exclusion])),
     ("remain", Classes::of(&[Stating])),
     ("remaining", Classes::of(&[Closing])),
     ("remains", Classes::of(&[Stating, NotPlural])),
@@ -774,6 +795,9 @@ const WORDS: &[(&str, Classes)] = &[
     ("rose", Classes::of(&[ByAfter])),
     ("roughly", Classes::of(&[NegationOrModal])),
     ("round", Classes::of(&[SingularNoun])),
+    ("rule", Classes::of(&[Exclusion])),
+    ("ruled", Classes::of(&[Exclusion])),
+    ("rules", Classes::of(&[Exclusion])),
     ("runs", Classes::of(&[Stating])),
     ("réponse", Classes::of(&[AnswerWord])),
     ("résultat", Classes::of(&[AnswerWord])),
