@@ -20,7 +20,7 @@
 //! |---|---|---|
 //! | the answer: an answer noun, a computation, the answer's own left side | `the count is`, `the brute-force count is`, `the code gives`, `the program returns`, `$m - n = 5$` after `$m - n = \boxed{4}$` | always |
 //! | a pronoun, or nothing | `it is`, `you would get`, `we found` | unless the response wrote that value before its answer (an intermediate result or a given, recapped) |
-//! | a noun of the answer's own sentence | `the total cost is` after `the total cost is $\boxed{27}$` | the same |
+//! | a noun of the answer's own sentence | `the total cost is` after `the total cost is $\boxed{27}$`, `the number of boxes is` after `fills $\boxed{12}$ boxes` | the same |
 //! | another noun, or math | `the problem gives`, `the data were`, `the roots of $P(x)$ are`, `$9 + 5 = 14$` | never |
 //!
 //! A sentence that **revisits the result** (a word of the lexicon's `Revision` class: `actually`,
@@ -327,7 +327,14 @@ fn counts(before: &mut Before<'_>, v: &str, head: Head, toks: &[Tok<'_>]) -> boo
         Head::Answer => true,
         Head::Pronoun => !before.wrote(v),
         Head::Noun(k) => match toks.get(k) {
-            Some(Tok::Word(w, _)) => before.in_answer_sentence(w) && !before.wrote(v),
+            Some(Tok::Word(w, _)) => {
+                // The answer's sentence: before it, and after it up to its end (`... fills
+                // $\boxed{12}$ boxes.`).
+                let w = singular(w);
+                let own = toks.iter().take_while(|t| !matches!(t, Tok::SentenceEnd | Tok::Code(_) | Tok::Break));
+                let after = own.take(k).any(|t| matches!(t, Tok::Word(o, _) if singular(o) == w));
+                (after || before.in_answer_sentence(w)) && !before.wrote(v)
+            }
             _ => false,
         },
         Head::Other => false,
