@@ -13,11 +13,11 @@
 //!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
 //!   $5 < 6$ confirms it` adds nothing).
 //!
-//! - **In a later sentence that revisits the result** ([`later_values`]): `Checking again, the
-//!   count must be $15$.`, `Actually, it is 15.`, `but I get $32$`, `Edit: $x = 9$`: a value
-//!   stated there (after a stating word, `=`, or the revising word itself) is a second candidate
-//!   for the same quantity. A check that confirms the answer states the answer again and adds
-//!   nothing; code after a fence and a harness's `<|...|>` separators are no statement.
+//! - **In a later sentence that states a value for the answer's quantity** (`later`): `Checking
+//!   again, the count must be $15$.`, `The code gives $15$.`, `If the book counts it
+//!   differently, it is 15.`: a second candidate. A check that confirms the answer states the
+//!   answer again and adds nothing; givens and intermediate results recapped are other
+//!   quantities; a harness's `<|...|>` separators are no statement.
 //!
 //! A hedge is a cue word (the lexicon's `HedgeCue` class: `or`, `otherwise`, `perhaps`, ...)
 //! followed, with only filler words between (`HedgeFiller`: `be`, `also`, `the answer is`, ...),

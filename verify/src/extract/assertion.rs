@@ -7,8 +7,8 @@
 //!   in $\boxed{N}$`): [`Rule::Mentioned`];
 //! - its sentence **reports someone else's value** (`My friend claims it is $\boxed{36}$`), a
 //!   reporting verb without the response's own `I`/`we`: [`Rule::Attributed`];
-//! - its sentence **negates** it (`The answer is not $\boxed{3}$`, `$\boxed{3}$ is wrong`):
-//!   [`Rule::Negated`];
+//! - its sentence **negates** or excludes it (`The answer is not $\boxed{3}$`, `$\boxed{3}$ is
+//!   wrong`, `$\boxed{3}$ is not the answer`, `This rules out $\boxed{3}$`): [`Rule::Negated`];
 //! - its sentence **asks** about it (`Is the answer $\boxed{3}$?`): [`Rule::Questioned`];
 //! - the next sentence **takes it back** (`$\boxed{3}$. No, ...`, `Scratch that.`):
 //!   [`Rule::Retracted`];
