@@ -13,11 +13,11 @@
 //!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
 //!   $5 < 6$ confirms it` adds nothing).
 //!
-//! - **In a later sentence that revisits the result** ([`later_values`]): `Checking again, the
-//!   count must be $15$.`, `Actually, it is 15.`, `but I get $32$`, `Edit: $x = 9$`: a value
-//!   stated there (after a stating word, `=`, or the revising word itself) is a second candidate
-//!   for the same quantity. A check that confirms the answer states the answer again and adds
-//!   nothing; code after a fence and a harness's `<|...|>` separators are no statement.
+//! - **In a later sentence that states a value for the answer's quantity** (`later`): `Checking
+//!   again, the count must be $15$.`, `The code gives $15$.`, `If the book counts it
+//!   differently, it is 15.`: a second candidate. A check that confirms the answer states the
+//!   answer again and adds nothing; givens and intermediate results recapped are other
+//!   quantities; a harness's `<|...|>` separators are no statement.
 //!
 //! A hedge is a cue word (the lexicon's `HedgeCue` class: `or`, `otherwise`, `perhaps`, ...)
 //! followed, with only filler words between (`HedgeFiller`: `be`, `also`, `the answer is`, ...),
@@ -33,6 +33,7 @@
 //! answer.
 
 use super::delimited::{block_at, block_shape};
+use super::later;
 use super::rule::Rule;
 use super::scan::{floor_boundary, is_word_byte, matching_brace};
 use super::statement::hedges;
@@ -49,7 +50,7 @@ const MAX_STATEMENT_TOKENS: usize = 4 * MAX_ALTERNATIVES + 64;
 
 /// One token of a statement.
 #[derive(Clone, Debug, PartialEq)]
-enum Tok<'a> {
+pub(super) enum Tok<'a> {
     /// A word, lower-cased (borrowed when it already is), with its lexicon classes.
     Word(std::borrow::Cow<'a, str>, Classes),
     /// A value: its text (block or box content, a number, a choice letter).
@@ -62,8 +63,12 @@ enum Tok<'a> {
     Open,
     /// `=`: what follows is the value of what precedes.
     Equals,
-    /// A code fence or a harness's separator (`<|code|>`): what follows is no statement in words.
+    /// A harness's separator (`<|code|>`), or a code fence never closed: what follows is no
+    /// statement in words.
     Break,
+    /// A fenced code block, read whole: the value it prints when it is an output block of one
+    /// value (```` ```output\n28\n``` ````).
+    Code(Option<String>),
     /// Anything else (a parenthesis, an operator, a command): no meaning here.
     Other,
 }
@@ -91,10 +96,17 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
                 out.push(if b.get(i + 1) == Some(&b'|') { Tok::Break } else { Tok::SentenceEnd });
                 lexer.seek(markup_end(b, i).unwrap_or(end));
             }
-            Kind::Char('`') if b[i..].starts_with(b"```") => {
-                out.push(Tok::Break);
-                lexer.seek(i + 3);
-            }
+            Kind::Char('`') if b[i..].starts_with(b"```") => match memchr::memmem::find(&b[i + 3..], b"```") {
+                // A code block is no statement in words; what it prints is a result.
+                Some(k) => {
+                    out.push(Tok::Code(printed_value(&s[i + 3..i + 3 + k])));
+                    lexer.seek(i + 3 + k + 3);
+                }
+                None => {
+                    out.push(Tok::Break);
+                    lexer.seek(b.len());
+                }
+            },
             Kind::Char('$') | Kind::Escape if matches!(&b[i..end], b"$" | b"\\(" | b"\\[") => match block_at(s, i) {
                 Some(bl) => {
                     out.push(Tok::Value(s[bl.start..bl.end].trim().to_string()));
@@ -160,7 +172,7 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
             Kind::Char(',' | ';') => out.push(Tok::Comma),
             Kind::Char('(') => out.push(Tok::Open),
             Kind::Char('=') => out.push(Tok::Equals),
-            Kind::Char(')' | ':' | '.') => {}
+            Kind::Char(')' | ']' | ':' | '.') => {}
             Kind::Char(_) => out.push(Tok::Other),
         }
     }
@@ -184,6 +196,15 @@ fn number_words_at<'a>(s: &'a str, t: &Token, before: Option<&Tok<'_>>) -> Optio
     let words = &s[t.range.start..t.range.start + len];
     // A word run on into letters is another word (`onceover`): `leading` stops at a word's end.
     Some(words)
+}
+
+/// The value an output block prints (`output\n28\n`: `28`), when the block is one and prints one
+/// number.
+fn printed_value(block: &str) -> Option<String> {
+    let body = block.strip_prefix("output")?.trim();
+    let number = body.strip_prefix('-').unwrap_or(body);
+    let plain = !number.is_empty() && number.bytes().all(|c| c.is_ascii_digit() || c == b'.');
+    (plain && number.as_bytes()[0].is_ascii_digit()).then(|| body.to_string())
 }
 
 /// The end of the markup or template token (`<|endofblock|>`, `<br>`) at `i`, if one stands there.
@@ -213,12 +234,13 @@ fn statement(rest: &str) -> &str {
 
 /// Values offered beside an answer in the rest of its statement (`rest` starts right after the
 /// answer), each with the rule that offered it. `answer` is the answer's own text, for the shape
-/// of a list continuation. Also says whether any of them is offered as an alternative (`or`, a
-/// hedge, a later value) rather than listed (`,`, `and`).
-pub(crate) fn alternatives_after(answer: &str, rest: &str) -> (Vec<(String, Rule)>, bool) {
+/// of a list continuation; `before` the response before it, for what a later value is said of
+/// (`later`). Also says whether any of them is offered as an alternative (`or`, a hedge, a later
+/// value) rather than listed (`,`, `and`).
+pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec<(String, Rule)>, bool) {
     let toks = tokenize(statement(rest), MAX_STATEMENT_TOKENS);
     let (mut out, mut hedged) = alternatives_in(answer, &toks);
-    for v in later_values(&toks) {
+    for v in later::later_values(&toks, answer, before) {
         if out.len() >= MAX_ALTERNATIVES {
             break;
         }
@@ -241,6 +263,23 @@ pub(crate) fn rest_after(text: &str, start: usize, end: usize) -> &str {
     for (open, close) in [("$$", "$$"), ("\\(", "\\)"), ("\\[", "\\]"), ("$", "$")] {
         if before.ends_with(open) && trimmed.starts_with(close) {
             return &trimmed[close.len()..];
+        }
+    }
+    // An answer inside a math block opened earlier (`$m-n=9-5=\boxed{4}$.`): the delimiter after
+    // it closes that block.
+    for (open, close) in [("\\(", "\\)"), ("\\[", "\\]")] {
+        if trimmed.starts_with(close) && before.rfind(open) > before.rfind(close) {
+            return &trimmed[close.len()..];
+        }
+    }
+    if trimmed.starts_with("$$") && before.matches("$$").count() % 2 == 1 {
+        return &trimmed[2..];
+    }
+    if trimmed.starts_with('$') && !trimmed.starts_with("$$") {
+        let line = &before[before.rfind('\n').map_or(0, |k| k + 1)..];
+        let dollars = line.match_indices('$').filter(|&(k, _)| !line[..k].ends_with('\\')).count();
+        if dollars % 2 == 1 {
+            return &trimmed[1..];
         }
     }
     rest
@@ -437,7 +476,7 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
     let mut justifying = false;
     while k < toks.len() && out.len() < MAX_ALTERNATIVES {
         match &toks[k] {
-            Tok::SentenceEnd | Tok::Break => justifying = false,
+            Tok::SentenceEnd | Tok::Break | Tok::Code(_) => justifying = false,
             Tok::Value(v) if !justifying && offered(toks, k + 1) => {
                 out.push((v.clone(), Rule::Hedge));
             }
@@ -474,70 +513,8 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
     (out, hedged)
 }
 
-/// The values stated in the sentences after an answer that revisit the result (a sentence with a
-/// word of the lexicon's `Revision` class: `Checking again, the count must be $15$.`, `Actually,
-/// it is 15.`, `but I get $32$`): a value right after a stating word, `=` or the revising word
-/// itself, or the right side of an equation in a math block. A value after a justification
-/// (`because there are 6 ways`) or a negation (`not 14`) is not stated. A different value for
-/// the same quantity makes the answer not committed; the scorer compares them.
-fn later_values(toks: &[Tok<'_>]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut sentence: Vec<String> = Vec::new();
-    let (mut revisits, mut justifying, mut stating, mut verity) = (false, false, false, false);
-    let (mut words, mut negated) = (0, false);
-    let end = Tok::SentenceEnd;
-    for (k, t) in toks.iter().chain(std::iter::once(&end)).enumerate() {
-        match t {
-            Tok::SentenceEnd => {
-                if revisits {
-                    out.append(&mut sentence);
-                }
-                sentence.clear();
-                (revisits, justifying, stating, verity) = (false, false, false, false);
-                (words, negated) = (0, false);
-            }
-            Tok::Word(_, classes) => {
-                words += 1;
-                negated = classes.has(Class::Negation);
-                // `Actually, ...`, `the correct total is`: a revising word, or an answer noun
-                // called the true one.
-                revisits |= classes.has(Class::Revision) || (verity && classes.has(Class::AnswerNoun));
-                verity = classes.has(Class::Verity);
-                justifying |= classes.has(Class::Reason);
-                if classes.has(Class::Negation) {
-                    stating = false;
-                } else if classes.has(Class::Stating) || classes.has(Class::Revision) {
-                    stating = true;
-                } else if !classes.has(Class::HedgeFiller) {
-                    stating = false;
-                }
-            }
-            Tok::Value(v) => {
-                let right = right_side(v);
-                // `Double-checking, 15.`, `Edit: 15`: the first value right after the cue.
-                // A value followed by an operator is an operand (`3 + 11 = 14`), not a result.
-                let operand = matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals));
-                let opening = revisits && sentence.is_empty() && words <= MAX_CUE_WORDS;
-                if !justifying && !negated && !operand && (stating || opening || right.is_some()) {
-                    sentence.push(right.unwrap_or(v).to_string());
-                }
-                stating = false;
-            }
-            Tok::Comma | Tok::Open | Tok::Other | Tok::Equals => {
-                stating = matches!(t, Tok::Equals);
-                negated = false;
-            }
-            Tok::Break => break,
-        }
-    }
-    out
-}
-
-/// Most words of a revising cue before its value (`Double-checking the shelves, 15.`).
-const MAX_CUE_WORDS: usize = 5;
-
 /// The right side of the last top-level `=` of a math block (`2 \cdot 7 = 14` -> `14`).
-fn right_side(v: &str) -> Option<&str> {
+pub(super) fn right_side(v: &str) -> Option<&str> {
     let mut depth = 0i32;
     let mut at = None;
     for (k, c) in v.char_indices() {
@@ -710,7 +687,7 @@ mod tests {
     use super::*;
 
     fn alts(answer: &str, rest: &str) -> Vec<String> {
-        alternatives_after(answer, rest).0.into_iter().map(|(v, _)| v).collect()
+        alternatives_after(answer, "", rest).0.into_iter().map(|(v, _)| v).collect()
     }
 
     #[test]
@@ -728,6 +705,9 @@ mod tests {
         let (start, end) = (text.find("\\boxed").unwrap(), text.find("}$").unwrap() + 1);
         assert_eq!(alts("92", rest_after(text, start, end)), vec!["93"]);
         assert_eq!(alts("81", " ($64$ if repetition is not allowed)."), vec!["64"]);
+        let text = "So $m-n=9-5=\\boxed{4}$, or perhaps $5$.";
+        let (start, end) = (text.find("\\boxed").unwrap(), text.find("}$").unwrap() + 1);
+        assert_eq!(alts("4", rest_after(text, start, end)), vec!["5"]);
         assert_eq!(alts("10", ", though I'd also accept 12."), vec!["12"]);
         assert_eq!(alts("256", "; alternatively, if leading zeros are excluded, $192$."), vec!["192"]);
         assert_eq!(alts("2\\sqrt{3}", ", though $2\\sqrt{2}$ is also possible"), vec!["2\\sqrt{2}"]);
@@ -741,8 +721,8 @@ mod tests {
         assert_eq!(alts("x = 2", " or $x = 3$"), vec!["x = 3"]);
         assert!(alts("5", ", and $5 < 6$ confirms it.").is_empty());
         let listed = ("y = 3".to_string(), Rule::ListContinuation);
-        assert_eq!(alternatives_after("x = 2", " and $y = 3$"), (vec![listed], false));
-        assert_eq!(alternatives_after("2", " or $3$"), (vec![("3".to_string(), Rule::ListContinuation)], true));
+        assert_eq!(alternatives_after("x = 2", "", " and $y = 3$"), (vec![listed], false));
+        assert_eq!(alternatives_after("2", "", " or $3$"), (vec![("3".to_string(), Rule::ListContinuation)], true));
     }
 
     #[test]

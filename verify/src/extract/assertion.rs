@@ -7,8 +7,8 @@
 //!   in $\boxed{N}$`): [`Rule::Mentioned`];
 //! - its sentence **reports someone else's value** (`My friend claims it is $\boxed{36}$`), a
 //!   reporting verb without the response's own `I`/`we`: [`Rule::Attributed`];
-//! - its sentence **negates** it (`The answer is not $\boxed{3}$`, `$\boxed{3}$ is wrong`):
-//!   [`Rule::Negated`];
+//! - its sentence **negates** or excludes it (`The answer is not $\boxed{3}$`, `$\boxed{3}$ is
+//!   wrong`, `$\boxed{3}$ is not the answer`, `This rules out $\boxed{3}$`): [`Rule::Negated`];
 //! - its sentence **asks** about it (`Is the answer $\boxed{3}$?`): [`Rule::Questioned`];
 //! - the next sentence **takes it back** (`$\boxed{3}$. No, ...`, `Scratch that.`):
 //!   [`Rule::Retracted`];
@@ -45,6 +45,8 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     // Each word of the sentence is looked up once.
     let words_before = words(before);
     let after = &text[end..floor_boundary(text, end + MAX_AFTER_BYTES)];
+    // The sentence goes on after the math that holds the answer closes (`\[\boxed{3}\]? No`).
+    let after = closed(after);
     // A harness's own separator (`<|endofblock|>`) ends the response's words.
     let after = memchr::memmem::find(after.as_bytes(), b"<|").map_or(after, |k| &after[..k]);
     let (own_rest, later) = split_sentence(after);
@@ -54,7 +56,7 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     // A negation binds the value only within its clause (`with no two adjacent: $\boxed{5}$`).
     let clause_len = words(before.rsplit([',', ':', ';', '=']).next().unwrap_or(before)).len();
     let clause = &words_before[words_before.len() - clause_len..];
-    if negates(clause) || denied_after(own_rest) {
+    if negates(clause) || excludes(clause) || denied_after(own_rest) {
         return Some(Rule::Negated);
     }
     // `If the answer were $\boxed{5}$, ...`: a supposition states nothing.
@@ -113,6 +115,25 @@ fn negates(clause: &[Word<'_>]) -> bool {
         }
         None => clause[clause.len().saturating_sub(NEGATION_REACH)..].iter().any(negation),
     }
+}
+
+/// Whether the last words before a value exclude it: an exclusion verb among the last
+/// [`NEGATION_REACH`] words (`This rules out $\boxed{3}$`, `which eliminates`; `rule` only with
+/// `out` after it).
+fn excludes(clause: &[Word<'_>]) -> bool {
+    let from = clause.len().saturating_sub(NEGATION_REACH);
+    (from..clause.len()).any(|k| {
+        clause[k].is(Class::Exclusion)
+            && (!clause[k].text.to_ascii_lowercase().starts_with("rule")
+                || clause.get(k + 1).is_some_and(|w| w.text.eq_ignore_ascii_case("out")))
+    })
+}
+
+/// `after` without the delimiter that closes the math holding the answer (`\]`, `\)`, `$$`,
+/// `$`, after spacing), when one stands first.
+fn closed(after: &str) -> &str {
+    let t = after.trim_start();
+    ["\\]", "\\)", "$$", "$"].iter().find_map(|c| t.strip_prefix(c)).unwrap_or(after)
 }
 
 /// Most words between `of` and the answer noun it governs (`of your final answer`).
@@ -228,13 +249,18 @@ fn ends_as_question(own_rest: &str) -> bool {
     own_rest.trim_end().ends_with('?')
 }
 
-/// Whether the words right after the answer deny it (`$\boxed{3}$ is wrong`, `is not correct`).
+/// Whether the words right after the answer deny it (`$\boxed{3}$ is wrong`, `is not correct`,
+/// `is not the answer`: a negation before a word of truth or of solving, or before the answer
+/// noun with only fillers between).
 fn denied_after(own_rest: &str) -> bool {
     let first = first_words(own_rest, 4);
+    let denies = |n: &Word<'_>| {
+        n.is(Class::Verity) || n.is(Class::Accomplish) || (n.is(Class::AnswerNoun) && n.is(Class::AnswerTagName))
+    };
     first.iter().enumerate().any(|(k, x)| {
         x.is(Class::Denial)
             || (x.is(Class::Negation)
-                && first.get(k + 1).is_some_and(|n| n.is(Class::Verity) || n.is(Class::Accomplish)))
+                && first[k + 1..].iter().find(|n| !n.is(Class::HedgeFiller) || denies(n)).is_some_and(denies))
     })
 }
 
@@ -311,6 +337,9 @@ mod tests {
             r"The value of the answer is $\boxed{5}$.",
             r"The sum of the digits of 23 is $\boxed{5}$.",
             r"The number of solutions is $\boxed{5}$.",
+            r"The rules give $\boxed{5}$.",
+            r"So $\boxed{5}$ is not a multiple of 3, as required.",
+            "Thus:\n\\[\n\\boxed{5}\n\\]\n\nThis is the answer.",
         ] {
             assert_eq!(void(t, b), None, "{t}");
         }
@@ -333,6 +362,11 @@ mod tests {
             (r"So $\boxed{5}$. Never mind, that was wrong.", Rule::Retracted),
             (r"So $\boxed{5}$. That is wrong.", Rule::Retracted),
             (r"So $\boxed{5}$ (not really).", Rule::Negated),
+            (r"On reflection, $\boxed{5}$ is not the answer.", Rule::Negated),
+            (r"This rules out $\boxed{5}$ as the answer.", Rule::Negated),
+            (r"Which eliminates $\boxed{5}$.", Rule::Negated),
+            ("The answer is:\n\\[\n\\boxed{5}\n\\]? No", Rule::Questioned),
+            ("The answer is:\n\\[\n\\boxed{5}\n\\]... no, scratch that", Rule::Retracted),
             (r"My teacher claims it is $\boxed{5}$.", Rule::Attributed),
             (r"Write your result in the form $\boxed{5}$.", Rule::Mentioned),
             (r"For example, $\boxed{5}$.", Rule::Mentioned),

@@ -89,6 +89,7 @@ mod boxed;
 mod choice;
 mod delimited;
 mod escapes;
+mod later;
 mod number;
 mod record;
 mod rule;

@@ -18,8 +18,8 @@ pub enum Rule {
     Hedge,
     /// A part of an answer whose own text hedges (`5 \text{ or } 6`).
     HedgeInside,
-    /// A value stated after the answer in a sentence that revisits the result (`Checking again,
-    /// the count must be $15$.`): a different value for the same quantity.
+    /// A value stated after the answer for the answer's quantity (`Checking again, the count
+    /// must be $15$.`, `The code gives $15$.`): a different value for the same quantity.
     LaterValue,
     /// Another field of the structured record that holds the answer (`"backup": 4`).
     SecondField,

@@ -181,7 +181,7 @@ pub(crate) fn build(found: Found<'_>) -> Answer {
     if let Some((start, end)) = span {
         let rest = alternatives::rest_after(region, start, end);
         answer.restated = alternatives::restated_value(rest);
-        let (offered, hedged) = alternatives::alternatives_after(&answer.text, rest);
+        let (offered, hedged) = alternatives::alternatives_after(&answer.text, region.get(..start).unwrap_or(""), rest);
         changed |= unit_after(&mut answer, rest);
         changed |= words_in_parentheses(&mut answer);
         let added = offered.into_iter().filter_map(|(text, rule)| {

@@ -117,7 +117,7 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
         if start > 0 && is_word_byte(b[start - 1]) {
             continue;
         }
-        if !word_at(text, start, "answer") {
+        if !word_at(text, start, "answer") || called_wrong(text, start) {
             continue;
         }
         let Some((content_at, kind, json)) = phrase_tail(text, start, p + 5) else {
@@ -128,6 +128,14 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
         }
     }
     None
+}
+
+/// Whether the word right before byte `at` calls what follows wrong (`A common wrong answer is
+/// $28$`, `the incorrect answer:`): the phrase names someone's mistake, not the response's answer.
+fn called_wrong(text: &str, at: usize) -> bool {
+    let before = text[..at].trim_end_matches(' ');
+    let word = &before[before.len() - before.bytes().rev().take_while(u8::is_ascii_alphabetic).count()..];
+    !word.is_empty() && lexicon::is(word, Class::Denial)
 }
 
 /// Given "answer" at `start..after`, decide whether it starts an answer phrase; if so, where the

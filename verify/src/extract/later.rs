@@ -1,0 +1,470 @@
+//! What may follow a committed answer, and what voids it (the contract's point 5): the values
+//! that the sentences after the answer state for the answer's own quantity.
+//!
+//! After its answer a response may restate it, check it, recap the givens and the intermediate
+//! results it used, and close with pleasantries. A later sentence voids the commitment when it
+//! **states a different value for the same quantity**: that value is a second candidate (rule
+//! `later_value`), and the scorer calls different candidates `ambiguous`.
+//!
+//! A value is **stated** when a stating word (`is`, `gives`, `returns`, `comes to`), `=`, or the
+//! revising word that opens its sentence (`Edit: 15`) stands right before it, when it is the right
+//! side of an equation, or when an output block after the answer prints it (```` ```output ````).
+//! It is not stated inside a reason or a condition (`because there are 6 ways`; a condition that
+//! opens its sentence ends at its comma: `If the book counts it differently, it is $7$` states 7),
+//! after a negation (`not 14`), or as an operand (`3 + 11`). Code is no statement in words.
+//!
+//! What a stated value is said of is the **head** of its clause's subject: the last word before
+//! the stating verb that names something.
+//!
+//! | head | example | a different value is a candidate |
+//! |---|---|---|
+//! | the answer: an answer noun, a computation, the answer's own left side | `the count is`, `the brute-force count is`, `the code gives`, `the program returns`, `$m - n = 5$` after `$m - n = \boxed{4}$` | always |
+//! | a pronoun, or nothing | `it is`, `you would get`, `we found` | unless the response wrote that value before its answer (an intermediate result or a given, recapped) |
+//! | a noun of the answer's own sentence | `the total cost is` after `the total cost is $\boxed{27}$`, `the number of boxes is` after `fills $\boxed{12}$ boxes` | the same |
+//! | another noun, or math | `the problem gives`, `the data were`, `the roots of $P(x)$ are`, `$9 + 5 = 14$` | never |
+//!
+//! A sentence that **revisits the result** (a word of the lexicon's `Revision` class: `actually`,
+//! `again`, `recount`, `edit`, `but`, `should`, ..., or an answer noun called the true one: `the
+//! correct total`) makes every value it states a candidate, whatever its head. Two kinds of stated
+//! value are never the response's own: one whose subject calls it wrong (`A common wrong answer is
+//! $28$`), and one that a third party obtained (the lexicon's `ThirdParty`: `A friend got $28$`,
+//! `the textbook says`) when its sentence rejects it (a word of denial, `not right`, or the answer
+//! after it: `..., but that misses a step; the answer stays $27$`). A third party's value that
+//! the response does not reject is a value like any other (`A friend got $28$, and I agree.`).
+//!
+//! Cost: one pass over the statement's tokens. The text before the answer is read only for a value
+//! whose head is a pronoun or a noun, or an equation: one byte search for the value, the answer's
+//! sentence read once.
+
+use super::alternatives::{right_side, Tok};
+use super::scan::floor_boundary;
+use super::tokens;
+use crate::lexicon::{Class, Classes};
+
+/// Most words of a revising cue before its value (`Double-checking the shelves, 15.`).
+const MAX_CUE_WORDS: usize = 5;
+/// How far back the answer's own sentence is read for its words (bytes).
+const MAX_SENTENCE_BYTES: usize = 300;
+/// Most words of the answer's own sentence read.
+const MAX_SENTENCE_WORDS: usize = 48;
+/// How far back the left side of the answer's own equation is read (bytes).
+const MAX_NAME_BYTES: usize = 80;
+
+/// What a stated value is said of (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Head {
+    /// The answer's quantity: an answer noun, a computation, the answer's own left side.
+    Answer,
+    /// A pronoun, or no subject at all.
+    Pronoun,
+    /// A noun: the word at this token.
+    Noun(usize),
+    /// Math, or an equation about something else.
+    Other,
+}
+
+/// A value stated in a sentence after the answer.
+struct Stated {
+    /// The value as a sentence that revisits the result states it.
+    revised: Option<String>,
+    /// The value as any sentence states it, with what it is said of.
+    said: Option<(String, Head)>,
+    /// A third party obtained it (`A friend got`).
+    third_party: bool,
+    /// Its subject calls it wrong (`A common wrong answer is`).
+    denied: bool,
+}
+
+/// The response before the answer, read lazily.
+struct Before<'a> {
+    text: &'a str,
+    answer: &'a str,
+    /// The lower-cased words of the answer's own sentence, once read.
+    words: Option<Vec<String>>,
+}
+
+impl<'a> Before<'a> {
+    /// Whether the response wrote the value `v` before its answer, as a value of its own (not a
+    /// part of a longer number: `28` is not in `128` or `2.28`).
+    fn wrote(&self, v: &str) -> bool {
+        let v = v.trim();
+        if v.is_empty() {
+            return false;
+        }
+        let (b, n) = (self.text.as_bytes(), v.as_bytes());
+        let number = |c: u8| c.is_ascii_digit();
+        let glued_before = |k: usize| {
+            k.checked_sub(1).is_some_and(|j| {
+                number(b[j]) || (matches!(b[j], b'.' | b',') && j.checked_sub(1).is_some_and(|i| number(b[i])))
+            })
+        };
+        let glued_after = |k: usize| {
+            b.get(k)
+                .is_some_and(|&c| number(c) || (matches!(c, b'.' | b',') && b.get(k + 1).is_some_and(|&d| number(d))))
+        };
+        memchr::memmem::find_iter(b, n).any(|k| !glued_before(k) && !glued_after(k + n.len()))
+    }
+
+    /// Whether `word` is a word of the answer's own sentence (a plural reads as its singular).
+    fn in_answer_sentence(&mut self, word: &str) -> bool {
+        let text = self.text;
+        let words = self.words.get_or_insert_with(|| {
+            tokens::ascii_words(answer_sentence(text), MAX_SENTENCE_WORDS)
+                .into_iter()
+                .map(|(w, _)| singular(&w.to_ascii_lowercase()).to_string())
+                .collect()
+        });
+        let word = word.to_ascii_lowercase();
+        words.iter().any(|w| w == singular(&word))
+    }
+
+    /// The head of an equation whose left side is `left`: the answer's when it is the left side
+    /// of the answer's own equation (`m - n` in `$m - n = \boxed{4}$` or in `\boxed{m - n = 4}`).
+    fn equation_head(&self, left: &str) -> Head {
+        let name = answer_name(self.answer, self.text);
+        if !name.is_empty() && compact(left) == name {
+            Head::Answer
+        } else {
+            Head::Other
+        }
+    }
+}
+
+/// The values stated after an answer for the answer's quantity (see the module doc): `toks` are
+/// the statement's tokens after the answer, `answer` the answer's text, `before` the response
+/// before it. Each is a candidate beside the answer; the scorer compares them.
+pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<String> {
+    let mut before = Before { text: before, answer, words: None };
+    let answer = answer.trim();
+    let mut out: Vec<String> = Vec::new();
+    let mut sentence: Vec<Stated> = Vec::new();
+    // The sentence: it revisits the result; it rejects a third party's value; a reason or a
+    // condition holds the words (`fronted`: it opened the sentence and ends at its comma); a verb
+    // or a value was read.
+    let (mut revisits, mut rejects, mut justifying, mut fronted, mut begun) = (false, false, false, false, false);
+    let mut words = 0;
+    // The clause: the head of its subject, a third party in it, a word of denial in it, its verb
+    // read.
+    let (mut head, mut third_party, mut denied, mut verb) = (Head::Pronoun, false, false, false);
+    // The words right before the current token: a stating or revising word (`stating`, as a
+    // revising sentence reads it), a verb (`asserting`), a negation, a word calling a value true.
+    let (mut stating, mut asserting, mut negated, mut verity, mut to_after) = (false, false, false, false, false);
+    // `$\frac{14}{}$ = 7`: a chain that continues the answer restates it, up to its clause's end.
+    let mut chained = matches!(toks.first(), Some(Tok::Equals));
+    let end = Tok::SentenceEnd;
+    for (k, t) in toks.iter().chain(std::iter::once(&end)).enumerate() {
+        match t {
+            Tok::SentenceEnd | Tok::Code(_) | Tok::Break => {
+                for s in sentence.drain(..) {
+                    if s.denied || (s.third_party && rejects) {
+                        continue;
+                    }
+                    let value = if revisits {
+                        s.revised
+                    } else {
+                        s.said.and_then(|(v, h)| counts(&mut before, &v, h, toks).then_some(v))
+                    };
+                    out.extend(value.filter(|v| v != answer));
+                }
+                if let Tok::Code(Some(printed)) = t {
+                    // What the response's own code prints after the answer is a result for it.
+                    out.push(printed.clone());
+                }
+                if matches!(t, Tok::Break) {
+                    break;
+                }
+                (revisits, rejects, justifying, fronted, begun, words, chained) =
+                    (false, false, false, false, false, 0, false);
+                (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
+                (stating, asserting, negated, verity, to_after) = (false, false, false, false, false);
+            }
+            Tok::Word(w, classes) => {
+                let c = *classes;
+                words += 1;
+                // `Actually, ...`, `the correct total is`: a revising word, or an answer noun
+                // called the true one.
+                revisits |= c.has(Class::Revision) || (verity && c.has(Class::AnswerNoun));
+                rejects |= c.has(Class::Denial) || (negated && c.has(Class::Verity));
+                verity = c.has(Class::Verity);
+                negated = c.has(Class::Negation);
+                if c.has(Class::Reason) {
+                    fronted |= !justifying && !begun;
+                    justifying = true;
+                }
+                if c.has(Class::ClauseWord) && !c.has(Class::Justification) && w != "then" {
+                    // `that`, `we`, `but`, `as`: a new clause, with a subject of its own.
+                    (head, third_party, denied, verb, asserting) = (Head::Pronoun, false, false, false, false);
+                }
+                if !verb {
+                    (head, third_party, denied) = subject(head, third_party, denied, c, k);
+                }
+                let verb_word = (c.has(Class::Stating) && w != "of") || (to_after && w == "to");
+                to_after = c.has(Class::ToAfter);
+                if c.has(Class::Negation) {
+                    (stating, asserting) = (false, false);
+                } else if verb_word || c.has(Class::Stating) || c.has(Class::Revision) {
+                    stating = true;
+                    if verb_word {
+                        (verb, asserting, begun) = (true, true, true);
+                    }
+                } else if !c.has(Class::HedgeFiller) {
+                    (stating, asserting) = (false, false);
+                }
+            }
+            Tok::Value(v) => {
+                begun = true;
+                let right = right_side(v);
+                // A value followed by an operator is an operand (`3 + 11 = 14`), not a result.
+                let operand = matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals));
+                // `Double-checking, 15.`, `Edit: 15`: the first value right after the cue.
+                let opening = revisits && !sentence.iter().any(|s| s.revised.is_some()) && words <= MAX_CUE_WORDS;
+                if !negated && right.unwrap_or(v).trim() == answer && sentence.iter().any(|s| s.third_party) {
+                    // The answer again (`...; ours is $27$`): whatever a third party got, it is not
+                    // the response's.
+                    rejects = true;
+                }
+                if !justifying && !negated && !operand {
+                    let revised = (stating || opening || right.is_some()).then(|| right.unwrap_or(v).to_string());
+                    let said = match right {
+                        // `the sum is $3 + 4 = 7$`: the right side, said of the subject's head.
+                        Some(r) if asserting && head == Head::Answer => Some((r.to_string(), Head::Answer)),
+                        // An equation names what it is the value of; one that names the answer
+                        // reads as the answer does (`$m - n = 5$`).
+                        Some(_) => Some((v.clone(), before.equation_head(left_side(v)))),
+                        None => asserting.then(|| (v.clone(), head)),
+                    }
+                    .filter(|_| !chained);
+                    let subject = said.is_none() && !verb && right.is_none();
+                    if revised.is_some() || said.is_some() {
+                        sentence.push(Stated { revised, said, third_party, denied });
+                    }
+                    if subject {
+                        // Math in the subject (`the roots of $P(x)$ are`).
+                        head = before.equation_head(v);
+                    } else {
+                        // What follows a stated value is a new subject (`..., and Sue got 5`).
+                        (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
+                    }
+                } else if !verb && right.is_none() {
+                    head = before.equation_head(v);
+                }
+                (stating, asserting, to_after) = (false, false, false);
+            }
+            Tok::Comma | Tok::Open => {
+                // A new clause; a reason or a condition that opened the sentence ends here.
+                chained = false;
+                if fronted {
+                    (justifying, fronted) = (false, false);
+                }
+                (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
+                (stating, asserting, negated, to_after) = (false, false, false, false);
+            }
+            Tok::Equals => {
+                (stating, asserting, negated, to_after, verb, begun) = (true, true, false, false, true, true);
+            }
+            Tok::Other => (stating, asserting, negated, to_after) = (false, false, false, false),
+        }
+    }
+    out
+}
+
+/// The subject's head, third party and denial after a word with `classes` at token `k`, read
+/// before the clause's verb.
+fn subject(head: Head, third_party: bool, denied: bool, classes: Classes, k: usize) -> (Head, bool, bool) {
+    let denied = denied || classes.has(Class::Denial);
+    if classes.has(Class::ThirdParty) {
+        (Head::Pronoun, true, denied)
+    } else if classes.has(Class::AnswerNoun) || classes.has(Class::Computation) || classes.has(Class::AnswerWord) {
+        (Head::Answer, third_party, denied)
+    } else if classes.has(Class::Pronoun) {
+        (Head::Pronoun, third_party, denied)
+    } else if !FUNCTION.iter().any(|&c| classes.has(c)) {
+        // A word the lexicon knows only as a noun or not at all (`problem`, `data`, `roots`).
+        (Head::Noun(k), third_party, denied)
+    } else {
+        (head, third_party, denied)
+    }
+}
+
+/// The classes of words that name nothing: a subject's head is never one of them.
+const FUNCTION: &[Class] = &[
+    Class::HedgeFiller,
+    Class::HedgeCue,
+    Class::NegationOrModal,
+    Class::Negation,
+    Class::Revision,
+    Class::Verity,
+    Class::Reason,
+    Class::Justification,
+    Class::Hypothesis,
+    Class::ListConnector,
+    Class::ClauseWord,
+    Class::PhraseFiller,
+    Class::ConclusionOpener,
+    Class::Stating,
+    Class::ToAfter,
+    Class::ByAfter,
+    Class::Offering,
+    Class::DomainOpener,
+    Class::Closing,
+    Class::Report,
+    Class::Instruction,
+    Class::InstructionLead,
+    Class::Accomplish,
+    Class::GiveUp,
+    Class::Retraction,
+    Class::Copula,
+    Class::FinalWord,
+    Class::Conclusive,
+    Class::TaskWord,
+    Class::Denial,
+];
+
+/// Whether a value stated outside a revising sentence, said of `head`, is a candidate for the
+/// answer's quantity (see the module doc's table).
+fn counts(before: &mut Before<'_>, v: &str, head: Head, toks: &[Tok<'_>]) -> bool {
+    match head {
+        Head::Answer => true,
+        Head::Pronoun => !before.wrote(v),
+        Head::Noun(k) => match toks.get(k) {
+            Some(Tok::Word(w, _)) => {
+                // The answer's sentence: before it, and after it up to its end (`... fills
+                // $\boxed{12}$ boxes.`).
+                let w = singular(w);
+                let own = toks.iter().take_while(|t| !matches!(t, Tok::SentenceEnd | Tok::Code(_) | Tok::Break));
+                let after = own.take(k).any(|t| matches!(t, Tok::Word(o, _) if singular(o) == w));
+                (after || before.in_answer_sentence(w)) && !before.wrote(v)
+            }
+            _ => false,
+        },
+        Head::Other => false,
+    }
+}
+
+/// The sentence of the answer: the end of `before`, back to the last sentence end or blank line
+/// (display math on lines of its own stays in it).
+fn answer_sentence(before: &str) -> &str {
+    let from = floor_boundary(before, before.len().saturating_sub(MAX_SENTENCE_BYTES));
+    let window = &before[from..];
+    let b = window.as_bytes();
+    let start = (0..b.len())
+        .rev()
+        .find(|&k| {
+            (b[k] == b'\n' && k >= 1 && b[k - 1] == b'\n')
+                || (matches!(b[k], b'.' | b'!' | b'?') && b.get(k + 1).is_some_and(u8::is_ascii_whitespace))
+        })
+        .map_or(0, |k| k + 1);
+    &window[start..]
+}
+
+/// A word without its plural `s` (`integers` -> `integer`).
+fn singular(w: &str) -> &str {
+    match w.strip_suffix('s') {
+        Some(s) if s.len() >= 3 => s,
+        _ => w,
+    }
+}
+
+/// `s` without whitespace and math delimiters, for comparing left sides.
+fn compact(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace() && *c != '$').collect()
+}
+
+/// The left side of an equation: before its first top-level `=`.
+fn left_side(v: &str) -> &str {
+    let mut depth = 0i32;
+    for (k, c) in v.char_indices() {
+        match c {
+            '{' | '(' | '[' => depth += 1,
+            '}' | ')' | ']' => depth -= 1,
+            '=' if depth == 0 => return &v[..k],
+            _ => {}
+        }
+    }
+    v
+}
+
+/// The left side of the answer's own equation, compacted: of the answer (`m - n = 4`) or of the
+/// math right before it (`$m-n=9-5=\boxed{4}$`); empty when it has none.
+fn answer_name(answer: &str, before: &str) -> String {
+    if answer.contains('=') {
+        return compact(left_side(answer));
+    }
+    let from = floor_boundary(before, before.len().saturating_sub(MAX_NAME_BYTES));
+    let mut t = before[from..].trim_end();
+    for opener in ["\\boxed{", "$$", "$", "\\(", "\\["] {
+        t = t.strip_suffix(opener).unwrap_or(t).trim_end();
+    }
+    let Some(t) = t.strip_suffix('=') else { return String::new() };
+    let start = t.rfind(['$', '\n', '(', '[']).map_or(0, |k| k + 1);
+    compact(left_side(&t[start..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::alternatives::alternatives_after;
+
+    /// The later values after `answer` in `response` (`answer` is its last occurrence there).
+    fn later(response: &str, answer: &str) -> Vec<String> {
+        let at = response.rfind(answer).unwrap();
+        let rest = response[at + answer.len()..].trim_start_matches(['}', '$']);
+        alternatives_after(answer, &response[..at], rest).0.into_iter().map(|(v, _)| v).collect()
+    }
+
+    #[test]
+    fn a_different_value_for_the_answer_after_it() {
+        let b = "So there are $\\boxed{27}$ pens.";
+        for (tail, value) in [
+            ("\n\n```python\nprint(count())\n```\n```output\n28\n```\nThe brute-force count is $28$.", "28"),
+            ("\n\nLet me verify:\n```python\nprint(result)\n```\nThe code gives $28$.", "28"),
+            ("\n\nRunning it:\n```python\nanswer = solve()\n```\nSo the program returns $28$.", "28"),
+            (
+                "\n\nHope this helps! Though if the problem meant the other case, the answer would be $28$ instead.",
+                "28",
+            ),
+            ("\n\nHappy to help! (If your book counts it differently, it is $28$.)", "28"),
+            ("\n\nJust note that under the other interpretation you would get $28$.", "28"),
+            ("\n\nNote: with the given values 3 and 5, the result should be $28$.", "28"),
+            ("\n\nLet me recount: it comes to $28$.", "28"),
+            ("\n\n[Edit: corrected to $28$.]", "28"),
+            ("\n\nA friend got $28$, and I agree.", "28"),
+            ("\n\nWe get $27$, and a friend got $28$, which I agree with.", "28"),
+        ] {
+            assert_eq!(later(&format!("{b}{tail}"), "27"), vec![value.to_string()], "{tail}");
+        }
+    }
+
+    #[test]
+    fn what_may_follow_an_answer() {
+        let b = "We have 3 boxes and 5 bags, so 15 pens in all, plus 12 more: there are $\\boxed{27}$ pens.";
+        for tail in [
+            // Givens and intermediate results recapped, checks that confirm, pleasantries.
+            "\n\n(Recall that the problem gives 3 and 5.)",
+            "\n\n(Recall that the problem gives 66 and 200.)",
+            "\n\nNote: we used the given values 3 and 5 above.",
+            "\n\nThe data were 3 and 5; nothing else was needed.",
+            "\n\nAlong the way we found 15, which was only an intermediate step.",
+            "\n\n(The value 15 above is an intermediate result, not the answer.)",
+            "\n\nRemember that 15 was just a partial result.",
+            "\n\nCheck: $15 + 12 = 27$.",
+            "\n\n```python\nprint(count())\n```\n```output\n27\n```\nThe brute-force count is $27$.",
+            "\n\nI hope this helps!",
+            // Someone else's value, rejected.
+            "\n\nA friend got $28$ here, but that misses a step; the answer stays $27$.",
+            "\n\n(A common wrong answer is $28$, from forgetting a case.)",
+            "\n\nSome solutions online give $28$, which double-counts; ours is $27$.",
+            // Another quantity.
+            "\n\nThe roots of $P(x)$ are $-2$ and $-3$, so we have $-2 - 3 = -5$.",
+            "\n\nSince the roots are $-2$ and $-3$, we have $-2 - 3 = -5$.",
+        ] {
+            assert!(later(&format!("{b}{tail}"), "27").is_empty(), "{tail}");
+        }
+    }
+
+    #[test]
+    fn the_answers_own_equation_names_it() {
+        let b = "So $m-n=9-5=\\boxed{4}$.";
+        assert_eq!(later(&format!("{b} Note: $m - n = 5$."), "4"), vec!["m - n = 5"]);
+        assert!(later(&format!("{b} Note: $9 - 5 = 4$ and $2 + 3 = 5$."), "4").is_empty());
+    }
+}
