@@ -26,6 +26,8 @@
 //! | SwiGLU | nothing (its inputs are the two projections) | backward `2·e·N·F` |
 
 pub mod attention;
+pub(crate) mod gemm;
+pub mod linear;
 pub mod lm_head;
 pub mod rms_norm;
 pub mod rotary;
@@ -52,6 +54,18 @@ pub enum OpPath {
 pub(crate) trait Elem: WithDType + Copy + Send + Sync {
     fn to_f32(self) -> f32;
     fn from_f32(v: f32) -> Self;
+    /// The elements as f32 when they are f32 (no copy).
+    fn as_f32(_: &[Self]) -> Option<&[f32]> {
+        None
+    }
+    /// The elements as f32 when they are f32 (no copy).
+    fn as_f32_mut(_: &mut [Self]) -> Option<&mut [f32]> {
+        None
+    }
+    /// An f32 vector as a vector of `Self` when `Self` is f32 (no copy), else the vector back.
+    fn from_f32_vec(v: Vec<f32>) -> std::result::Result<Vec<Self>, Vec<f32>> {
+        Err(v)
+    }
 }
 
 impl Elem for f32 {
@@ -62,6 +76,15 @@ impl Elem for f32 {
     #[inline(always)]
     fn from_f32(v: f32) -> Self {
         v
+    }
+    fn as_f32(s: &[Self]) -> Option<&[f32]> {
+        Some(s)
+    }
+    fn as_f32_mut(s: &mut [Self]) -> Option<&mut [f32]> {
+        Some(s)
+    }
+    fn from_f32_vec(v: Vec<f32>) -> std::result::Result<Vec<Self>, Vec<f32>> {
+        Ok(v)
     }
 }
 
@@ -200,6 +223,19 @@ pub(crate) use precomputed_forward;
 pub(crate) fn record_backward() -> bool {
     static RECORD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *RECORD.get_or_init(|| std::env::var("CANDLE_GRAD_DO_NOT_DETACH").is_ok_and(|s| !s.is_empty() && s != "0"))
+}
+
+/// Runs a backward kernel on `(a, b)`, detached unless [`record_backward`].
+pub(crate) fn backward_kernel2<Op: candle_core::CustomOp2 + Send + Sync + 'static>(
+    a: &Tensor,
+    b: &Tensor,
+    op: Op,
+) -> candle_core::Result<Tensor> {
+    if record_backward() {
+        a.apply_op2(b, op)
+    } else {
+        a.detach().apply_op2_no_bwd(&b.detach(), &op)
+    }
 }
 
 /// Runs a backward kernel on `(a, b, c)`, detached unless [`record_backward`].
