@@ -57,7 +57,13 @@ impl CustomOp2 for Linear {
         "linear"
     }
 
-    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
         let name = self.name();
         let ((rows, inn), (out, _)) = (l1.shape().dims2()?, l2.shape().dims2()?);
         let y = with_float!(name, s1.dtype(), |E| {
@@ -67,7 +73,13 @@ impl CustomOp2 for Linear {
         Ok((y, Shape::from((rows, out))))
     }
 
-    fn bwd(&self, x: &Tensor, w: &Tensor, _res: &Tensor, grad: &Tensor) -> candle_core::Result<(Option<Tensor>, Option<Tensor>)> {
+    fn bwd(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>)> {
         let dy = grad.contiguous()?;
         let dx = if x.track_op() { Some(backward_kernel2(&dy, w, LinearInputGrad)?) } else { None };
         let dw = if w.track_op() { Some(backward_kernel2(&dy, x, LinearWeightGrad)?) } else { None };
@@ -83,7 +95,13 @@ impl CustomOp2 for LinearInputGrad {
         "linear-input-grad"
     }
 
-    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
         let name = self.name();
         let ((rows, out), (_, inn)) = (l1.shape().dims2()?, l2.shape().dims2()?);
         let dx = with_float!(name, s1.dtype(), |E| {
@@ -102,7 +120,13 @@ impl CustomOp2 for LinearWeightGrad {
         "linear-weight-grad"
     }
 
-    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
         let name = self.name();
         let ((rows, out), (_, inn)) = (l1.shape().dims2()?, l2.shape().dims2()?);
         let dw = with_float!(name, s1.dtype(), |E| {

@@ -281,9 +281,11 @@ impl TiledHead {
                 let r = rb.min(n - r0);
                 let tile = &mut tile[..r * cols];
                 matmul(r, cols, d, tile, false, Mat::rows(&hf[r0 * d..(r0 + r) * d], d), Mat::transposed(&wf, d));
-                stats[r0..r0 + r].par_iter_mut().zip(tile.par_chunks(cols)).zip(&targets[r0..r0 + r]).for_each(
-                    |((st, row), &y)| st.update(row, inv_t, v0, y as usize),
-                );
+                stats[r0..r0 + r]
+                    .par_iter_mut()
+                    .zip(tile.par_chunks(cols))
+                    .zip(&targets[r0..r0 + r])
+                    .for_each(|((st, row), &y)| st.update(row, inv_t, v0, y as usize));
             }
         }
         stats.iter().flat_map(RowStats::finish).collect()
@@ -399,7 +401,8 @@ impl CustomOp3 for TiledHead {
         else {
             candle_core::bail!("{name}: CPU tensors only")
         };
-        let (targets, res, go) = (slice::<u32>(name, ts, tl)?, slice::<f32>(name, rs, rl)?, slice::<f32>(name, gs, gl)?);
+        let (targets, res, go) =
+            (slice::<u32>(name, ts, tl)?, slice::<f32>(name, rs, rl)?, slice::<f32>(name, gs, gl)?);
         let cpu = &candle_core::Device::Cpu;
         let (dh, dw) = with_float!(name, hidden.dtype(), |E| {
             let (h, w) = (contiguous::<E>(name, hs, hl)?, contiguous::<E>(name, ws, wl)?);
