@@ -2,7 +2,7 @@
 //! `dx = dy · w`, `dw = dyᵀ · x`. The CPU kernel calls the `gemm` crate with the operands as they
 //! lie in memory (candle's composite takes `w · xᵀ` and copies the transposed result, and its
 //! backward copies the transposed gradients again) and widens bf16/f16 operands to f32 a block of
-//! rows at a time instead of whole storages ([`super::gemm`]). Other devices take the composite.
+//! rows at a time instead of whole storages. Other devices take the composite.
 
 use super::gemm::{rows_times, weight_grad};
 use super::{backward_kernel2, contiguous, cpu_kernel, with_float};
