@@ -15,14 +15,17 @@
 #
 #   scripts/step_compare.sh                       # ROWS=4 TOKENS=128 STEPS=3 THREADS=2 QWEN_SHAPES=2x512,1x1024
 #   QWEN_SHAPES= scripts/step_compare.sh          # the SmolLM2 part only
-#   PYTHON=.venv-torch/bin/python scripts/step_compare.sh
+#   PYTHON=/path/to/python scripts/step_compare.sh   # default: .venv-torch/bin/python when present, else python3
 # Needs torch and transformers for $PYTHON: python3 -m venv .venv-torch && .venv-torch/bin/pip install torch transformers
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 rows="${ROWS:-4}" tokens="${TOKENS:-128}" steps="${STEPS:-3}" threads="${THREADS:-2}"
 qwen_shapes="${QWEN_SHAPES-2x512,1x1024}" qwen_steps="${QWEN_STEPS:-1}" qwen_prompt=128
-python="${PYTHON:-python3}"
+python="${PYTHON:-}"
+if [ -z "$python" ]; then
+  if [ -x .venv-torch/bin/python ]; then python=.venv-torch/bin/python; else python=python3; fi
+fi
 reference="${REFERENCE:-$root/../shared/bench/torch_reference.py}"
 cargo build --release -p rltrain --example train_step_bench
 bench=target/release/examples/train_step_bench

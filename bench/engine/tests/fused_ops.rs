@@ -5,6 +5,7 @@
 
 use candle_core::{DType, Device, Tensor, Var};
 use rlengine::ops::attention::{attention, attention_in_chunks, attention_reference, KeyMask};
+use rlengine::ops::linear::{linear, linear_reference};
 use rlengine::ops::{lm_head, rms_norm::rms_norm, rotary, swiglu::swiglu, OpPath};
 use rlengine::{logprob, Arch, Model, ModelConfig, PadSide, PaddedBatch, Rng, StepInput};
 
@@ -216,6 +217,31 @@ fn rotary_equals_the_composite_and_its_gradient() {
 }
 
 #[test]
+fn linear_equals_the_composite_and_its_gradients() {
+    // Shapes that are not multiples of the gemm's tiles; with and without bias; a bf16 case with
+    // more rows than one widened block holds is covered by the network test's long rows.
+    for dtype in [DType::F32, DType::BF16] {
+        for (b, t, inn, out, bias) in [(2, 7, 24, 40, false), (3, 5, 33, 17, true), (1, 1, 8, 3, false)] {
+            let x = randn(&[b, t, inn], 1, 1.0, dtype);
+            let w = randn(&[out, inn], 2, 0.3, dtype);
+            let bv = randn(&[out], 3, 0.5, dtype);
+            let weights = randn(&[b, t, out], 4, 1.0, DType::F32);
+            let run = |f: fn(&Tensor, &Tensor, Option<&Tensor>) -> rlengine::Result<Tensor>| {
+                let inputs = if bias { vec![x.clone(), w.clone(), bv.clone()] } else { vec![x.clone(), w.clone()] };
+                value_and_grads(&inputs, &weights, |v| f(&v[0], &v[1], v.get(2)).unwrap())
+            };
+            let (fused, fused_grads) = run(linear);
+            let (reference, reference_grads) = run(linear_reference);
+            let what = format!("linear {dtype:?} {b}x{t}x{inn}->{out}");
+            assert_close(&what, &fused, &reference, tolerance(dtype));
+            for (i, (f, r)) in fused_grads.iter().zip(&reference_grads).enumerate() {
+                assert_close(&format!("{what} d input {i}"), f, r, tolerance(dtype));
+            }
+        }
+    }
+}
+
+#[test]
 fn swiglu_equals_the_composite_and_its_gradients() {
     for dtype in [DType::F32, DType::BF16] {
         let shape = [3, 7, 50];
@@ -253,6 +279,17 @@ fn chunked_lm_head_log_probs_equal_full_logits_and_their_gradients() {
                 stacked(lm_head::logprob_entropy_chunked(&x[0], &x[1], &targets, 0.8, chunk).unwrap())
             });
             let what = format!("{dtype:?} chunk {chunk}");
+            assert_close(&format!("{what}: log-probs and entropies"), &got, &want, tolerance(dtype));
+            assert_close(&format!("{what}: d hidden"), &grads[0], &want_grads[0], tolerance(dtype));
+            assert_close(&format!("{what}: d head"), &grads[1], &want_grads[1], tolerance(dtype));
+        }
+        // The CPU kernel: tiles of `rows` x `vocab` (a partial last tile each way, one tile, a
+        // head block larger than the vocabulary), with the online softmax across head blocks.
+        for (rows, vocab) in [(5, 64), (37, 301), (16, 1000), (1, 7)] {
+            let (got, grads) = value_and_grads(&inputs, &weights, |x| {
+                stacked(lm_head::logprob_entropy_tiled(&x[0], &x[1], &targets, 0.8, rows, vocab).unwrap())
+            });
+            let what = format!("{dtype:?} tiles {rows}x{vocab}");
             assert_close(&format!("{what}: log-probs and entropies"), &got, &want, tolerance(dtype));
             assert_close(&format!("{what}: d hidden"), &grads[0], &want_grads[0], tolerance(dtype));
             assert_close(&format!("{what}: d head"), &grads[1], &want_grads[1], tolerance(dtype));

@@ -208,6 +208,8 @@ struct Widths {
     kv: f64,
     heads: f64,
     vocab: f64,
+    /// Whether q, k and v have a bias (Qwen2).
+    bias: bool,
 }
 
 impl Widths {
@@ -219,24 +221,39 @@ impl Widths {
             kv: (c.num_kv_heads * c.head_dim) as f64,
             heads: c.num_heads as f64,
             vocab: c.vocab_size as f64,
+            bias: c.attention_bias(),
         }
     }
 }
 
+/// Whether the step runs rlengine's CPU kernels (a CPU step in f32, bf16 or f16): the fused
+/// `linear`, the tiled LM head and the in-place gradient norm and AdamW.
+fn cpu_kernels(opts: &Options) -> bool {
+    opts.cpu && matches!(opts.dtype, DType::F32 | DType::BF16 | DType::F16)
+}
+
 /// Bytes one decoder layer keeps for its backward, per position, other than attention scores.
 ///
-/// Every `linear` keeps two copies of its output (the product `w @ x^T` and the contiguous copy
-/// of its transpose; with a bias, the bias sum instead of the copy). Composite: each RMSNorm
+/// The composite `linear` keeps two copies of its output (the product `w @ x^T` and the
+/// contiguous copy of its transpose; with a bias, the bias sum instead of the copy); the fused
+/// one (`fused_linear`, the CPU kernels) its product, plus the bias sum where there is a bias. Composite: each RMSNorm
 /// keeps `x²` and `x/rms` in the compute dtype, for 16-bit weights the f32 cast of its input
 /// and the cast back, and its output; rotary keeps `x·cos`, `-x₂`, the concatenation, `·sin`
 /// and the sum (4.5 copies); `v` a contiguous copy; the attention output its product and the
 /// copy of its transpose; SwiGLU `silu(gate)` and the product. Fused: each norm keeps its
 /// output and a `[N]` f32 reciprocal RMS, rotary one output per q and k, SwiGLU one output.
-fn layer_bytes_per_position(w: &Widths, ops: LayerOps, e: f64, c: f64) -> f64 {
-    let linears = 2.0 * (w.q + 2.0 * w.kv + w.d + 2.0 * w.i + w.d); // q, k, v, o, gate, up, down
+fn layer_bytes_per_position(w: &Widths, ops: LayerOps, fused_linear: bool, e: f64, c: f64) -> f64 {
+    let outputs = w.q + 2.0 * w.kv + w.d + 2.0 * w.i + w.d; // q, k, v, o, gate, up, down
+    let linears = match (ops, fused_linear) {
+        (LayerOps::Fused, true) => outputs + if w.bias { w.q + 2.0 * w.kv } else { 0.0 },
+        _ => 2.0 * outputs,
+    };
     let residuals = 2.0 * w.d;
-    let v_copy = w.kv;
-    let attn_out = 2.0 * w.q;
+    // The CPU attention kernel reads `v` strided and writes its output as `[B, T, H·hd]`: no
+    // copy of `v`, one of the output.
+    let kernel = fused_linear && ops == LayerOps::Fused;
+    let v_copy = if kernel { 0.0 } else { w.kv };
+    let attn_out = if kernel { w.q } else { 2.0 * w.q };
     let per_e = linears + residuals + v_copy + attn_out;
     match ops {
         LayerOps::Composite => {
@@ -292,7 +309,8 @@ pub fn train_step(c: &ModelConfig, shape: StepShape, opts: &Options) -> Estimate
     // f32 moments on the CPU are host vectors of f32; other dtypes keep them in the weights' dtype.
     est.push("AdamW moments", if opts.adamw { 2.0 * p * e } else { 0.0 });
 
-    let layer = layer_bytes_per_position(&w, opts.layer_ops, e, cd) * n;
+    let kernels = cpu_kernels(opts);
+    let layer = layer_bytes_per_position(&w, opts.layer_ops, kernels, e, cd) * n;
     let attention = attention_bytes(&w, opts, e, cd, keys) * n;
     // Kept: all layers, or with recomputation each layer's input plus the one layer rerun.
     let (kept_layers, kept_attention) = match opts.recompute {
@@ -317,6 +335,17 @@ pub fn train_step(c: &ModelConfig, shape: StepShape, opts: &Options) -> Estimate
         // only the f32 log-prob and entropy per position. Its backward (the op's own accounting):
         // a chunk's logits, their f32 values and gradient, the head's gradient summed over chunks
         // (three `[V, D]` at once) and `d hidden`.
+        // The CPU kernel (rlengine's `lm_head::logprob_entropy_tiled`): keeps `[R, 3]` f32; its
+        // backward holds tiles of `ROW_BLOCK x VOCAB_BLOCK` f32 logits, a head block widened to
+        // f32 and its f32 gradient, `d hidden` in f32 (and the hidden states widened, for 16-bit
+        // weights) and its result, and the head's gradient; that gradient, the embedding's
+        // (tied weights) and their sum exist at once: `3 · e · V · D`.
+        LogProbs::Chunked { .. } if kernels => {
+            use rlengine::ops::lm_head::{ROW_BLOCK, VOCAB_BLOCK};
+            let tiles = 4.0 * ((ROW_BLOCK * VOCAB_BLOCK) as f64 + 2.0 * VOCAB_BLOCK as f64 * w.d);
+            let widened = if e != 4.0 { 4.0 + e } else { 0.0 };
+            (12.0 * r, tiles + (4.0 + widened) * w.d * r + 3.0 * e * w.vocab * w.d)
+        }
         LogProbs::Chunked { tokens } => {
             let chunk = r.min(tokens as f64).min(rlengine::ops::lm_head::chunk_rows(w.vocab as usize) as f64);
             (8.0 * r, (2.0 * e + 8.0) * w.vocab * chunk + 3.0 * e * w.vocab * w.d + e * w.d * r)
@@ -332,11 +361,11 @@ pub fn train_step(c: &ModelConfig, shape: StepShape, opts: &Options) -> Estimate
         Attention::Flash => 0.0,
     }
     .max(3.0 * e * w.i * n);
-    // Outside f32 on the CPU (where both read and write host vectors in place), the gradient norm
-    // takes an f64 copy and its square of each gradient, and AdamW on tensors makes about six
-    // temporaries of each parameter: the largest matrix (the embedding) sets the peak.
+    // Outside the CPU kernels (where both read and write host vectors in place), the gradient
+    // norm takes an f64 copy and its square of each gradient, and AdamW on tensors makes about
+    // six temporaries of each parameter: the largest matrix (the embedding) sets the peak.
     let largest = w.vocab * w.d;
-    let optimizer_transient = match opts.cpu && opts.dtype == DType::F32 {
+    let optimizer_transient = match kernels {
         true => 0.0,
         false => (16.0 * largest).max(if opts.adamw { 6.0 * e * largest } else { 0.0 }),
     };

@@ -1,6 +1,7 @@
 //! The network's fused training ops, each with its own forward and backward pass: attention
 //! ([`attention`], FlashAttention-2 style), log-probs and entropy straight from hidden states
-//! ([`lm_head`]), RMSNorm ([`rms_norm`]), rotary embedding ([`rotary`]) and SwiGLU ([`swiglu`]).
+//! ([`lm_head`]), the linear layers ([`linear`]), RMSNorm ([`rms_norm`]), rotary embedding
+//! ([`rotary`]) and SwiGLU ([`swiglu`]).
 //!
 //! Each op is a candle custom op whose backward is another custom op, so a training step keeps
 //! what the op's backward needs and nothing else (the composite ops it replaces keep every
@@ -20,12 +21,16 @@
 //! |---|---|---|
 //! | attention, CPU kernel | output `e·B·T·H·hd` + log-sum-exp `4·B·T·H` | forward: per thread `4·(3·64·hd + 64·64 + 128)`; backward: the gradients `e·(B·H·T·hd + 2·B·KVH·S·hd)` + `e·B·T·H·hd` (contiguous `dO`, where it is not) + per thread `4·(2·S·hd + 5·64·hd + 2·64·64)`; then `e·B·T·H·hd` when `dq` is laid out as `[B, T, H·hd]` |
 //! | attention, tiled composite (other devices) | the same | per chunk of `q` queries, about 4 score tensors `4·B·H·q·S` (each at most [`attention::COMPOSITE_SCORE_BYTES`]) + contiguous `k`, `v` `2·e·B·KVH·S·hd`; backward adds f32 `dk`, `dv` accumulators `8·B·KVH·S·hd` |
-//! | log-prob + entropy from hidden | its `[N, 2]` output, `8·N` (`16·N` for f64) | forward `c·V·(e + 4)` (f32: `8·c·V`); backward `c·V·(e + 8 + e)` + `3·V·D·e` (the head's gradient summed over chunks) + `N·D·e` (d hidden) |
+//! | log-prob + entropy from hidden, CPU kernel | its `[N, 3]` f32 output (with the log-sum-exp), `12·N` | forward `4·(512·4096 + 4096·D)` + `4·N·D` (hidden widened, 16-bit only); backward the same tiles + `4·4096·D` (a head block's f32 gradient) + `4·N·D` (f32 d hidden) + `e·V·D` (the head's gradient) + `e·N·D` (d hidden, 16-bit only) |
+//! | log-prob + entropy from hidden, chunked composite (other devices, f64) | its `[N, 2]` output, `8·N` (`16·N` for f64) | forward `c·V·(e + 4)` (f32: `8·c·V`); backward `c·V·(e + 8 + e)` + `3·V·D·e` (the head's gradient summed over chunks) + `N·D·e` (d hidden) |
+//! | linear, CPU kernel (training forwards) | nothing (its output is the next op's input) | 16-bit only: the weight widened to f32 `4·out·in` + f32 blocks of at most 16 MiB; backward `d w` in f32 `4·out·in` |
 //! | RMSNorm | nothing (its output is the next op's input) | backward `e·(N + 1)·D` + per thread `12·D` |
 //! | rotary | nothing (cos/sin `2·e·B·T·hd` are shared by all layers) | backward `e·N·hd` (+ the same for a contiguous copy of a strided gradient) |
 //! | SwiGLU | nothing (its inputs are the two projections) | backward `2·e·N·F` |
 
 pub mod attention;
+pub(crate) mod gemm;
+pub mod linear;
 pub mod lm_head;
 pub mod rms_norm;
 pub mod rotary;
@@ -52,6 +57,18 @@ pub enum OpPath {
 pub(crate) trait Elem: WithDType + Copy + Send + Sync {
     fn to_f32(self) -> f32;
     fn from_f32(v: f32) -> Self;
+    /// The elements as f32 when they are f32 (no copy).
+    fn as_f32(_: &[Self]) -> Option<&[f32]> {
+        None
+    }
+    /// The elements as f32 when they are f32 (no copy).
+    fn as_f32_mut(_: &mut [Self]) -> Option<&mut [f32]> {
+        None
+    }
+    /// An f32 vector as a vector of `Self` when `Self` is f32 (no copy), else the vector back.
+    fn from_f32_vec(v: Vec<f32>) -> std::result::Result<Vec<Self>, Vec<f32>> {
+        Err(v)
+    }
 }
 
 impl Elem for f32 {
@@ -62,6 +79,15 @@ impl Elem for f32 {
     #[inline(always)]
     fn from_f32(v: f32) -> Self {
         v
+    }
+    fn as_f32(s: &[Self]) -> Option<&[f32]> {
+        Some(s)
+    }
+    fn as_f32_mut(s: &mut [Self]) -> Option<&mut [f32]> {
+        Some(s)
+    }
+    fn from_f32_vec(v: Vec<f32>) -> std::result::Result<Vec<Self>, Vec<f32>> {
+        Ok(v)
     }
 }
 
@@ -200,6 +226,19 @@ pub(crate) use precomputed_forward;
 pub(crate) fn record_backward() -> bool {
     static RECORD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *RECORD.get_or_init(|| std::env::var("CANDLE_GRAD_DO_NOT_DETACH").is_ok_and(|s| !s.is_empty() && s != "0"))
+}
+
+/// Runs a backward kernel on `(a, b)`, detached unless [`record_backward`].
+pub(crate) fn backward_kernel2<Op: candle_core::CustomOp2 + Send + Sync + 'static>(
+    a: &Tensor,
+    b: &Tensor,
+    op: Op,
+) -> candle_core::Result<Tensor> {
+    if record_backward() {
+        a.apply_op2(b, op)
+    } else {
+        a.detach().apply_op2_no_bwd(&b.detach(), &op)
+    }
 }
 
 /// Runs a backward kernel on `(a, b, c)`, detached unless [`record_backward`].

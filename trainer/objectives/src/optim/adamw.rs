@@ -1,12 +1,17 @@
-//! AdamW with decoupled weight decay and bias correction, fused: on CPU (f32) one pass over each
-//! parameter reads the gradient and updates the moments and the weights in place, with no
-//! temporary tensors (candle's `AdamW` allocates about 14 full-size temporaries per step). Other
-//! devices and dtypes use the same arithmetic through tensor ops.
+//! AdamW with decoupled weight decay and bias correction, fused: on CPU (f32, bf16 and f16
+//! parameters) one pass over each parameter reads the gradient and updates the moments and the
+//! weights in place, in f32 arithmetic, with no temporary tensors (candle's `AdamW` allocates
+//! about 14 full-size temporaries per step), spread over rayon's threads in chunks (each element
+//! is updated on its own, so the result does not depend on the split). The moments have the
+//! parameter's dtype, as in PyTorch. Other devices and dtypes use the same arithmetic through
+//! tensor ops.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use candle_core::{CpuStorage, DType, InplaceOp1, Layout, Storage, Tensor, Var};
+use half::{bf16, f16};
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
@@ -29,23 +34,21 @@ impl Default for AdamWConfig {
     }
 }
 
+/// Moments kept as host vectors, in the parameter's dtype.
 #[derive(Debug, Clone)]
-enum Moments {
-    /// CPU f32 parameters: moments as plain vectors, updated in the fused pass.
-    Host { m: Vec<f32>, v: Vec<f32> },
-    /// Anything else: moments as tensors.
-    Tensors { m: Tensor, v: Tensor },
+enum HostMoments {
+    F32 { m: Vec<f32>, v: Vec<f32> },
+    BF16 { m: Vec<bf16>, v: Vec<bf16> },
+    F16 { m: Vec<f16>, v: Vec<f16> },
 }
 
-/// The fused AdamW optimiser over a fixed list of named parameters.
 #[derive(Debug, Clone)]
-pub struct AdamW {
-    cfg: AdamWConfig,
-    /// Optimizer steps taken (bias correction uses it).
-    t: u64,
-    names: Vec<String>,
-    shapes: Vec<Vec<usize>>,
-    moments: Vec<Moments>,
+enum Moments {
+    /// Contiguous CPU parameters of a float dtype the fused pass takes: moments as plain
+    /// vectors, updated in the fused pass.
+    Host(HostMoments),
+    /// Anything else: moments as tensors.
+    Tensors { m: Tensor, v: Tensor },
 }
 
 #[derive(Clone, Copy)]
@@ -60,11 +63,95 @@ struct Coefs {
     scale: f32,
 }
 
+/// An element of a parameter, gradient or moment of the fused pass (math in f32).
+trait Elem: Copy + Send + Sync + candle_core::WithDType {
+    fn f32(self) -> f32;
+    fn of(v: f32) -> Self;
+}
+
+impl Elem for f32 {
+    #[inline(always)]
+    fn f32(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn of(v: f32) -> Self {
+        v
+    }
+}
+
+impl Elem for bf16 {
+    #[inline(always)]
+    fn f32(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline(always)]
+    fn of(v: f32) -> Self {
+        bf16::from_f32(v)
+    }
+}
+
+impl Elem for f16 {
+    #[inline(always)]
+    fn f32(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline(always)]
+    fn of(v: f32) -> Self {
+        f16::from_f32(v)
+    }
+}
+
+/// Elements per task of the parallel pass.
+const CHUNK: usize = 1 << 16;
+
+/// The update of one chunk: parameter `p`, gradient `g` (any float dtype), moments `m`, `v`.
+fn update<P: Elem, G: Elem>(p: &mut [P], g: &[G], m: &mut [P], v: &mut [P], c: Coefs) {
+    for (((p, &g), m), v) in p.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
+        let g = g.f32() * c.scale;
+        let mf = c.b1 * m.f32() + (1.0 - c.b1) * g;
+        let vf = c.b2 * v.f32() + (1.0 - c.b2) * g * g;
+        *m = P::of(mf);
+        *v = P::of(vf);
+        let m_hat = mf / c.bc1;
+        let v_hat = vf / c.bc2;
+        *p = P::of(p.f32() * c.decay - c.lr * m_hat / (v_hat.sqrt() + c.eps));
+    }
+}
+
+fn update_par<P: Elem, G: Elem>(p: &mut [P], g: &[G], m: &mut [P], v: &mut [P], c: Coefs) -> candle_core::Result<()> {
+    if p.len() != g.len() || m.len() != p.len() || v.len() != p.len() {
+        candle_core::bail!("fused-adamw: parameter, gradient and moments differ in size")
+    }
+    p.par_chunks_mut(CHUNK)
+        .zip(g.par_chunks(CHUNK))
+        .zip(m.par_chunks_mut(CHUNK))
+        .zip(v.par_chunks_mut(CHUNK))
+        .for_each(|(((p, g), m), v)| update(p, g, m, v, c));
+    Ok(())
+}
+
+/// A gradient's contiguous CPU elements.
+enum Grad<'a> {
+    F32(&'a [f32]),
+    BF16(&'a [bf16]),
+    F16(&'a [f16]),
+}
+
 struct FusedStep<'a> {
-    grad: &'a [f32],
-    m: RefCell<&'a mut [f32]>,
-    v: RefCell<&'a mut [f32]>,
+    grad: Grad<'a>,
+    moments: Mutex<&'a mut HostMoments>,
     c: Coefs,
+}
+
+impl FusedStep<'_> {
+    fn run<P: Elem>(&self, p: &mut [P], m: &mut [P], v: &mut [P]) -> candle_core::Result<()> {
+        match self.grad {
+            Grad::F32(g) => update_par(p, g, m, v, self.c),
+            Grad::BF16(g) => update_par(p, g, m, v, self.c),
+            Grad::F16(g) => update_par(p, g, m, v, self.c),
+        }
+    }
 }
 
 impl InplaceOp1 for FusedStep<'_> {
@@ -73,31 +160,42 @@ impl InplaceOp1 for FusedStep<'_> {
     }
 
     fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> candle_core::Result<()> {
-        let CpuStorage::F32(data) = storage else { candle_core::bail!("fused-adamw: parameter is not f32") };
         let Some((start, end)) = layout.contiguous_offsets() else {
             candle_core::bail!("fused-adamw: parameter is not contiguous")
         };
-        let p = &mut data[start..end];
-        let mut m = self.m.borrow_mut();
-        let mut v = self.v.borrow_mut();
-        if p.len() != self.grad.len() || m.len() != p.len() || v.len() != p.len() {
-            candle_core::bail!("fused-adamw: parameter, gradient and moments differ in size")
+        let mut moments = self.moments.lock().map_err(|_| candle_core::Error::Msg("fused-adamw: poisoned".into()))?;
+        match (storage, &mut **moments) {
+            (CpuStorage::F32(data), HostMoments::F32 { m, v }) => self.run(&mut data[start..end], m, v),
+            (CpuStorage::BF16(data), HostMoments::BF16 { m, v }) => self.run(&mut data[start..end], m, v),
+            (CpuStorage::F16(data), HostMoments::F16 { m, v }) => self.run(&mut data[start..end], m, v),
+            _ => candle_core::bail!("fused-adamw: the parameter's dtype changed"),
         }
-        let c = self.c;
-        for (((p, &g), m), v) in p.iter_mut().zip(self.grad).zip(m.iter_mut()).zip(v.iter_mut()) {
-            let g = g * c.scale;
-            *m = c.b1 * *m + (1.0 - c.b1) * g;
-            *v = c.b2 * *v + (1.0 - c.b2) * g * g;
-            let m_hat = *m / c.bc1;
-            let v_hat = *v / c.bc2;
-            *p = *p * c.decay - c.lr * m_hat / (v_hat.sqrt() + c.eps);
-        }
-        Ok(())
     }
 }
 
-fn is_host_f32(t: &Tensor) -> bool {
-    t.device().is_cpu() && t.dtype() == DType::F32 && t.is_contiguous()
+/// Whether `t` takes the fused pass: a contiguous CPU tensor of f32, bf16 or f16.
+fn is_host(t: &Tensor) -> bool {
+    t.device().is_cpu() && matches!(t.dtype(), DType::F32 | DType::BF16 | DType::F16) && t.is_contiguous()
+}
+
+fn host_moments(dtype: DType, n: usize) -> Option<HostMoments> {
+    Some(match dtype {
+        DType::F32 => HostMoments::F32 { m: vec![0.0; n], v: vec![0.0; n] },
+        DType::BF16 => HostMoments::BF16 { m: vec![bf16::ZERO; n], v: vec![bf16::ZERO; n] },
+        DType::F16 => HostMoments::F16 { m: vec![f16::ZERO; n], v: vec![f16::ZERO; n] },
+        _ => return None,
+    })
+}
+
+/// The fused AdamW optimiser over a fixed list of named parameters.
+#[derive(Debug, Clone)]
+pub struct AdamW {
+    cfg: AdamWConfig,
+    /// Optimizer steps taken (bias correction uses it).
+    t: u64,
+    names: Vec<String>,
+    shapes: Vec<Vec<usize>>,
+    moments: Vec<Moments>,
 }
 
 impl AdamW {
@@ -106,10 +204,10 @@ impl AdamW {
         let mut moments = Vec::with_capacity(vars.len());
         for (_, v) in vars {
             let t = v.as_tensor();
-            moments.push(if is_host_f32(t) {
-                Moments::Host { m: vec![0.0; t.elem_count()], v: vec![0.0; t.elem_count()] }
-            } else {
-                Moments::Tensors { m: t.zeros_like()?.detach(), v: t.zeros_like()?.detach() }
+            let host = if is_host(t) { host_moments(t.dtype(), t.elem_count()) } else { None };
+            moments.push(match host {
+                Some(h) => Moments::Host(h),
+                None => Moments::Tensors { m: t.zeros_like()?.detach(), v: t.zeros_like()?.detach() },
             });
         }
         Ok(Self {
@@ -145,11 +243,10 @@ impl AdamW {
             let Some(grad) = grad else { continue };
             let decay = if var.rank() >= 2 { 1.0 - lr * self.cfg.weight_decay } else { 1.0 };
             match moments {
-                Moments::Host { m, v } if is_host_f32(var.as_tensor()) => {
-                    let grad = if grad.is_contiguous() && grad.dtype() == DType::F32 {
-                        grad.clone()
-                    } else {
-                        grad.to_dtype(DType::F32)?.contiguous()?
+                Moments::Host(host) if is_host(var.as_tensor()) => {
+                    let grad = match grad.dtype() {
+                        DType::F32 | DType::BF16 | DType::F16 => grad.contiguous()?,
+                        _ => grad.to_dtype(var.dtype())?.contiguous()?,
                     };
                     let (storage, layout) = grad.storage_and_layout();
                     let (Storage::Cpu(cpu), Some((start, end))) = (&*storage, layout.contiguous_offsets()) else {
@@ -157,11 +254,15 @@ impl AdamW {
                             "AdamW: a CPU parameter has a gradient on another device".into(),
                         ));
                     };
-                    let g = &cpu.as_slice::<f32>()?[start..end];
+                    let grad = match cpu {
+                        CpuStorage::F32(g) => Grad::F32(&g[start..end]),
+                        CpuStorage::BF16(g) => Grad::BF16(&g[start..end]),
+                        CpuStorage::F16(g) => Grad::F16(&g[start..end]),
+                        _ => return Err(Error::InvalidInput(format!("AdamW: a {:?} gradient", grad.dtype()))),
+                    };
                     let op = FusedStep {
-                        grad: g,
-                        m: RefCell::new(m.as_mut_slice()),
-                        v: RefCell::new(v.as_mut_slice()),
+                        grad,
+                        moments: Mutex::new(host),
                         c: Coefs {
                             lr: lr as f32,
                             decay: decay as f32,
@@ -175,7 +276,7 @@ impl AdamW {
                     };
                     var.as_tensor().inplace_op1(&op)?;
                 }
-                Moments::Host { .. } => {
+                Moments::Host(_) => {
                     return Err(Error::InvalidInput(
                         "AdamW: parameter layout changed since the optimiser was built".into(),
                     ));
@@ -199,10 +300,23 @@ impl AdamW {
         let mut out = HashMap::new();
         for ((name, shape), moments) in self.names.iter().zip(&self.shapes).zip(&self.moments) {
             let (m, v) = match moments {
-                Moments::Host { m, v } => (
-                    Tensor::from_slice(m, shape.as_slice(), &candle_core::Device::Cpu)?,
-                    Tensor::from_slice(v, shape.as_slice(), &candle_core::Device::Cpu)?,
-                ),
+                Moments::Host(host) => {
+                    let dev = &candle_core::Device::Cpu;
+                    match host {
+                        HostMoments::F32 { m, v } => (
+                            Tensor::from_slice(m, shape.as_slice(), dev)?,
+                            Tensor::from_slice(v, shape.as_slice(), dev)?,
+                        ),
+                        HostMoments::BF16 { m, v } => (
+                            Tensor::from_slice(m, shape.as_slice(), dev)?,
+                            Tensor::from_slice(v, shape.as_slice(), dev)?,
+                        ),
+                        HostMoments::F16 { m, v } => (
+                            Tensor::from_slice(m, shape.as_slice(), dev)?,
+                            Tensor::from_slice(v, shape.as_slice(), dev)?,
+                        ),
+                    }
+                }
                 Moments::Tensors { m, v } => (m.clone(), v.clone()),
             };
             out.insert(format!("exp_avg.{name}"), m);
@@ -223,9 +337,22 @@ impl AdamW {
             };
             let (m, v) = (get(format!("exp_avg.{name}"))?, get(format!("exp_avg_sq.{name}"))?);
             match moments {
-                Moments::Host { m: hm, v: hv } => {
-                    *hm = m.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
-                    *hv = v.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
+                Moments::Host(host) => {
+                    let flat = |t: &Tensor, d: DType| t.to_dtype(d).and_then(|t| t.flatten_all());
+                    match host {
+                        HostMoments::F32 { m: hm, v: hv } => {
+                            *hm = flat(&m, DType::F32)?.to_vec1()?;
+                            *hv = flat(&v, DType::F32)?.to_vec1()?;
+                        }
+                        HostMoments::BF16 { m: hm, v: hv } => {
+                            *hm = flat(&m, DType::BF16)?.to_vec1()?;
+                            *hv = flat(&v, DType::BF16)?.to_vec1()?;
+                        }
+                        HostMoments::F16 { m: hm, v: hv } => {
+                            *hm = flat(&m, DType::F16)?.to_vec1()?;
+                            *hv = flat(&v, DType::F16)?.to_vec1()?;
+                        }
+                    }
                 }
                 Moments::Tensors { m: tm, v: tv } => {
                     *tm = m.to_device(tm.device())?.to_dtype(tm.dtype())?;
@@ -290,6 +417,54 @@ mod tests {
             let gb0: Vec<f64> = grads.iter().map(|g| g[0]).collect();
             assert!((got_b[0] - reference(1.0, &gb0, lr, c, false)).abs() < 1e-6, "bias is not decayed");
             assert_eq!(opt.steps(), 3);
+        }
+    }
+
+    #[test]
+    fn half_precision_moments_update_in_place_with_f32_math() {
+        // The fused bf16/f16 pass: f32 arithmetic per element, parameter and moments rounded to
+        // the dtype after each step (the reference rounds the same way), weight decay on matrices.
+        let c = AdamWConfig { beta1: 0.9, beta2: 0.99, eps: 1e-8, weight_decay: 0.1 };
+        let lr = 0.01f32;
+        let grads = [[0.5f32, -1.0, 2.0, 0.0], [0.1, 0.3, -0.2, 1.0], [-0.4, 0.2, 0.0, 0.5]];
+        let init = [1.0f32, -2.0, 0.5, 3.0];
+        for dtype in [DType::BF16, DType::F16] {
+            let round = |x: f32| -> f32 {
+                let t = Tensor::new(&[x], &Device::Cpu).unwrap().to_dtype(dtype).unwrap();
+                t.to_dtype(DType::F32).unwrap().to_vec1::<f32>().unwrap()[0]
+            };
+            let w = Var::from_tensor(
+                &Tensor::new(&init, &Device::Cpu).unwrap().reshape((2, 2)).unwrap().to_dtype(dtype).unwrap(),
+            )
+            .unwrap();
+            let vars = vec![("w".to_string(), w.clone())];
+            let mut opt = AdamW::new(&vars, c).unwrap();
+            for g in &grads {
+                let gw = Tensor::new(g, &Device::Cpu).unwrap().reshape((2, 2)).unwrap().to_dtype(dtype).unwrap();
+                opt.step(&vars, &[Some(gw)], 0.5, f64::from(lr)).unwrap();
+            }
+            let got: Vec<f32> = w.as_tensor().to_dtype(DType::F32).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+            for i in 0..4 {
+                let (mut p, mut m, mut v) = (round(init[i]), 0.0f32, 0.0f32);
+                for (t, g) in grads.iter().enumerate() {
+                    let g = round(g[i]) * 0.5;
+                    let t = (t + 1) as i32;
+                    let mf = 0.9 * m + 0.1 * g;
+                    let vf = 0.99 * v + 0.01 * g * g;
+                    let (bc1, bc2) = ((1.0 - 0.9f64.powi(t)) as f32, (1.0 - 0.99f64.powi(t)) as f32);
+                    p = round(p * (1.0 - lr * 0.1) - lr * (mf / bc1) / ((vf / bc2).sqrt() + 1e-8));
+                    (m, v) = (round(mf), round(vf));
+                }
+                assert_eq!(got[i], p, "{dtype:?} w[{i}]");
+            }
+            let state = opt.state_tensors().unwrap();
+            assert_eq!(state["exp_avg.w"].dtype(), dtype);
+            let mut again = AdamW::new(&vars, c).unwrap();
+            again.load_state(&state, opt.steps()).unwrap();
+            assert_eq!(
+                again.state_tensors().unwrap()["exp_avg_sq.w"].to_dtype(DType::F32).unwrap().to_vec2::<f32>().unwrap(),
+                state["exp_avg_sq.w"].to_dtype(DType::F32).unwrap().to_vec2::<f32>().unwrap()
+            );
         }
     }
 

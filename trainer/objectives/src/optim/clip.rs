@@ -1,7 +1,10 @@
 //! The global L2 norm of the gradient (before clipping) and the clip factor. On CPU the norm is
-//! read straight from the gradients' storage (no temporaries).
+//! read straight from the gradients' storage (no temporaries), one gradient per rayon task; each
+//! gradient's sum and the total run in a fixed order, so the norm does not depend on the threads.
 
 use candle_core::{DType, Storage, Tensor};
+use half::{bf16, f16};
+use rayon::prelude::*;
 
 use crate::error::Result;
 
@@ -27,6 +30,14 @@ fn sum_sq(g: &Tensor) -> Result<f64> {
                     let s = &cpu.as_slice::<f64>()?[start..end];
                     return Ok(s.iter().map(|&x| x * x).sum());
                 }
+                DType::BF16 => {
+                    let s = &cpu.as_slice::<bf16>()?[start..end];
+                    return Ok(s.iter().map(|&x| f64::from(x.to_f32()).powi(2)).sum());
+                }
+                DType::F16 => {
+                    let s = &cpu.as_slice::<f16>()?[start..end];
+                    return Ok(s.iter().map(|&x| f64::from(x.to_f32()).powi(2)).sum());
+                }
                 _ => {}
             }
         }
@@ -36,11 +47,11 @@ fn sum_sq(g: &Tensor) -> Result<f64> {
 
 /// The global norm of `grads` (entries `None` are parameters without a gradient).
 pub fn global_norm(grads: &[Option<Tensor>]) -> Result<GradNorm> {
+    let sums: Vec<Option<f64>> = grads.par_iter().map(|g| g.as_ref().map(sum_sq).transpose()).collect::<Result<_>>()?;
     let mut total = 0.0;
     let mut first_bad = None;
-    for (i, g) in grads.iter().enumerate() {
-        if let Some(g) = g {
-            let s = sum_sq(g)?;
+    for (i, s) in sums.into_iter().enumerate() {
+        if let Some(s) = s {
             if !s.is_finite() && first_bad.is_none() {
                 first_bad = Some(i);
             }
