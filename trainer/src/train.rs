@@ -206,7 +206,7 @@ impl<'a> Session<'a> {
         let memory = memory_plan(cfg, &engine, &data, &available, needs_ref, on_event)?;
         let reference = if needs_ref { Some(policy::frozen_copy(&model)?) } else { None };
         let eval_sets = load_eval_sets(cfg, &fields)?;
-        let rewarder = Rewarder { verify, format_weight: cfg.rollout.format_reward, overlong };
+        let rewarder = Rewarder { verify, format_weight: cfg.rollout.format.format_reward, overlong };
         let adam = AdamWConfig {
             beta1: cfg.optim.adam_beta1,
             beta2: cfg.optim.adam_beta2,

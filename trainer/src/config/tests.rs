@@ -204,7 +204,10 @@ fn config_json_written_by_main_loads_and_writes_back_unchanged() {
         if name.contains("dgpo") {
             assert_eq!((c.objective.objective.name, c.objective.paper), ("dgpo", Some(Paper::Dgpo)));
             assert_eq!(c.objective.overrides.kl_estimator, Some(KlEstimator::LowVarK3));
-            assert_eq!((c.rollout.reward, c.rollout.extract), (RewardChoice::Signed, rlverify::Extraction::Lenient));
+            assert_eq!(
+                (c.rollout.reward, c.rollout.answer.extract),
+                (RewardChoice::Signed, rlverify::Extraction::Lenient)
+            );
             assert_eq!((c.sources["clip_low"], c.sources["kl_coef"]), (Source::Preset, Source::User));
         }
     }

@@ -274,7 +274,7 @@ mod tests {
         let cfg = TrainConfig::resolve_layers(None, &[cli.train.settings]).expect("resolve");
         let v = cfg.verify_config().expect("verifier config");
         assert_eq!(
-            (v.reward, v.extract, v.last_number, v.truncated, cfg.rollout.format_reward),
+            (v.reward, v.extract, v.last_number, v.truncated, cfg.rollout.format.format_reward),
             (
                 rlverify::RewardKind::Signed,
                 rlverify::Extraction::Lenient,
@@ -293,7 +293,7 @@ mod tests {
         let v = cfg.verify_config().expect("verifier config");
         let d = rlverify::Config::default();
         assert_eq!((v.reward, v.extract, v.truncated), (rlverify::RewardKind::Signed, d.extract, d.truncated));
-        assert_eq!(cfg.rollout.format_reward, 0.0);
+        assert_eq!(cfg.rollout.format.format_reward, 0.0);
     }
 
     /// Objective names are read in any case; a typo still gets "did you mean".
