@@ -42,7 +42,7 @@ fn shaping_comes_from_the_registry_entry() {
     assert_eq!(shaping(&run("grpo")), (RewardKind::Binary, false, 0));
     let mut user = run("dapo");
     (user.rollout.reward, user.rollout.dynamic_sampling, user.rollout.overlong_buffer) =
-        (RewardChoice::Binary, Some(false), Some(0));
+        (RewardChoice::Kind(RewardKind::Binary), Some(false), Some(0));
     assert_eq!(shaping(&user), (RewardKind::Binary, false, 0));
     let resolved = run("dapo").resolved().unwrap();
     assert_eq!(
@@ -141,7 +141,7 @@ fn free_on_resume_is_the_declared_list() {
 #[test]
 fn older_reward_names_are_read() {
     let c = TrainConfig::from_json(r#"{"reward": "plus-minus-one"}"#).unwrap();
-    assert_eq!(c.rollout.reward, RewardChoice::Signed);
+    assert_eq!(c.rollout.reward, RewardChoice::Kind(RewardKind::Signed));
     let text = serde_json::to_string(&c).unwrap();
     assert!(text.contains(r#""reward":"signed""#) && text.contains(r#""extract":"strict""#), "{text}");
     assert!(TrainConfig::from_json(r#"{"extract": "lenientt"}"#).is_err_and(|e| e.to_string().contains("strict")));
@@ -206,7 +206,7 @@ fn config_json_written_by_main_loads_and_writes_back_unchanged() {
             assert_eq!(c.objective.overrides.kl_estimator, Some(KlEstimator::LowVarK3));
             assert_eq!(
                 (c.rollout.reward, c.rollout.answer.extract),
-                (RewardChoice::Signed, rlverify::Extraction::Lenient)
+                (RewardChoice::Kind(RewardKind::Signed), rlverify::Extraction::Lenient)
             );
             assert_eq!((c.sources["clip_low"], c.sources["kl_coef"]), (Source::Preset, Source::User));
         }

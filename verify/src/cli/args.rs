@@ -57,12 +57,24 @@ pub fn with_scoring_defaults(cmd: clap::Command) -> clap::Command {
     names.into_iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, with_scoring_defaults))
 }
 
+/// Which of the verifier's options a command takes (each takes the ones before): the options
+/// that decide a verdict ([`AnswerArgs`]); also the reward encoding; also the format reward.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Takes {
+    /// [`AnswerArgs`] (`rlverify extract`, `rlbench`).
+    Answer,
+    /// And `--reward` (`rlverify check|bench`).
+    Reward,
+    /// And `--format-reward` (`rlverify score|serve`, `rltrain`).
+    FormatReward,
+}
+
 /// Where the command at `path` of `cmd` (`&["score"]`; `&[]` for `cmd` itself) departs from the
-/// verifier's option table: an option of [`AnswerArgs::OPTIONS`] (and with `rewards`, the reward
-/// encoding and the format reward) without its flag, hidden, or without one of the option's
-/// values. Empty when it takes them all. Each tool's tests call it on its commands, so that an
-/// option added to the table in the verifier is known to reach every tool.
-pub fn verifier_flag_problems(cmd: &clap::Command, path: &[&str], rewards: bool) -> Vec<String> {
+/// verifier's option table: an option of [`AnswerArgs::OPTIONS`] (and as `takes` says, the
+/// reward encoding and the format reward) without its flag, hidden, or without one of the
+/// option's values. Empty when it takes them all. Each tool's tests call it on its commands, so
+/// that an option added to the table in the verifier is known to reach every tool.
+pub fn verifier_flag_problems(cmd: &clap::Command, path: &[&str], takes: Takes) -> Vec<String> {
     let mut cmd = cmd.clone();
     cmd.build();
     let name = std::iter::once(cmd.get_name()).chain(path.iter().copied()).collect::<Vec<_>>().join(" ");
@@ -76,7 +88,7 @@ pub fn verifier_flag_problems(cmd: &clap::Command, path: &[&str], rewards: bool)
     let find = |flag: &str| sub.get_arguments().find(|a| a.get_long() == Some(flag) && !a.is_hide_set());
     let mut out = Vec::new();
     let table: Vec<&dyn ConfigOption> =
-        rewards.then_some(REWARD).into_iter().chain(AnswerArgs::OPTIONS.iter().copied()).collect();
+        (takes >= Takes::Reward).then_some(REWARD).into_iter().chain(AnswerArgs::OPTIONS.iter().copied()).collect();
     for option in table {
         let Some(arg) = find(option.flag()) else {
             out.push(format!("{name} has no --{}", option.flag()));
@@ -89,7 +101,7 @@ pub fn verifier_flag_problems(cmd: &clap::Command, path: &[&str], rewards: bool)
             }
         }
     }
-    if rewards && find("format-reward").is_none() {
+    if takes == Takes::FormatReward && find("format-reward").is_none() {
         out.push(format!("{name} has no --format-reward"));
     }
     out

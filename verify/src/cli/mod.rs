@@ -11,7 +11,7 @@
 mod args;
 
 pub use crate::options::{AnswerArgs, FormatRewardArgs, ScoringArgs};
-pub use args::{scoring_default_note, verifier_flag_problems, with_scoring_defaults, FieldArgs};
+pub use args::{scoring_default_note, verifier_flag_problems, with_scoring_defaults, FieldArgs, Takes};
 pub use rlbase::DeviceSpec;
 
 /// Per-line input errors printed in full by `rlverify score` and `rlbench score`; the rest are

@@ -338,6 +338,37 @@ mod tests {
         assert_eq!(rlcli::shared_flag_problems(&super::command()), Vec::<String>::new());
     }
 
+    /// Every option of the verifier's table (`rlverify::options::config_options`) is a flag of
+    /// `rltrain` and `rltrain train`, with all its values, and a key of `config.json` that reads
+    /// back: an option added in `rlverify::options` reaches the trainer with no edit here.
+    #[test]
+    fn every_verifier_option_is_a_flag_and_a_key() {
+        let cmd = super::command();
+        for path in [&[][..], &["train"]] {
+            assert_eq!(
+                rlverify::cli::verifier_flag_problems(&cmd, path, rlverify::cli::Takes::FormatReward),
+                Vec::<String>::new()
+            );
+        }
+        let defaults = TrainConfig::default().settings();
+        let names = TrainConfig::names();
+        for option in rlverify::options::config_options() {
+            let key = option.key();
+            assert!(names.contains(&key.as_str()), "{key} is no setting");
+            for (value, _) in option.values() {
+                let cfg = TrainConfig::from_json(&serde_json::json!({ &key: value }).to_string()).expect(value);
+                let verify = cfg.verify_config().expect("verifier config");
+                assert_eq!(option.get(&verify), value, "{key}");
+                assert_eq!(cfg.settings()[&key], serde_json::json!(value), "{key}");
+            }
+            if key != "reward" {
+                // `auto` stands for the objective's encoding; the others are the verifier's defaults.
+                assert_eq!(defaults[&key], serde_json::json!(option.default_value()), "{key}");
+            }
+        }
+        assert!(names.contains(&"format_reward"));
+    }
+
     #[test]
     fn help_shows_the_real_defaults() {
         let defaults = TrainConfig::default().settings();
