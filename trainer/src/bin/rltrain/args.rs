@@ -95,6 +95,10 @@ pub struct StudyArgs {
     /// Folder of report.md, summary.json and plots/ [default: --out].
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+    /// Testing hook: every run's step N has a non-finite loss and stops the run (checks that
+    /// runs stopped early are reported).
+    #[arg(long, value_name = "N", hide = true)]
+    pub inject_nan_at_step: Option<u64>,
     // Runs trained at once, one thread each.
     #[command(flatten)]
     pub threads: ThreadsArg,
