@@ -289,15 +289,10 @@ mod tests {
     /// every command that takes the scoring flags.
     #[test]
     fn help_shows_the_library_defaults() {
-        use clap::ValueEnum;
         let cfg = rlverify::Config::default();
-        let name = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| v().expect("a value").get_name().to_string();
-        let expected = [
-            ("reward", name(&|| cfg.reward.to_possible_value())),
-            ("extract", name(&|| cfg.extract.to_possible_value())),
-            ("last-number", name(&|| cfg.last_number.to_possible_value())),
-            ("truncated", name(&|| cfg.truncated.to_possible_value())),
-        ];
+        let expected: Vec<(&str, &str)> =
+            rlverify::options::config_options().map(|o| (o.flag(), o.get(&cfg))).collect();
+        assert_eq!(expected[..2], [("reward", "binary"), ("extract", "strict")]);
         for sub in ["score", "check", "bench", "serve", "extract"] {
             let mut cmd = command().find_subcommand(sub).expect(sub).clone();
             let help = cmd.render_long_help().to_string().split_whitespace().collect::<Vec<_>>().join(" ");
