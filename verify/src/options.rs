@@ -29,7 +29,7 @@
 
 use crate::{Config, Extraction, LastNumber, RewardKind, Truncated};
 
-/// An option of [`Config`](crate::Config) that a user names: its flag, its values, their help.
+/// An option of [`Config`] that a user names: its flag, its values, their help.
 pub trait VerifierOption: Copy + PartialEq + Sized + 'static {
     /// The flag without its dashes (`last-number`); Python's keyword writes `_` for `-`.
     const FLAG: &'static str;

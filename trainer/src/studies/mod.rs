@@ -511,7 +511,7 @@ mod tests {
             assert!(chunk.iter().all(|s| s.arm == chunk[0].arm));
             assert_eq!(chunk.iter().map(|s| s.seed).collect::<Vec<_>>(), [0, 1, 2]);
         }
-        let cfg = run_config(study, &specs[5], opts.steps).expect("config");
+        let cfg = run_config(study, &specs[5], &opts).expect("config");
         assert_eq!(cfg.run.steps, 2);
         assert_eq!(cfg.run.seed, 2);
         assert_eq!(cfg.optim.iterations, 4);
