@@ -31,7 +31,9 @@ def test_extract():
 
 
 def test_options_have_the_cli_defaults_and_names():
-    assert rlverify.OPTIONS == ["reward", "extract", "last_number", "truncated", "format_reward"]
+    # The verifier's table, then format_reward (a new option of the table joins with no edit here).
+    assert rlverify.OPTIONS[:4] == ["reward", "extract", "last_number", "truncated"]
+    assert rlverify.OPTIONS[-1] == "format_reward"
     wrong = "The final answer is 41."
     assert rlverify.score("42", wrong, reward="signed").reward == -1.0
     assert rlverify.score("42", wrong, reward="binary").reward == 0.0
