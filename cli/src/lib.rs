@@ -48,8 +48,9 @@ use std::process::ExitCode;
 pub enum Exit {
     /// 0: done (also after a closed output pipe).
     Success,
-    /// 1: done, with a negative result: a wrong answer, no answer found, malformed input lines,
-    /// samples missing from a run, requests that failed.
+    /// 1: done, with a negative result: a wrong answer, no answer found, malformed input lines
+    /// (rltrain's skipped data lines), samples missing from a run, requests that failed, study
+    /// runs that stopped early.
     Negative,
     /// 2: a usage, input or I/O error (what [`main`] returns for an `Err`; clap's usage errors too).
     Error,

@@ -16,11 +16,6 @@ pub fn finite(s: &str) -> Result<f64, String> {
     parse_f64_in(s, |_| true, "a finite number")
 }
 
-/// A weight of the format reward: any finite number.
-pub fn weight(s: &str) -> Result<f64, String> {
-    parse_f64_in(s, |_| true, "the weight is a finite number")
-}
-
 /// A finite number, 0 or more.
 pub fn non_negative(s: &str) -> Result<f64, String> {
     parse_f64_in(s, |v| v >= 0.0, "a finite number, 0 or more")
@@ -96,20 +91,8 @@ mod tests {
     #[test]
     fn non_finite_values_are_refused_everywhere() {
         type Parser = fn(&str) -> Result<f64, String>;
-        let parsers: [Parser; 12] = [
-            finite,
-            weight,
-            non_negative,
-            positive,
-            temperature,
-            top_p,
-            fraction,
-            beta,
-            cap,
-            grad_clip,
-            clip_width,
-            dual_clip,
-        ];
+        let parsers: [Parser; 11] =
+            [finite, non_negative, positive, temperature, top_p, fraction, beta, cap, grad_clip, clip_width, dual_clip];
         for p in parsers {
             for bad in ["nan", "NaN", "inf", "-inf", "infinity", "1e999", "x"] {
                 assert!(p(bad).is_err(), "{bad} accepted");

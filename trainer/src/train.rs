@@ -70,6 +70,10 @@ pub struct Outcome {
     pub checkpoint: Option<PathBuf>,
     /// Whether the run stopped early because `stop` was set (Ctrl-C).
     pub interrupted: bool,
+    /// `path:line: why` of every line of the training and evaluation data that was skipped
+    /// (each also an [`Event::Warning`] at the start): a run that skipped data is done with a
+    /// negative result.
+    pub skipped_data_lines: Vec<String>,
 }
 
 /// Trains as `cfg` says; with `resume`, continues from the newest checkpoint of `cfg.run.out`.
@@ -120,6 +124,7 @@ pub fn train_until(
         engine: run.engine,
         checkpoint: saved,
         interrupted,
+        skipped_data_lines: run.skipped_data_lines,
     })
 }
 
@@ -139,6 +144,8 @@ struct Session<'a> {
     /// Rows per forward/backward and recomputation, as planned ([`plan::plan`]).
     memory: MemoryPlan,
     eval_sets: Vec<EvalSet>,
+    /// `path:line: why` of the data lines skipped (training and evaluation data).
+    skipped_data_lines: Vec<String>,
     rewarder: Rewarder,
     opt: AdamW,
     schedule: LrSchedule,
@@ -196,17 +203,18 @@ impl<'a> Session<'a> {
         let fields =
             Fields { problem: cfg.data.problem_field.clone(), answer: cfg.data.answer_field.clone(), id: "id".into() };
         let data = Dataset::load(&cfg.data.data, &fields, cfg.data.task_size, cfg.run.seed)?;
-        for line in &data.skipped {
-            on_event(Event::Warning(&format!("skipped bad data line {line}")));
-        }
+        let mut skipped_data_lines = data.skipped.clone();
         let engine = policy::load(cfg, &data, &device)?;
         let model = engine.model().clone();
         let vars = model.vars().to_vec();
         let needs_ref = loss_cfg.ref_kl.is_some() || estimator_needs_kl(&loss_cfg.advantage);
         let memory = memory_plan(cfg, &engine, &data, &available, needs_ref, on_event)?;
         let reference = if needs_ref { Some(policy::frozen_copy(&model)?) } else { None };
-        let eval_sets = load_eval_sets(cfg, &fields)?;
-        let rewarder = Rewarder { verify, format_weight: cfg.rollout.format_reward, overlong };
+        let eval_sets = load_eval_sets(cfg, &fields, &mut skipped_data_lines)?;
+        for line in &skipped_data_lines {
+            on_event(Event::Warning(&format!("skipped bad data line {line}")));
+        }
+        let rewarder = Rewarder { verify, format_weight: cfg.rollout.format.format_reward, overlong };
         let adam = AdamWConfig {
             beta1: cfg.optim.adam_beta1,
             beta2: cfg.optim.adam_beta2,
@@ -255,6 +263,7 @@ impl<'a> Session<'a> {
             cpgd_correction,
             memory,
             eval_sets,
+            skipped_data_lines,
             rewarder,
             opt,
             schedule,
@@ -542,10 +551,12 @@ fn estimator_needs_kl(est: &Estimator) -> bool {
     matches!(est, Estimator::ReinforcePP { kl_coef, .. } | Estimator::Loo { kl_coef, .. } if *kl_coef != 0.0)
 }
 
-fn load_eval_sets(cfg: &TrainConfig, fields: &Fields) -> Result<Vec<EvalSet>> {
+/// The evaluation sets, each line skipped added to `skipped`.
+fn load_eval_sets(cfg: &TrainConfig, fields: &Fields, skipped: &mut Vec<String>) -> Result<Vec<EvalSet>> {
     let mut sets = Vec::new();
     for spec in &cfg.eval.eval_data {
         let d = Dataset::load(spec, fields, cfg.data.task_size, derive_seed(&[cfg.run.seed, 0xE7A1]))?;
+        skipped.extend(d.skipped);
         let mut problems = d.problems;
         if cfg.eval.eval_limit > 0 {
             problems.truncate(cfg.eval.eval_limit);

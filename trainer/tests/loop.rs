@@ -179,6 +179,44 @@ fn bad_data_lines_are_reported_with_file_and_line_and_the_rest_trained_on() {
     let rollouts = std::fs::read_to_string(out.join("run/rollouts.jsonl")).unwrap();
     assert!(rollouts.contains("1+1=") || rollouts.contains("3+3="));
     assert!(!rollouts.contains("2+2="));
+    assert_eq!(outcome.skipped_data_lines.len(), 2, "{:?}", outcome.skipped_data_lines);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The command line: a run that skipped data lines (of its training or evaluation data) finishes,
+/// then exits 1 with a closing line that counts them; the same run on clean data exits 0.
+#[test]
+fn cli_exits_1_after_a_run_that_skipped_data_lines() {
+    let exe = env!("CARGO_BIN_EXE_rltrain");
+    let out = tmp("cli-baddata");
+    std::fs::create_dir_all(&out).unwrap();
+    let (bad, clean) = (out.join("bad.jsonl"), out.join("clean.jsonl"));
+    std::fs::write(&bad, "{\"problem\":\"1+1=\",\"answer\":\"2\"}\nnot json\n{\"problem\":\"2+2=\"}\n").unwrap();
+    std::fs::write(&clean, "{\"problem\":\"1+1=\",\"answer\":\"2\"}\n{\"problem\":\"3+3=\",\"answer\":\"6\"}\n")
+        .unwrap();
+    let run = |data: &std::path::Path, eval: &std::path::Path, dir: &str| {
+        std::process::Command::new(exe)
+            .args(["--model", "tiny", "--steps", "1", "--prompts-per-step", "2", "--group-size", "2"])
+            .args(["--eval-every", "1", "--eval-k", "1", "--data"])
+            .arg(data)
+            .arg("--eval-data")
+            .arg(eval)
+            .arg("--out")
+            .arg(out.join(dir))
+            .output()
+            .unwrap()
+    };
+    let o = run(&bad, &bad, "bad");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let f = bad.display().to_string();
+    assert!(stderr.contains(&format!("skipped bad data line {f}:2: invalid JSON")), "{stderr}");
+    assert!(stderr.contains("done: 1 steps"), "the run finishes: {stderr}");
+    // Two lines of the training data, two of the evaluation data (the same file).
+    assert_eq!(stderr.lines().last(), Some("4 data lines were skipped (file:line listed above)"), "{stderr}");
+    assert!(metrics(&out.join("bad")).iter().any(|m| m["step"] == 1 && m.get("acc").is_some()));
+    let o = run(&clean, &clean, "clean");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -172,6 +172,33 @@ fn finished_runs_are_reused_and_runs_the_code_changed_trained_again() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// Runs that stop early (here every run, by the hidden NaN hook with one bad step allowed): the
+/// study still writes its report, then exits 1 with a closing line that counts them and says where
+/// their errors are; the same command without the hook trains them again and exits 0.
+#[test]
+fn runs_that_stop_early_make_the_study_exit_1() {
+    let out = tmp("stopped");
+    let n = runs_per_seed("dgpo");
+    let o = study("dgpo", 1, 2, &out, 2, 1).args(["--inject-nan-at-step", "1"]).output().expect("run");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    let summary_path = out.join("summary.json");
+    assert!(
+        last.contains(&format!("{n} runs of {n} stopped early"))
+            && last.contains(&format!("`stopped` in {}", summary_path.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("stopped early: stopping after 1 consecutive non-finite steps"), "{stderr}");
+    let stopped = summary(&out)["arms"][0]["stopped"][0].as_str().unwrap_or_default().to_string();
+    assert!(stopped.contains("non-finite"), "{stopped}");
+    assert!(out.join("report.md").is_file());
+    let o = run_ok(&mut study("dgpo", 1, 2, &out, 2, 1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains(&format!("{n} runs (0 finished before, reused)")) && !stderr.contains("stopped early"));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// The README's quick check in a folder that holds a study of other settings: refused before
 /// anything trains, naming both settings; the finished runs and the report are kept. Without
 /// `--out`, each choice of settings gets its own folder.

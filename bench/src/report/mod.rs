@@ -234,24 +234,10 @@ impl Report {
     }
 }
 
-/// The verifier settings that change how an answer is read, as (flag, value) with the values the
-/// command line takes.
+/// The verifier settings that change how an answer is read (every option of
+/// [`rlverify::options::AnswerArgs`]), as (flag, value) with the values the command line takes.
 pub fn scoring_modes(cfg: &Config) -> Vec<(&'static str, &'static str)> {
-    use rlverify::{Extraction, LastNumber, Truncated};
-    let extract = match cfg.extract {
-        Extraction::Strict => "strict",
-        Extraction::Lenient => "lenient",
-    };
-    let last_number = match cfg.last_number {
-        LastNumber::Auto => "auto",
-        LastNumber::Always => "always",
-        LastNumber::Never => "never",
-    };
-    let truncated = match cfg.truncated {
-        Truncated::NoAnswer => "no-answer",
-        Truncated::Lenient => "lenient",
-    };
-    vec![("extract", extract), ("last-number", last_number), ("truncated", truncated)]
+    rlverify::options::AnswerArgs::OPTIONS.iter().map(|o| (o.flag(), o.get(cfg))).collect()
 }
 
 /// Score every suite of a run directory (the suites of its manifest, or every `*.jsonl` in it when

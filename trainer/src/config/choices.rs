@@ -2,6 +2,7 @@
 //! `--rollout-decode`, `--reward`), each with the names its flag and `config.json` both use.
 
 use crate::objectives::Objective;
+use rlverify::options::VerifierOption;
 use rlverify::RewardKind;
 use serde::{Deserialize, Serialize};
 
@@ -45,20 +46,16 @@ pub enum RolloutDecode {
     Quantized,
 }
 
-/// `--reward`: the encoding of the verifier's verdict (`binary` and `signed` as in `rlverify
-/// score`, the verifier's [`RewardKind`]; `auto` in a config file; `zero-one` and
-/// `plus-minus-one`, the names of older config files, are read too).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// `--reward`: the encoding of the verifier's verdict: one of the verifier's [`RewardKind`]s (by
+/// its names, as in `rlverify score`), or `auto` (the objective's: ±1 for dapo and dgpo, DAPO
+/// arXiv:2503.14476, DGPO arXiv:2603.14389; else {0,1}), what a config file writes when the flag
+/// is left out. `zero-one` and `plus-minus-one`, the names of older config files, are read too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RewardChoice {
-    /// ±1 for dapo and dgpo (DAPO arXiv:2503.14476, DGPO arXiv:2603.14389), else {0,1}.
+    /// The objective's encoding.
     Auto,
-    /// Correct 1, wrong 0.
-    #[serde(alias = "zero-one")]
-    Binary,
-    /// Correct +1, wrong −1.
-    #[serde(alias = "plus-minus-one")]
-    Signed,
+    /// The verifier's encoding named.
+    Kind(RewardKind),
 }
 
 impl RewardChoice {
@@ -66,18 +63,42 @@ impl RewardChoice {
     pub fn kind(self, signed_by_objective: bool) -> RewardKind {
         match self {
             Self::Auto if signed_by_objective => RewardKind::Signed,
-            Self::Auto | Self::Binary => RewardKind::Binary,
-            Self::Signed => RewardKind::Signed,
+            Self::Auto => RewardKind::Binary,
+            Self::Kind(kind) => kind,
+        }
+    }
+
+    /// The choice named `name` (`auto`, a [`RewardKind`], or an older name).
+    fn parse(name: &str) -> Result<Self, String> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Self::Auto),
+            "zero-one" => Ok(Self::Kind(RewardKind::Binary)),
+            "plus-minus-one" => Ok(Self::Kind(RewardKind::Signed)),
+            _ => RewardKind::parse(name).map(Self::Kind).map_err(|e| format!("{e} (or auto)")),
         }
     }
 }
 
 impl From<RewardKind> for RewardChoice {
     fn from(kind: RewardKind) -> Self {
-        match kind {
-            RewardKind::Binary => Self::Binary,
-            RewardKind::Signed => Self::Signed,
+        Self::Kind(kind)
+    }
+}
+
+/// Written by its name (`auto`, `binary`, `signed`).
+impl Serialize for RewardChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Auto => s.serialize_str("auto"),
+            Self::Kind(kind) => kind.serialize(s),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for RewardChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Self::parse(&name).map_err(serde::de::Error::custom)
     }
 }
 
@@ -86,17 +107,16 @@ impl From<RewardKind> for RewardChoice {
 #[cfg(feature = "cli")]
 impl clap::ValueEnum for RewardChoice {
     fn value_variants<'a>() -> &'a [Self] {
-        &[Self::Binary, Self::Signed]
+        static KINDS: std::sync::LazyLock<Vec<RewardChoice>> =
+            std::sync::LazyLock::new(|| RewardKind::ALL.iter().copied().map(RewardChoice::Kind).collect());
+        &KINDS
     }
 
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        use rlverify::options::VerifierOption;
-        let kind = match self {
-            Self::Auto => return None,
-            Self::Binary => RewardKind::Binary,
-            Self::Signed => RewardKind::Signed,
-        };
-        Some(clap::builder::PossibleValue::new(kind.as_str()).help(kind.help()))
+        match self {
+            Self::Auto => None,
+            Self::Kind(kind) => Some(clap::builder::PossibleValue::new(kind.as_str()).help(kind.help())),
+        }
     }
 }
 

@@ -9,10 +9,16 @@
 //!
 //! A field without a default (`tis_cap: f64`) is optional: `None` in the settings until a layer
 //! sets it. A field holding another group (`overrides: ObjectiveOverrides / OverridesLayer`) is
-//! written in the `groups { .. }` part and folded with it.
+//! written in the `groups { .. }` part and folded with it. A group of the verifier's options
+//! (`answer: AnswerOptions / AnswerArgs`, an [`OptionGroup`] of `rlverify::options`) is written in
+//! the `flatten { .. }` part: its flags and its keys are the group's own (`--extract`, `"extract"`
+//! beside `"reward"`), so that an option the verifier adds reaches `rltrain` and its
+//! `config.json` with no edit here. Fields written in the `after { .. }` part come after those
+//! (the order of `config.json` and of the help).
 
 use std::collections::BTreeMap;
 
+use rlverify::options::OptionGroup;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -60,6 +66,43 @@ pub trait Group: Default {
     fn set_in(layer: &Self::Layer, out: &mut Vec<&'static str>);
 }
 
+/// A group of the verifier's options is a group of settings, whatever its fields: none free on
+/// resume, each named as the verifier names it.
+impl<T: OptionGroup + Serialize> Group for T {
+    type Layer = T::Layer;
+
+    fn fold(&mut self, layer: &T::Layer, source: Source, sources: &mut Sources) {
+        for name in OptionGroup::fold(self, layer) {
+            sources.insert(name.to_string(), source);
+        }
+    }
+
+    fn names(out: &mut Vec<&'static str>) {
+        out.extend(T::NAMES);
+    }
+
+    fn free(_: &mut Vec<&'static str>) {}
+
+    fn changes(&self, before: &Self, out: &mut Vec<Change>) {
+        let json = |v: &T| serde_json::to_value(v).unwrap_or(Value::Null);
+        let (now, before) = (json(self), json(before));
+        for name in T::NAMES {
+            let (a, b) = (&before[*name], &now[*name]);
+            if a != b {
+                out.push((name.to_string(), a.clone(), b.clone()));
+            }
+        }
+    }
+
+    fn to_layer(&self) -> T::Layer {
+        OptionGroup::to_layer(self)
+    }
+
+    fn set_in(layer: &T::Layer, out: &mut Vec<&'static str>) {
+        out.extend(T::set_in(layer));
+    }
+}
+
 /// Declares one group of settings; see the [module](self).
 macro_rules! settings {
     (
@@ -77,6 +120,19 @@ macro_rules! settings {
                 $gfield:ident : $gty:ident / $glty:ident
             ),* $(,)?
         })?
+        $(flatten {
+            $(
+                $(#[doc = $xdoc:literal])*
+                $xfield:ident : $xty:ident / $xlty:ident
+            ),* $(,)?
+        })?
+        $(after {
+            $(
+                $(#[doc = $afdoc:literal])*
+                $(#[arg($($aarg:tt)*)])*
+                $([$afree:ident])? $afield:ident : $aty:ty $(= $adefault:expr)?
+            ),* $(,)?
+        })?
     ) => {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -90,6 +146,15 @@ macro_rules! settings {
                 $(#[doc = $gdoc])*
                 pub $gfield: $gty,
             )*)?
+            $($(
+                $(#[doc = $xdoc])*
+                #[serde(flatten)]
+                pub $xfield: $xty,
+            )*)?
+            $($(
+                $(#[doc = $afdoc])*
+                pub $afield: $crate::config::declare::setting_ty!($aty $(, $adefault)?),
+            )*)?
         }
 
         impl Default for $settings {
@@ -97,6 +162,8 @@ macro_rules! settings {
                 Self {
                     $($field: $crate::config::declare::setting_default!($($default)?),)*
                     $($($gfield: <$gty>::default(),)*)?
+                    $($($xfield: <$xty>::default(),)*)?
+                    $($($afield: $crate::config::declare::setting_default!($($adefault)?),)*)?
                 }
             }
         }
@@ -119,6 +186,18 @@ macro_rules! settings {
                 #[serde(skip_serializing_if = "crate::config::declare::is_default")]
                 pub $gfield: $glty,
             )*)?
+            $($(
+                $(#[doc = $xdoc])*
+                #[cfg_attr(feature = "cli", command(flatten))]
+                #[serde(flatten)]
+                pub $xfield: $xlty,
+            )*)?
+            $($(
+                $(#[doc = $afdoc])*
+                $(#[cfg_attr(feature = "cli", arg($($aarg)*))])*
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub $afield: Option<$aty>,
+            )*)?
         }
 
         impl $crate::config::declare::Group for $settings {
@@ -137,11 +216,20 @@ macro_rules! settings {
                     }
                 )*
                 $($(self.$gfield.fold(&layer.$gfield, source, sources);)*)?
+                $($($crate::config::declare::Group::fold(&mut self.$xfield, &layer.$xfield, source, sources);)*)?
+                $($(
+                    if let Some(value) = &layer.$afield {
+                        self.$afield = value.clone().into();
+                        sources.insert(stringify!($afield).to_string(), source);
+                    }
+                )*)?
             }
 
             fn names(out: &mut Vec<&'static str>) {
                 $(out.push(stringify!($field));)*
                 $($(<$gty as $crate::config::declare::Group>::names(out);)*)?
+                $($(<$xty as $crate::config::declare::Group>::names(out);)*)?
+                $($(out.push(stringify!($afield));)*)?
             }
 
             #[allow(unused_variables)]
@@ -151,6 +239,11 @@ macro_rules! settings {
                     out.push(stringify!($field));
                 )?)*
                 $($(<$gty as $crate::config::declare::Group>::free(out);)*)?
+                $($(<$xty as $crate::config::declare::Group>::free(out);)*)?
+                $($($(
+                    let _ = stringify!($afree);
+                    out.push(stringify!($afield));
+                )?)*)?
             }
 
             fn changes(&self, before: &Self, out: &mut Vec<$crate::config::declare::Change>) {
@@ -161,12 +254,21 @@ macro_rules! settings {
                     }
                 )*
                 $($(self.$gfield.changes(&before.$gfield, out);)*)?
+                $($($crate::config::declare::Group::changes(&self.$xfield, &before.$xfield, out);)*)?
+                $($(
+                    if !$crate::config::declare::is_free!($($afree)?) && self.$afield != before.$afield {
+                        let json = |v| serde_json::to_value(v).unwrap_or(serde_json::Value::Null);
+                        out.push((stringify!($afield).to_string(), json(&before.$afield), json(&self.$afield)));
+                    }
+                )*)?
             }
 
             fn to_layer(&self) -> $layer {
                 $layer {
                     $($field: $crate::config::declare::layer_value!(self.$field $(, $default)?),)*
                     $($($gfield: self.$gfield.to_layer(),)*)?
+                    $($($xfield: $crate::config::declare::Group::to_layer(&self.$xfield),)*)?
+                    $($($afield: $crate::config::declare::layer_value!(self.$afield $(, $adefault)?),)*)?
                 }
             }
 
@@ -177,6 +279,12 @@ macro_rules! settings {
                     }
                 )*
                 $($(<$gty as $crate::config::declare::Group>::set_in(&layer.$gfield, out);)*)?
+                $($(<$xty as $crate::config::declare::Group>::set_in(&layer.$xfield, out);)*)?
+                $($(
+                    if layer.$afield.is_some() {
+                        out.push(stringify!($afield));
+                    }
+                )*)?
             }
         }
     };

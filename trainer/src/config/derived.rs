@@ -66,13 +66,9 @@ impl TrainConfig {
 
     /// The verifier's settings of this run: its reward encoding and answer reading.
     pub fn verify_config(&self) -> Result<rlverify::Config> {
-        Ok(rlverify::Config {
-            reward: self.reward_kind()?,
-            extract: self.rollout.extract,
-            last_number: self.rollout.last_number,
-            truncated: self.rollout.truncated,
-            ..rlverify::Config::default()
-        })
+        let mut cfg = rlverify::Config { reward: self.reward_kind()?, ..rlverify::Config::default() };
+        self.rollout.answer.apply(&mut cfg);
+        Ok(cfg)
     }
 
     /// Whether DAPO dynamic sampling is on.

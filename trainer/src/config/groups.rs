@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use rlbase::DeviceSpec;
-use rlverify::{Extraction, LastNumber, Truncated};
+use rlverify::options::{AnswerArgs, AnswerOptions, FormatRewardArgs, FormatRewardOptions};
 
 use super::choices::{PromptTemplate, RewardChoice, RolloutDecode, TokenizerChoice};
 use super::declare::settings;
@@ -100,7 +100,7 @@ settings! {
 
 settings! {
     /// Rollout (`rollout` in `config.json`): sampling the rollout batch and rewarding it (the
-    /// verifier's options are the verifier's types, by its names).
+    /// verifier's options are the verifier's own groups, their keys beside the others).
     RolloutSettings / RolloutLayer, heading "Rollout" {
         /// Prompts per step (P).
         #[arg(long, value_name = "P")]
@@ -129,28 +129,15 @@ settings! {
         /// Reward encoding.
         #[arg(long, value_enum, value_name = "KIND", help_heading = "Scoring")]
         reward: RewardChoice = RewardChoice::Auto,
-        /// Which readings of a response count as its answer.
-        ///
-        /// Risk of `lenient`: a response that gives up on its last number is read as answering it,
-        /// so a policy trained on that reward learns to end on a guess.
-        #[arg(long, value_enum, value_name = "MODE", help_heading = "Scoring")]
-        extract: Extraction = rlverify::Config::default().extract,
-        /// When the last number of a response with no explicit answer is its answer (`rlverify
-        /// extract`, which has no gold, never takes it under `auto`).
-        #[arg(long, value_enum, value_name = "WHEN", help_heading = "Scoring")]
-        last_number: LastNumber = rlverify::Config::default().last_number,
-        /// What a response cut off mid-derivation (no final-answer marker, an unfinished last line)
-        /// answers.
-        #[arg(long, value_enum, value_name = "MODE", help_heading = "Scoring")]
-        truncated: Truncated = rlverify::Config::default().truncated,
-        /// Add the CPGD format reward: `reward = accuracy + W * format_ok` (`--format-reward` alone: W = 0.5).
-        ///
-        /// A response is well formed when it is exactly `<think>...</think>` followed by
-        /// `<answer>...</answer>` (whitespace aside, each tag once, neither part blank). Give a weight
-        /// with `=`: `--format-reward=0.2` (so a following argument is never read as a weight).
-        #[arg(long, value_name = "W", num_args = 0..=1, require_equals = true, default_missing_value = "0.5",
-              help_heading = "Scoring", value_parser = crate::config_values::weight)]
-        format_reward: f64 = 0.0,
+    }
+    flatten {
+        /// The verifier's options that decide a verdict (`--extract`, `--last-number`,
+        /// `--truncated`, ...): the verifier's own, flags and keys.
+        answer: AnswerOptions / AnswerArgs,
+        /// The CPGD format reward (`--format-reward`), the verifier's flag.
+        format: FormatRewardOptions / FormatRewardArgs,
+    }
+    after {
         /// DAPO dynamic sampling: drop all-equal groups and refill [default: true for dapo].
         #[arg(long)]
         dynamic_sampling: bool,

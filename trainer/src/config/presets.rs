@@ -24,6 +24,7 @@ pub use super::paper::{check, Paper, PAPERS};
 use super::settings::TrainLayer;
 use crate::aggregate::AggMode;
 use crate::error::Result;
+use rlverify::RewardKind;
 
 /// The settings `paper` gives `objective`, as a layer: [`Paper`]'s common settings, then the
 /// objective's own overrides.
@@ -40,14 +41,14 @@ fn common(paper: Paper) -> TrainLayer {
     let (r, o, overrides) = (&mut l.rollout, &mut l.optim, &mut l.objective.overrides);
     overrides.kl_coef = Some(0.0);
     match paper {
-        Paper::Cpgd => (r.reward, r.temperature) = (Some(RewardChoice::Binary), Some(1.0)),
+        Paper::Cpgd => (r.reward, r.temperature) = (Some(RewardChoice::Kind(RewardKind::Binary)), Some(1.0)),
         Paper::Cfpo => {
-            (r.reward, r.temperature) = (Some(RewardChoice::Binary), Some(0.9));
+            (r.reward, r.temperature) = (Some(RewardChoice::Kind(RewardKind::Binary)), Some(0.9));
             overrides.aggregation = Some(AggMode::SeqMeanTokenMean);
             overrides.advantage = Some("group-norm".into());
         }
         Paper::Dgpo => {
-            (r.reward, r.temperature) = (Some(RewardChoice::Signed), Some(1.0));
+            (r.reward, r.temperature) = (Some(RewardChoice::Kind(RewardKind::Signed)), Some(1.0));
             (o.adam_beta2, o.grad_clip) = (Some(0.95), Some(1.0));
             overrides.aggregation = Some(AggMode::GroupTokenMean);
             overrides.advantage = Some("group-norm".into());

@@ -42,6 +42,7 @@ use crate::TrainConfig;
 pub use catalog::{Arm, Finding, Metric, Setting, Study, STUDIES};
 pub use commit::source_commit;
 pub use folders::default_out;
+pub use report::{REPORT_FILE, SUMMARY_FILE};
 use stats::{Interval, Verdict};
 
 /// The file a finished run leaves: its resolved configuration.
@@ -73,6 +74,9 @@ pub struct StudyOptions {
     pub jobs: usize,
     /// What the report says about how it was made.
     pub provenance: Provenance,
+    /// Testing hook: every run's step N has a non-finite loss and the run stops there (the check
+    /// that runs stopped early are reported).
+    pub inject_nan_at_step: Option<u64>,
 }
 
 /// What [`run_study`] reports while it runs.
@@ -231,14 +235,18 @@ fn plan(study: &'static Study, opts: &StudyOptions) -> Vec<RunSpec> {
 }
 
 /// The configuration of a run: the paper's settings, the setting's task and schedule, the seed.
-fn run_config(study: &Study, spec: &RunSpec, steps: Option<u64>) -> Result<TrainConfig> {
-    let s = spec.setting;
-    let layer = json!({
+fn run_config(study: &Study, spec: &RunSpec, opts: &StudyOptions) -> Result<TrainConfig> {
+    let (s, steps) = (spec.setting, opts.steps);
+    let mut layer = json!({
         "objective": spec.arm.objective, "paper": study.paper.name(), "data": s.data,
         "max_new_tokens": s.max_new_tokens, "steps": steps.unwrap_or(s.steps), "iterations": spec.arm.iterations,
         "mini_batches": s.mini_batches, "lr": s.lr, "seed": spec.seed, "out": spec.dir,
         "log_every": 0, "save_rollouts": 0,
     });
+    if let Some(step) = opts.inject_nan_at_step {
+        layer["inject_nan_at_step"] = json!(step);
+        layer["max_bad_steps"] = json!(1);
+    }
     TrainConfig::resolve(None, &[layer])
 }
 
@@ -264,8 +272,8 @@ enum RunResult {
 }
 
 /// Trains one run (or reads it back when it finished before with the same configuration).
-fn run_one(study: &Study, spec: &RunSpec, steps: Option<u64>, stop: &AtomicBool) -> Result<RunResult> {
-    let cfg = run_config(study, spec, steps)?;
+fn run_one(study: &Study, spec: &RunSpec, opts: &StudyOptions, stop: &AtomicBool) -> Result<RunResult> {
+    let cfg = run_config(study, spec, opts)?;
     if finished(&spec.dir, &cfg)? {
         return Ok(RunResult::Done(Box::new(RunSummary::read(&spec.dir)?), false));
     }
@@ -298,7 +306,7 @@ pub fn run_study(
     folders::check(study, opts, &specs)?;
     let (mut reused, mut outdated) = (0, 0);
     for spec in &specs {
-        if finished(&spec.dir, &run_config(study, spec, opts.steps)?)? {
+        if finished(&spec.dir, &run_config(study, spec, opts)?)? {
             reused += 1;
         } else if spec.dir.join(DONE_FILE).is_file() {
             outdated += 1;
@@ -323,7 +331,7 @@ pub fn run_study(
                     break;
                 }
                 let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) else { break };
-                if tx.send((i, run_one(study, &specs[i], opts.steps, stop))).is_err() {
+                if tx.send((i, run_one(study, &specs[i], opts, stop))).is_err() {
                     break;
                 }
             });
@@ -491,6 +499,7 @@ mod tests {
             steps: Some(2),
             jobs: 1,
             provenance: Provenance { commit: String::new(), command: String::new(), machine: String::new() },
+            inject_nan_at_step: None,
         };
         let specs = plan(study, &opts);
         assert_eq!(specs.len(), 2 * 4 * 3);
@@ -502,7 +511,7 @@ mod tests {
             assert!(chunk.iter().all(|s| s.arm == chunk[0].arm));
             assert_eq!(chunk.iter().map(|s| s.seed).collect::<Vec<_>>(), [0, 1, 2]);
         }
-        let cfg = run_config(study, &specs[5], opts.steps).expect("config");
+        let cfg = run_config(study, &specs[5], &opts).expect("config");
         assert_eq!(cfg.run.steps, 2);
         assert_eq!(cfg.run.seed, 2);
         assert_eq!(cfg.optim.iterations, 4);

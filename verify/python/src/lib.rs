@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rayon::prelude::*;
 use rlverify::format::{is_well_formed, total_reward, CPGD_FORMAT_WEIGHT};
+use rlverify::options::{config_options, ConfigOption};
 use rlverify::{Config, Extraction, ExtractOptions, Gold, VerifierOption};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -24,35 +25,31 @@ struct Options {
     format_weight: Option<f64>,
 }
 
-type Setter = fn(&mut Options, &Bound<'_, PyAny>) -> PyResult<()>;
+/// The keyword that is no option of `Config` (`rlverify score --format-reward[=W]`).
+const FORMAT_REWARD: &str = "format_reward";
 
 /// The keyword options, named and spelled as the flags of `rlverify score` (`--last-number` is
-/// `last_number=`), with the CLI's defaults (`Config::default()`). `None` keeps the default. The
-/// values and their names are the library's (`rlverify::options`). Adding an option is one line
-/// here (and one in `_rlverify.pyi`).
-static OPTIONS: &[(&str, Setter)] = &[
-    ("reward", |o, v| set(&mut o.cfg.reward, v)),
-    ("extract", |o, v| set(&mut o.cfg.extract, v)),
-    ("last_number", |o, v| set(&mut o.cfg.last_number, v)),
-    ("truncated", |o, v| set(&mut o.cfg.truncated, v)),
-    ("format_reward", |o, v| {
-        o.format_weight = format_weight(v)?;
-        Ok(())
-    }),
-];
+/// `last_number=`), with the CLI's defaults (`Config::default()`): every option of the
+/// verifier's table (`rlverify::options::config_options`: names, values and defaults defined
+/// once there), then `format_reward`. `None` keeps the default. An option added to the table is
+/// a keyword with no edit here (and one line per function in `_rlverify.pyi`, which a test
+/// checks).
+fn option_names() -> Vec<String> {
+    config_options().map(|o| o.key()).chain([FORMAT_REWARD.to_string()]).collect()
+}
 
 /// Sets an option from its name as the command line spells it (`no-answer`; case and `_` for `-`
 /// do not matter).
-fn set<T: VerifierOption>(slot: &mut T, value: &Bound<'_, PyAny>) -> PyResult<()> {
-    let name = T::FLAG.replace('-', "_");
-    let names = || T::ALL.iter().map(|v| format!("'{}'", v.as_str())).collect::<Vec<_>>().join(", ");
+fn set_option(option: &dyn ConfigOption, cfg: &mut Config, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let name = option.key();
+    let names = || option.values().iter().map(|(v, _)| format!("'{v}'")).collect::<Vec<_>>().join(", ");
     let Ok(text) = value.extract::<String>() else {
         let shown = value.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".to_string());
         return Err(PyValueError::new_err(format!("{name}: expected one of {}, got {shown}", names())));
     };
-    *slot = T::parse(&text)
-        .map_err(|_| PyValueError::new_err(format!("{name}: expected one of {}, got '{text}'", names())))?;
-    Ok(())
+    option
+        .set(cfg, &text)
+        .map_err(|_| PyValueError::new_err(format!("{name}: expected one of {}, got '{text}'", names())))
 }
 
 /// `format_reward`: `False` off, `True` the CPGD weight 0.5, a number its weight.
@@ -76,12 +73,17 @@ impl Options {
         let Some(kwargs) = kwargs else { return Ok(o) };
         for (key, value) in kwargs.iter() {
             let key: String = key.extract()?;
-            let Some((_, setter)) = OPTIONS.iter().find(|(n, _)| *n == key) else {
-                let known = OPTIONS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
+            let option = config_options().find(|o| o.key() == key);
+            if option.is_none() && key != FORMAT_REWARD {
+                let known = option_names().join(", ");
                 return Err(PyTypeError::new_err(format!("unexpected keyword argument '{key}' (options: {known})")));
-            };
-            if !value.is_none() {
-                setter(&mut o, &value)?;
+            }
+            if value.is_none() {
+                continue;
+            }
+            match option {
+                Some(option) => set_option(option, &mut o.cfg, &value)?,
+                None => o.format_weight = format_weight(&value)?,
             }
         }
         Ok(o)
@@ -274,10 +276,12 @@ fn extract(
     last_number: bool,
     extract: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<String>> {
-    let mut mode = Extraction::Strict;
+    let mut cfg = Config { extract: Extraction::Strict, ..Config::default() };
     if let Some(v) = extract.filter(|v| !v.is_none()) {
-        set(&mut mode, v)?;
+        let option = config_options().find(|o| o.flag() == Extraction::FLAG);
+        set_option(option.expect("the extract option"), &mut cfg, v)?;
     }
+    let mode = cfg.extract;
     py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {
             let opts = ExtractOptions {
@@ -404,6 +408,6 @@ fn _rlverify(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(score_batch, m)?)?;
     m.add_function(wrap_pyfunction!(value, m)?)?;
     m.add("__version__", rlverify::VERSION)?;
-    m.add("OPTIONS", OPTIONS.iter().map(|(n, _)| *n).collect::<Vec<_>>())?;
+    m.add("OPTIONS", option_names())?;
     Ok(())
 }

@@ -31,7 +31,9 @@ def test_extract():
 
 
 def test_options_have_the_cli_defaults_and_names():
-    assert rlverify.OPTIONS == ["reward", "extract", "last_number", "truncated", "format_reward"]
+    # The verifier's table, then format_reward (a new option of the table joins with no edit here).
+    assert rlverify.OPTIONS[:4] == ["reward", "extract", "last_number", "truncated"]
+    assert rlverify.OPTIONS[-1] == "format_reward"
     wrong = "The final answer is 41."
     assert rlverify.score("42", wrong, reward="signed").reward == -1.0
     assert rlverify.score("42", wrong, reward="binary").reward == 0.0
@@ -163,3 +165,46 @@ def test_the_final_answer_contract():
     assert rlverify.score("", "\\boxed{1}").status == "invalid_gold"
     with pytest.raises(ValueError, match="extract"):
         rlverify.score("1", "1", extract="loose")
+
+
+def test_every_option_is_a_flag_of_the_cli_and_a_keyword_of_the_stub(rlverify_bin):
+    """The keywords are the verifier's option table (`rlverify::options::config_options`, then
+    `format_reward`): each is a flag of `rlverify score` with the same default, and each scoring
+    function of `_rlverify.pyi` lists it with that default and the values the library takes. An
+    option added in the verifier's table fails here until the stub has it."""
+    import ast
+    import pathlib
+    import re
+    import subprocess
+
+    help_text = subprocess.run([rlverify_bin, "score", "--help"], check=True, capture_output=True, text=True).stdout
+    stub_path = pathlib.Path(__file__).resolve().parents[1] / "python" / "rlverify" / "_rlverify.pyi"
+    stub = ast.parse(stub_path.read_text(encoding="utf-8"))
+    aliases = {
+        node.targets[0].id: [e.value for e in node.value.slice.elts]
+        for node in stub.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript)
+        and getattr(node.value.value, "id", None) == "Literal"
+    }
+    functions = {node.name: node for node in stub.body if isinstance(node, ast.FunctionDef)}
+    for option in rlverify.OPTIONS:
+        flag = "--" + option.replace("_", "-")
+        assert flag in help_text, f"rlverify score has no {flag}"
+        if option == "format_reward":
+            continue
+        block = help_text[help_text.index(flag):]
+        cli_default = re.search(r"\[default: ([^\]]+)\]", block).group(1)
+        with pytest.raises(ValueError) as err:
+            rlverify.score("1", "1", **{option: "no-such-value"})
+        values = re.findall(r"'([^']+)'", str(err.value).split("got")[0])
+        for name in ("score", "verify", "score_batch"):
+            f = functions[name]
+            keywords = {a.arg: (a, d) for a, d in zip(f.args.kwonlyargs, f.args.kw_defaults)}
+            assert option in keywords, f"_rlverify.pyi: {name}() lacks {option}="
+            arg, default = keywords[option]
+            assert default.value == cli_default, f"{name}({option}=...): {default.value!r}, the CLI's {cli_default!r}"
+            alias = arg.annotation.slice.id  # Optional[Alias]
+            assert aliases[alias] == values, f"{alias} of _rlverify.pyi: {aliases[alias]}, the library's {values}"
+    for name in ("score", "verify", "score_batch"):
+        listed = [a.arg for a in functions[name].args.kwonlyargs]
+        assert listed == rlverify.OPTIONS, f"_rlverify.pyi: {name}() lists {listed}"

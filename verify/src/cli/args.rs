@@ -1,28 +1,12 @@
 //! The verifier's flags, defined once for the three tools: where the fields of a JSON row are
-//! ([`FieldArgs`]) and how a verdict is read and rewarded ([`ScoringArgs`], [`AnswerArgs`],
-//! [`FormatRewardArgs`]). Their values are the verifier's own ([`VerifierOption`]).
+//! ([`FieldArgs`]); how a verdict is read and rewarded is [`crate::options`]'
+//! ([`ScoringArgs`](crate::options::ScoringArgs), [`AnswerArgs`],
+//! [`FormatRewardArgs`](crate::options::FormatRewardArgs)), with their defaults in the help
+//! ([`with_scoring_defaults`]) and a check that a command takes them all
+//! ([`verifier_flag_problems`]).
 
 use crate::input::{FieldPath, FieldSpec};
-use crate::options::VerifierOption;
-use crate::{Config, Extraction, LastNumber, RewardKind, Truncated};
-use clap::builder::PossibleValue;
-
-/// clap reads the verifier's options by their [`VerifierOption`] names, with each value's help.
-macro_rules! value_enum {
-    ($($ty:ty),+) => {$(
-        impl clap::ValueEnum for $ty {
-            fn value_variants<'a>() -> &'a [Self] {
-                <$ty as VerifierOption>::ALL
-            }
-
-            fn to_possible_value(&self) -> Option<PossibleValue> {
-                Some(PossibleValue::new(self.as_str()).help(self.help()))
-            }
-        }
-    )+};
-}
-
-value_enum!(RewardKind, Extraction, LastNumber, Truncated);
+use crate::options::{config_options, AnswerArgs, ConfigOption, REWARD};
 
 /// Where the fields are in each JSON line: the same flags for `rlverify score`, `rlverify serve`,
 /// `rlverify bench` and `rlbench score` (the defaults are [`crate::input`]'s lists; a test keeps
@@ -59,102 +43,10 @@ impl FieldArgs {
     }
 }
 
-/// Which readings of a response count as its answer: the verifier's options of every tool
-/// (`rlverify score|check|extract|bench|serve`, `rlbench score|report|run|compare`, `rltrain`).
-/// Unset flags keep the verifier's defaults ([`Config::default`]; the help says which, through
-/// [`rlcli::fill_default_notes`] and [`scoring_default_note`]).
-#[derive(Debug, clap::Args, Clone, Copy, Default, PartialEq, Eq)]
-#[command(next_help_heading = "Scoring")]
-pub struct AnswerArgs {
-    /// Which readings of a response count as its answer.
-    ///
-    /// Risk of `lenient`: a response that gives up on its last number is read as answering it,
-    /// so a policy trained on that reward learns to end on a guess.
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub extract: Option<Extraction>,
-    /// When the last number of a response with no explicit answer is its answer (`rlverify
-    /// extract`, which has no gold, never takes it under `auto`).
-    #[arg(long, value_enum, value_name = "WHEN")]
-    pub last_number: Option<LastNumber>,
-    /// What a response cut off mid-derivation (no final-answer marker, an unfinished last line)
-    /// answers.
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub truncated: Option<Truncated>,
-}
-
-impl AnswerArgs {
-    /// Sets the options given on `cfg`, leaving the others as they are.
-    pub fn apply(&self, cfg: &mut Config) {
-        if let Some(x) = self.extract {
-            cfg.extract = x;
-        }
-        if let Some(x) = self.last_number {
-            cfg.last_number = x;
-        }
-        if let Some(x) = self.truncated {
-            cfg.truncated = x;
-        }
-    }
-
-    /// The verifier's defaults with these options.
-    pub fn config(&self) -> Config {
-        let mut cfg = Config::default();
-        self.apply(&mut cfg);
-        cfg
-    }
-}
-
-/// The flags that change verdicts and rewards: the reward encoding and [`AnswerArgs`].
-#[derive(Debug, clap::Args, Clone, Copy, Default, PartialEq, Eq)]
-#[command(next_help_heading = "Scoring")]
-pub struct ScoringArgs {
-    /// Reward encoding.
-    #[arg(long, value_enum, value_name = "KIND")]
-    pub reward: Option<RewardKind>,
-    /// How the answer is read.
-    #[command(flatten)]
-    pub answer: AnswerArgs,
-}
-
-impl ScoringArgs {
-    /// The library configuration these flags describe (unset flags: the defaults).
-    pub fn config(&self) -> Config {
-        let mut cfg = self.answer.config();
-        if let Some(r) = self.reward {
-            cfg.reward = r;
-        }
-        cfg
-    }
-}
-
-/// The CPGD format reward: `rlverify score|serve`, `rltrain`.
-#[derive(Debug, clap::Args, Clone, Copy, Default, PartialEq)]
-pub struct FormatRewardArgs {
-    /// Add the CPGD format reward: `reward = accuracy + W * format_ok` (`--format-reward` alone: W = 0.5).
-    ///
-    /// A response is well formed when it is exactly `<think>...</think>` followed by
-    /// `<answer>...</answer>` (whitespace aside, each tag once, neither part blank). Give a weight
-    /// with `=`: `--format-reward=0.2` (so a following argument is never read as a weight).
-    #[arg(long, value_name = "W", num_args = 0..=1, require_equals = true, default_missing_value = "0.5",
-          help_heading = "Scoring", value_parser = parse_weight)]
-    pub format_reward: Option<f64>,
-}
-
-fn parse_weight(s: &str) -> Result<f64, String> {
-    rlcli::parse_f64_in(s, |_| true, "the weight is a finite number")
-}
-
 /// `[default: X]` of a scoring flag (by its clap id), from the verifier's defaults.
 pub fn scoring_default_note(id: &str) -> Option<String> {
-    let cfg = Config::default();
-    let value = match id {
-        "reward" => cfg.reward.as_str(),
-        "extract" => cfg.extract.as_str(),
-        "last_number" => cfg.last_number.as_str(),
-        "truncated" => cfg.truncated.as_str(),
-        _ => return None,
-    };
-    Some(format!("[default: {value}]"))
+    let option = config_options().find(|o| o.key() == id)?;
+    Some(format!("[default: {}]", option.default_value()))
 }
 
 /// [`rlcli::fill_default_notes`] with the verifier's defaults ([`scoring_default_note`]) on `cmd` and
@@ -165,10 +57,62 @@ pub fn with_scoring_defaults(cmd: clap::Command) -> clap::Command {
     names.into_iter().fold(cmd, |cmd, name| cmd.mut_subcommand(name, with_scoring_defaults))
 }
 
+/// Which of the verifier's options a command takes (each takes the ones before): the options
+/// that decide a verdict ([`AnswerArgs`]); also the reward encoding; also the format reward.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Takes {
+    /// [`AnswerArgs`] (`rlverify extract`, `rlbench`).
+    Answer,
+    /// And `--reward` (`rlverify check|bench`).
+    Reward,
+    /// And `--format-reward` (`rlverify score|serve`, `rltrain`).
+    FormatReward,
+}
+
+/// Where the command at `path` of `cmd` (`&["score"]`; `&[]` for `cmd` itself) departs from the
+/// verifier's option table: an option of [`AnswerArgs::OPTIONS`] (and as `takes` says, the
+/// reward encoding and the format reward) without its flag, hidden, or without one of the
+/// option's values. Empty when it takes them all. Each tool's tests call it on its commands, so
+/// that an option added to the table in the verifier is known to reach every tool.
+pub fn verifier_flag_problems(cmd: &clap::Command, path: &[&str], takes: Takes) -> Vec<String> {
+    let mut cmd = cmd.clone();
+    cmd.build();
+    let name = std::iter::once(cmd.get_name()).chain(path.iter().copied()).collect::<Vec<_>>().join(" ");
+    let mut sub = &cmd;
+    for step in path {
+        match sub.find_subcommand(step) {
+            Some(s) => sub = s,
+            None => return vec![format!("{name}: no such command")],
+        }
+    }
+    let find = |flag: &str| sub.get_arguments().find(|a| a.get_long() == Some(flag) && !a.is_hide_set());
+    let mut out = Vec::new();
+    let table: Vec<&dyn ConfigOption> =
+        (takes >= Takes::Reward).then_some(REWARD).into_iter().chain(AnswerArgs::OPTIONS.iter().copied()).collect();
+    for option in table {
+        let Some(arg) = find(option.flag()) else {
+            out.push(format!("{name} has no --{}", option.flag()));
+            continue;
+        };
+        let taken: Vec<String> = arg.get_possible_values().iter().map(|v| v.get_name().to_string()).collect();
+        for (value, _) in option.values() {
+            if !taken.iter().any(|t| t == value) {
+                out.push(format!("{name} --{} does not take `{value}`", option.flag()));
+            }
+        }
+    }
+    if takes == Takes::FormatReward && find("format-reward").is_none() {
+        out.push(format!("{name} has no --format-reward"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::input::{GOLD_FIELDS, ID_FIELDS, PROMPT_FIELDS, RESPONSE_FIELDS};
+    use crate::options::{FormatRewardArgs, ScoringArgs};
+    use crate::{Config, Extraction, LastNumber, RewardKind};
     use clap::{Args, Command, CommandFactory, Parser};
 
     /// The help lists each lookup order exactly as the reader uses it.

@@ -1,7 +1,8 @@
 //! The verifier's flags, as the three command lines (`rlverify`, `rlbench`, `rltrain`) take them:
 //! where the fields of a JSON row are ([`FieldArgs`]), how a verdict is read and rewarded
-//! ([`ScoringArgs`], [`AnswerArgs`], [`FormatRewardArgs`]), with the verifier's defaults in their
-//! help ([`with_scoring_defaults`]) and its own spellings ([`crate::options`]); the per-line
+//! ([`ScoringArgs`], [`AnswerArgs`], [`FormatRewardArgs`], declared in [`crate::options`] and
+//! re-exported here), with the verifier's defaults in their help ([`with_scoring_defaults`]) and
+//! a check that a command takes every option ([`verifier_flag_problems`]); the per-line
 //! error report of `rlverify score` and `rlbench score`.
 //!
 //! The rest of the command-line kit (the printer, the exit status, signals, number parsers,
@@ -9,7 +10,8 @@
 
 mod args;
 
-pub use args::{scoring_default_note, with_scoring_defaults, AnswerArgs, FieldArgs, FormatRewardArgs, ScoringArgs};
+pub use crate::options::{AnswerArgs, FormatRewardArgs, ScoringArgs};
+pub use args::{scoring_default_note, verifier_flag_problems, with_scoring_defaults, FieldArgs, Takes};
 pub use rlbase::DeviceSpec;
 
 /// Per-line input errors printed in full by `rlverify score` and `rlbench score`; the rest are

@@ -331,6 +331,20 @@ mod tests {
         assert_eq!(rlcli::shared_flag_problems(&command()), Vec::<String>::new());
     }
 
+    /// Every option of the verifier's table that decides a verdict is a flag of every command
+    /// that scores (rlbench reports metrics, not rewards: no `--reward`), with all its values:
+    /// an option added in `rlverify::options` reaches them with no edit here.
+    #[test]
+    fn every_verifier_option_is_a_flag() {
+        let cmd = command();
+        for path in ["run", "score", "report", "compare"] {
+            assert_eq!(
+                rlverify::cli::verifier_flag_problems(&cmd, &[path], rlverify::cli::Takes::Answer),
+                Vec::<String>::new()
+            );
+        }
+    }
+
     #[test]
     fn cli_definition_is_valid() {
         Cli::command().debug_assert();

@@ -95,6 +95,10 @@ pub struct StudyArgs {
     /// Folder of report.md, summary.json and plots/ [default: --out].
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+    /// Testing hook: every run's step N has a non-finite loss and stops the run (checks that
+    /// runs stopped early are reported).
+    #[arg(long, value_name = "N", hide = true)]
+    pub inject_nan_at_step: Option<u64>,
     // Runs trained at once, one thread each.
     #[command(flatten)]
     pub threads: ThreadsArg,
@@ -274,7 +278,7 @@ mod tests {
         let cfg = TrainConfig::resolve_layers(None, &[cli.train.settings]).expect("resolve");
         let v = cfg.verify_config().expect("verifier config");
         assert_eq!(
-            (v.reward, v.extract, v.last_number, v.truncated, cfg.rollout.format_reward),
+            (v.reward, v.extract, v.last_number, v.truncated, cfg.rollout.format.format_reward),
             (
                 rlverify::RewardKind::Signed,
                 rlverify::Extraction::Lenient,
@@ -293,7 +297,7 @@ mod tests {
         let v = cfg.verify_config().expect("verifier config");
         let d = rlverify::Config::default();
         assert_eq!((v.reward, v.extract, v.truncated), (rlverify::RewardKind::Signed, d.extract, d.truncated));
-        assert_eq!(cfg.rollout.format_reward, 0.0);
+        assert_eq!(cfg.rollout.format.format_reward, 0.0);
     }
 
     /// Objective names are read in any case; a typo still gets "did you mean".
@@ -336,6 +340,37 @@ mod tests {
     #[test]
     fn flags_are_the_other_tools() {
         assert_eq!(rlcli::shared_flag_problems(&super::command()), Vec::<String>::new());
+    }
+
+    /// Every option of the verifier's table (`rlverify::options::config_options`) is a flag of
+    /// `rltrain` and `rltrain train`, with all its values, and a key of `config.json` that reads
+    /// back: an option added in `rlverify::options` reaches the trainer with no edit here.
+    #[test]
+    fn every_verifier_option_is_a_flag_and_a_key() {
+        let cmd = super::command();
+        for path in [&[][..], &["train"]] {
+            assert_eq!(
+                rlverify::cli::verifier_flag_problems(&cmd, path, rlverify::cli::Takes::FormatReward),
+                Vec::<String>::new()
+            );
+        }
+        let defaults = TrainConfig::default().settings();
+        let names = TrainConfig::names();
+        for option in rlverify::options::config_options() {
+            let key = option.key();
+            assert!(names.contains(&key.as_str()), "{key} is no setting");
+            for (value, _) in option.values() {
+                let cfg = TrainConfig::from_json(&serde_json::json!({ &key: value }).to_string()).expect(value);
+                let verify = cfg.verify_config().expect("verifier config");
+                assert_eq!(option.get(&verify), value, "{key}");
+                assert_eq!(cfg.settings()[&key], serde_json::json!(value), "{key}");
+            }
+            if key != "reward" {
+                // `auto` stands for the objective's encoding; the others are the verifier's defaults.
+                assert_eq!(defaults[&key], serde_json::json!(option.default_value()), "{key}");
+            }
+        }
+        assert!(names.contains(&"format_reward"));
     }
 
     #[test]

@@ -222,5 +222,13 @@ fn train(args: TrainArgs) -> anyhow::Result<Exit> {
         return Ok(signals::received().unwrap_or(Exit::Interrupted));
     }
     info(format_args!("done: {} steps; metrics in {}", outcome.steps, outcome.run_dir.join("metrics.jsonl").display()));
-    Ok(Exit::Success)
+    match outcome.skipped_data_lines.len() {
+        0 => Ok(Exit::Success),
+        n => {
+            // Done, with a negative result: the run trained on fewer problems than the file holds.
+            let lines = if n == 1 { "1 data line was" } else { &format!("{n} data lines were") };
+            info(format_args!("{lines} skipped (file:line listed above)"));
+            Ok(Exit::Negative)
+        }
+    }
 }

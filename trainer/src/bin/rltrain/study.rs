@@ -34,11 +34,14 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
         steps: args.steps,
         jobs,
         provenance: Provenance { commit: studies::source_commit(), command: command_line(), machine: machine(jobs) },
+        inject_nan_at_step: args.inject_nan_at_step,
     };
     let tty = std::io::stderr().is_terminal();
     let mut bar: Option<ProgressBar> = None;
+    let (mut total_runs, mut stopped_early) = (0usize, 0usize);
     let mut on_progress = |p: Progress| match p {
         Progress::Start { runs, reused, outdated } => {
+            total_runs = runs;
             let outdated = match outdated {
                 0 => String::new(),
                 n => format!(", {n} finished before with a configuration the code has changed since, trained again"),
@@ -62,6 +65,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
             None => {}
         },
         Progress::RunFailed { run, error } => {
+            stopped_early += 1;
             let warning = format!("{run} stopped early: {error}");
             match &bar {
                 Some(b) => b.println(rlcli::warning_line(&warning)),
@@ -96,6 +100,17 @@ pub fn run(args: StudyArgs) -> anyhow::Result<Exit> {
     }
     if let Some(report) = &outcome.report {
         info(format_args!("report: {}", report.display()));
+    }
+    if stopped_early > 0 {
+        // Done, with a negative result: the report counts what the stopped runs logged.
+        let runs = if stopped_early == 1 { "1 run" } else { &format!("{stopped_early} runs") };
+        info(format_args!(
+            "rltrain study {name}: {runs} of {} stopped early: their errors are the warnings above and `stopped` in {}; \
+             the same command trains them again",
+            total_runs,
+            opts.report_dir.join(studies::SUMMARY_FILE).display()
+        ));
+        return Ok(Exit::Negative);
     }
     Ok(Exit::Success)
 }

@@ -258,6 +258,28 @@ mod tests {
         assert_eq!(rlcli::shared_flag_problems(&command()), Vec::<String>::new());
     }
 
+    /// Every option of the verifier's table (`rlverify::options::config_options`) is a flag of
+    /// every command that scores, with all its values: an option added in `rlverify::options`
+    /// reaches them with no edit here.
+    #[test]
+    fn every_verifier_option_is_a_flag() {
+        use rlverify::cli::{verifier_flag_problems, Takes};
+        let cmd = command();
+        let commands = [
+            ("score", Takes::FormatReward),
+            ("serve", Takes::FormatReward),
+            ("check", Takes::Reward),
+            ("bench", Takes::Reward),
+            ("extract", Takes::Answer),
+        ];
+        for (path, takes) in commands {
+            assert_eq!(verifier_flag_problems(&cmd, &[path], takes), Vec::<String>::new());
+        }
+        // A command without an option is named.
+        let problems = verifier_flag_problems(&cmd, &["extract"], Takes::FormatReward);
+        assert_eq!(problems, ["rlverify extract has no --reward", "rlverify extract has no --format-reward"]);
+    }
+
     #[test]
     fn cli_definition_is_valid() {
         Cli::command().debug_assert();
@@ -267,15 +289,10 @@ mod tests {
     /// every command that takes the scoring flags.
     #[test]
     fn help_shows_the_library_defaults() {
-        use clap::ValueEnum;
         let cfg = rlverify::Config::default();
-        let name = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| v().expect("a value").get_name().to_string();
-        let expected = [
-            ("reward", name(&|| cfg.reward.to_possible_value())),
-            ("extract", name(&|| cfg.extract.to_possible_value())),
-            ("last-number", name(&|| cfg.last_number.to_possible_value())),
-            ("truncated", name(&|| cfg.truncated.to_possible_value())),
-        ];
+        let expected: Vec<(&str, &str)> =
+            rlverify::options::config_options().map(|o| (o.flag(), o.get(&cfg))).collect();
+        assert_eq!(expected[..2], [("reward", "binary"), ("extract", "strict")]);
         for sub in ["score", "check", "bench", "serve", "extract"] {
             let mut cmd = command().find_subcommand(sub).expect(sub).clone();
             let help = cmd.render_long_help().to_string().split_whitespace().collect::<Vec<_>>().join(" ");
