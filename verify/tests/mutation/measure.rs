@@ -31,34 +31,40 @@ impl Tally {
     }
 }
 
-/// Each operator of every family on up to `per_operator` bases: the bases in a shuffled order
-/// seeded by the operator's name, the first ones the operator applies to. Operators run in
-/// parallel; the result is in family and operator order and does not depend on the thread count.
+/// Each operator of every family on up to `per_operator` bases: the bases in a seeded order keyed
+/// by the operator's name and each base's origin, the first ones the operator applies to.
+/// Operators run in parallel; the result is in family and operator order and does not depend on
+/// the thread count.
 pub fn run(bases: &[Base], per_operator: usize) -> Vec<Tally> {
     let jobs: Vec<(&'static Family, &'static Operator)> =
         families::all().into_iter().flat_map(|f| f.operators.iter().map(move |op| (f, op))).collect();
     jobs.into_par_iter().map(|(family, operator)| tally(family, operator, bases, per_operator)).collect()
 }
 
-/// The seeded order in which an operator visits the bases.
-fn order(name: &str, n: usize) -> Vec<usize> {
-    let mut rng = Rng::new(derive_seed(SEED, &[fnv1a(name.as_bytes())]));
-    let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        order.swap(i, rng.below(i + 1));
-    }
-    order
+/// The seed of one operator on one base: a function of the operator's name and the base's origin
+/// (`real_generations_dev:728`), never of its index, so a base that joins or leaves the set (the
+/// verifier now scores its row differently) moves no other base's draw.
+fn base_seed(name: &str, origin: &str) -> u64 {
+    derive_seed(SEED, &[fnv1a(name.as_bytes()), fnv1a(origin.as_bytes())])
+}
+
+/// The seeded order in which an operator visits the bases: by [`base_seed`], so the order of any
+/// two bases does not depend on which others are in the set.
+fn order(name: &str, bases: &[Base]) -> Vec<usize> {
+    let mut order: Vec<(u64, usize)> = bases.iter().enumerate().map(|(i, b)| (base_seed(name, &b.origin), i)).collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, i)| i).collect()
 }
 
 fn tally(family: &'static Family, operator: &'static Operator, bases: &[Base], per_operator: usize) -> Tally {
     let cfg = Config::default();
     let mut t = Tally { family, operator, variants: 0, misses: Vec::new() };
-    for i in order(operator.name, bases.len()) {
+    for i in order(operator.name, bases) {
         if t.variants == per_operator {
             break;
         }
         let base = &bases[i];
-        let mut rng = Rng::new(derive_seed(SEED, &[fnv1a(operator.name.as_bytes()), i as u64]));
+        let mut rng = Rng::new(base_seed(operator.name, &base.origin));
         let Some(variant) = (operator.apply)(base, &mut rng) else { continue };
         t.variants += 1;
         let s = score(&variant.response, &variant.gold, &cfg);

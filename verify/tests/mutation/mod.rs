@@ -13,7 +13,8 @@
 //! - [`floor`]: the committed per-family floor and its comparison; [`report`]: the Markdown tables.
 //!
 //! Everything is deterministic: the sample of each operator and each template drawn are functions
-//! of [`SEED`], the operator's name and the base's index (rlbase's SplitMix64).
+//! of [`SEED`], the operator's name and the base's origin (rlbase's SplitMix64), never of the base's
+//! index: a base that joins or leaves the set moves no other base's draw.
 
 pub mod base;
 pub mod families;
