@@ -84,7 +84,41 @@ pub(crate) fn normalize(input: &str) -> String {
     };
     n.run();
     let joined = join_thousands(&n.out);
-    strip_trailing(&joined).to_string()
+    let unbracketed = trailing_approximation(strip_trailing(&joined));
+    strip_trailing(&unbracketed).to_string()
+}
+
+/// A value followed by its approximation in brackets (`\frac56 (\approx 0.833)`) is the value and
+/// its approximation (`\frac56 \approx 0.833`): the brackets are dropped, so the approximation is
+/// judged as EQUIVALENCE.md's rule for `\approx` says (a right rounding keeps the value, a wrong one
+/// does not). Only a last bracket group that opens with `\approx` after an operand; anything else
+/// is returned as it is.
+fn trailing_approximation(s: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let Some(inner) = s.strip_suffix(')') else { return Cow::Borrowed(s) };
+    // The `(` that the last `)` closes.
+    let mut depth = 0usize;
+    let mut open = None;
+    for (k, c) in inner.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 0 => {
+                open = Some(k);
+                break;
+            }
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    let Some(open) = open else { return Cow::Borrowed(s) };
+    let (head, group) = (inner[..open].trim_end(), inner[open + 1..].trim_start());
+    let approximation = group
+        .strip_prefix("\\approx")
+        .is_some_and(|rest| rest.starts_with([' ', '{']) || rest.starts_with(|c: char| c.is_ascii_digit()));
+    if head.is_empty() || head.ends_with(['(', ',', '=', '+', '-', '*', '/', '^', '_', '{']) || !approximation {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(format!("{head} {group}"))
 }
 
 /// Lower-case, single-spaced, surrounding punctuation removed: the form of `Expr::Text`.
