@@ -75,6 +75,19 @@ struct Stated {
     denied: bool,
 }
 
+/// What a sentence says of the values it states, beyond their heads.
+#[derive(Clone, Copy, Default)]
+struct Reading {
+    /// It revisits the result (`Actually, ...`, `the correct total is`).
+    revisits: bool,
+    /// It rejects a third party's value (`..., but that misses a step`).
+    rejects: bool,
+    /// It supposes another reading of the problem: a condition opens it (`If your book counts it
+    /// differently, it is 7`) or it names one (`under the other interpretation`), so a value it
+    /// states for a pronoun is an alternative answer, even one written before the answer.
+    other_reading: bool,
+}
+
 /// The response before the answer, read lazily.
 struct Before<'a> {
     text: &'a str,
@@ -142,7 +155,12 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
     // condition holds the words (`fronted`: it opened the sentence and ends at its comma); a verb
     // or a value was read.
     let (mut revisits, mut rejects, mut justifying, mut fronted, mut begun) = (false, false, false, false, false);
+    // It supposes another reading (see [`Reading`]).
+    let mut other_reading = false;
     let mut words = 0;
+    // The clause's subject is the response itself (`I`, `we`): a word the lexicon does not know
+    // after it is a verb or an adverb (`I disagree and get`), not another head.
+    let mut own_subject = false;
     // The clause: the head of its subject, a third party in it, a word of denial in it, its verb
     // read.
     let (mut head, mut third_party, mut denied, mut verb) = (Head::Pronoun, false, false, false);
@@ -155,14 +173,15 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
     for (k, t) in toks.iter().chain(std::iter::once(&end)).enumerate() {
         match t {
             Tok::SentenceEnd | Tok::Code(_) | Tok::Break => {
+                let read = Reading { revisits, rejects, other_reading };
                 for s in sentence.drain(..) {
-                    if s.denied || (s.third_party && rejects) {
+                    if s.denied || (s.third_party && read.rejects) {
                         continue;
                     }
-                    let value = if revisits {
+                    let value = if read.revisits {
                         s.revised
                     } else {
-                        s.said.and_then(|(v, h)| counts(&mut before, &v, h, toks).then_some(v))
+                        s.said.and_then(|(v, h)| counts(&mut before, &v, h, toks, read).then_some(v))
                     };
                     out.extend(value.filter(|v| v != answer));
                 }
@@ -175,6 +194,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 }
                 (revisits, rejects, justifying, fronted, begun, words, chained) =
                     (false, false, false, false, false, 0, false);
+                (other_reading, own_subject) = (false, false);
                 (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
                 (stating, asserting, negated, verity, to_after) = (false, false, false, false, false);
             }
@@ -187,16 +207,23 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 rejects |= c.has(Class::Denial) || (negated && c.has(Class::Verity));
                 verity = c.has(Class::Verity);
                 negated = c.has(Class::Negation);
+                other_reading |= c.has(Class::OtherReading);
                 if c.has(Class::Reason) {
-                    fronted |= !justifying && !begun;
+                    let opens = !justifying && !begun;
+                    // `If ..., it is 7`: a supposition that opens the sentence.
+                    other_reading |= opens && c.has(Class::Hypothesis);
+                    fronted |= opens;
                     justifying = true;
                 }
                 if c.has(Class::ClauseWord) && !c.has(Class::Justification) && w != "then" {
                     // `that`, `we`, `but`, `as`: a new clause, with a subject of its own.
                     (head, third_party, denied, verb, asserting) = (Head::Pronoun, false, false, false, false);
+                    own_subject = false;
                 }
-                if !verb {
+                let c = possessive(w, c);
+                if !verb && !(own_subject && c.is_empty()) {
                     (head, third_party, denied) = subject(head, third_party, denied, c, k);
+                    own_subject |= c.has(Class::FirstPerson);
                 }
                 let verb_word = (c.has(Class::Stating) && w != "of") || (to_after && w == "to");
                 to_after = c.has(Class::ToAfter);
@@ -256,8 +283,13 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 if fronted {
                     (justifying, fronted) = (false, false);
                 }
-                (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
+                (head, third_party, denied, verb, own_subject) = (Head::Pronoun, false, false, false, false);
                 (stating, asserting, negated, to_after) = (false, false, false, false);
+            }
+            Tok::Colon => {
+                // `..., which is a common mistake: the value is 10`: a reason or a condition ends
+                // at a colon, and what follows states something of its own.
+                (justifying, fronted) = (false, false);
             }
             Tok::Equals => {
                 (stating, asserting, negated, to_after, verb, begun) = (true, true, false, false, true, true);
@@ -283,6 +315,18 @@ fn subject(head: Head, third_party: bool, denied: bool, classes: Classes, k: usi
         (Head::Noun(k), third_party, denied)
     } else {
         (head, third_party, denied)
+    }
+}
+
+/// The classes of a possessive (`friend's`, `students'`) the lexicon does not know: its
+/// owner's (a third party's answer is theirs).
+fn possessive(w: &str, classes: Classes) -> Classes {
+    if !classes.is_empty() {
+        return classes;
+    }
+    match w.strip_suffix("'s").or_else(|| w.strip_suffix('\'')) {
+        Some(owner) if !owner.is_empty() => crate::lexicon::classes(owner),
+        _ => classes,
     }
 }
 
@@ -322,10 +366,10 @@ const FUNCTION: &[Class] = &[
 
 /// Whether a value stated outside a revising sentence, said of `head`, is a candidate for the
 /// answer's quantity (see the module doc's table).
-fn counts(before: &mut Before<'_>, v: &str, head: Head, toks: &[Tok<'_>]) -> bool {
+fn counts(before: &mut Before<'_>, v: &str, head: Head, toks: &[Tok<'_>], read: Reading) -> bool {
     match head {
         Head::Answer => true,
-        Head::Pronoun => !before.wrote(v),
+        Head::Pronoun => read.other_reading || !before.wrote(v),
         Head::Noun(k) => match toks.get(k) {
             Some(Tok::Word(w, _)) => {
                 // The answer's sentence: before it, and after it up to its end (`... fills
