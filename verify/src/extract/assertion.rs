@@ -3,20 +3,28 @@
 //! A marker (a box, an answer phrase) commits an answer only in the response's own voice, in a
 //! sentence that states it. The marker commits nothing when:
 //! - it is **mentioned, not used**: inside a code block, inline code, an HTML or LaTeX comment, or
-//!   a quotation, or shown as a format or an example (`for example $\boxed{5}$`, `Put your answer
-//!   in $\boxed{N}$`): [`Rule::Mentioned`];
-//! - its sentence **reports someone else's value** (`My friend claims it is $\boxed{36}$`), a
-//!   reporting verb without the response's own `I`/`we`: [`Rule::Attributed`];
+//!   a quotation (right around it, or opened earlier in its paragraph: `The problem says: "put
+//!   your answer in a box, e.g. $\boxed{5}$".`), or shown as a format or an example (`for example
+//!   $\boxed{5}$`, `a box, e.g. $\boxed{5}$`, `such as $\boxed{5}$`, `Sample output:
+//!   $\boxed{5}$`, `Put your answer in $\boxed{N}$`), or in a blockquote that its lines or the
+//!   line introducing it present as such (`The instructions say:` then `> $\boxed{5}$`; a
+//!   blockquote alone is the response's own): [`Rule::Mentioned`];
+//! - its sentence **gives someone else's value**, and no `I`/`we` adopts it: a reporting verb
+//!   after a third party or a name (`My friend claims it is $\boxed{36}$`), a verb of answering
+//!   whose subject is a third party (`Many students answer $\boxed{9}$ here`), or a third
+//!   party's answer (`My classmate's answer was $\boxed{27}$`): [`Rule::Attributed`];
 //! - its sentence **negates** or excludes it (`The answer is not $\boxed{3}$`, `$\boxed{3}$ is
-//!   wrong`, `$\boxed{3}$ is not the answer`, `This rules out $\boxed{3}$`): [`Rule::Negated`];
+//!   wrong`, `$\boxed{3}$ is not the answer`, `This rules out $\boxed{3}$`), or a relative clause
+//!   after it calls it an error (`$\boxed{9}$ here, which is a common mistake`):
+//!   [`Rule::Negated`];
 //! - its sentence **asks** about it (`Is the answer $\boxed{3}$?`): [`Rule::Questioned`];
-//! - the next sentence **takes it back** (`$\boxed{3}$. No, ...`, `Scratch that.`):
-//!   [`Rule::Retracted`];
+//! - the next sentence **takes it back** (`$\boxed{3}$. No, ...`, `Scratch that.`, `That is a
+//!   common mistake.`): [`Rule::Retracted`];
 //! - its sentence or a later one says the problem **was not solved** (`I could not finish; this is
 //!   a guess.`, `I'm not sure.`): [`Rule::Disowned`].
 //!
-//! The words are classes of the lexicon (`Negation`, `Report`, `Mention`, `Retraction`,
-//! `GiveUp`, ...), never phrases. Cost: one look at a bounded window around the answer
+//! The words are classes of the lexicon (`Negation`, `Report`, `Answering`, `ThirdParty`,
+//! `Mention`, `Exemplifying`, `Fault`, `Retraction`, `GiveUp`, ...), never phrases. Cost: one look at a bounded window around the answer
 //! ([`MAX_SENTENCE_BYTES`] before, [`MAX_AFTER_BYTES`] after), plus one count of code fences.
 
 use super::rule::Rule;
@@ -91,7 +99,7 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
             return Some(Rule::Attributed);
         }
     }
-    if attributed(&words_before, clause, counted(own_rest)) {
+    if attributed(&words_before, clause, counted(own_rest)) && !adopted(own_rest) {
         return Some(Rule::Attributed);
     }
     // Only what follows the answer is the response's comment on it: the words before it often
@@ -194,9 +202,9 @@ const MAX_SUBJECT_GAP: usize = 2;
 /// value, and no `I`/`we` adopts it: a reporting verb right after a third party (`my teacher
 /// claims`, `they say`) or a name (`Bob thinks`); a verb of answering or reporting whose subject
 /// is a third party and which governs the value (`Many students answer $\boxed{9}$`, not `the
-/// students who answered is`), unless the value counts what follows it (`answered $\boxed{45}$
-/// questions`: `counted`); or a third party's answer (`My classmate's answer was`, `the book's
-/// result is`).
+/// students who answered is`); or a third party's answer (`My classmate's answer was`, `the
+/// book's result is`). Neither of the last two when the value counts what follows it
+/// (`answered $\boxed{45}$ questions`, `Bob's answer sheet has $\boxed{3}$ marks`: `counted`).
 fn attributed(words: &[Word<'_>], clause: &[Word<'_>], counted: bool) -> bool {
     if words.iter().any(|w| w.is(Class::FirstPerson)) {
         return false;
@@ -221,7 +229,18 @@ fn attributed(words: &[Word<'_>], clause: &[Word<'_>], counted: bool) -> bool {
             || (w.text.starts_with(|c: char| c.is_ascii_uppercase()) && owner(w).is_some_and(Classes::is_empty));
         owns && clause[k + 1..].iter().take(MAX_OF_GAP + 1).any(answer_noun)
     });
-    reported || answered || owned
+    reported || answered || (owned && !counted)
+}
+
+/// Whether the rest of the answer's sentence adopts a value given by someone else in the
+/// response's own voice (`..., and I agree`): an `I`/`we`, and no word that revises, negates or
+/// denies (`..., but I get 28`).
+fn adopted(own_rest: &str) -> bool {
+    let rest = first_words(own_rest, MAX_WORDS_AFTER);
+    rest.iter().any(|w| w.is(Class::FirstPerson))
+        && !rest
+            .iter()
+            .any(|w| w.is(Class::Revision) || w.is(Class::Negation) || w.is(Class::Denial) || w.is(Class::Fault))
 }
 
 /// The classes of the owner of a possessive the lexicon does not know (`classmate's`,
@@ -275,16 +294,25 @@ fn characterizes(words: &[Word<'_>]) -> bool {
         .any(|w| w.is(Class::Fault) || w.is(Class::Denial))
 }
 
-/// Whether `s` holds an abbreviation of the lexicon's `Mention` class (`e.g.`, `z.B.`): two
-/// single letters joined by a dot.
+/// Most words between an abbreviation that mentions (`e.g.`) and the value it introduces.
+const MENTION_REACH: usize = 4;
+
+/// Whether an abbreviation of the lexicon's `Mention` class (two single letters joined by a dot:
+/// `e.g.`, `z.B.`) introduces the value at the end of `s`: at most [`MENTION_REACH`] words and no
+/// clause break between them (`a box, e.g. $\boxed{5}$`, `e.g., \boxed{5}`; not `e.g. by
+/// symmetry, the total is`).
 fn abbreviated_mention(s: &str) -> bool {
     let b = s.as_bytes();
     let letter = |k: usize| b.get(k).is_some_and(u8::is_ascii_alphabetic);
-    (1..b.len().saturating_sub(1)).any(|k| {
+    let at = (1..b.len().saturating_sub(1)).rev().find(|&k| {
         b[k] == b'.' && letter(k - 1) && letter(k + 1) && !(k >= 2 && letter(k - 2)) && !letter(k + 2) && {
             let w = [b[k - 1].to_ascii_lowercase(), b'.', b[k + 1].to_ascii_lowercase()];
             std::str::from_utf8(&w).is_ok_and(|w| lexicon::is(w, Class::Mention))
         }
+    });
+    at.is_some_and(|k| {
+        let between = s[k + 2..].trim_start_matches(['.', ',', ':', ' ']);
+        !between.contains([',', ';', ':']) && first_words(between, MENTION_REACH + 1).len() <= MENTION_REACH
     })
 }
 
@@ -534,6 +562,22 @@ mod tests {
             r"The rules give $\boxed{5}$.",
             r"So $\boxed{5}$ is not a multiple of 3, as required.",
             "Thus:\n\\[\n\\boxed{5}\n\\]\n\nThis is the answer.",
+            // Someone else's value the response adopts, or counts of what a third party did.
+            r"My classmate's answer was $\boxed{5}$, and I agree.",
+            r"The student answered $\boxed{5}$ questions correctly.",
+            r"Bob's answer sheet has $\boxed{5}$ marks.",
+            r"The number of students who answered is $\boxed{5}$.",
+            r"Each friend paid $\boxed{5}$ dollars.",
+            // A word of fault that does not call the answer one.
+            r"So $\boxed{5}$, which is not a mistake.",
+            r"So $\boxed{5}$. A common mistake is to forget the empty set.",
+            r"The error in the estimate is $\boxed{5}$.",
+            // An example or a quotation elsewhere in the sentence, a blockquote of the answer.
+            r"We find, e.g. by symmetry, that the total is $\boxed{5}$.",
+            r#"The word "five" is written $\boxed{5}$."#,
+            r#"{"answer": "The total is $\boxed{5}$"}"#,
+            "> **Final answer:** $\\boxed{5}$",
+            r"The sample mean is $\boxed{5}$.",
         ] {
             assert_eq!(void(t, b), None, "{t}");
         }
@@ -575,6 +619,24 @@ mod tests {
             (r"So $\boxed{5}$. I'm not sure about this.", Rule::Disowned),
             (r"So the sum of the digits of the answer is $\boxed{5}$.", Rule::Property),
             (r"The square of the result is $\boxed{5}$.", Rule::Property),
+            // A third party answers, or owns the answer.
+            (r"Many students answer $\boxed{5}$ here.", Rule::Attributed),
+            (r"My classmate's answer was \boxed{5}. I disagree and get $6$.", Rule::Attributed),
+            (r"The students' result is $\boxed{5}$.", Rule::Attributed),
+            (r"The textbook's answer is $\boxed{5}$, but I get $6$.", Rule::Attributed),
+            ("My teacher says:\n> $\\boxed{5}$", Rule::Attributed),
+            // A relative clause or the next sentence calls it an error.
+            (r"Many students answer $\boxed{5}$ here, which is a common mistake: the value is 6.", Rule::Negated),
+            (r"So $\boxed{5}$, which would be wrong.", Rule::Negated),
+            (r"So $\boxed{5}$. That is a classic error: the count is 6.", Rule::Retracted),
+            // A quotation opened earlier, an example abbreviation, a sample.
+            (r#"The problem says: "put your answer in a box, e.g. $\boxed{5}$"."#, Rule::Mentioned),
+            (r#"The prompt asked: “end with \boxed{5} on its own line”."#, Rule::Mentioned),
+            (r"It goes at the very end, e.g. $\boxed{5}$.", Rule::Mentioned),
+            (r"It goes at the very end, z.B. $\boxed{5}$.", Rule::Mentioned),
+            (r"Sample output: $\boxed{5}$", Rule::Mentioned),
+            (r"Answers such as $\boxed{5}$ are common.", Rule::Mentioned),
+            ("The instructions say:\n> Give it like this:\n> $\\boxed{5}$", Rule::Mentioned),
         ] {
             assert_eq!(void(t, b), Some(rule), "{t}");
         }
