@@ -63,6 +63,8 @@ pub(super) enum Tok<'a> {
     Open,
     /// `=`: what follows is the value of what precedes.
     Equals,
+    /// `:`: what follows states something of its own (a reason before it ends there).
+    Colon,
     /// A harness's separator (`<|code|>`), or a code fence never closed: what follows is no
     /// statement in words.
     Break,
@@ -172,7 +174,8 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
             Kind::Char(',' | ';') => out.push(Tok::Comma),
             Kind::Char('(') => out.push(Tok::Open),
             Kind::Char('=') => out.push(Tok::Equals),
-            Kind::Char(')' | ']' | ':' | '.') => {}
+            Kind::Char(':') => out.push(Tok::Colon),
+            Kind::Char(')' | ']' | '.') => {}
             Kind::Char(_) => out.push(Tok::Other),
         }
     }
@@ -550,6 +553,7 @@ fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
         match t {
             Tok::Value(v) => return Some((v.clone(), k + 1)),
             Tok::Word(_, c) if c.has(Class::HedgeFiller) => {}
+            Tok::Colon => {}
             // `(maybe eleven)`: a number word is a value.
             Tok::Word(w, _) if crate::number_words::value(w).is_some() => return Some((w.to_string(), k + 1)),
             Tok::Word(w, _) if matches!(&**w, "if" | "when" | "unless" | "for") => {

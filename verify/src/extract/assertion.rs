@@ -3,20 +3,28 @@
 //! A marker (a box, an answer phrase) commits an answer only in the response's own voice, in a
 //! sentence that states it. The marker commits nothing when:
 //! - it is **mentioned, not used**: inside a code block, inline code, an HTML or LaTeX comment, or
-//!   a quotation, or shown as a format or an example (`for example $\boxed{5}$`, `Put your answer
-//!   in $\boxed{N}$`): [`Rule::Mentioned`];
-//! - its sentence **reports someone else's value** (`My friend claims it is $\boxed{36}$`), a
-//!   reporting verb without the response's own `I`/`we`: [`Rule::Attributed`];
+//!   a quotation (right around it, or opened earlier in its paragraph: `The problem says: "put
+//!   your answer in a box, e.g. $\boxed{5}$".`), or shown as a format or an example (`for example
+//!   $\boxed{5}$`, `a box, e.g. $\boxed{5}$`, `such as $\boxed{5}$`, `Sample output:
+//!   $\boxed{5}$`, `Put your answer in $\boxed{N}$`), or in a blockquote that its lines or the
+//!   line introducing it present as such (`The instructions say:` then `> $\boxed{5}$`; a
+//!   blockquote alone is the response's own): [`Rule::Mentioned`];
+//! - its sentence **gives someone else's value**, and no `I`/`we` adopts it: a reporting verb
+//!   after a third party or a name (`My friend claims it is $\boxed{36}$`), a verb of answering
+//!   whose subject is a third party (`Many students answer $\boxed{9}$ here`), or a third
+//!   party's answer (`My classmate's answer was $\boxed{27}$`): [`Rule::Attributed`];
 //! - its sentence **negates** or excludes it (`The answer is not $\boxed{3}$`, `$\boxed{3}$ is
-//!   wrong`, `$\boxed{3}$ is not the answer`, `This rules out $\boxed{3}$`): [`Rule::Negated`];
+//!   wrong`, `$\boxed{3}$ is not the answer`, `This rules out $\boxed{3}$`), or a relative clause
+//!   after it calls it an error (`$\boxed{9}$ here, which is a common mistake`):
+//!   [`Rule::Negated`];
 //! - its sentence **asks** about it (`Is the answer $\boxed{3}$?`): [`Rule::Questioned`];
-//! - the next sentence **takes it back** (`$\boxed{3}$. No, ...`, `Scratch that.`):
-//!   [`Rule::Retracted`];
+//! - the next sentence **takes it back** (`$\boxed{3}$. No, ...`, `Scratch that.`, `That is a
+//!   common mistake.`): [`Rule::Retracted`];
 //! - its sentence or a later one says the problem **was not solved** (`I could not finish; this is
 //!   a guess.`, `I'm not sure.`): [`Rule::Disowned`].
 //!
-//! The words are classes of the lexicon (`Negation`, `Report`, `Mention`, `Retraction`,
-//! `GiveUp`, ...), never phrases. Cost: one look at a bounded window around the answer
+//! The words are classes of the lexicon (`Negation`, `Report`, `Answering`, `ThirdParty`,
+//! `Mention`, `Exemplifying`, `Fault`, `Retraction`, `GiveUp`, ...), never phrases. Cost: one look at a bounded window around the answer
 //! ([`MAX_SENTENCE_BYTES`] before, [`MAX_AFTER_BYTES`] after), plus one count of code fences.
 
 use super::rule::Rule;
@@ -38,7 +46,7 @@ const GIVE_UP_REACH: usize = 3;
 /// Why the response does not assert the answer at `start..end` of `text`, if it does not.
 pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     let (start, end) = (floor_boundary(text, start), floor_boundary(text, end.max(start)));
-    if start < end && (in_code_or_comment(text, start) || quoted(text, start, end)) {
+    if start < end && (in_code_or_comment(text, start) || quoted(text, start, end) || in_quotation(text, start, end)) {
         return Some(Rule::Mentioned);
     }
     let before = sentence_before(text, start);
@@ -63,16 +71,35 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     if clause.first().is_some_and(|w| w.is(Class::Hypothesis)) {
         return Some(Rule::Mentioned);
     }
+    // `$\boxed{9}$ here, which is a common mistake`: a relative clause calls it an error.
+    let rest_words = first_words(own_rest, RELATIVE_REACH + MAX_FAULT_WORDS + 2);
+    let opener = rest_words.iter().take(RELATIVE_REACH).position(opens_relative);
+    if opener.is_some_and(|k| characterizes(&rest_words[k..])) {
+        return Some(Rule::Negated);
+    }
     if of_the_answer(clause) {
         return Some(Rule::Property);
     }
     if instructs(&words_before) {
         return Some(Rule::Mentioned);
     }
-    if words_before.iter().any(|w| w.is(Class::Mention)) {
+    if words_before.iter().any(|w| w.is(Class::Mention))
+        || abbreviated_mention(before)
+        || exemplified(before, &words_before)
+    {
         return Some(Rule::Mentioned);
     }
-    if attributed(&words_before) {
+    // A blockquote is read whole, with the line that introduces it (`The instructions say:`).
+    if let Some(quote) = blockquote(text, start) {
+        let quote_words = words(quote);
+        if quote_words.iter().any(|w| w.is(Class::Mention)) || abbreviated_mention(quote) {
+            return Some(Rule::Mentioned);
+        }
+        if attributed(&quote_words, &[], true) {
+            return Some(Rule::Attributed);
+        }
+    }
+    if attributed(&words_before, clause, counted(own_rest)) && !adopted(own_rest) {
         return Some(Rule::Attributed);
     }
     // Only what follows the answer is the response's comment on it: the words before it often
@@ -168,14 +195,165 @@ fn instructs(words: &[Word<'_>]) -> bool {
     })
 }
 
-/// Whether the sentence before a value reports someone else's claim: a reporting verb right after
-/// a third party (`my teacher claims`, `they say`) or a name (`Bob thinks`), and no `I`/`we`.
-fn attributed(words: &[Word<'_>]) -> bool {
+/// Most words between a third party and its verb of answering (`Many students often answer`).
+const MAX_SUBJECT_GAP: usize = 2;
+
+/// Whether the sentence before a value (`words`; `clause`, its last clause) gives someone else's
+/// value, and no `I`/`we` adopts it: a reporting verb right after a third party (`my teacher
+/// claims`, `they say`) or a name (`Bob thinks`); a verb of answering or reporting whose subject
+/// is a third party and which governs the value (`Many students answer $\boxed{9}$`, not `the
+/// students who answered is`); or a third party's answer (`My classmate's answer was`, `the
+/// book's result is`). Neither of the last two when the value counts what follows it
+/// (`answered $\boxed{45}$ questions`, `Bob's answer sheet has $\boxed{3}$ marks`: `counted`).
+fn attributed(words: &[Word<'_>], clause: &[Word<'_>], counted: bool) -> bool {
+    if words.iter().any(|w| w.is(Class::FirstPerson)) {
+        return false;
+    }
     let third_party = |w: &Word<'_>| {
         w.is(Class::ThirdParty) || (w.text.starts_with(|c: char| c.is_ascii_uppercase()) && w.text.len() > 1)
     };
     let reported = words.windows(2).any(|p| p[1].is(Class::Report) && third_party(&p[0]));
-    reported && !words.iter().any(|w| w.is(Class::FirstPerson))
+    let verb = clause.iter().rposition(|w| w.is(Class::Answering) || w.is(Class::Report));
+    let answered = !counted
+        && verb.is_some_and(|v| {
+            !clause[v + 1..].iter().any(|w| w.is(Class::Stating))
+                && clause[..v]
+                    .iter()
+                    .rev()
+                    .take(MAX_SUBJECT_GAP + 1)
+                    .any(|w| owner(w).is_some_and(|c| c.has(Class::ThirdParty)) || w.is(Class::ThirdParty))
+        });
+    let answer_noun = |w: &Word<'_>| w.is(Class::AnswerNoun) && w.is(Class::AnswerTagName) && !w.is(Class::FinalWord);
+    let owned = clause.iter().enumerate().any(|(k, w)| {
+        let owns = owner(w).is_some_and(|c| c.has(Class::ThirdParty))
+            || (w.text.starts_with(|c: char| c.is_ascii_uppercase()) && owner(w).is_some_and(Classes::is_empty));
+        owns && clause[k + 1..].iter().take(MAX_OF_GAP + 1).any(answer_noun)
+    });
+    reported || answered || (owned && !counted)
+}
+
+/// Whether the rest of the answer's sentence adopts a value given by someone else in the
+/// response's own voice (`..., and I agree`): an `I`/`we`, and no word that revises, negates or
+/// denies (`..., but I get 28`).
+fn adopted(own_rest: &str) -> bool {
+    let rest = first_words(own_rest, MAX_WORDS_AFTER);
+    rest.iter().any(|w| w.is(Class::FirstPerson))
+        && !rest
+            .iter()
+            .any(|w| w.is(Class::Revision) || w.is(Class::Negation) || w.is(Class::Denial) || w.is(Class::Fault))
+}
+
+/// The classes of the owner of a possessive the lexicon does not know (`classmate's`,
+/// `students'`): `None` for any other word.
+fn owner(w: &Word<'_>) -> Option<Classes> {
+    if !w.classes.is_empty() {
+        return None;
+    }
+    let base = w.text.strip_suffix("'s").or_else(|| w.text.strip_suffix('\''))?;
+    (!base.is_empty()).then(|| lexicon::classes(base))
+}
+
+/// Whether the value counts what follows it (`$\boxed{45}$ questions`, `$\boxed{3}$ apples`):
+/// its next word is a plural or a counted noun.
+fn counted(own_rest: &str) -> bool {
+    first_words(own_rest, 1).first().is_some_and(|w| {
+        w.is(Class::SingularNoun)
+            || (w.text.len() > 3 && w.text.ends_with('s') && !w.is(Class::NotPlural) && w.classes.is_empty())
+    })
+}
+
+/// Most words after the answer before a relative word that may characterize it (`here, which`).
+const RELATIVE_REACH: usize = 3;
+/// Most words between the verb of a characterizing clause and its word of fault (`is a very
+/// common mistake`).
+const MAX_FAULT_WORDS: usize = 4;
+
+/// Whether a word opens a clause about what precedes it: a pronoun other than `I`/`we` (`that`,
+/// `this`, `it`) or a relative word (`which`).
+fn opens_relative(w: &Word<'_>) -> bool {
+    (w.is(Class::Pronoun) && !w.is(Class::FirstPerson) && !w.is(Class::ThirdParty))
+        || (w.is(Class::Reason) && w.is(Class::ClauseWord))
+}
+
+/// Whether `words` (from a pronoun or a relative word) call what precedes them an error: a
+/// stating verb (`is`, `would be`), then within [`MAX_FAULT_WORDS`] words a word of fault or of
+/// denial before any negation (`which is a common mistake`, `That is an error`, `which is wrong`;
+/// not `which is not a mistake`).
+fn characterizes(words: &[Word<'_>]) -> bool {
+    if !words.first().is_some_and(opens_relative) {
+        return false;
+    }
+    let modal = usize::from(words.get(1).is_some_and(|w| w.is(Class::NegationOrModal) && !w.is(Class::Negation)));
+    if !words.get(1 + modal).is_some_and(|w| w.is(Class::Stating)) {
+        return false;
+    }
+    words[2 + modal..]
+        .iter()
+        .take(MAX_FAULT_WORDS)
+        .take_while(|w| !w.is(Class::Negation))
+        .any(|w| w.is(Class::Fault) || w.is(Class::Denial))
+}
+
+/// Most words between an abbreviation that mentions (`e.g.`) and the value it introduces.
+const MENTION_REACH: usize = 4;
+
+/// Whether an abbreviation of the lexicon's `Mention` class (two single letters joined by a dot:
+/// `e.g.`, `z.B.`) introduces the value at the end of `s`: at most [`MENTION_REACH`] words and no
+/// clause break between them (`a box, e.g. $\boxed{5}$`, `e.g., \boxed{5}`; not `e.g. by
+/// symmetry, the total is`).
+fn abbreviated_mention(s: &str) -> bool {
+    let b = s.as_bytes();
+    let letter = |k: usize| b.get(k).is_some_and(u8::is_ascii_alphabetic);
+    let at = (1..b.len().saturating_sub(1)).rev().find(|&k| {
+        b[k] == b'.' && letter(k - 1) && letter(k + 1) && !(k >= 2 && letter(k - 2)) && !letter(k + 2) && {
+            let w = [b[k - 1].to_ascii_lowercase(), b'.', b[k + 1].to_ascii_lowercase()];
+            std::str::from_utf8(&w).is_ok_and(|w| lexicon::is(w, Class::Mention))
+        }
+    });
+    at.is_some_and(|k| {
+        let between = s[k + 2..].trim_start_matches(['.', ',', ':', ' ']);
+        !between.contains([',', ';', ':']) && first_words(between, MENTION_REACH + 1).len() <= MENTION_REACH
+    })
+}
+
+/// Whether the sentence before a value presents it as a sample: it opens with a word of the
+/// lexicon's `Exemplifying` class and a colon introduces the value (`Sample output: ...`), or the
+/// words right before it are one (`such as $\boxed{5}$`).
+fn exemplified(before: &str, words: &[Word<'_>]) -> bool {
+    if words.first().is_some_and(|w| w.is(Class::Exemplifying)) && before.contains(':') {
+        return true;
+    }
+    match words {
+        [.., a, b] if b.text.eq_ignore_ascii_case("as") => {
+            let phrase = format!("{} {}", a.text, b.text);
+            lexicon::is(&phrase, Class::Exemplifying) && before.trim_end_matches(['$', ' ']).ends_with(b.text)
+        }
+        _ => false,
+    }
+}
+
+/// The blockquote that holds byte `at` (its line opens with `>`): its earlier lines and the line
+/// that introduces it with a colon, at most [`MAX_SENTENCE_BYTES`] before `at`.
+fn blockquote(text: &str, at: usize) -> Option<&str> {
+    let from = floor_boundary(text, at.saturating_sub(MAX_SENTENCE_BYTES));
+    let window = &text[from..at];
+    let mut start = window.rfind('\n').map_or(0, |k| k + 1);
+    if !window[start..].trim_start().starts_with('>') {
+        return None;
+    }
+    while start > 0 {
+        let prev_start = window[..start - 1].rfind('\n').map_or(0, |k| k + 1);
+        let prev = &window[prev_start..start - 1];
+        if prev.trim_start().starts_with('>') {
+            start = prev_start;
+            continue;
+        }
+        if prev.trim_end().ends_with(':') {
+            start = prev_start;
+        }
+        break;
+    }
+    Some(&window[start..])
 }
 
 /// Whether byte `at` lies in a fenced code block (an odd number of fences before it and one after
@@ -205,6 +383,38 @@ fn in_code_or_comment(text: &str, at: usize) -> bool {
     }
 }
 
+/// Pairs of quotation marks, opening and closing (straight double quotes are counted instead).
+const QUOTES: &[(char, char)] = &[('“', '”'), ('„', '“'), ('«', '»'), ('「', '」'), ('『', '』')];
+
+/// Whether the answer at `start..end` stands inside a quotation that opened earlier in its
+/// paragraph (or its line, when the paragraph starts beyond [`MAX_SENTENCE_BYTES`]) and closes
+/// after it on its line (`The problem says: "put your answer in a box, e.g. $\boxed{5}$".`). A
+/// JSON value (`"answer": "..."`) is no quotation.
+fn in_quotation(text: &str, start: usize, end: usize) -> bool {
+    let from = floor_boundary(text, start.saturating_sub(MAX_SENTENCE_BYTES));
+    let window = &text[from..start];
+    let paragraph = match window.rfind("\n\n") {
+        Some(k) => &window[k + 2..],
+        None if from == 0 => window,
+        None => match window.rfind('\n') {
+            Some(k) => &window[k + 1..],
+            None => return false,
+        },
+    };
+    let after = &text[end..floor_boundary(text, end + MAX_SENTENCE_BYTES)];
+    let line_after = &after[..after.find('\n').unwrap_or(after.len())];
+    let straight = paragraph.matches('"').count() % 2 == 1 && line_after.contains('"') && {
+        let opening = paragraph.rfind('"').unwrap_or(0);
+        let lead = paragraph[..opening].trim_end();
+        !(lead.ends_with(':') && lead[..lead.len() - 1].trim_end().ends_with('"'))
+    };
+    straight
+        || QUOTES.iter().any(|&(open, close)| {
+            paragraph.rfind(open).is_some_and(|o| paragraph.rfind(close).is_none_or(|c| c < o))
+                && line_after.contains(close)
+        })
+}
+
 /// Whether the answer at `start..end` stands between quotation marks (`"$\boxed{5}$"`).
 fn quoted(text: &str, start: usize, end: usize) -> bool {
     const OPENING: &[char] = &['"', '“', '„', '«', '‘', '「', '\''];
@@ -214,7 +424,8 @@ fn quoted(text: &str, start: usize, end: usize) -> bool {
     before.ends_with(OPENING) && after.starts_with(CLOSING)
 }
 
-/// The sentence before byte `at`: back to the last sentence end or line break.
+/// The sentence before byte `at`: back to the last sentence end or line break (the dot of an
+/// abbreviation, `e.g.`, ends none).
 fn sentence_before(text: &str, at: usize) -> &str {
     let from = floor_boundary(text, at.saturating_sub(MAX_SENTENCE_BYTES));
     let window = &text[from..at];
@@ -222,10 +433,19 @@ fn sentence_before(text: &str, at: usize) -> &str {
     let start = (0..b.len())
         .rev()
         .find(|&k| {
-            b[k] == b'\n' || (matches!(b[k], b'.' | b'!' | b'?') && b.get(k + 1).is_some_and(u8::is_ascii_whitespace))
+            b[k] == b'\n'
+                || (matches!(b[k], b'.' | b'!' | b'?')
+                    && b.get(k + 1).is_some_and(u8::is_ascii_whitespace)
+                    && !abbreviation_end(b, k))
         })
         .map_or(0, |k| k + 1);
     &window[start..]
+}
+
+/// Whether the `.` at `k` of `b` ends an abbreviation of single letters (`e.g.`, `i.e.`, `z.B.`).
+fn abbreviation_end(b: &[u8], k: usize) -> bool {
+    let letter = |j: usize| b.get(j).is_some_and(u8::is_ascii_alphabetic);
+    k >= 3 && b[k] == b'.' && letter(k - 1) && b[k - 2] == b'.' && letter(k - 3) && !(k >= 4 && letter(k - 4))
 }
 
 /// The rest of the answer's own sentence and the text after it.
@@ -267,7 +487,8 @@ fn denied_after(own_rest: &str) -> bool {
 /// Whether the sentence after the answer opens by taking it back: a retraction word, which for
 /// `no` and `not` must stand alone (`No.`, `No, ...`, not `No other value works`).
 /// `Just kidding`, `Never mind` and `That is wrong.` take it back too (a retraction word second,
-/// or a denial among the first words of a sentence without a value).
+/// or a denial among the first words of a sentence without a value), and so does a sentence
+/// that calls it an error (`That is a common mistake: ...`, see [`characterizes`]).
 fn retracts(later: &str) -> bool {
     let t = later.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '>' | '-'));
     let len = t.bytes().take_while(|c| c.is_ascii_alphabetic()).count();
@@ -284,6 +505,7 @@ fn retracts(later: &str) -> bool {
     }
     w.get(1).is_some_and(|second| second.is(Class::Retraction) && !second.is(Class::Negation))
         || (!next.bytes().any(|c| c.is_ascii_digit()) && denied_after(next))
+        || characterizes(&first_words(next, MAX_FAULT_WORDS + 3))
 }
 
 /// Whether words say the problem was not solved: a word of giving up (`guess`, `unsolved`), or
@@ -340,6 +562,22 @@ mod tests {
             r"The rules give $\boxed{5}$.",
             r"So $\boxed{5}$ is not a multiple of 3, as required.",
             "Thus:\n\\[\n\\boxed{5}\n\\]\n\nThis is the answer.",
+            // Someone else's value the response adopts, or counts of what a third party did.
+            r"My classmate's answer was $\boxed{5}$, and I agree.",
+            r"The student answered $\boxed{5}$ questions correctly.",
+            r"Bob's answer sheet has $\boxed{5}$ marks.",
+            r"The number of students who answered is $\boxed{5}$.",
+            r"Each friend paid $\boxed{5}$ dollars.",
+            // A word of fault that does not call the answer one.
+            r"So $\boxed{5}$, which is not a mistake.",
+            r"So $\boxed{5}$. A common mistake is to forget the empty set.",
+            r"The error in the estimate is $\boxed{5}$.",
+            // An example or a quotation elsewhere in the sentence, a blockquote of the answer.
+            r"We find, e.g. by symmetry, that the total is $\boxed{5}$.",
+            r#"The word "five" is written $\boxed{5}$."#,
+            r#"{"answer": "The total is $\boxed{5}$"}"#,
+            "> **Final answer:** $\\boxed{5}$",
+            r"The sample mean is $\boxed{5}$.",
         ] {
             assert_eq!(void(t, b), None, "{t}");
         }
@@ -381,6 +619,24 @@ mod tests {
             (r"So $\boxed{5}$. I'm not sure about this.", Rule::Disowned),
             (r"So the sum of the digits of the answer is $\boxed{5}$.", Rule::Property),
             (r"The square of the result is $\boxed{5}$.", Rule::Property),
+            // A third party answers, or owns the answer.
+            (r"Many students answer $\boxed{5}$ here.", Rule::Attributed),
+            (r"My classmate's answer was \boxed{5}. I disagree and get $6$.", Rule::Attributed),
+            (r"The students' result is $\boxed{5}$.", Rule::Attributed),
+            (r"The textbook's answer is $\boxed{5}$, but I get $6$.", Rule::Attributed),
+            ("My teacher says:\n> $\\boxed{5}$", Rule::Attributed),
+            // A relative clause or the next sentence calls it an error.
+            (r"Many students answer $\boxed{5}$ here, which is a common mistake: the value is 6.", Rule::Negated),
+            (r"So $\boxed{5}$, which would be wrong.", Rule::Negated),
+            (r"So $\boxed{5}$. That is a classic error: the count is 6.", Rule::Retracted),
+            // A quotation opened earlier, an example abbreviation, a sample.
+            (r#"The problem says: "put your answer in a box, e.g. $\boxed{5}$"."#, Rule::Mentioned),
+            (r#"The prompt asked: “end with \boxed{5} on its own line”."#, Rule::Mentioned),
+            (r"It goes at the very end, e.g. $\boxed{5}$.", Rule::Mentioned),
+            (r"It goes at the very end, z.B. $\boxed{5}$.", Rule::Mentioned),
+            (r"Sample output: $\boxed{5}$", Rule::Mentioned),
+            (r"Answers such as $\boxed{5}$ are common.", Rule::Mentioned),
+            ("The instructions say:\n> Give it like this:\n> $\\boxed{5}$", Rule::Mentioned),
         ] {
             assert_eq!(void(t, b), Some(rule), "{t}");
         }

@@ -10,7 +10,8 @@
 //! revising word that opens its sentence (`Edit: 15`) stands right before it, when it is the right
 //! side of an equation, or when an output block after the answer prints it (```` ```output ````).
 //! It is not stated inside a reason or a condition (`because there are 6 ways`; a condition that
-//! opens its sentence ends at its comma: `If the book counts it differently, it is $7$` states 7),
+//! opens its sentence ends at its comma: `If the book counts it differently, it is $7$` states 7;
+//! any reason ends at a colon: `..., which is a common mistake: the value is $10$` states 10),
 //! after a negation (`not 14`), or as an operand (`3 + 11`). Code is no statement in words.
 //!
 //! What a stated value is said of is the **head** of its clause's subject: the last word before
@@ -19,13 +20,20 @@
 //! | head | example | a different value is a candidate |
 //! |---|---|---|
 //! | the answer: an answer noun, a computation, the answer's own left side | `the count is`, `the brute-force count is`, `the code gives`, `the program returns`, `$m - n = 5$` after `$m - n = \boxed{4}$` | always |
-//! | a pronoun, or nothing | `it is`, `you would get`, `we found` | unless the response wrote that value before its answer (an intermediate result or a given, recapped) |
+//! | a pronoun, or nothing | `it is`, `you would get`, `we found`, `I disagree and get` | unless the response wrote that value before its answer (an intermediate result or a given, recapped) and the sentence supposes no other reading |
 //! | a noun of the answer's own sentence | `the total cost is` after `the total cost is $\boxed{27}$`, `the number of boxes is` after `fills $\boxed{12}$ boxes` | the same |
 //! | another noun, or math | `the problem gives`, `the data were`, `the roots of $P(x)$ are`, `$9 + 5 = 14$` | never |
 //!
+//! After `I`/`we`, a word the lexicon does not know is their verb, not another head (`I disagree
+//! and get $28$`). A sentence that **supposes another reading** of the problem (a word of the
+//! lexicon's `OtherReading`: `If your book counts it differently, it is $7$`, `under another
+//! convention`; or a hedge cue in the condition that opens it: `If your teacher means something
+//! else`) offers an alternative: a value it states for a pronoun counts even when written before.
+//!
 //! A sentence that **revisits the result** (a word of the lexicon's `Revision` class: `actually`,
-//! `again`, `recount`, `edit`, `but`, `should`, ..., or an answer noun called the true one: `the
-//! correct total`) makes every value it states a candidate, whatever its head. Two kinds of stated
+//! `again`, `recount`, `edit`, `but`, `should`, `disagree`, ..., a word of fault: `a frequent
+//! slip`, or an answer noun called the true one: `the correct total`) makes every value it states
+//! a candidate, whatever its head. Two kinds of stated
 //! value are never the response's own: one whose subject calls it wrong (`A common wrong answer is
 //! $28$`), and one that a third party obtained (the lexicon's `ThirdParty`: `A friend got $28$`,
 //! `the textbook says`) when its sentence rejects it (a word of denial, `not right`, or the answer
@@ -38,6 +46,7 @@
 
 use super::alternatives::{right_side, Tok};
 use super::scan::floor_boundary;
+use super::statement::hedges;
 use super::tokens;
 use crate::lexicon::{Class, Classes};
 
@@ -73,6 +82,20 @@ struct Stated {
     third_party: bool,
     /// Its subject calls it wrong (`A common wrong answer is`).
     denied: bool,
+}
+
+/// What a sentence says of the values it states, beyond their heads.
+#[derive(Clone, Copy, Default)]
+struct Reading {
+    /// It revisits the result (`Actually, ...`, `the correct total is`).
+    revisits: bool,
+    /// It rejects a third party's value (`..., but that misses a step`).
+    rejects: bool,
+    /// It supposes another reading of the problem: it names one (`If your book counts it
+    /// differently, it is 7`, `under the other interpretation`: the lexicon's `OtherReading`), or
+    /// the condition that opens it offers one (`If your teacher means something else, ...`), so a
+    /// value it states for a pronoun is an alternative answer, even one written before the answer.
+    other_reading: bool,
 }
 
 /// The response before the answer, read lazily.
@@ -142,7 +165,12 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
     // condition holds the words (`fronted`: it opened the sentence and ends at its comma); a verb
     // or a value was read.
     let (mut revisits, mut rejects, mut justifying, mut fronted, mut begun) = (false, false, false, false, false);
+    // It supposes another reading (see [`Reading`]).
+    let mut other_reading = false;
     let mut words = 0;
+    // The clause's subject is the response itself (`I`, `we`): a word the lexicon does not know
+    // after it is a verb or an adverb (`I disagree and get`), not another head.
+    let mut own_subject = false;
     // The clause: the head of its subject, a third party in it, a word of denial in it, its verb
     // read.
     let (mut head, mut third_party, mut denied, mut verb) = (Head::Pronoun, false, false, false);
@@ -155,14 +183,15 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
     for (k, t) in toks.iter().chain(std::iter::once(&end)).enumerate() {
         match t {
             Tok::SentenceEnd | Tok::Code(_) | Tok::Break => {
+                let read = Reading { revisits, rejects, other_reading };
                 for s in sentence.drain(..) {
-                    if s.denied || (s.third_party && rejects) {
+                    if s.denied || (s.third_party && read.rejects) {
                         continue;
                     }
-                    let value = if revisits {
+                    let value = if read.revisits {
                         s.revised
                     } else {
-                        s.said.and_then(|(v, h)| counts(&mut before, &v, h, toks).then_some(v))
+                        s.said.and_then(|(v, h)| counts(&mut before, &v, h, toks, read).then_some(v))
                     };
                     out.extend(value.filter(|v| v != answer));
                 }
@@ -175,6 +204,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 }
                 (revisits, rejects, justifying, fronted, begun, words, chained) =
                     (false, false, false, false, false, 0, false);
+                (other_reading, own_subject) = (false, false);
                 (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
                 (stating, asserting, negated, verity, to_after) = (false, false, false, false, false);
             }
@@ -183,10 +213,14 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 words += 1;
                 // `Actually, ...`, `the correct total is`: a revising word, or an answer noun
                 // called the true one.
-                revisits |= c.has(Class::Revision) || (verity && c.has(Class::AnswerNoun));
+                // A word of fault (`a frequent slip`) revisits it too.
+                revisits |= c.has(Class::Revision) || c.has(Class::Fault) || (verity && c.has(Class::AnswerNoun));
                 rejects |= c.has(Class::Denial) || (negated && c.has(Class::Verity));
                 verity = c.has(Class::Verity);
                 negated = c.has(Class::Negation);
+                // `under the other interpretation`; `If your teacher means something else, ...`: a
+                // hedge cue in the condition that opens the sentence.
+                other_reading |= c.has(Class::OtherReading) || (fronted && justifying && hedges(c));
                 if c.has(Class::Reason) {
                     fronted |= !justifying && !begun;
                     justifying = true;
@@ -194,9 +228,14 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 if c.has(Class::ClauseWord) && !c.has(Class::Justification) && w != "then" {
                     // `that`, `we`, `but`, `as`: a new clause, with a subject of its own.
                     (head, third_party, denied, verb, asserting) = (Head::Pronoun, false, false, false, false);
+                    own_subject = false;
                 }
-                if !verb {
+                let c = possessive(w, c);
+                // After `I`/`we`, a word the lexicon does not know is their verb.
+                let own_verb = own_subject && c.is_empty();
+                if !verb && !own_verb {
                     (head, third_party, denied) = subject(head, third_party, denied, c, k);
+                    own_subject |= c.has(Class::FirstPerson);
                 }
                 let verb_word = (c.has(Class::Stating) && w != "of") || (to_after && w == "to");
                 to_after = c.has(Class::ToAfter);
@@ -256,8 +295,13 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 if fronted {
                     (justifying, fronted) = (false, false);
                 }
-                (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
+                (head, third_party, denied, verb, own_subject) = (Head::Pronoun, false, false, false, false);
                 (stating, asserting, negated, to_after) = (false, false, false, false);
+            }
+            Tok::Colon => {
+                // `..., which is a common mistake: the value is 10`: a reason or a condition ends
+                // at a colon, and what follows states something of its own.
+                (justifying, fronted) = (false, false);
             }
             Tok::Equals => {
                 (stating, asserting, negated, to_after, verb, begun) = (true, true, false, false, true, true);
@@ -283,6 +327,18 @@ fn subject(head: Head, third_party: bool, denied: bool, classes: Classes, k: usi
         (Head::Noun(k), third_party, denied)
     } else {
         (head, third_party, denied)
+    }
+}
+
+/// The classes of a possessive (`friend's`, `students'`) the lexicon does not know: its
+/// owner's (a third party's answer is theirs).
+fn possessive(w: &str, classes: Classes) -> Classes {
+    if !classes.is_empty() {
+        return classes;
+    }
+    match w.strip_suffix("'s").or_else(|| w.strip_suffix('\'')) {
+        Some(owner) if !owner.is_empty() => crate::lexicon::classes(owner),
+        _ => classes,
     }
 }
 
@@ -322,10 +378,10 @@ const FUNCTION: &[Class] = &[
 
 /// Whether a value stated outside a revising sentence, said of `head`, is a candidate for the
 /// answer's quantity (see the module doc's table).
-fn counts(before: &mut Before<'_>, v: &str, head: Head, toks: &[Tok<'_>]) -> bool {
+fn counts(before: &mut Before<'_>, v: &str, head: Head, toks: &[Tok<'_>], read: Reading) -> bool {
     match head {
         Head::Answer => true,
-        Head::Pronoun => !before.wrote(v),
+        Head::Pronoun => read.other_reading || !before.wrote(v),
         Head::Noun(k) => match toks.get(k) {
             Some(Tok::Word(w, _)) => {
                 // The answer's sentence: before it, and after it up to its end (`... fills
@@ -429,8 +485,34 @@ mod tests {
             ("\n\n[Edit: corrected to $28$.]", "28"),
             ("\n\nA friend got $28$, and I agree.", "28"),
             ("\n\nWe get $27$, and a friend got $28$, which I agree with.", "28"),
+            // A colon ends a reason; a word the lexicon does not know after `I` is a verb.
+            ("\n\nThat box holds what many write, which is a common mistake: the value is $28$.", "28"),
+            ("\n\nI personally get $28$.", "28"),
         ] {
             assert_eq!(later(&format!("{b}{tail}"), "27"), vec![value.to_string()], "{tail}");
+        }
+    }
+
+    #[test]
+    fn another_reading_or_a_revision_states_a_value_written_before() {
+        let b = "We had 28 pens and gave one away, so there are $\\boxed{27}$ pens.";
+        for tail in [
+            "\n\nHappy to help! (If your book counts it differently, it is $28$.)",
+            "\n\nCheers! (Under another convention, you get $28$.)",
+            "\n\nGlad to help! (If your teacher means something else, it is $28$.)",
+            "\n\nSome say $27$. I disagree and get $28$.",
+            "\n\nThat was a slip; we obtain $28$.",
+        ] {
+            assert_eq!(later(&format!("{b}{tail}"), "27"), vec!["28".to_string()], "{tail}");
+        }
+        for tail in [
+            // A check or a recap of a value written before states no other reading.
+            "\n\nIf we add back the pen, we get $28$.",
+            "\n\nIf we plug in $n = 3$, we get $28$.",
+            "\n\nNote: we started from $28$ pens.",
+            "\n\nI started from $28$.",
+        ] {
+            assert!(later(&format!("{b}{tail}"), "27").is_empty(), "{tail}");
         }
     }
 
