@@ -24,9 +24,15 @@
 //! `equal`/`amounts`/`comes`...), with no negation or modal word anywhere before the value (`not`,
 //! `cannot`, `never`, `might`, `probably`, ... are closed classes of English, listed in full).
 //!
+//! Anywhere, a word that asserts equality (`exactly`, `precisely`, `genau`: the lexicon's
+//! `Exact`) leaves the value as stated (`\text{precisely } 9`, `24 \text{ exactly}`).
+//!
 //! Anything else (an adverb such as `roughly`, a preposition such as `beyond`, a comparison such
 //! as `less than`, a hedge such as `or so`) makes the answer [`Wording::Qualified`]: it states
-//! something other than the value, and a qualified answer is never rewarded.
+//! something other than the value, and a qualified answer is never rewarded. An answer without
+//! digits (a text, a symbol, a number in words) has no allow-lists: it is qualified only by a
+//! bound or an approximation beside it (the lexicon's `Bound`: `\text{Evelyn} \text{ at
+//! minimum}`, `\text{at most } \cot x`).
 
 use std::ops::Range;
 
