@@ -18,6 +18,11 @@
 //! commands and characters with byte ranges), and one predicate (`statement::hedges`) decides
 //! whether a word offers an alternative.
 //!
+//! Strategy 7 reads a last sentence without marker words by structure (`concluding`): one value,
+//! where a stating or result verb states it, a conclusive word of the lexicon, nothing after it
+//! but units, counted nouns, closing words and a role naming the answer (`as the final count`),
+//! and no question, hedge, bound, negation, supposition, condition, report or second value.
+//!
 //! [`extract`] runs a fixed list of strategies and returns the first that finds something. The
 //! order (strongest marker first) is:
 //!
@@ -28,9 +33,9 @@
 //! | 2 | last box / list of boxes | `boxed` | `\boxed{2} and \boxed{3}` | `Boxed` |
 //! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45`, `Die Antwort ist 5`, `答案：5` | `FinalAnswerPhrase` / `AnswerColon` |
 //! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
-//! | 5 | bold | `tagged` | `The total is **42**.`, `__42__` (last line, or right after "answer") | `Bold` |
+//! | 5 | bold | `tagged` | `The total is **42**.`, `__42__`, `<b>42</b>`, `<strong>42</strong>` (last line, or right after "answer"; not `**12** or **13**`) | `Bold` |
 //! | 6 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
-//! | 7 | concluding last sentence | `tagged` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.`, `Altogether, the farmer has 86 animals.`, `Putting everything together:` then `\[42\]` | `Conclusion` |
+//! | 7 | concluding last sentence | `tagged`, `concluding` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.`, `Altogether, the farmer has 86 animals.`, `This gives $7$ as the final count.`, `The total comes to forty-nine.`, `Putting everything together:` then `\[42\]`, `..., the quantity asked for is` then `\[75\]` | `Conclusion` |
 //! | 8 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
 //! | 9 | last math block (lenient) | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
 //! | 10 | last number (lenient, opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
@@ -87,6 +92,7 @@ mod alternatives;
 mod assertion;
 mod boxed;
 mod choice;
+mod concluding;
 mod delimited;
 mod escapes;
 mod later;
@@ -558,7 +564,8 @@ fn without_struck_text(raw: &str) -> std::borrow::Cow<'_, str> {
 /// Trailing LaTeX spacing that carries no meaning at the end of an answer.
 const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qquad", "\\"];
 
-/// Normalise an extracted answer: trim; drop surrounding `$`, `$$`, `\(..\)`, `\[..\]` and `**`;
+/// Normalise an extracted answer: trim; drop surrounding `$`, `$$`, `\(..\)`, `\[..\]`, `**`
+/// and HTML bold (`<b>..</b>`, `<strong>..</strong>`);
 /// drop one trailing `.` (not `...`), `,`, `;` and trailing spacing commands; report a lone
 /// choice letter bare (`\text{(B)}` -> `B`).
 pub(crate) fn clean(raw: &str) -> String {
@@ -569,7 +576,18 @@ pub(crate) fn clean(raw: &str) -> String {
     for _ in 0..8 {
         let before = t.len();
         t = unwrap_box(t);
-        for (open, close) in [("$$", "$$"), ("$", "$"), (r"\(", r"\)"), (r"\[", r"\]"), ("**", "**"), ("__", "__")] {
+        for (open, close) in [
+            ("$$", "$$"),
+            ("$", "$"),
+            (r"\(", r"\)"),
+            (r"\[", r"\]"),
+            ("**", "**"),
+            ("__", "__"),
+            ("<b>", "</b>"),
+            ("<strong>", "</strong>"),
+            ("<B>", "</B>"),
+            ("<STRONG>", "</STRONG>"),
+        ] {
             if t.len() >= open.len() + close.len() {
                 if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
                     let escaped_close = open == "$" && inner.ends_with('\\');

@@ -1,5 +1,6 @@
 //! Answers marked by words or markup: `<answer>` tags, "final answer is" / "Answer:" phrases,
-//! GSM8K `#### 42`, and markdown bold `**42**`.
+//! GSM8K `#### 42`, bold (`**42**`, `<b>42</b>`), and the concluding last sentence (with
+//! `concluding`).
 //!
 //! Each function returns the raw answer span (a slice of the input) and which marker found it; the
 //! caller cleans it. All searches go backwards from the end with `memmem` and stop at the first
@@ -7,6 +8,7 @@
 
 use memchr::memmem;
 
+use super::concluding::{asserts, introduces_result, stated_value};
 use super::delimited::{block_at, last_block};
 use super::scan::{
     cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words, Needle,
@@ -378,9 +380,10 @@ pub(crate) fn foreign_phrase(text: &str) -> Option<(String, usize)> {
 /// How much of the end of a response is searched for an answer phrase of another language (bytes).
 const MAX_FOREIGN_TAIL: usize = 1000;
 
-/// A display formula that ends the text, introduced by a sentence that ends with `:` and
-/// concludes (a word of the lexicon's `Conclusive` class: `Putting everything together:`,
-/// `So the total is:`): its content and where it ends.
+/// A display formula that ends the text, introduced by a sentence that concludes and ends with
+/// `:` or a stating word (`Putting everything together:`, `So the total is:`, `Collecting the
+/// results, the quantity asked for is`: `concluding::introduces_result`): its content and where
+/// it ends.
 pub(crate) fn introduced_display(text: &str) -> Option<(String, usize)> {
     let t = text.trim_end();
     let (open, close) = if let Some(body) = t.strip_suffix("\\]") {
@@ -391,10 +394,13 @@ pub(crate) fn introduced_display(text: &str) -> Option<(String, usize)> {
         return None;
     };
     let content = &t[open + 2..close];
-    let intro = t[..open].trim_end().strip_suffix(':')?;
-    let line = intro.rsplit(['\n', '.']).next().unwrap_or(intro);
-    let concludes = line.split(|c: char| !c.is_ascii_alphabetic()).any(|w| lexicon::is(w, Class::Conclusive));
-    (concludes && !content.trim().is_empty()).then(|| (content.to_string(), t.len()))
+    let intro = t[..open].trim_end().trim_end_matches('*').trim_end();
+    let (intro, colon) = match intro.strip_suffix(':') {
+        Some(i) => (i.trim_end_matches('*'), true),
+        None => (intro, false),
+    };
+    let line = cap_back(intro.rsplit(['\n', '.']).next().unwrap_or(intro), MAX_CONCLUSION_BYTES);
+    (introduces_result(line, colon) && !content.trim().is_empty()).then(|| (content.to_string(), t.len()))
 }
 
 /// How much of the last line is read for a concluding sentence (bytes).
@@ -417,12 +423,15 @@ fn cap_back(s: &str, max: usize) -> &str {
 /// `... is our answer`), read like an answer phrase. Only the last sentence counts: a conclusion
 /// earlier in the text is a step. Returns the answer and where it ends.
 pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
-    if super::delimited::ends_inside_block(text) {
-        // Cut off inside a formula (`... so \( m = 1`): the last sentence never ended.
-        return None;
-    }
     let t = text.trim_end();
     let (line_start, line) = last_line(t);
+    // Cut off inside a formula (`... so \( m = 1`): the last sentence never ended. (A finished
+    // last line whose own formulas close is read on its own: currency signs before it, `$3 each`,
+    // leave the text's `$` unpaired.)
+    let finished_line = line.trim_end_matches('*').ends_with(['.', '!']) && !super::delimited::ends_inside_block(line);
+    if !finished_line && super::delimited::ends_inside_block(text) {
+        return None;
+    }
     // A concluding sentence is short: only the end of a long last line is read (linear cost).
     let skip = line.len() - cap_back(line, MAX_CONCLUSION_BYTES).len();
     let (line_start, line) = (line_start + skip, &line[skip..]);
@@ -457,7 +466,13 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         while lb.get(from).is_some_and(|c| matches!(c, b',' | b' ' | b':')) {
             from += 1;
         }
-        return after_phrase(text, line_start + from, false);
+        let found = after_phrase(text, line_start + from, false);
+        // `So the total comes to forty-nine.`: a sentence taken whole states its one value.
+        let prose = found.as_ref().is_none_or(|(a, _)| words(a).count >= 3);
+        if let Some(r) = stated_value(sentence).filter(|_| prose) {
+            return Some((sentence[r].to_string(), line_start + at + sentence.len()));
+        }
+        return found;
     }
     let lower = sentence.to_ascii_lowercase();
     // A conclusion inside the last sentence: `The error was 50 and is now 100, so the error grows
@@ -487,6 +502,11 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
     // `Altogether, the farmer has 86 animals.`: a short, finished last sentence that states one
     // number, with only words that leave it as stated (the allow-lists of `wording`).
     // (A finished sentence only: `Checking the divisors of $6$` was cut off.)
+    // The unmarked readings below take a sentence that asserts what it says (`Suppose the area
+    // is $36$.`, `My friend says the total is 7.` state nothing of the response's own).
+    if !asserts(sentence) {
+        return None;
+    }
     if sentence.len() <= MAX_PLAIN_STATEMENT_BYTES && sentence.trim_end().ends_with(['.', '!']) {
         let plain = without_number_delimiters(sentence.trim().trim_end_matches(['.', '!']));
         if let Some(n) = lone_number_in_sentence(&plain) {
@@ -505,7 +525,9 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
             return after_phrase(text, line_start + at + k, false);
         }
     }
-    None
+    // `This gives $7$ as the final count.`, `The total comes to forty-nine.`: one value stated
+    // with a conclusive word (`concluding`).
+    stated_value(sentence).map(|r| (sentence[r].to_string(), line_start + at + sentence.len()))
 }
 
 /// `has $86$ animals` -> `has 86 animals`: the `$` around math blocks that hold only a plain
@@ -704,24 +726,76 @@ pub(crate) fn gsm8k(text: &str) -> Option<&str> {
     None
 }
 
-/// Markdown bold `**..**` used as the answer marker: the last bold span that lies in the last line
-/// of the text, or right after the word "answer", and looks like an answer (short, one line, not a
-/// heading like `**Final Answer**` or `**Step 2:**`).
+/// Bold used as the answer marker: the last bold span that lies in the last line of the text, or
+/// right after the word "answer", and looks like an answer (short, one line, not a heading like
+/// `**Final Answer**` or `**Step 2:**`). Bold is markdown's `**..**` or `__..__`, or HTML's
+/// `<b>..</b>` or `<strong>..</strong>`. A span that an earlier bold span of its line offers an
+/// alternative to (`**12** or **13**`) marks nothing.
 pub(crate) fn bold(text: &str) -> Option<&str> {
     static STARS: Needle = Needle::new(b"**");
     static UNDERSCORES: Needle = Needle::new(b"__");
-    // Markdown writes bold with `**` or `__`.
-    bold_between(text, &STARS).or_else(|| bold_between(text, &UNDERSCORES))
+    let b = text.as_bytes();
+    let markdown = |marker: &'static Needle| {
+        let hits: Vec<usize> = marker.all(b).collect();
+        let spans: Vec<Span> =
+            hits.rchunks_exact(2).take(MAX_BOLD_SPANS).map(|p| Span::new(p[0], 2, p[1], 2)).collect();
+        bold_of(text, &spans)
+    };
+    markdown(&STARS).or_else(|| markdown(&UNDERSCORES)).or_else(|| bold_of(text, &html_bold_spans(text)))
 }
 
-/// [`bold`] with one of its two markers.
-fn bold_between<'t>(text: &'t str, marker: &'static Needle) -> Option<&'t str> {
+/// How many bold spans are tried, from the last.
+const MAX_BOLD_SPANS: usize = 8;
+/// Longest content of an HTML bold span read (bytes).
+const MAX_HTML_BOLD: usize = 160;
+
+/// One bold span: where it opens, where its content starts and ends, where it closes.
+#[derive(Clone, Copy)]
+struct Span {
+    open: usize,
+    inner_start: usize,
+    inner_end: usize,
+    end: usize,
+}
+
+impl Span {
+    fn new(open: usize, open_len: usize, close: usize, close_len: usize) -> Span {
+        Span { open, inner_start: open + open_len, inner_end: close, end: close + close_len }
+    }
+}
+
+/// The HTML bold spans of `text` (`<b>11</b>`, `<strong>12</strong>`, either case), last first:
+/// each closing tag from the end, its opening tag looked for within [`MAX_HTML_BOLD`] bytes.
+fn html_bold_spans(text: &str) -> Vec<Span> {
+    let b = text.as_bytes();
+    let mut spans = Vec::new();
+    for close in memmem::rfind_iter(b, b"</").take(2 * MAX_BOLD_SPANS) {
+        let tag = b[close + 2..].iter().take(8).take_while(|c| c.is_ascii_alphabetic()).count();
+        let name = &b[close + 2..close + 2 + tag];
+        let bold = name.eq_ignore_ascii_case(b"b") || name.eq_ignore_ascii_case(b"strong");
+        if !bold || b.get(close + 2 + tag) != Some(&b'>') {
+            continue;
+        }
+        let from = floor_boundary(text, close.saturating_sub(MAX_HTML_BOLD + tag + 2));
+        let open = (from..close).rev().find(|&o| {
+            b[o] == b'<' && b.get(o + 1 + tag) == Some(&b'>') && b[o + 1..o + 1 + tag].eq_ignore_ascii_case(name)
+        });
+        if let Some(o) = open {
+            spans.push(Span::new(o, tag + 2, close, tag + 3));
+            if spans.len() == MAX_BOLD_SPANS {
+                break;
+            }
+        }
+    }
+    spans
+}
+
+/// The answer among bold `spans` (last first): see [`bold`].
+fn bold_of<'t>(text: &'t str, spans: &[Span]) -> Option<&'t str> {
     let b = text.as_bytes();
     let (line_start, _) = last_line(text);
-    let hits: Vec<usize> = marker.all(b).collect();
-    for pair in hits.rchunks_exact(2).take(8) {
-        let (open, close) = (pair[0], pair[1]);
-        let inner = &text[open + 2..close];
+    for (k, span) in spans.iter().enumerate() {
+        let inner = &text[span.inner_start..span.inner_end];
         let t = inner.trim();
         if t.is_empty() || t.len() > 100 || t.contains('\n') || t.ends_with(':') {
             continue;
@@ -731,15 +805,22 @@ fn bold_between<'t>(text: &'t str, marker: &'static Needle) -> Option<&'t str> {
             continue;
         }
         // A heading (`**Result**:`) or a bold phrase with no math in it is not an answer.
-        let heading = text[close + 2..].trim_start().starts_with(':');
+        let heading = text[span.end..].trim_start().starts_with(':');
         let mathy = t.bytes().any(|c| c.is_ascii_digit() || matches!(c, b'\\' | b'^' | b'/' | b'$' | b'=' | b'('));
         if heading || !(mathy || t.chars().count() <= 2) {
             continue;
         }
-        let ctx_start = floor_boundary(text, open.saturating_sub(48));
-        let after_answer = contains_ci(&b[ctx_start..open], b"answer");
-        if open >= line_start || after_answer {
-            return Some(inner);
+        let ctx_start = floor_boundary(text, span.open.saturating_sub(48));
+        let after_answer = contains_ci(&b[ctx_start..span.open], b"answer");
+        if span.open >= line_start || after_answer {
+            // `**12** or **13**`: an earlier bold span of the line offered with a hedge.
+            let offered = spans.get(k + 1).is_some_and(|prev| {
+                prev.open >= line_start
+                    && prev.end <= span.open
+                    && super::tokens::Lexer::new(&text[prev.end..span.open])
+                        .any(|t| matches!(t.kind, super::tokens::Kind::Word(c) if super::statement::hedges(c)))
+            });
+            return (!offered).then_some(inner);
         }
     }
     None
@@ -793,6 +874,16 @@ mod tests {
         assert_eq!(bold("**Final Answer**\n5"), None);
         assert_eq!(bold("5. **Result**: The probability is 1/2"), None);
         assert_eq!(bold("The day is **Monday**"), None);
+        // HTML bold is bold.
+        assert_eq!(bold("We add.\n\n<b>11</b>"), Some("11"));
+        assert_eq!(bold("We add.\n\n<strong>12 \\frac{3}{5}</strong>"), Some("12 \\frac{3}{5}"));
+        assert_eq!(bold("We add.\n\nThe result: <B>7</B>."), Some("7"));
+        assert_eq!(bold("<b>Step 2</b>: add\nso we stop"), None);
+        assert_eq!(bold("We add.\n\n<b>Result</b>: 7"), None);
+        // A bold span offered beside another is no marker.
+        assert_eq!(bold("We add.\n\n<b>11</b> or <b>12</b>"), None);
+        assert_eq!(bold("We add.\n\n**11** or **12**"), None);
+        assert_eq!(bold("We add.\n\n**11** and **12**"), Some("12"));
     }
 }
 

@@ -197,6 +197,16 @@ const CASES: &[Case] = &[
     ok("the value is \\(3\\sqrt{2}\\)", r"3\sqrt{2}", Conclusion),
     // A display formula that ends the response after a concluding colon is its answer (issue 30).
     ok("The result:\n\\[ 10 \\]\n", "10", Conclusion),
+    // --- A concluding last sentence without marker words (`concluding`), HTML bold.
+    ok("We add the parts.\n\nThis gives $7$ as the final count.", "7", Conclusion),
+    ok("We add the parts.\n\nThe total comes to forty-nine.", "forty-nine", Conclusion),
+    ok("We add the parts.\n\nCollecting the results, the quantity asked for is\n\\[\n75\n\\]", "75", Conclusion),
+    ok("Costs are $3 each.\n\nAltogether, that makes $\\frac{2}{3}$.", r"\frac{2}{3}", Conclusion),
+    none("We add the parts.\n\nWe need 5 more steps to finish."),
+    none("We add the parts.\n\nSuppose the total is $7$."),
+    none("We add the parts.\n\nThe total comes to seven or eight."),
+    ok("We add the parts.\n\n<strong>12 \\frac{3}{5}</strong>", r"12 \frac{3}{5}", Bold),
+    none("We add the parts.\n\n<b>11</b> or <b>12</b>"),
     ok("$$ (3, \\infty) $$", r"(3, \infty)", Whole),
     lenient("It costs \\$5 and we get $x+1$ here", "x+1", MathDelimiters),
     ok("Thus $x <= 2$ is our answer.", "x <= 2", Conclusion),

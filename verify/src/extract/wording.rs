@@ -24,9 +24,15 @@
 //! `equal`/`amounts`/`comes`...), with no negation or modal word anywhere before the value (`not`,
 //! `cannot`, `never`, `might`, `probably`, ... are closed classes of English, listed in full).
 //!
+//! Anywhere, a word that asserts equality (`exactly`, `precisely`, `genau`: the lexicon's
+//! `Exact`) leaves the value as stated (`\text{precisely } 9`, `24 \text{ exactly}`).
+//!
 //! Anything else (an adverb such as `roughly`, a preposition such as `beyond`, a comparison such
 //! as `less than`, a hedge such as `or so`) makes the answer [`Wording::Qualified`]: it states
-//! something other than the value, and a qualified answer is never rewarded.
+//! something other than the value, and a qualified answer is never rewarded. An answer without
+//! digits (a text, a symbol, a number in words) has no allow-lists: it is qualified only by a
+//! bound or an approximation beside it (the lexicon's `Bound`: `\text{Evelyn} \text{ at
+//! minimum}`, `\text{at most } \cot x`).
 
 use std::ops::Range;
 
@@ -153,6 +159,8 @@ fn tokens(answer: &str) -> Vec<(Token<'_>, Range<usize>)> {
 /// statement set apart: `(prefix ok, value tokens)`, or `None` when the name itself hedges.
 fn value_tokens(answer: &str) -> Option<Vec<(Token<'_>, Range<usize>)>> {
     let mut toks = tokens(answer);
+    // `\text{exactly } 9`, `24 \text{ precisely}`: a word that asserts equality changes nothing.
+    toks.retain(|t| !matches!(t.0, Token::Word(w) if lexicon::is(w, Class::Exact)));
     // `\text{Difference in Revenue} = \$64,800`, `Special matrix: ...`: a name, then the value.
     if let Some(k) = toks.iter().position(|t| t.0 == Token::Names) {
         if toks[..k].iter().all(|t| matches!(t.0, Token::Word(_))) {
@@ -182,12 +190,20 @@ pub(crate) fn qualifies_prose(before: &str) -> bool {
     tokens(before).iter().filter_map(|t| word_of(&t.0)).any(|w| is_negation_or_modal(&w))
 }
 
-/// Does the value in `answer` stand as stated? See the module doc. An answer without digits has
-/// no value to qualify (text answers such as `\text{Monday}` are compared as text).
+/// Does the value in `answer` stand as stated? See the module doc. An answer without digits is
+/// compared as text or symbols (`\text{Monday}`), unless a bound stands beside it
+/// (`\text{Evelyn} \text{ at minimum}`).
 pub(crate) fn wording(answer: &str) -> Wording {
-    // No digit: no value to qualify; no letter: no word.
-    if !answer.bytes().any(|c| c.is_ascii_digit()) || !answer.bytes().any(|c| c.is_ascii_alphabetic() || c >= 0x80) {
+    // No letter: no word.
+    if !answer.bytes().any(|c| c.is_ascii_alphabetic() || c >= 0x80) {
         return Wording::Plain;
+    }
+    if !answer.bytes().any(|c| c.is_ascii_digit()) {
+        // No digit: a text or a symbol (`\text{Monday}`, `\cot x`, `forty-nine`), qualified only
+        // by a bound or an approximation beside it (`\text{at most } \cot x`, `B \text{ at
+        // minimum}`: the lexicon's `Bound`).
+        let bound = tokens(answer).iter().filter_map(|t| word_of(&t.0)).any(|w| lexicon::is(&w, Class::Bound));
+        return if bound { Wording::Qualified } else { Wording::Plain };
     }
     match value_tokens(answer) {
         Some(toks) if plain(&toks.iter().map(|t| t.0).collect::<Vec<_>>()) => Wording::Plain,
@@ -285,6 +301,13 @@ fn before_is_plain(toks: &[Token<'_>], ordinal_follows: bool) -> bool {
     lexicon::is(last, Class::Stating)
 }
 
+/// Whether the words after a value in a sentence leave it as stated (the allow-list after a
+/// value: `86 animals`, `12 apples in total`, `5 cm`).
+pub(crate) fn plain_after_words(words: &[&str]) -> bool {
+    let toks: Vec<Token<'_>> = words.iter().map(|w| Token::Word(w)).collect();
+    after_is_plain(&toks)
+}
+
 /// Words after the value: units, ordinals, a counted noun (one plain adjective may precede it),
 /// closing words, or a domain statement.
 fn after_is_plain(toks: &[Token<'_>]) -> bool {
@@ -318,7 +341,7 @@ fn after_is_plain(toks: &[Token<'_>]) -> bool {
             k += 1;
             continue;
         }
-        if lexicon::is(&w, Class::Closing) && (w != "in" || word(k + 1).as_deref() == Some("total")) {
+        if lexicon::is(&w, Class::Closing) && (w != "in" || matches!(word(k + 1).as_deref(), Some("total" | "all"))) {
             k += 1;
             continue;
         }
@@ -415,6 +438,19 @@ mod tests {
             "the 100th day",
             "2nd row",
             "Bo earns \\$12",
+            // Words that assert equality change nothing.
+            "\\text{exactly } 9",
+            "24 \\text{ exactly}",
+            "\\text{precisely } -\\frac{40}{153}",
+            "\\text{genau } 7",
+            "\\text{The total is exactly } 42",
+            "12 \\text{ apples in all}",
+            // No digit: text, symbols, numbers in words.
+            "\\text{Evelyn}",
+            "\\text{Plan A}",
+            "\\cot x",
+            "cuarenta y cinco",
+            "\\text{no solution}",
         ] {
             assert_eq!(wording(s), Wording::Plain, "{s}");
         }
@@ -431,6 +467,8 @@ mod tests {
         assert_eq!(bare_value("|t|"), None);
         assert_eq!(bare_value("|t| \\text{ cm}"), Some("|t|"));
         assert_eq!(bare_value("\\text{less than } 7"), None);
+        assert_eq!(bare_value("\\text{precisely } 9"), Some("9"));
+        assert_eq!(bare_value("24 \\text{ exactly}"), Some("24"));
     }
 
     #[test]
@@ -455,6 +493,15 @@ mod tests {
             "\\text{over } 7",
             "7 \\text{ if } n \\text{ is odd}",
             "\\text{Not the answer} = 7",
+            "\\text{exactly } 7 \\text{ or more}",
+            "\\text{at least exactly } 7",
+            // Bounds beside a value without digits.
+            "\\text{Evelyn} \\text{ at minimum}",
+            "B \\text{ at minimum}",
+            "\\text{at most } \\cot x",
+            "\\text{no more than } f(n) = n",
+            "\\frac{\\pi r}{h + r} \\text{ at minimum}",
+            "\\text{about } \\pi",
         ] {
             assert_eq!(wording(s), Wording::Qualified, "{s}");
         }
