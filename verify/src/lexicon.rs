@@ -141,11 +141,18 @@ pub(crate) enum Class {
     /// Opens a noun phrase (`the`, `a`, `our`): skipped before the head of a role (`as the final
     /// count`).
     Determiner,
+    /// A bound named as a noun (`minimum`, `maximum`, `bound`): a bound of the value only after
+    /// `at` (`at minimum $\boxed{11}$`); elsewhere it names the quantity (`the maximum is`).
+    BoundNoun,
+    /// Compares with the value (`more`, `fewer`, `over`, `up`, `mehr`, `menos`, `больше`): between
+    /// the stating verb and the value (`is over $\boxed{11}$`, `up to`), or after `or` right after
+    /// it (`$\boxed{11}$ or more`, `or so`, `give or take`), the value is a bound, not the value.
+    Comparative,
 }
 
 /// The set of classes of one word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) struct Classes(u64);
+pub(crate) struct Classes(u128);
 
 impl Classes {
     /// Whether the word is in no class (the lexicon does not know it).
@@ -155,15 +162,15 @@ impl Classes {
 
     /// Whether the set holds `class`.
     pub(crate) const fn has(self, class: Class) -> bool {
-        self.0 & (1 << class as u64) != 0
+        self.0 & (1 << class as u128) != 0
     }
 
     /// The set of these classes.
     const fn of(classes: &[Class]) -> Classes {
-        let mut bits = 0u64;
+        let mut bits = 0u128;
         let mut k = 0;
         while k < classes.len() {
-            bits |= 1 << classes[k] as u64;
+            bits |= 1 << classes[k] as u128;
             k += 1;
         }
         Classes(bits)
@@ -184,7 +191,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("a", Classes::of(&[HedgeFiller, Determiner])),
     ("able", Classes::of(&[Accomplish])),
     ("about", Classes::of(&[NegationOrModal, Bound])),
-    ("above", Classes::of(&[NegationOrModal])),
+    ("above", Classes::of(&[NegationOrModal, Comparative])),
     ("accept", Classes::of(&[HedgeCue])),
     ("acceptable", Classes::of(&[Offering])),
     ("across", Classes::of(&[NotPlural])),
@@ -264,11 +271,12 @@ const WORDS: &[(&str, Classes)] = &[
     ("believe", Classes::of(&[NegationOrModal, Report])),
     ("believed", Classes::of(&[Report])),
     ("believes", Classes::of(&[Report])),
-    ("below", Classes::of(&[NegationOrModal])),
+    ("below", Classes::of(&[NegationOrModal, Comparative])),
     ("besides", Classes::of(&[NotPlural])),
     ("beträgt", Classes::of(&[Copula])),
     ("beyond", Classes::of(&[NegationOrModal, Bound])),
     ("bien", Classes::of(&[HedgeFiller])),
+    ("bigger", Classes::of(&[Comparative])),
     ("billion", Classes::of(&[NumberWord])),
     ("bird", Classes::of(&[SingularNoun])),
     ("blir", Classes::of(&[Copula])),
@@ -280,8 +288,8 @@ const WORDS: &[(&str, Classes)] = &[
     ("borrows", Classes::of(&[Stating])),
     ("bottle", Classes::of(&[SingularNoun])),
     ("bought", Classes::of(&[Stating])),
-    ("bound", Classes::of(&[Bound])),
-    ("bounds", Classes::of(&[Bound])),
+    ("bound", Classes::of(&[Bound, BoundNoun])),
+    ("bounds", Classes::of(&[Bound, BoundNoun])),
     ("box", Classes::of(&[SingularNoun, Instruction])),
     ("brings", Classes::of(&[ResultVerb])),
     ("brother", Classes::of(&[ThirdParty])),
@@ -510,6 +518,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("fehler", Classes::of(&[Fault])),
     ("fel", Classes::of(&[Fault])),
     ("fell", Classes::of(&[ByAfter])),
+    ("fewer", Classes::of(&[Comparative])),
     ("fica", Classes::of(&[Copula])),
     ("fifteen", Classes::of(&[NumberWord])),
     ("fifty", Classes::of(&[NumberWord])),
@@ -558,6 +567,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("goes", Classes::of(&[ByAfter, NotPlural])),
     ("got", Classes::of(&[Stating, Prose])),
     ("grader", Classes::of(&[ThirdParty])),
+    ("greater", Classes::of(&[Comparative])),
     ("grew", Classes::of(&[ByAfter])),
     ("greška", Classes::of(&[Fault])),
     ("group", Classes::of(&[SingularNoun])),
@@ -577,6 +587,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("hence", Classes::of(&[Justification, Prose, ConclusionOpener, ClauseWord, Conclusive])),
     ("her", Classes::of(&[Determiner])),
     ("here", Classes::of(&[Prose])),
+    ("higher", Classes::of(&[Comparative])),
     ("his", Classes::of(&[Determiner])),
     ("hmm", Classes::of(&[Prose, Revision])),
     ("hold", Classes::of(&[Stating])),
@@ -660,6 +671,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("know", Classes::of(&[Prose, Accomplish])),
     ("lands", Classes::of(&[ResultVerb])),
     ("lap", Classes::of(&[SingularNoun])),
+    ("larger", Classes::of(&[Comparative])),
     ("lautet", Classes::of(&[Copula])),
     ("lcm", Classes::of(&[MathWord])),
     ("least", Classes::of(&[NegationOrModal, Bound])),
@@ -667,7 +679,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("left", Classes::of(&[Closing, Conclusive, ResultVerb])),
     ("lends", Classes::of(&[Stating])),
     ("lent", Classes::of(&[Stating])),
-    ("less", Classes::of(&[NotPlural])),
+    ("less", Classes::of(&[NotPlural, Comparative])),
     ("let", Classes::of(&[Prose, TaskWord])),
     ("let's", Classes::of(&[TaskWord])),
     ("lets", Classes::of(&[TaskWord])),
@@ -679,6 +691,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("lose", Classes::of(&[Stating])),
     ("loses", Classes::of(&[Stating])),
     ("lost", Classes::of(&[Stating])),
+    ("lower", Classes::of(&[Comparative])),
     ("lub", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
     ("là", Classes::of(&[Copula])),
     ("lösung", Classes::of(&[AnswerWord])),
@@ -690,15 +703,20 @@ const WORDS: &[(&str, Classes)] = &[
     ("manual", Classes::of(&[ThirdParty])),
     ("marble", Classes::of(&[SingularNoun])),
     ("mark", Classes::of(&[Instruction])),
+    ("massimo", Classes::of(&[BoundNoun])),
     ("match", Classes::of(&[SingularNoun])),
     ("max", Classes::of(&[MathWord])),
-    ("maximum", Classes::of(&[Bound])),
+    ("maximal", Classes::of(&[BoundNoun])),
+    ("maximum", Classes::of(&[Bound, BoundNoun])),
     ("may", Classes::of(&[NegationOrModal])),
     ("maybe", Classes::of(&[HedgeCue, HedgeFiller, NegationOrModal])),
     ("means", Classes::of(&[NotPlural, OtherReading])),
     ("meant", Classes::of(&[OtherReading])),
     ("measures", Classes::of(&[Stating])),
+    ("mehr", Classes::of(&[Comparative])),
     ("member", Classes::of(&[SingularNoun])),
+    ("meno", Classes::of(&[Comparative])),
+    ("menos", Classes::of(&[Comparative])),
     ("method", Classes::of(&[Metadata])),
     ("might", Classes::of(&[HedgeCue, HedgeFiller, NegationOrModal])),
     ("mile", Classes::of(&[SingularNoun])),
@@ -706,7 +724,9 @@ const WORDS: &[(&str, Classes)] = &[
     ("min", Classes::of(&[MathWord])),
     ("mind", Classes::of(&[Retraction])),
     ("mindestens", Classes::of(&[Bound])),
-    ("minimum", Classes::of(&[Bound])),
+    ("minimal", Classes::of(&[BoundNoun])),
+    ("minimo", Classes::of(&[BoundNoun])),
+    ("minimum", Classes::of(&[Bound, BoundNoun])),
     ("miscalculated", Classes::of(&[Revision])),
     ("misconception", Classes::of(&[Fault])),
     ("misconceptions", Classes::of(&[Fault])),
@@ -717,13 +737,17 @@ const WORDS: &[(&str, Classes)] = &[
     ("mistakenly", Classes::of(&[Revision])),
     ("mistakes", Classes::of(&[Fault])),
     ("mod", Classes::of(&[MathWord])),
+    ("moins", Classes::of(&[Comparative])),
     ("mom", Classes::of(&[ThirdParty])),
-    ("more", Classes::of(&[HedgeFiller])),
+    ("more", Classes::of(&[HedgeFiller, Comparative])),
     ("most", Classes::of(&[NegationOrModal, Bound])),
     ("mother", Classes::of(&[ThirdParty])),
     ("move", Classes::of(&[SingularNoun])),
     ("must", Classes::of(&[NegationOrModal, Revision])),
     ("my", Classes::of(&[ShortWord, Prose, Determiner])),
+    ("más", Classes::of(&[Comparative])),
+    ("máximo", Classes::of(&[BoundNoun])),
+    ("mínimo", Classes::of(&[BoundNoun])),
     ("nah", Classes::of(&[Retraction])),
     ("nd", Classes::of(&[OrdinalSuffix])),
     ("nearly", Classes::of(&[NegationOrModal, Bound])),
@@ -774,7 +798,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("ours", Classes::of(&[Pronoun])),
     ("outcome", Classes::of(&[AnswerNoun])),
     ("output", Classes::of(&[AnswerTagName, Computation])),
-    ("over", Classes::of(&[NegationOrModal])),
+    ("over", Classes::of(&[NegationOrModal, Comparative])),
     ("overall", Classes::of(&[Closing, ConclusionOpener, Conclusive])),
     ("owed", Classes::of(&[Stating])),
     ("owes", Classes::of(&[Stating])),
@@ -801,6 +825,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("piece", Classes::of(&[SingularNoun])),
     ("pitfall", Classes::of(&[Fault])),
     ("pitfalls", Classes::of(&[Fault])),
+    ("più", Classes::of(&[Comparative])),
     ("place", Classes::of(&[Instruction])),
     ("placeholder", Classes::of(&[Mention, GiveUp])),
     ("planted", Classes::of(&[Stating])),
@@ -976,7 +1001,8 @@ const WORDS: &[(&str, Classes)] = &[
     ("sixty", Classes::of(&[NumberWord])),
     ("slice", Classes::of(&[SingularNoun])),
     ("slip", Classes::of(&[Fault])),
-    ("so", Classes::of(&[Justification, ShortWord, Prose, ConclusionOpener, ClauseWord, Conclusive])),
+    ("smaller", Classes::of(&[Comparative])),
+    ("so", Classes::of(&[Justification, ShortWord, Prose, ConclusionOpener, ClauseWord, Conclusive, Comparative])),
     ("sold", Classes::of(&[Stating])),
     ("solution", Classes::of(&[SingularNoun, AnswerNoun, AnswerTagName])),
     ("solution is", Classes::of(&[ConclusionPhrase])),
@@ -1030,7 +1056,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("syntax", Classes::of(&[Mention])),
     ("são", Classes::of(&[Copula])),
     ("table", Classes::of(&[SingularNoun])),
-    ("take", Classes::of(&[Stating])),
+    ("take", Classes::of(&[Stating, Comparative])),
     ("takes", Classes::of(&[Stating, NotPlural])),
     ("tally", Classes::of(&[AnswerNoun])),
     ("tan", Classes::of(&[MathWord])),
@@ -1050,6 +1076,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("them", Classes::of(&[Pronoun])),
     ("then", Classes::of(&[HedgeFiller, Prose, PhraseFiller, ClauseWord])),
     ("there", Classes::of(&[Prose])),
+    ("thereabouts", Classes::of(&[Comparative])),
     ("therefore", Classes::of(&[Justification, Prose, PhraseFiller, ConclusionOpener, ClauseWord, Conclusive])),
     ("these", Classes::of(&[Pronoun])),
     ("they", Classes::of(&[ThirdParty, Pronoun])),
@@ -1092,7 +1119,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("typo", Classes::of(&[Fault])),
     ("unable", Classes::of(&[GiveUp])),
     ("uncertain", Classes::of(&[NegationOrModal, GiveUp])),
-    ("under", Classes::of(&[NegationOrModal])),
+    ("under", Classes::of(&[NegationOrModal, Comparative])),
     ("undo", Classes::of(&[Retraction])),
     ("unfinished", Classes::of(&[GiveUp])),
     ("unit", Classes::of(&[Metadata])),
@@ -1104,7 +1131,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("unsolved", Classes::of(&[GiveUp])),
     ("unsure", Classes::of(&[NegationOrModal, GiveUp])),
     ("unverified", Classes::of(&[GiveUp])),
-    ("up", Classes::of(&[ByAfter, NegationOrModal, ShortWord])),
+    ("up", Classes::of(&[ByAfter, NegationOrModal, ShortWord, Comparative])),
     ("update", Classes::of(&[Revision])),
     ("updated", Classes::of(&[Revision])),
     ("us", Classes::of(&[NotPlural])),
@@ -1139,6 +1166,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("weighed", Classes::of(&[Stating])),
     ("weighs", Classes::of(&[Stating])),
     ("well", Classes::of(&[HedgeFiller])),
+    ("weniger", Classes::of(&[Comparative])),
     ("went", Classes::of(&[ByAfter])),
     ("were", Classes::of(&[Stating])),
     ("weren't", Classes::of(&[Negation])),
@@ -1189,8 +1217,12 @@ const WORDS: &[(&str, Classes)] = &[
     ("ή", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
     ("απάντηση", Classes::of(&[AnswerWord])),
     ("або", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
+    ("больше", Classes::of(&[Comparative])),
     ("відповідь", Classes::of(&[AnswerWord])),
     ("или", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
+    ("максимум", Classes::of(&[BoundNoun])),
+    ("меньше", Classes::of(&[Comparative])),
+    ("минимум", Classes::of(&[BoundNoun])),
     ("например", Classes::of(&[Mention])),
     ("около", Classes::of(&[Bound])),
     ("ответ", Classes::of(&[AnswerWord])),

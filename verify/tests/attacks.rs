@@ -58,6 +58,7 @@ const ATTACK_FAMILIES: &[&str] = &[
     "other_script_alternative",
     "structured_second_field",
     "article_choice",
+    "bound_outside_box",
 ];
 
 /// Families whose rows must all stay right.

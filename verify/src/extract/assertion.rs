@@ -42,6 +42,13 @@ const MAX_WORDS_AFTER: usize = 32;
 const NEGATION_REACH: usize = 3;
 /// How many words after a negation may say what it denies (`not entirely sure`).
 const GIVE_UP_REACH: usize = 3;
+/// How many words between the stating verb and a value may make it a bound (`is at least`,
+/// `is no more than`).
+const BOUND_REACH: usize = 3;
+/// How many words right after a value may make it a bound (`or more`, `give or take`).
+const BOUND_AFTER_REACH: usize = 3;
+/// How far after a value a number makes a bound word an approximation of it (bytes).
+const APPROXIMATION_BYTES: usize = 40;
 
 /// Why the response does not assert the answer at `start..end` of `text`, if it does not.
 pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
@@ -66,6 +73,9 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     let clause = &words_before[words_before.len() - clause_len..];
     if negates(clause) || excludes(clause) || denied_after(own_rest) {
         return Some(Rule::Negated);
+    }
+    if bounds(clause, own_rest) {
+        return Some(Rule::Bounded);
     }
     // `If the answer were $\boxed{5}$, ...`: a supposition states nothing.
     if clause.first().is_some_and(|w| w.is(Class::Hypothesis)) {
@@ -142,6 +152,41 @@ fn negates(clause: &[Word<'_>]) -> bool {
         }
         None => clause[clause.len().saturating_sub(NEGATION_REACH)..].iter().any(negation),
     }
+}
+
+/// Whether the sentence makes the value a bound or an approximation of the answer rather than
+/// the answer, as the same words inside the box would (`\boxed{\text{at least } 11}`):
+/// - between the clause's last stating verb and the value (or among its last [`BOUND_REACH`]
+///   words without one): a bound adverb (`at least`, `approximately`, `roughly`, `höchstens`),
+///   `at` before a bound noun (`at minimum`), or a comparative that is no conclusion word (`over`,
+///   `more than`, `up to`); a bound noun elsewhere names the quantity (`the maximum is`);
+/// - right after the value: a bound adverb (`$\boxed{11}$ at most`, `(approximately)`), or `or`
+///   before a comparative (`or more`, `or fewer`, `or so`, `more or less`, `give or take`); a
+///   bound adverb before a number restates the value's rounding (`(approximately 8.49)`), which the
+///   approximation rule judges.
+fn bounds(clause: &[Word<'_>], own_rest: &str) -> bool {
+    let adverb = |w: &Word<'_>| w.is(Class::Bound) && !w.is(Class::BoundNoun);
+    let at_noun =
+        |ws: &[Word<'_>], k: usize| ws[k].is(Class::BoundNoun) && k >= 1 && ws[k - 1].text.eq_ignore_ascii_case("at");
+    let from = match clause.iter().rposition(|w| w.is(Class::Stating)) {
+        Some(verb) => verb + 1,
+        None => clause.len().saturating_sub(BOUND_REACH),
+    };
+    let comparative = |w: &Word<'_>| w.is(Class::Comparative) && !w.is(Class::Conclusive) && !w.is(Class::Stating);
+    let before = (from.max(clause.len().saturating_sub(BOUND_REACH))..clause.len())
+        .any(|k| adverb(&clause[k]) || at_noun(clause, k) || comparative(&clause[k]));
+    if before {
+        return true;
+    }
+    let after = first_words(own_rest, BOUND_AFTER_REACH);
+    // An approximation that gives a number (`(approximately 8.4853)`) restates the value's
+    // rounding: the approximation rule judges it, not this one.
+    let head = &own_rest[..floor_boundary(own_rest, APPROXIMATION_BYTES.min(own_rest.len()))];
+    let restates_rounding = head.bytes().any(|b| b.is_ascii_digit());
+    let adverb_after =
+        !restates_rounding && after.iter().take(2).enumerate().any(|(k, w)| adverb(w) || at_noun(&after, k));
+    let or_comparative = after.windows(2).any(|p| p[0].text.eq_ignore_ascii_case("or") && p[1].is(Class::Comparative));
+    adverb_after || or_comparative
 }
 
 /// Whether the last words before a value exclude it: an exclusion verb among the last
@@ -562,6 +607,12 @@ mod tests {
             r"The rules give $\boxed{5}$.",
             r"So $\boxed{5}$ is not a multiple of 3, as required.",
             "Thus:\n\\[\n\\boxed{5}\n\\]\n\nThis is the answer.",
+            r"The maximum is $\boxed{5}$.",
+            r"Thus, the least value is $\boxed{5}$.",
+            r"and so $\boxed{5}$.",
+            r"So we need $\boxed{5}$ more marbles.",
+            r"So the answer is $\boxed{5}$ (approximately 5.0).",
+            r"The number is at most 6, and in fact exactly $\boxed{5}$.",
             // Someone else's value the response adopts, or counts of what a third party did.
             r"My classmate's answer was $\boxed{5}$, and I agree.",
             r"The student answered $\boxed{5}$ questions correctly.",
@@ -619,6 +670,18 @@ mod tests {
             (r"So $\boxed{5}$. I'm not sure about this.", Rule::Disowned),
             (r"So the sum of the digits of the answer is $\boxed{5}$.", Rule::Property),
             (r"The square of the result is $\boxed{5}$.", Rule::Property),
+            (r"There are at least $\boxed{5}$ ways.", Rule::Bounded),
+            (r"The answer is over $\boxed{5}$.", Rule::Bounded),
+            (r"The count is up to $\boxed{5}$.", Rule::Bounded),
+            (r"So the answer is roughly $\boxed{5}$.", Rule::Bounded),
+            (r"Es sind mindestens $\boxed{5}$.", Rule::Bounded),
+            (r"We need at minimum $\boxed{5}$ moves.", Rule::Bounded),
+            (r"The answer is $\boxed{5}$ or more.", Rule::Bounded),
+            (r"The answer is $\boxed{5}$ at most.", Rule::Bounded),
+            (r"So the answer is $\boxed{5}$, give or take.", Rule::Bounded),
+            (r"So the answer is $\boxed{5}$ (approximately).", Rule::Bounded),
+            (r"So the answer is $\boxed{5}$, more or less.", Rule::Bounded),
+            (r"So the answer is $\boxed{5}$ or so.", Rule::Bounded),
             // A third party answers, or owns the answer.
             (r"Many students answer $\boxed{5}$ here.", Rule::Attributed),
             (r"My classmate's answer was \boxed{5}. I disagree and get $6$.", Rule::Attributed),

@@ -39,6 +39,9 @@ pub enum Rule {
     Attributed,
     /// The box shows a format or an example, or stands in a comment, code or a quotation.
     Mentioned,
+    /// The sentence makes the value a bound or an approximation (`at least $\boxed{11}$`,
+    /// `$\boxed{11}$ or more`, `roughly $\boxed{11}$`), as the same words inside the box would.
+    Bounded,
     /// The sentence states a property of the answer, not the answer (`the sum of the digits of the
     /// answer is 9`).
     Property,
@@ -67,6 +70,7 @@ impl Rule {
             Rule::Retracted => "retracted",
             Rule::Attributed => "attributed",
             Rule::Mentioned => "mentioned",
+            Rule::Bounded => "bounded",
             Rule::Property => "property",
             Rule::Disowned => "disowned",
             Rule::NotAChoice => "not_a_choice",
