@@ -114,6 +114,12 @@ pub(crate) enum Class {
     /// Excludes the value after it (`eliminates`, `rules out`): `This rules out $\boxed{3}$`
     /// commits to nothing (`rule` only with `out` after it).
     Exclusion,
+    /// Names the answer as the label of a layout (a table cell, a heading, a label line: `Answer`,
+    /// `Final`, `Result`, `Solution`); the `AnswerWord`s of other languages are labels too.
+    AnswerLabel,
+    /// Names a part of a question (`Part 1`, `part (b)`, `Teil 2`): boxes labelled with
+    /// different parts are the parts' answers, not one answer.
+    PartWord,
 }
 
 /// The set of classes of one word.
@@ -183,8 +189,9 @@ const WORDS: &[(&str, Classes)] = &[
     ("amounts", Classes::of(&[ToAfter])),
     ("an", Classes::of(&[HedgeFiller, ShortWord])),
     ("and", Classes::of(&[ListConnector])),
-    ("ans", Classes::of(&[AnswerTagName])),
-    ("answer", Classes::of(&[HedgeFiller, Stating, Prose, AnswerNoun, Conclusive, AnswerTagName])),
+    ("ans", Classes::of(&[AnswerTagName, AnswerLabel])),
+    ("answer", Classes::of(&[HedgeFiller, Stating, Prose, AnswerNoun, Conclusive, AnswerTagName, AnswerLabel])),
+    ("answers", Classes::of(&[AnswerLabel])),
     ("antwoord", Classes::of(&[AnswerWord])),
     ("antwort", Classes::of(&[AnswerWord])),
     ("apple", Classes::of(&[SingularNoun])),
@@ -331,6 +338,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("covered", Classes::of(&[Stating])),
     ("covers", Classes::of(&[Stating])),
     ("csc", Classes::of(&[MathWord])),
+    ("część", Classes::of(&[PartWord])),
     ("dad", Classes::of(&[ThirdParty])),
     ("decreased", Classes::of(&[ByAfter])),
     ("decreases", Classes::of(&[ByAfter])),
@@ -440,7 +448,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("figure", Classes::of(&[AnswerNoun, Accomplish])),
     ("filled", Classes::of(&[Stating])),
     ("fills", Classes::of(&[Stating])),
-    ("final", Classes::of(&[HedgeFiller, FinalWord, Conclusive, AnswerTagName])),
+    ("final", Classes::of(&[HedgeFiller, FinalWord, Conclusive, AnswerTagName, AnswerLabel])),
     ("finale", Classes::of(&[FinalWord])),
     ("finales", Classes::of(&[FinalWord])),
     ("finally", Classes::of(&[ConclusionOpener, FinalWord, Conclusive])),
@@ -674,6 +682,9 @@ const WORDS: &[(&str, Classes)] = &[
     ("page", Classes::of(&[SingularNoun])),
     ("paid", Classes::of(&[Stating])),
     ("pair", Classes::of(&[SingularNoun])),
+    ("part", Classes::of(&[PartWord])),
+    ("parte", Classes::of(&[PartWord])),
+    ("partie", Classes::of(&[PartWord])),
     ("partner", Classes::of(&[ThirdParty])),
     ("pay", Classes::of(&[Stating])),
     ("pays", Classes::of(&[Stating])),
@@ -773,7 +784,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("requires", Classes::of(&[Stating])),
     ("resposta", Classes::of(&[AnswerWord])),
     ("respuesta", Classes::of(&[AnswerWord])),
-    ("result", Classes::of(&[HedgeFiller, AnswerNoun, Conclusive, AnswerTagName])),
+    ("result", Classes::of(&[HedgeFiller, AnswerNoun, Conclusive, AnswerTagName, AnswerLabel])),
     ("result is", Classes::of(&[ConclusionPhrase])),
     ("resultado", Classes::of(&[AnswerWord])),
     ("results", Classes::of(&[Conclusive])),
@@ -849,8 +860,9 @@ const WORDS: &[(&str, Classes)] = &[
     ("slice", Classes::of(&[SingularNoun])),
     ("so", Classes::of(&[Justification, ShortWord, Prose, ConclusionOpener, ClauseWord, Conclusive])),
     ("sold", Classes::of(&[Stating])),
-    ("solution", Classes::of(&[SingularNoun, AnswerNoun, AnswerTagName])),
+    ("solution", Classes::of(&[SingularNoun, AnswerNoun, AnswerTagName, AnswerLabel])),
     ("solution is", Classes::of(&[ConclusionPhrase])),
+    ("solutions", Classes::of(&[AnswerLabel])),
     ("solutions are", Classes::of(&[ConclusionPhrase])),
     ("solve", Classes::of(&[Prose, TaskWord, Accomplish])),
     ("solved", Classes::of(&[Accomplish])),
@@ -902,6 +914,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("tanh", Classes::of(&[MathWord])),
     ("teacher", Classes::of(&[ThirdParty])),
     ("team", Classes::of(&[SingularNoun])),
+    ("teil", Classes::of(&[PartWord])),
     ("template", Classes::of(&[Mention])),
     ("ten", Classes::of(&[NumberWord])),
     ("term", Classes::of(&[SingularNoun])),
@@ -1051,6 +1064,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("равна", Classes::of(&[Copula])),
     ("равно", Classes::of(&[Copula])),
     ("составляет", Classes::of(&[Copula])),
+    ("часть", Classes::of(&[PartWord])),
     ("או", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
     ("תשובה", Classes::of(&[AnswerWord])),
     ("أو", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
