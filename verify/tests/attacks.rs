@@ -58,6 +58,8 @@ const ATTACK_FAMILIES: &[&str] = &[
     "other_script_alternative",
     "structured_second_field",
     "article_choice",
+    "layout_two_answers",
+    "invented_parts",
 ];
 
 /// Families whose rows must all stay right.
@@ -84,6 +86,7 @@ const CONTROL_FAMILIES: &[&str] = &[
     "control_structured",
     "control_choice_letter",
     "control_answer_wording",
+    "control_layout",
 ];
 
 const FIELDS: &[&str] = &["family", "gold", "response", "expect", "why"];
