@@ -117,8 +117,8 @@ pub(crate) enum Class {
     /// Names the answer as the label of a layout (a table cell, a heading, a label line: `Answer`,
     /// `Final`, `Result`, `Solution`); the `AnswerWord`s of other languages are labels too.
     AnswerLabel,
-    /// Names a part of a question (`Part 1`, `part (b)`, `Teil 2`): boxes labelled with
-    /// different parts are the parts' answers, not one answer.
+    /// Names a part of a question, or one of several questions (`Part 1`, `part (b)`, `Teil 2`,
+    /// `Question 3`): boxes labelled with different parts are the parts' answers, not one answer.
     PartWord,
 }
 
@@ -368,6 +368,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("doesn't", Classes::of(&[NegationOrModal, Negation])),
     ("doesnt", Classes::of(&[NegationOrModal, Negation])),
     ("dog", Classes::of(&[SingularNoun])),
+    ("domanda", Classes::of(&[PartWord])),
     ("don", Classes::of(&[Prose])),
     ("don't", Classes::of(&[NegationOrModal, Negation])),
     ("donated", Classes::of(&[Stating])),
@@ -472,6 +473,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("four", Classes::of(&[NumberWord])),
     ("fourteen", Classes::of(&[NumberWord])),
     ("frac", Classes::of(&[MathWord])),
+    ("frage", Classes::of(&[PartWord])),
     ("friend", Classes::of(&[SingularNoun, ThirdParty])),
     ("friends", Classes::of(&[ThirdParty])),
     ("gain", Classes::of(&[Stating])),
@@ -714,6 +716,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("possible", Classes::of(&[Offering])),
     ("possibly", Classes::of(&[HedgeCue, Offering, HedgeFiller, NegationOrModal])),
     ("postscript", Classes::of(&[Revision])),
+    ("pregunta", Classes::of(&[PartWord])),
     ("present", Classes::of(&[Instruction])),
     ("previous", Classes::of(&[NotPlural])),
     ("printed", Classes::of(&[Stating])),
@@ -732,7 +735,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("ps", Classes::of(&[Revision])),
     ("put", Classes::of(&[Instruction])),
     ("python", Classes::of(&[Computation])),
-    ("question", Classes::of(&[Metadata])),
+    ("question", Classes::of(&[Metadata, PartWord])),
     ("raised", Classes::of(&[Stating])),
     ("raises", Classes::of(&[Stating])),
     ("ran", Classes::of(&[Stating])),
@@ -1057,6 +1060,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("ή", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
     ("απάντηση", Classes::of(&[AnswerWord])),
     ("або", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
+    ("вопрос", Classes::of(&[PartWord])),
     ("відповідь", Classes::of(&[AnswerWord])),
     ("или", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
     ("ответ", Classes::of(&[AnswerWord])),

@@ -270,9 +270,10 @@ const MAX_PART_REACH: usize = 300;
 
 /// The part of a question that the box after `before` answers: the id of the last part label in
 /// the end of `before` (the text since the previous box): a word of the lexicon's `PartWord`
-/// class and its id (`Part 2`, `part (b)`, `Teil II`), or an enumerator that opens a line or
-/// follows the previous box (`(a)`, `b)`, `(ii)`, `(2)`; a lower-case letter or roman numeral, or
-/// a number in parentheses). Linear in [`MAX_PART_REACH`].
+/// class and its id (`Part 2`, `part (b)`, `Teil II`, `Question 3`), or an enumerator that opens a
+/// line or follows the previous box (`(a)`, `b)`, `c.`, `(ii)`, `(2)`; a lower-case letter or
+/// roman numeral, or a number in parentheses: `2.` and `2)` number steps). Linear in
+/// [`MAX_PART_REACH`].
 fn part_label(before: &str) -> Option<&str> {
     let from = super::scan::floor_boundary(before, before.len().saturating_sub(MAX_PART_REACH));
     let b = before.as_bytes();
@@ -302,7 +303,7 @@ fn part_label(before: &str) -> Option<&str> {
             }
             Kind::Word(_) | Kind::Number
                 if opens_line(b, range.start)
-                    && matches!(at(k + 1), Some((Kind::Char(')'), _)))
+                    && matches!(at(k + 1), Some((Kind::Char(')' | '.'), _)))
                     && enumerator(&before[range.clone()], false) =>
             {
                 found = Some(range);
@@ -373,9 +374,12 @@ mod tests {
             vec!["6", "5"]
         );
         assert_eq!(parts("(a) We get $\\boxed{6}$.\n\n(b) Then $\\boxed{5}$."), vec!["6", "5"]);
+        assert_eq!(parts("a. We get $\\boxed{6}$.\nb. Then $\\boxed{5}$."), vec!["6", "5"]);
+        assert_eq!(parts("Question 1: $\\boxed{6}$.\n\nQuestion 2: $\\boxed{5}$."), vec!["6", "5"]);
         assert_eq!(parts("Teil I: $\\boxed{1}$\nTeil II: $\\boxed{2}$\nTeil III: $\\boxed{3}$"), vec!["1", "2", "3"]);
         // Steps, a repeated label and a function's argument are no parts.
         assert_eq!(parts("Step 1: $\\boxed{6}$.\n\nStep 2: so $\\boxed{5}$."), vec!["5"]);
+        assert_eq!(parts("1. We get $\\boxed{6}$.\n2. So $\\boxed{5}$."), vec!["5"]);
         assert_eq!(parts("Part 1: $\\boxed{6}$.\n\nPart 1 again: $\\boxed{5}$."), vec!["5"]);
         assert_eq!(parts("We get f(a) = \\boxed{6}. Then f(b) = \\boxed{5}."), vec!["5"]);
         // A box with no part label before the labelled ones ends the parts.
