@@ -97,10 +97,11 @@ fn tail_lines(text: &str) -> Vec<Range<usize>> {
     out
 }
 
-/// Whether a line is blank or a horizontal rule (`---`, `***`, `___`).
+/// Whether a line is blank, a horizontal rule (`---`, `***`, `___`) or a heading's underline
+/// (`===`).
 fn is_blank_or_rule(line: &str) -> bool {
     let t = line.trim();
-    t.len() != 1 && t.bytes().all(|c| matches!(c, b'-' | b'*' | b'_' | b' '))
+    t.len() != 1 && (t.bytes().all(|c| matches!(c, b'-' | b'*' | b'_' | b' ')) || t.bytes().all(|c| c == b'='))
 }
 
 /// Label lines and the value lines under their labels, read from the last line up.
@@ -402,6 +403,7 @@ mod tests {
         assert_eq!(values("...\n\n# Answer\n27"), vec!["27"]);
         assert_eq!(values("...\n\n### Final answer\n\n$$\n\\frac{1}{2}\n$$"), vec!["\n\\frac{1}{2}\n"]);
         assert_eq!(values("...\n\n**Answer**\n\\[ 7 \\]"), vec![" 7 "]);
+        assert_eq!(values("...\n\nFinal Answer\n============\n\n$7$"), vec!["7"]);
         // Several values under one label are several candidates.
         assert_eq!(values("x = 600\n\n### Answer\n\n* $600$\n* $601$"), vec!["600", "601"]);
         assert_eq!(values("Answer:\n1. $5$\n2. $6$"), vec!["5", "6"]);

@@ -75,7 +75,8 @@
 //!   `$8$`) is a marker; every value it holds is a candidate, so two answer rows or two list items
 //!   under `### Answer` are `ambiguous`. Read after strategies 2-4: a layout after their answer adds
 //!   its values as later candidates (`\boxed{2}` then a table answering 2 and 3 is `ambiguous`);
-//!   an answer phrase inside a layout of several values (`Answer:` over a list) gives way to it.
+//!   an answer phrase that is the label of a layout that reads other values (`Answer:` over a
+//!   list) gives way to it.
 //! - **Parts** (`boxed`): boxes each labelled with another part of the question (`Part 1`,
 //!   `part (b)`, `(a)` opening a line) are the parts' answers, all candidates: a response that
 //!   invents parts and boxes a different value for each answers none of them alone. Boxes in steps
@@ -358,8 +359,9 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
     }
     let (boxes, span, hedged) = boxed::last_boxes_and_span(text);
     // A layout that ends the text (a table, label line or heading: `layout`): later than the
-    // answer another marker found, its values are later candidates; holding that answer among
-    // several values, it is the answer; with none, it is the answer when a label names one.
+    // answer another marker found, its values are later candidates; holding that answer (an
+    // answer phrase that is its label) and reading other values (`Answer:` over a list), or with
+    // no other marker, it is the answer when a label names one.
     let layout = layout::last(text);
     let later_layout = |a: &mut Answer, end: usize| {
         if let Some(l) = layout.as_ref().filter(|l| l.start >= end) {
@@ -367,7 +369,13 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
         }
     };
     let answered = layout.as_ref().filter(|l| l.answered);
-    let several = |end: usize| answered.filter(|l| l.start < end && l.values.len() > 1);
+    let inside = |end: usize, raw: &str| {
+        let other = |l: &&layout::Layout| match l.values.as_slice() {
+            [one] => clean(&text[one.clone()]) != clean(raw),
+            _ => true,
+        };
+        answered.filter(|l| l.start < end).filter(other)
+    };
     let with_unit;
     let boxes = match (boxes.as_slice(), unit_after_box(&text[span.end..])) {
         ([one], Some(unit)) if !one.trim_end().ends_with('%') => {
@@ -385,7 +393,7 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
             tagged::Phrase::Final => Source::FinalAnswerPhrase,
             tagged::Phrase::Colon => Source::AnswerColon,
         };
-        if let Some(l) = several(end) {
+        if let Some(l) = inside(end, &raw) {
             return Some(from_layout(text, l));
         }
         if let Some(mut a) = cleaned(&raw, source) {
@@ -394,7 +402,7 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
         }
     }
     if let Some((raw, end)) = tagged::foreign_phrase(text) {
-        if let Some(l) = several(end) {
+        if let Some(l) = inside(end, &raw) {
             return Some(from_layout(text, l));
         }
         if let Some(mut a) = cleaned(&raw, Source::FinalAnswerPhrase) {

@@ -77,6 +77,8 @@ const CASES: &[Case] = &[
     ok("Summary:\n\n| | |\n|---|---|\n| Result | $10$ |", "10", Layout),
     ok("Hence x = 17000.\n\nAnswer ⟶ $17000$", "17000", Layout),
     ok("They have 28 pets.\n\n#### Result: $28$", "28", Layout),
+    ok("We get it.\n\nFinal Answer\n============\n\n$7$", "7", Layout),
+    ok("**Answer:** 17", "17", AnswerColon),
     Case {
         input: "x = 600\n\n### Answer\n\n* $600$\n* $601$",
         opts: Opts::Default,
