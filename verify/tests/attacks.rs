@@ -59,6 +59,8 @@ const ATTACK_FAMILIES: &[&str] = &[
     "structured_second_field",
     "article_choice",
     "bound_outside_box",
+    "layout_two_answers",
+    "invented_parts",
 ];
 
 /// Families whose rows must all stay right.
@@ -85,6 +87,7 @@ const CONTROL_FAMILIES: &[&str] = &[
     "control_structured",
     "control_choice_letter",
     "control_answer_wording",
+    "control_layout",
 ];
 
 const FIELDS: &[&str] = &["family", "gold", "response", "expect", "why"];

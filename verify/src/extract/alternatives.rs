@@ -124,7 +124,7 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
             Kind::Escape => {}
             Kind::Command => {
                 let name = &s[i + 1..end];
-                let boxed = (name == "boxed" || name == "fbox") && b.get(end) == Some(&b'{');
+                let boxed = super::boxed::is_box_command(name) && b.get(end) == Some(&b'{');
                 if let Some(close) = matching_brace(b, end).filter(|_| boxed) {
                     out.push(Tok::Value(s[end + 1..close].trim().to_string()));
                     lexer.seek(close + 1);

@@ -1,4 +1,4 @@
-//! A concluding statement without an answer marker (part of strategy 7 of `extract`): the last
+//! A concluding statement without an answer marker (part of strategy 8 of `extract`): the last
 //! sentence states one value in the response's own voice with a conclusive word (`This gives $7$
 //! as the final count.`, `The total comes to forty-nine.`, `In total, we get $\frac{3}{2}$.`), or
 //! a lead-in states that the display after it is the result (`Collecting the results, the

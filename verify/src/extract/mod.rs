@@ -30,25 +30,26 @@
 //! |---|----------|--------|---------|------------|
 //! | 0 | answer region | here | text after the last `</think>`, up to an end-of-turn token | – |
 //! | 1 | answer tag | `tagged` | `<answer> \boxed{3} </answer>`, `<final_answer>`, `<result>` (empty: no answer) | `AnswerTag` |
-//! | 2 | last box / list of boxes | `boxed` | `\boxed{2} and \boxed{3}` | `Boxed` |
+//! | 2 | last box / list of boxes / parts | `boxed` | `\boxed{2} and \boxed{3}`, `\fbox{3}`, `\framebox[2cm]{3}`, `**Part 1:** $\boxed{4}$ ... **Part 2:** $\boxed{3}$` | `Boxed` |
 //! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45`, `Die Antwort ist 5`, `答案：5` | `FinalAnswerPhrase` / `AnswerColon` |
 //! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
-//! | 5 | bold | `tagged` | `The total is **42**.`, `__42__`, `<b>42</b>`, `<strong>42</strong>` (last line, or right after "answer"; not `**12** or **13**`) | `Bold` |
-//! | 6 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
-//! | 7 | concluding last sentence | `tagged`, `concluding` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.`, `Altogether, the farmer has 86 animals.`, `This gives $7$ as the final count.`, `The total comes to forty-nine.`, `Putting everything together:` then `\[42\]`, `..., the quantity asked for is` then `\[75\]` | `Conclusion` |
-//! | 8 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
-//! | 9 | last math block (lenient) | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
-//! | 10 | last number (lenient, opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
+//! | 5 | layout | `layout` | `\| Answer \| 27 \|`, `Final result = $-49$`, `#### Result: $28$`, `## Final Answer` then `$8$`, `### Answer` then `* $600$` | `Layout` |
+//! | 6 | bold | `tagged` | `The total is **42**.`, `__42__`, `<b>42</b>`, `<strong>42</strong>` (last line, or right after "answer"; not `**12** or **13**`) | `Bold` |
+//! | 7 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
+//! | 8 | concluding last sentence | `tagged`, `concluding` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.`, `Altogether, the farmer has 86 animals.`, `This gives $7$ as the final count.`, `The total comes to forty-nine.`, `Putting everything together:` then `\[42\]`, `..., the quantity asked for is` then `\[75\]` | `Conclusion` |
+//! | 9 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
+//! | 10 | last math block (lenient) | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
+//! | 11 | last number (lenient, opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
 //!
-//! Strategies 9 and 10, and answers inside the reasoning other than a box that ends it, run only
+//! Strategies 10 and 11, and answers inside the reasoning other than a box that ends it, run only
 //! with [`ExtractOptions::lenient`] (`--extract lenient`). After the strategy that found the
 //! answer, the rest of the response is read for the alternatives a hedge offers beside it.
 //!
 //! Decisions, taken from the corpora (`real_generations_dev.jsonl`, `verifier_cases_dev.jsonl`):
 //! - **Reasoning region.** Text after the last `</think>` is the answer region. A marked answer
-//!   (strategies 1-7) there wins; otherwise a box in the reasoning before it (a summary cut off
+//!   (strategies 1-8) there wins; otherwise a box in the reasoning before it (a summary cut off
 //!   mid-sentence does not outvote the `\boxed{}` that ends the reasoning); then the unmarked
-//!   strategies 8-10 after `</think>`; then, with `lenient` only, all strategies in the reasoning
+//!   strategies 9-11 after `</think>`; then, with `lenient` only, all strategies in the reasoning
 //!   (without the whole-text one). An empty answer tag or a final box never closed after
 //!   `</think>` is no answer. With no `</think>` (e.g. a response cut inside an unclosed `<think>`)
 //!   the whole text is searched.
@@ -63,17 +64,28 @@
 //!   sentence, formula or list (`... ## Step 18: Then we divide both sides by`) was cut off
 //!   mid-derivation: the choice line, the concluding sentence and the lenient readings find nothing
 //!   in it (its last formula, `m = 3` from step 17, is a step, not a result), so an unfinished
-//!   response is never rewarded. Marked answers (1-5) still count. [`ExtractOptions::truncated_fallback`] (`Config::truncated =
+//!   response is never rewarded. Marked answers (1-6) still count. [`ExtractOptions::truncated_fallback`] (`Config::truncated =
 //!   Lenient`, `--truncated lenient`) restores the old reading. See [`looks_truncated`].
 //! - **Values spread over math blocks.** `$4$ and $5$ and $6$`: blocks of values joined only by
 //!   `,`/"and"/"or" are one list answer (`delimited::joined_values`).
 //! - **Answer tags before boxes.** In the `<answer>` prompt format the tag *is* the answer; a box
-//!   outside the tag belongs to the reasoning. The tag content goes through strategies 2-9
+//!   outside the tag belongs to the reasoning. The tag content goes through strategies 2-10
 //!   itself (so `<answer>\boxed{3}</answer>` is `3`), reported as `AnswerTag`. When the tag content
 //!   yields nothing, the other strategies run on the whole region.
 //! - **Lists of boxes** follow the connector rule documented in `boxed`: boxes joined only by
 //!   commas, "and"/"or", `\quad`, `$`, ... form one answer (`parts`), earlier boxes in the
 //!   reasoning do not.
+//! - **Layouts** (`layout`): a table, label line or heading that ends the region and labels its
+//!   answer (`| Final Answer |` over `| $-2$ |`, `Answer ⟶ $17000$`, `## Final Answer` then
+//!   `$8$`) is a marker; every value it holds is a candidate, so two answer rows or two list items
+//!   under `### Answer` are `ambiguous`. Read after strategies 2-4: a layout after their answer adds
+//!   its values as later candidates (`\boxed{2}` then a table answering 2 and 3 is `ambiguous`);
+//!   an answer phrase that is the label of a layout that reads other values (`Answer:` over a
+//!   list) gives way to it.
+//! - **Parts** (`boxed`): boxes each labelled with another part of the question (`Part 1`,
+//!   `part (b)`, `(a)` opening a line) are the parts' answers, all candidates: a response that
+//!   invents parts and boxes a different value for each answers none of them alone. Boxes in steps
+//!   (`Step 2: ... \boxed{5}`) are no parts.
 //! - **The last phrase wins**, whatever its wording ("Final Answer: The final answer is $5$" is
 //!   `5`). A phrase is followed by its math (`$..$`, `\[..\]`, a box) or by the rest of its sentence.
 //! - **Choice letters** are reported bare: an answer that is only `(B)`, `\text{(B)}`,
@@ -96,6 +108,7 @@ mod concluding;
 mod delimited;
 mod escapes;
 mod later;
+mod layout;
 mod number;
 mod record;
 mod rule;
@@ -117,7 +130,8 @@ use std::collections::HashSet;
 /// Where an extracted answer came from (the strategy order is in the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
-    /// `\boxed{..}` / `\fbox{..}` (the last one, or several joined into a list).
+    /// `\boxed{..}` / `\fbox{..}` / `\framebox{..}` (the last one, or several joined into a list,
+    /// or the boxes of a question's parts).
     Boxed,
     /// `<answer>...</answer>`.
     AnswerTag,
@@ -139,6 +153,9 @@ pub enum Source {
     Whole,
     /// The concluding last sentence: `Therefore, the ordered pair is $(7, 6)$.`
     Conclusion,
+    /// A layout that ends the response: a table, label line or heading with an answer label
+    /// (`| Answer | 27 |`, `Final result = $-49$`, `## Final Answer` then `$8$`).
+    Layout,
 }
 
 impl Source {
@@ -156,6 +173,7 @@ impl Source {
             Source::LastNumber => "last_number",
             Source::Whole => "whole",
             Source::Conclusion => "conclusion",
+            Source::Layout => "layout",
         }
     }
 }
@@ -346,6 +364,24 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
         }
     }
     let (boxes, span, hedged) = boxed::last_boxes_and_span(text);
+    // A layout that ends the text (a table, label line or heading: `layout`): later than the
+    // answer another marker found, its values are later candidates; holding that answer (an
+    // answer phrase that is its label) and reading other values (`Answer:` over a list), or with
+    // no other marker, it is the answer when a label names one.
+    let layout = layout::last(text);
+    let later_layout = |a: &mut Answer, end: usize| {
+        if let Some(l) = layout.as_ref().filter(|l| l.start >= end) {
+            add_later_values(a, layout_candidates(text, l, Rule::LaterValue));
+        }
+    };
+    let answered = layout.as_ref().filter(|l| l.answered);
+    let inside = |end: usize, raw: &str| {
+        let other = |l: &&layout::Layout| match l.values.as_slice() {
+            [one] => clean(&text[one.clone()]) != clean(raw),
+            _ => true,
+        };
+        answered.filter(|l| l.start < end).filter(other)
+    };
     let with_unit;
     let boxes = match (boxes.as_slice(), unit_after_box(&text[span.end..])) {
         ([one], Some(unit)) if !one.trim_end().ends_with('%') => {
@@ -354,7 +390,8 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
         }
         _ => boxes,
     };
-    if let Some(a) = from_boxes(&boxes, hedged) {
+    if let Some(mut a) = from_boxes(&boxes, hedged) {
+        later_layout(&mut a, span.end);
         return Some(Found::new(a, text).statement(span.start, span.end).fields().asserted());
     }
     if let Some((raw, kind, end)) = tagged::phrase(text) {
@@ -362,17 +399,31 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
             tagged::Phrase::Final => Source::FinalAnswerPhrase,
             tagged::Phrase::Colon => Source::AnswerColon,
         };
-        if let Some(a) = cleaned(&raw, source) {
+        if let Some(l) = inside(end, &raw) {
+            return Some(from_layout(text, l));
+        }
+        if let Some(mut a) = cleaned(&raw, source) {
+            later_layout(&mut a, end);
             return Some(Found::new(a, text).statement(end, end).fields().asserted());
         }
     }
     if let Some((raw, end)) = tagged::foreign_phrase(text) {
-        if let Some(a) = cleaned(&raw, Source::FinalAnswerPhrase) {
+        if let Some(l) = inside(end, &raw) {
+            return Some(from_layout(text, l));
+        }
+        if let Some(mut a) = cleaned(&raw, Source::FinalAnswerPhrase) {
+            later_layout(&mut a, end);
             return Some(Found::new(a, text).statement(end, end).fields().asserted());
         }
     }
-    if let Some(a) = tagged::gsm8k(text).and_then(|raw| cleaned(strip_currency(raw), Source::Gsm8k)) {
-        return Some(Found::new(a, text));
+    if let Some(raw) = tagged::gsm8k(text) {
+        if let Some(mut a) = cleaned(strip_currency(raw), Source::Gsm8k) {
+            later_layout(&mut a, raw.as_ptr() as usize - text.as_ptr() as usize + raw.len());
+            return Some(Found::new(a, text));
+        }
+    }
+    if let Some(l) = answered {
+        return Some(from_layout(text, l));
     }
     if let Some(a) = tagged::bold(text).and_then(|raw| cleaned(raw, Source::Bold)) {
         return Some(Found::new(a, text));
@@ -449,6 +500,26 @@ fn unmarked<'a>(text: &'a str, opts: &ExtractOptions) -> Option<Found<'a>> {
     None
 }
 
+/// The candidates of a layout's values, each with `rule`.
+fn layout_candidates(text: &str, l: &layout::Layout, rule: Rule) -> Vec<Candidate> {
+    let texts = l.values.iter().map(|r| clean(&text[r.clone()])).filter(|t| !t.is_empty());
+    texts.map(|text| Candidate { text, rule, alternative: rule != Rule::Marker(Source::Layout) }).collect()
+}
+
+/// What a layout found: its values, listed (several different ones are `ambiguous`), with the
+/// statement read after the last one.
+fn from_layout<'a>(text: &'a str, l: &layout::Layout) -> Found<'a> {
+    let parts = layout_candidates(text, l, Rule::Marker(Source::Layout)).into_iter().map(|c| c.text).collect();
+    let last = l.values.last().map_or(l.start..l.start, Clone::clone);
+    Found::new(Answer::from_parts(parts, Source::Layout, false), text).statement(last.start, last.end).asserted()
+}
+
+/// The length of the optional arguments after a box command (`[2cm][c]` in `\framebox[2cm][c]{x}`),
+/// for the LaTeX reader.
+pub(crate) fn skip_box_options(after: &str) -> usize {
+    boxed::skip_optional_args(after.as_bytes(), 0)
+}
+
 /// The cleaned `raw` as an answer, `None` when nothing is left.
 fn cleaned(raw: &str, source: Source) -> Option<Answer> {
     let t = clean(raw);
@@ -494,6 +565,7 @@ fn whole(text: &str) -> Option<Answer> {
         || t.contains("think>")
         || t.contains(r"\boxed")
         || t.contains(r"\fbox")
+        || t.contains(r"\framebox")
     {
         return None;
     }
@@ -533,8 +605,9 @@ fn strip_currency(s: &str) -> &str {
 
 /// `\boxed{x}` -> `x` when the box is the whole text (a box inside a box).
 fn unwrap_box(t: &str) -> &str {
-    for cmd in [r"\boxed", r"\fbox"] {
+    for cmd in [r"\boxed", r"\fbox", r"\framebox"] {
         if let Some(r) = t.strip_prefix(cmd) {
+            let r = &r[boxed::skip_optional_args(r.as_bytes(), 0)..];
             let r = r.trim_start();
             if r.starts_with('{') && scan::matching_brace(r.as_bytes(), 0) == Some(r.len() - 1) {
                 return r[1..r.len() - 1].trim();

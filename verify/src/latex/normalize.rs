@@ -881,7 +881,13 @@ impl<'a> Normalizer<'a> {
             "ldots" | "cdots" | "dots" | "dotsc" | "dotsb" | "dotsm" | "dotso" | "dotsi" | "hdots" | "vdots"
             | "ddots" => self.ellipsis(false),
             "ast" | "cdotp" => self.out.push('*'),
-            "fbox" | "boxed" => self.emit_cmd("boxed"),
+            "fbox" | "boxed" | "framebox" => {
+                // `\framebox[2cm][c]{x}` frames `x` as `\boxed{x}` does: its width and position go.
+                let r = self.rest();
+                let skip = crate::extract::skip_box_options(r);
+                self.pos += skip;
+                self.emit_cmd("boxed")
+            }
             "colon" => self.out.push(':'),
             "overline" | "bar" | "dot" => {
                 if !self.repeating_decimal(name) {

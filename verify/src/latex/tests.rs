@@ -382,6 +382,9 @@ fn relations_and_lists() {
         ("\\boxed{1}\\boxed{2}", "list[1, 2]"),
         ("\\boxed{1}, \\boxed{2}", "list[1, 2]"),
         ("\\boxed{\\boxed{3}}", "3"),
+        ("\\framebox{194}", "194"),
+        ("\\framebox[2cm][c]{7}", "7"),
+        ("\\fbox{5}", "5"),
         ("(x, y) = (5, 8)", "tuple(x, y) = tuple(5, 8)"),
         ("a=2, a=-6-4 \\sqrt{2}", "list[a = 2, a = (-(6) + -((4 * root[2](2))))]"),
     ]);

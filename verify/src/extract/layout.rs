@@ -1,0 +1,459 @@
+//! Answers in a layout of their own: a Markdown table, a label line, a heading.
+//!
+//! The last lines of a region may mark its answer with no box and no sentence:
+//! - a **label line**: a line that opens with an answer label, then a separator (`:`, `=`, `—`,
+//!   `→`, `⟶`, `=>`) and one value (`Final result = $-49$`, `Answer ⟶ $17000$`, `#### Result:
+//!   $28$`); or a label alone (`## Final Answer`, `**Answer:**`, `Answer` above a definition `:
+//!   27`) with the value lines under it: a math block, a bare value, or a list of values (`*
+//!   $600$`). Heading markers, list markers and emphasis around a label are layout.
+//! - a **table** whose header or label cell is an answer label (`| Final Answer |`, `| Answer |
+//!   27 |`, `| Case | Result |`): the value cells of a label's row, and of a label's column.
+//!
+//! An answer label is one to [`MAX_LABEL_WORDS`] words of the lexicon's `AnswerLabel`,
+//! `AnswerWord` and `FinalWord` classes, one of them a noun of the first two (`Final Answer`,
+//! `Result`, `Ergebnis`, `答案`), then at most a parenthetical (`Answer (alternative)`).
+//!
+//! **Every value of the layout is a candidate**: a layout with several different values (two
+//! answer rows, two list items under `### Answer`) is `ambiguous`, never its first value. A value
+//! is one math block or a short text that is no sentence; a label followed by prose is no layout
+//! (the answer phrases read it). Only the last [`MAX_LINES`] lines, within [`MAX_TAIL`] bytes, are
+//! read, once each.
+
+use std::ops::Range;
+
+use super::delimited::block_at;
+use super::scan::words;
+use super::statement::hedges;
+use super::tokens::{Kind, Lexer};
+use crate::lexicon::Class;
+
+/// How much of the end of a region is read for a layout (bytes).
+const MAX_TAIL: usize = 2048;
+/// How many of its last lines are read.
+const MAX_LINES: usize = 24;
+/// Most words of one label (`Final Answer`, `Correct final answer`).
+const MAX_LABEL_WORDS: usize = 3;
+/// Longest parenthetical after a label (`Answer (second interpretation)`, bytes).
+const MAX_LABEL_NOTE: usize = 48;
+/// Longest bare value (bytes); a math block may be longer.
+const MAX_BARE_VALUE: usize = 80;
+/// Most words of a bare value (`17000 dollars`).
+const MAX_VALUE_WORDS: usize = 3;
+/// Most values read from one layout.
+const MAX_VALUES: usize = 16;
+
+/// The separators between a label and its value, longest first.
+const SEPARATORS: &[&str] = &["=>", "->", "⟹", "⇒", "⟶", "→", ":", "：", "=", "—", "–"];
+
+/// An answer layout at the end of a region.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Where the layout starts in the region.
+    pub start: usize,
+    /// Its values (byte ranges of the region, in text order, raw: not yet cleaned).
+    pub values: Vec<Range<usize>>,
+    /// Whether a label names the answer (`Answer`, `Result`), not only an alternative to it
+    /// (`Alternative: 6`): a layout of alternatives alone commits to nothing.
+    pub answered: bool,
+}
+
+/// The answer layout that ends `text`, if one does (see the module doc).
+pub(crate) fn last(text: &str) -> Option<Layout> {
+    let lines = tail_lines(text);
+    let last = lines.iter().rposition(|r| !is_blank_or_rule(&text[r.clone()]))?;
+    let lines = &lines[..=last];
+    let mut layout = if text[lines[last].clone()].trim_start().starts_with('|') {
+        table(text, lines)?
+    } else {
+        labelled(text, lines)?
+    };
+    layout.values.sort_by_key(|r| r.start);
+    layout.values.dedup();
+    layout.values.truncate(MAX_VALUES);
+    (!layout.values.is_empty()).then_some(layout)
+}
+
+/// The last [`MAX_LINES`] whole lines of `text` within [`MAX_TAIL`] bytes, as trimmed ranges, in
+/// text order (a line cut by the window is not read).
+fn tail_lines(text: &str) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let floor = text.len().saturating_sub(MAX_TAIL);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(MAX_LINES);
+    let mut end = text.len();
+    while out.len() < MAX_LINES {
+        let start = memchr::memrchr(b'\n', &b[..end]).map_or(0, |k| k + 1);
+        if start < floor {
+            break;
+        }
+        let line = &text[start..end];
+        let lead = line.len() - line.trim_start().len();
+        out.push(start + lead..start + line.trim_end().len().max(lead));
+        if start == 0 {
+            break;
+        }
+        end = start - 1;
+    }
+    out.reverse();
+    out
+}
+
+/// Whether a line is blank, a horizontal rule (`---`, `***`, `___`) or a heading's underline
+/// (`===`).
+fn is_blank_or_rule(line: &str) -> bool {
+    let t = line.trim();
+    t.len() != 1 && (t.bytes().all(|c| matches!(c, b'-' | b'*' | b'_' | b' ')) || t.bytes().all(|c| c == b'='))
+}
+
+/// Label lines and the value lines under their labels, read from the last line up.
+fn labelled(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
+    let mut values: Vec<Range<usize>> = Vec::new();
+    let mut pending: Vec<Range<usize>> = Vec::new();
+    let (mut start, mut answered) = (None, false);
+    let mut k = lines.len();
+    while k > 0 {
+        k -= 1;
+        let r = lines[k].clone();
+        let line = &text[r.clone()];
+        if is_blank_or_rule(line) {
+            continue;
+        }
+        if let Some((opener, block)) = display_block(text, lines, k) {
+            if start.is_some() {
+                break;
+            }
+            pending.push(block);
+            k = opener;
+            continue;
+        }
+        let body = r.start + layout_marks(line);
+        match label(&text[body..r.end]) {
+            Some((len, kind)) => {
+                let rest = body + len..r.end;
+                match value(text, rest.clone()) {
+                    Some(v) if pending.is_empty() => values.push(v),
+                    None if text[rest].trim().is_empty() && !pending.is_empty() => values.append(&mut pending),
+                    _ => break,
+                }
+                answered |= kind == Label::Answer;
+                start = Some(r.start);
+            }
+            None => {
+                let Some(v) = value(text, body..r.end).filter(|_| start.is_none()) else { break };
+                pending.push(v);
+            }
+        }
+    }
+    Some(Layout { start: start?, values, answered })
+}
+
+/// The length of the layout marks that open a line: spaces, a heading's `#`s, a list marker
+/// (`-`, `*`, `+`, `1.`, `1)`), a quote's `>`, a definition's `:`.
+fn layout_marks(line: &str) -> usize {
+    let b = line.as_bytes();
+    let mut i = 0;
+    loop {
+        let before = i;
+        while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'#' | b'>')) {
+            i += 1;
+        }
+        if matches!(b.get(i), Some(b'-' | b'+' | b'*' | b':')) && b.get(i + 1) == Some(&b' ') {
+            i += 2;
+        }
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if (1..=2).contains(&digits)
+            && matches!(b.get(i + digits), Some(b'.' | b')'))
+            && b.get(i + digits + 1) == Some(&b' ')
+        {
+            i += digits + 2;
+        }
+        if i == before {
+            return i;
+        }
+    }
+}
+
+/// Emphasis and spaces around a label (`**Final answer:**`, `__Answer__`).
+fn skip_emphasis(s: &str, mut i: usize) -> usize {
+    let b = s.as_bytes();
+    while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'*' | b'_')) {
+        i += 1;
+    }
+    i
+}
+
+/// If `s` opens with an answer label (see the module doc) or a hedge cue in its place
+/// (`Alternative:`), the length of the label with its emphasis, parenthetical and separator
+/// (where its value starts), and what it names.
+fn label(s: &str) -> Option<(usize, Label)> {
+    let b = s.as_bytes();
+    let mut i = skip_emphasis(s, 0);
+    let (mut count, mut noun, mut hedge) = (0, false, false);
+    while count < MAX_LABEL_WORDS {
+        let mut lexer = Lexer::new(s);
+        lexer.seek(i);
+        let Some(t) = lexer.next().filter(|t| t.range.start == i && t.stands_alone(s)) else { break };
+        let Kind::Word(classes) = t.kind else { break };
+        let is_noun = classes.has(Class::AnswerLabel) || classes.has(Class::AnswerWord);
+        if !(is_noun || hedges(classes) || classes.has(Class::FinalWord)) {
+            break;
+        }
+        noun |= is_noun;
+        hedge |= hedges(classes);
+        count += 1;
+        i = skip_emphasis(s, t.range.end);
+        if i == t.range.end {
+            // No space after it: the label's words end here.
+            break;
+        }
+    }
+    if !(noun || hedge) {
+        return None;
+    }
+    if b.get(i) == Some(&b'(') {
+        let close = b[i..].iter().take(MAX_LABEL_NOTE).position(|&c| c == b')')?;
+        // `Answer (alternative)` names an alternative.
+        hedge |= Lexer::new(&s[i..i + close]).any(|t| matches!(t.kind, Kind::Word(c) if hedges(c)));
+        i = skip_emphasis(s, i + close + 1);
+    }
+    let sep = SEPARATORS.iter().find(|sep| s[i..].starts_with(**sep));
+    if let Some(sep) = sep {
+        i = skip_emphasis(s, i + sep.len());
+    }
+    // A separator ends the label, or the label ends its line or cell.
+    let kind = if hedge { Label::Alternative } else { Label::Answer };
+    (sep.is_some() || s[i..].trim().is_empty()).then_some((i, kind))
+}
+
+/// What a label names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Label {
+    /// The answer (`Final Answer`, `Result`, `Ergebnis`).
+    Answer,
+    /// An alternative to it (`Alternative`, `Answer (alternative)`, `Or`: the lexicon's hedge cues).
+    Alternative,
+}
+
+/// The value in `text[r]`: one math block (its content) or a short bare value that is no
+/// sentence. `None` for an empty span, prose, or several blocks.
+fn value(text: &str, r: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[r.clone()];
+    let t = s.trim_start_matches([' ', '\t', '*', '_']);
+    let at = r.start + (s.len() - t.len());
+    let t = t.trim_end_matches(['.', ',', ';', '*', '_', ' ', '\t']);
+    if t.is_empty() {
+        return None;
+    }
+    let b = t.as_bytes();
+    if matches!(b[0], b'$' | b'\\') {
+        if let Some(bl) = block_at(t, 0) {
+            let closer = if t[bl.end..].starts_with("$$") || b[bl.end] == b'\\' { 2 } else { 1 };
+            let after = &t[bl.end + closer..];
+            // A unit after the block is read by the statement (`$5$ cm`).
+            let plain = !after.contains(['$', '\\']) && bare(after);
+            return (plain || after.trim().is_empty()).then_some(at + bl.start..at + bl.end);
+        }
+    }
+    (t.len() <= MAX_BARE_VALUE && !t.contains('$') && bare(t) && t.chars().any(|c| c.is_alphanumeric()))
+        .then_some(at..at + t.len())
+}
+
+/// Whether `s` is no sentence: a few words, none of them prose.
+fn bare(s: &str) -> bool {
+    let w = words(s);
+    !w.prose && w.count <= MAX_VALUE_WORDS
+}
+
+/// If line `k` closes a display block that opened on an earlier line (`$$` / `\]` alone on its
+/// line), the opener's line and the block's content.
+fn display_block(text: &str, lines: &[Range<usize>], k: usize) -> Option<(usize, Range<usize>)> {
+    let line = &text[lines[k].clone()];
+    if !(line == "$$" || line.ends_with("\\]")) || line.starts_with("\\[") {
+        return None;
+    }
+    let opener = (k.saturating_sub(MAX_LINES)..k).rev().find(|&j| {
+        let l = &text[lines[j].clone()];
+        l.starts_with("$$") || l.starts_with("\\[")
+    })?;
+    let from = lines[opener].start;
+    let bl = block_at(&text[from..lines[k].end], 0)?;
+    let close = from + bl.end + 2;
+    (close == lines[k].end && !text[from + bl.start..from + bl.end].trim().is_empty())
+        .then_some((opener, from + bl.start..from + bl.end))
+}
+
+/// A Markdown table that ends the text: the value cells of its label rows and label columns.
+fn table(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
+    let first = lines.iter().rposition(|r| !text[r.clone()].starts_with('|')).map_or(0, |k| k + 1);
+    let rows: Vec<Vec<Range<usize>>> = lines[first..].iter().map(|r| cells(text, r.clone())).collect();
+    let separator = rows.iter().position(|row| is_separator(text, row));
+    let (mut values, mut answered) = (Vec::new(), false);
+    let label_only = |c: &Range<usize>| {
+        label(&text[c.clone()]).filter(|&(len, _)| text[c.start + len..c.end].trim().is_empty()).map(|(_, kind)| kind)
+    };
+    for (k, row) in rows.iter().enumerate() {
+        if Some(k) == separator {
+            continue;
+        }
+        // A label row: `| Answer | 27 |`, `| **Final answer** | $8$ |`.
+        let mut filled = row.iter().filter(|c| !text[(*c).clone()].trim().is_empty());
+        if let Some(kind) = filled.next().and_then(label_only) {
+            let before = values.len();
+            values.extend(filled.filter(|c| label_only(c).is_none()).filter_map(|c| value(text, c.clone())));
+            answered |= kind == Label::Answer && values.len() > before;
+        }
+    }
+    // A label column: the body cells under a label of the header row (unless the header row is
+    // itself a label row: `| Final answer | $8$ |`).
+    if let Some(sep) = separator.filter(|&s| s > 0) {
+        let header = &rows[sep - 1];
+        let label_row = header.first().and_then(label_only).is_some()
+            && header[1..].iter().any(|c| label_only(c).is_none() && value(text, c.clone()).is_some());
+        for (j, h) in header.iter().enumerate().filter(|_| !label_row) {
+            let Some(kind) = label_only(h) else { continue };
+            let before = values.len();
+            for row in &rows[sep + 1..] {
+                if let Some(c) = row.get(j).filter(|c| label_only(c).is_none()) {
+                    values.extend(value(text, c.clone()));
+                }
+            }
+            answered |= kind == Label::Answer && values.len() > before;
+        }
+    }
+    Some(Layout { start: lines[first].start, values, answered })
+}
+
+/// The cells of a table row (trimmed ranges), split at `|` outside math and escapes.
+fn cells(text: &str, r: Range<usize>) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let (mut start, mut in_math, mut i) = (r.start, false, r.start);
+    while i < r.end {
+        match b[i] {
+            b'\\' => i += 1,
+            b'$' => in_math = !in_math,
+            b'|' if !in_math => {
+                out.push(start..i);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(start..r.end);
+    // The outer pipes leave an empty cell at each end.
+    if text[out[0].clone()].trim().is_empty() {
+        out.remove(0);
+    }
+    if out.last().is_some_and(|c| text[c.clone()].trim().is_empty()) {
+        out.pop();
+    }
+    out.into_iter()
+        .map(|c| {
+            let s = &text[c.clone()];
+            let lead = s.len() - s.trim_start().len();
+            c.start + lead..c.start + s.trim_end().len().max(lead)
+        })
+        .collect()
+}
+
+/// Whether a row is a table's separator row (`|---|:---:|`).
+fn is_separator(text: &str, row: &[Range<usize>]) -> bool {
+    !row.is_empty()
+        && row.iter().all(|c| {
+            let t = &text[c.clone()];
+            t.contains('-') && t.bytes().all(|x| matches!(x, b'-' | b':' | b' '))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The values of the layout that ends `text`.
+    fn values(text: &str) -> Vec<&str> {
+        last(text).map(|l| l.values.into_iter().map(|r| &text[r]).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn label_lines() {
+        assert_eq!(values("So x = 17000.\n\nAnswer ⟶ $17000$"), vec!["17000"]);
+        assert_eq!(values("x = -49\n\nFinal result = $-49$"), vec!["-49"]);
+        assert_eq!(values("...\n\nFinal: $4t$"), vec!["4t"]);
+        assert_eq!(values("...\n\nSolution: $x$"), vec!["x"]);
+        assert_eq!(values("...\n\nResult — 12"), vec!["12"]);
+        assert_eq!(values("...\n\nAnswer\n: $27$"), vec!["27"]);
+        assert_eq!(values("...\n\n**Final answer:** $8$ cm"), vec!["8"]);
+        assert_eq!(values("...\n\nErgebnis: $5$"), vec!["5"]);
+        assert_eq!(values("...\n\n答案：$5$"), vec!["5"]);
+        assert_eq!(values("...\n\n- Answer (first reading): $2$\n- Answer (second reading): $3$"), vec!["2", "3"]);
+        // Prose after a label, a label inside a sentence, a value with no label: no layout.
+        assert!(last("...\n\nResult: we get $5$ apples.").is_none());
+        assert!(last("Final Answer: The final answer is $5$. I hope it is correct.").is_none());
+        assert!(last("The answer is: $5$").is_none());
+        assert!(last("We compute the result = $5$").is_none());
+        assert!(last("...\n\n#### 42").is_none());
+        assert!(last("Answer the question:\n$5$").is_none());
+        assert!(last("## Final Answer").is_none());
+    }
+
+    #[test]
+    fn headings_and_lists_under_a_label() {
+        assert_eq!(values("...\n\n#### Result: $28$"), vec!["28"]);
+        assert_eq!(values("...\n\n## Final Answer\n\n$-2$"), vec!["-2"]);
+        assert_eq!(values("...\n\n# Answer\n27"), vec!["27"]);
+        assert_eq!(values("...\n\n### Final answer\n\n$$\n\\frac{1}{2}\n$$"), vec!["\n\\frac{1}{2}\n"]);
+        assert_eq!(values("...\n\n**Answer**\n\\[ 7 \\]"), vec![" 7 "]);
+        assert_eq!(values("...\n\nFinal Answer\n============\n\n$7$"), vec!["7"]);
+        // Several values under one label are several candidates.
+        assert_eq!(values("x = 600\n\n### Answer\n\n* $600$\n* $601$"), vec!["600", "601"]);
+        assert_eq!(values("Answer:\n1. $5$\n2. $6$"), vec!["5", "6"]);
+        assert_eq!(values("**Final answers:**\n- $5$\n- $6$"), vec!["5", "6"]);
+        // Values above the label are reasoning.
+        assert_eq!(values("$3$\n## Answer\n$5$"), vec!["5"]);
+        // A list of steps under no label is no layout.
+        assert!(last("Steps:\n1. $5$\n2. $6$").is_none());
+    }
+
+    #[test]
+    fn tables() {
+        assert_eq!(values("...\n\n| **Final answer** | $8$ |\n|---|---|"), vec!["8"]);
+        assert_eq!(values("...\n\n| Final Answer |\n|:---:|\n| $-2$ |"), vec!["-2"]);
+        assert_eq!(values("...\n\n| Quantity | Value |\n|---|---|\n| Answer | 27 |"), vec!["27"]);
+        assert_eq!(values("Summary:\n\n| | |\n|---|---|\n| Result | $10$ |"), vec!["10"]);
+        assert_eq!(values("| Case | Answer |\n|---|---|\n| first | $2$ |\n| second | $3$ |"), vec!["2", "3"]);
+        assert_eq!(values("| Final answer |\n|---|\n| $1$ |\n| $2$ |"), vec!["1", "2"]);
+        assert_eq!(
+            values("| Quantity | Value |\n|---|---|\n| Answer | $1$ |\n| Answer (alternative) | $2$ |"),
+            vec!["1", "2"]
+        );
+        // `|` inside math is no cell border.
+        assert_eq!(values("| Answer | $|x| = 3$ |"), vec!["|x| = 3"]);
+        // A table with no answer label is no layout.
+        assert!(last("| n | square |\n|---|---|\n| 2 | 4 |").is_none());
+        assert!(last("| Quantity | Value |\n|---|---|\n| speed | 5 |\n| time | 3 |").is_none());
+    }
+
+    #[test]
+    fn alternatives_in_a_layout() {
+        let l = last("| Answer | Alternative |\n|---|---|\n| $5$ | $6$ |").expect("a layout");
+        assert!(l.answered && l.values.len() == 2);
+        assert_eq!(values("| Answer | $5$ |\n| Alternative | $6$ |"), vec!["5", "6"]);
+        assert_eq!(values("Final answer: $5$\nAlternatively: $6$"), vec!["5", "6"]);
+        // Alternatives alone name no answer.
+        let l = last("...\n\nAlternative: $6$").expect("a layout");
+        assert!(!l.answered);
+        let l = last("...\n\nAnswer (alternative): $6$").expect("a layout");
+        assert!(!l.answered);
+    }
+
+    #[test]
+    fn any_text_is_safe() {
+        for s in
+            ["", "|", "||", "| Answer |", "Answer", "# \u{e9}\u{20ac}|$", "Answer: $", "| Answer | $5 |", "\\]", "$$"]
+        {
+            let _ = last(s);
+        }
+        let long = format!("{}\n| Answer | 5 |", "é".repeat(5000));
+        assert_eq!(values(&long), vec!["5"]);
+    }
+}
