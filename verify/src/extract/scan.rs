@@ -44,6 +44,48 @@ impl Needle {
     }
 }
 
+/// Where code stands in a text: fenced blocks (between two ```` ``` ````) and inline code (between
+/// two backticks on one line). A marker there is mentioned, not used (`answer = solve()`).
+pub(crate) struct Code {
+    /// The fences, in order (none when the text has no backtick).
+    fences: Vec<usize>,
+    /// Whether the text has a backtick at all.
+    ticks: bool,
+}
+
+/// How far along its line inline code is looked for around a byte (bytes, each side).
+const MAX_INLINE_CODE_BYTES: usize = 256;
+
+impl Code {
+    /// The code of `text`: one pass for its fences.
+    pub(crate) fn of(text: &str) -> Code {
+        static FENCE: Needle = Needle::new(b"```");
+        let ticks = memchr::memchr(b'`', text.as_bytes()).is_some();
+        let fences = if ticks { FENCE.all(text.as_bytes()).collect() } else { Vec::new() };
+        Code { fences, ticks }
+    }
+
+    /// Whether byte `at` of `text` lies in code: after an odd number of fences with one after
+    /// it, or between two backticks of its line (within [`MAX_INLINE_CODE_BYTES`]).
+    pub(crate) fn holds(&self, text: &str, at: usize) -> bool {
+        if !self.ticks {
+            return false;
+        }
+        let before = self.fences.partition_point(|&f| f < at);
+        if before % 2 == 1 && before < self.fences.len() {
+            return true;
+        }
+        let b = text.as_bytes();
+        let from = at.saturating_sub(MAX_INLINE_CODE_BYTES);
+        let to = (at + MAX_INLINE_CODE_BYTES).min(b.len());
+        let line_start = memchr::memrchr(b'\n', &b[from..at]).map_or(from, |k| from + k + 1);
+        let line_end = memchr::memchr(b'\n', &b[at..to]).map_or(to, |k| at + k);
+        let single = |c: &&u8| **c == b'`';
+        let opened = b[line_start..at].iter().filter(single).count() % 2 == 1;
+        opened && b[at..line_end].contains(&b'`')
+    }
+}
+
 /// The largest `char` boundary of `s` that is `<= i`.
 pub(crate) fn floor_boundary(s: &str, i: usize) -> usize {
     if i >= s.len() {

@@ -7,9 +7,10 @@
 
 use memchr::memmem;
 
+use super::alternatives::{tail_after_value, Tail};
 use super::delimited::{block_at, last_block};
 use super::scan::{
-    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words, Needle,
+    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words, Code, Needle,
 };
 use super::tokens::phrase_at;
 use crate::lexicon::{self, Class};
@@ -29,7 +30,9 @@ pub(crate) fn answer_tag(text: &str) -> Option<&str> {
         let lead: &[u8] = if closing { b"</" } else { b"<" };
         p > lead.len() && matches!(b[p - 1], b'a' | b'A') && &b[p - 1 - lead.len()..p - 1] == lead
     };
-    let hits: Vec<usize> = TAIL.all(b).collect();
+    let code = Code::of(text);
+    // A tag inside code is mentioned, not used.
+    let hits: Vec<usize> = TAIL.all(b).filter(|&p| !code.holds(text, p)).collect();
     let close_at = hits.iter().rposition(|&p| is_tag(p, true))?;
     let open = hits[..close_at].iter().rev().find(|&&p| is_tag(p, false))? - 2;
     let close = hits[close_at] - 3;
@@ -46,7 +49,11 @@ pub(crate) fn answer_tag_named(text: &str) -> Option<&str> {
     static CLOSE: Needle = Needle::new(b"</");
     let b = text.as_bytes();
     let closes: Vec<usize> = CLOSE.all(b).collect();
+    let code = Code::of(text);
     for &p in closes.iter().rev().take(MAX_TAGS_TRIED) {
+        if code.holds(text, p) {
+            continue;
+        }
         let name_len = b[p + 2..]
             .iter()
             .take(MAX_TAG_NAME)
@@ -86,9 +93,10 @@ pub(crate) enum Phrase {
 /// a box) or the rest of the sentence. Case-insensitive. Also returns the phrase kind and the
 /// byte offset in `text` where the answer's span ends (the statement goes on from there).
 pub(crate) fn phrase(text: &str) -> Option<(String, Phrase, usize)> {
-    let b = text.as_bytes();
-    let word_hit = last_answer_word(text);
-    let a_colon = last_a_colon_line(b);
+    // Answer phrases inside code (`answer = solve()`) are mentioned, not used.
+    let code = Code::of(text);
+    let word_hit = last_answer_word(text, &code);
+    let a_colon = last_a_colon_line(text, &code);
     match (word_hit, a_colon) {
         (Some((pos, ans, kind, end)), Some(a)) if a < pos => Some((ans, kind, end)),
         (Some((_, ans, kind, end)), None) => Some((ans, kind, end)),
@@ -99,7 +107,7 @@ pub(crate) fn phrase(text: &str) -> Option<(String, Phrase, usize)> {
 
 /// The last occurrence of the word "answer" that forms an answer phrase and yields an answer:
 /// (its position, the answer, the phrase kind, where the answer ends).
-fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
+fn last_answer_word(text: &str, code: &Code) -> Option<(usize, String, Phrase, usize)> {
     let b = text.as_bytes();
     // Both spellings' hits in one ascending list, walked from the end.
     static LOWER: Needle = Needle::new(b"nswer");
@@ -117,7 +125,7 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
         if start > 0 && is_word_byte(b[start - 1]) {
             continue;
         }
-        if !word_at(text, start, "answer") || called_wrong(text, start) {
+        if !word_at(text, start, "answer") || called_wrong(text, start) || code.holds(text, start) {
             continue;
         }
         let Some((content_at, kind, json)) = phrase_tail(text, start, p + 5) else {
@@ -221,6 +229,9 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
     // The rest of the sentence: up to a newline or a period followed by a space or the end.
     let line_end = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
     let mut span = cap(&rest[..line_end], MAX_PHRASE_SPAN);
+    if let Some((value, len)) = value_then_tail(span) {
+        return Some((value.to_string(), i + len));
+    }
     if let Some(k) = sentence_end(span) {
         span = &span[..k];
     }
@@ -263,6 +274,34 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
         return Some((n.to_string(), span_end));
     }
     (!span.is_empty()).then(|| (span.to_string(), offset_in(text, span) + span.len()))
+}
+
+/// A line that opens with a plain number (`14 (that is, fourteen)`, `6 Good luck!`, `6 I
+/// think`): what follows the number is judged where every tail of an answer is
+/// ([`tail_after_value`]). The answer and its length in `line`: the number alone when the tail
+/// stands apart from it, the line's sentence when the tail qualifies it; `None` when the tail
+/// continues it (`6 dozen`, `6 or 7`: the sentence is read as usual).
+fn value_then_tail(line: &str) -> Option<(&str, usize)> {
+    let b = line.as_bytes();
+    let sign = usize::from(b.first() == Some(&b'-'));
+    let mut n = sign;
+    while n < b.len()
+        && (b[n].is_ascii_digit()
+            || (matches!(b[n], b'.' | b',') && n > sign && b.get(n + 1).is_some_and(u8::is_ascii_digit)))
+    {
+        n += 1;
+    }
+    if n == sign || n == b.len() {
+        return None;
+    }
+    match tail_after_value(&line[n..]) {
+        Tail::Apart => Some((&line[..n], n)),
+        Tail::Qualifies => {
+            let whole = line[..sentence_end(line).unwrap_or(line.len())].trim_end();
+            Some((whole, whole.len()))
+        }
+        Tail::Continues => None,
+    }
 }
 
 /// The offset of `part` (a subslice of `text`) in `text`.
@@ -314,8 +353,9 @@ pub(crate) fn foreign_phrase(text: &str) -> Option<(String, usize)> {
     }
     let finders = ascii.iter().chain(other.iter().filter(|_| non_ascii));
     let mut best: Option<(usize, usize)> = None;
+    let code = Code::of(text);
     for f in finders {
-        if let Some(p) = f.find_iter(tail).last().map(|p| from + p) {
+        if let Some(p) = f.find_iter(tail).map(|p| from + p).filter(|&p| !code.holds(text, p)).last() {
             let end = p + f.needle().len();
             // The last phrase wins; at one place, the longest (`đáp án` over `đáp`).
             let later = best.is_none_or(|(q, e)| p > q || (p == q && end > e));
@@ -595,17 +635,40 @@ fn leading_math(s: &str) -> Option<(&str, usize)> {
     Some((&s[bl.start..bl.end], bl.end + closer))
 }
 
-/// The end of the first sentence of `s`: a `.` followed by whitespace or the end of `s`.
+/// The end of the first sentence of `s`: a `.` followed by whitespace or the end of `s`, outside
+/// parentheses (`14 (i.e. fourteen)` is one sentence).
 fn sentence_end(s: &str) -> Option<usize> {
     let b = s.as_bytes();
-    (0..b.len()).find(|&k| b[k] == b'.' && b.get(k + 1).is_none_or(|c| c.is_ascii_whitespace()))
+    let mut depth = 0usize;
+    (0..b.len()).find(|&k| {
+        match b[k] {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0 && b[k] == b'.' && b.get(k + 1).is_none_or(|c| c.is_ascii_whitespace())
+    })
 }
 
 /// Where a new clause starts in `s`: a clause word after a space, or `, ` followed by a plain
 /// word other than `and` / `or`.
 fn clause_start(s: &str) -> Option<usize> {
     let b = s.as_bytes();
+    // Never inside a parenthesis: `14 (that is, fourteen)` is not cut at its comma.
+    let mut depth = 0usize;
+    let mut last = 0;
     for i in memchr::memchr2_iter(b' ', b',', b) {
+        for &c in &b[last..i] {
+            match c {
+                b'(' => depth += 1,
+                b')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        last = i;
+        if depth > 0 {
+            continue;
+        }
         let (cut, word_at) = match b[i] {
             b',' if b.get(i + 1) == Some(&b' ') => (i, i + 2),
             // A word an operator joins (`1 - i`) is a term, not a clause.
@@ -661,13 +724,13 @@ fn json_string(text: &str) -> Option<(String, usize)> {
     None
 }
 
-/// Position of the last line that starts with `A:` (the GSM8K "A: 42" format).
-fn last_a_colon_line(b: &[u8]) -> Option<usize> {
+/// Position of the last line that starts with `A:` (the GSM8K "A: 42" format), outside code.
+fn last_a_colon_line(text: &str, code: &Code) -> Option<usize> {
     static A_COLON: Needle = Needle::new(b"\nA:");
-    if let Some(p) = A_COLON.last(b) {
-        return Some(p + 1);
-    }
-    b.starts_with(b"A:").then_some(0)
+    let b = text.as_bytes();
+    let lines = A_COLON.all(b).map(|p| p + 1);
+    let first = b.starts_with(b"A:").then_some(0);
+    first.into_iter().chain(lines).filter(|&p| !code.holds(text, p)).last()
 }
 
 /// GSM8K `#### 42`: the rest of the last `####` line, when it looks like an answer (not a markdown
