@@ -24,6 +24,12 @@ pub(crate) fn is_other_numeral(c: char) -> bool {
     !c.is_ascii_digit() && c.is_numeric()
 }
 
+/// Whether `c` is a symbol of Unicode's `So` category (`🙂`, `✓`, `©`): no letter, digit or sign
+/// of math.
+pub(crate) fn is_symbol(c: char) -> bool {
+    c.general_category() == GeneralCategory::OtherSymbol
+}
+
 fn is_decimal_digit(c: char) -> bool {
     c.general_category() == GeneralCategory::DecimalNumber
 }

@@ -12,6 +12,15 @@
 //!   `; otherwise $9$`, `\; \text{(or } 6\text{)}`, `. It could also be 6.`, and for values that
 //!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
 //!   $5 < 6$ confirms it` adds nothing).
+//! - **In an aside right after the answer** (a parenthesis or a dash, on the answer's line):
+//!   its value, past a short lead-in (`(that is, fourteen)`, `(i.e. ١٤)`, `— in words, eight
+//!   hundred`, `(or possibly XCI)`): the same value restates the answer, another is an
+//!   alternative. An aside that gives a reason, negates, qualifies or calls a value wrong offers
+//!   none.
+//! - **What follows a value on an answer phrase's line** ([`tail_after_value`]): an aside, a
+//!   clause or a remark that stands apart from it (read as above; a closing remark with no value,
+//!   `Good luck!`, adds nothing), or words that qualify it (`I think`, `Not sure`): part of the
+//!   answer.
 //!
 //! - **In a later sentence that states a value for the answer's quantity** (`later`): `Checking
 //!   again, the count must be $15$.`, `The code gives $15$.`, `If the book counts it
@@ -22,7 +31,8 @@
 //! A hedge is a cue word (the lexicon's `HedgeCue` class: `or`, `otherwise`, `perhaps`, ...)
 //! followed, with only filler words between (`HedgeFiller`: `be`, `also`, `the answer is`, ...),
 //! by a value: a math block, a box, a number, a choice label, a numeral of another script (`١١`,
-//! `Ⅻ`) or a number word (`maybe eleven`). A cue followed by anything else (`could be verified`,
+//! `Ⅻ`), a Roman numeral in capitals (`or XCI`, read by its value), or a number word (`maybe
+//! eleven`; a word that is also English only after a hedge of its own language: `oder elf`). A cue followed by anything else (`could be verified`,
 //! `or not`) offers no value. An `or` inside a justification (`because 6 is odd or even`) offers
 //! none either: after a `Justification` word an `or` joins reasons, not answers.
 //!
@@ -89,7 +99,7 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
         }
         prev_end = end;
         let offered = offers(s, i, out.last(), parens > 0 || dashed);
-        match number_words_at(s, &t, out.last()).filter(|_| offered) {
+        match if offered { number_words_at(s, &t, out.last()) } else { None } {
             Some(NumberWords::Words(words)) => {
                 // `(vingt-sept)`, `or cuarenta y cinco`: a number in words is one word.
                 lexer.seek(i + words.len());
@@ -406,7 +416,8 @@ pub(crate) fn tail_after_value(tail: &str) -> Tail {
     let aside = matches!(first, '(' | '—') || (first == '–' && spaced);
     // `, which ...`: a clause after a comma (a list of values, `1, 2`, continues).
     let clause = matches!(first, ',' | ';') && chars.as_str().trim_start().starts_with(|c: char| c.is_alphabetic());
-    let remark = spaced && first.is_uppercase();
+    // A sentence run on without a period (`Good luck!`), or an emoji.
+    let remark = spaced && (first.is_uppercase() || crate::numerals::is_symbol(first));
     if !(aside || clause || remark) {
         return Tail::Continues;
     }
@@ -425,7 +436,13 @@ pub(crate) fn tail_after_value(tail: &str) -> Tail {
             || c.has(Class::GiveUp)
             || c.has(Class::Denial)
     };
-    let qualifies = toks.iter().any(|t| matches!(t, Tok::Word(_, c) if qualifying(c)));
+    // In a remark of its own, a condition hedges the value only when it opens the remark (`If I
+    // read it right.`); later it conditions the remark (`Let me know if anything is unclear.`).
+    let qualifies = toks.iter().enumerate().any(|(k, t)| match t {
+        Tok::Word(_, c) if remark && k > 0 && c.has(Class::Hypothesis) => false,
+        Tok::Word(_, c) => qualifying(c),
+        _ => false,
+    });
     if qualifies && !valued {
         Tail::Qualifies
     } else {
@@ -740,9 +757,15 @@ fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
     while let Some(t) = toks.get(k) {
         match t {
             Tok::Value(v) => return Some((v.clone(), k + 1)),
+            // `(maybe eleven)`: a number word is a value; `one` before a word is a filler (`or
+            // one of them`), not before the clause's end (`, or one.`).
+            Tok::Word(w, c)
+                if crate::number_words::value(w).is_some()
+                    && !(c.has(Class::HedgeFiller) && matches!(toks.get(k + 1), Some(Tok::Word(..)))) =>
+            {
+                return Some((w.to_string(), k + 1))
+            }
             Tok::Word(_, c) if c.has(Class::HedgeFiller) => {}
-            // `(maybe eleven)`: a number word is a value.
-            Tok::Word(w, _) if crate::number_words::value(w).is_some() => return Some((w.to_string(), k + 1)),
             Tok::Word(w, _) if matches!(&**w, "if" | "when" | "unless" | "for") => {
                 // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
                 let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
@@ -950,6 +973,69 @@ mod tests {
     }
 
     #[test]
+    fn asides_restate_or_offer_a_value_past_their_lead_in() {
+        assert_eq!(alts("14", " (that is, fourteen)"), vec!["fourteen"]);
+        assert_eq!(alts("14", " (that is, fifteen)"), vec!["fifteen"]);
+        assert_eq!(alts("14", " (i.e. fourteen)"), vec!["fourteen"]);
+        assert_eq!(alts("800", " — in words, eight hundred"), vec!["eight hundred"]);
+        assert_eq!(alts("14", " (in Thai digits, ๑๕)"), vec!["๑๕"]);
+        assert_eq!(alts("14", " (namely ١٤)"), vec!["١٤"]);
+        assert_eq!(alts("27", " — perhaps XXVIII."), vec!["28"]);
+        assert_eq!(alts("132", " (or possibly CXXXIII)."), vec!["133"]);
+        // Reasons, negations, bounds, domains and values called wrong are no offer.
+        for rest in [
+            " (since 2 + 4 = 6)",
+            " (not 15)",
+            " (up from 5)",
+            " (for n = 3)",
+            " (mod 7)",
+            ".\n\n(A common wrong answer is $13$, from rounding up.)",
+            ".\n\n(Recall that the problem gives 55 and 4.)",
+            " (in centimetres)",
+        ] {
+            assert!(alts("14", rest).is_empty(), "{rest}");
+        }
+    }
+
+    #[test]
+    fn roman_numerals_and_homographs_where_a_value_is_offered() {
+        assert_eq!(alts("90", " , or XCI"), vec!["91"]);
+        assert_eq!(alts("0", " , or I."), vec!["1"]);
+        assert!(alts("5", ", or I could be wrong.").is_empty());
+        assert!(alts("5", ". Part II is next.").is_empty());
+        assert_eq!(alts("0", " , or one."), vec!["one"]);
+        assert!(alts("5", ", or one of them.").is_empty());
+        assert_eq!(alts("10", " (oder elf)"), vec!["11"]);
+        assert_eq!(alts("10", " (o once)"), vec!["11"]);
+        assert_eq!(alts("0", " (ou un)"), vec!["1"]);
+        assert!(alts("10", " (or once we simplify)").is_empty());
+    }
+
+    #[test]
+    fn what_follows_a_value_on_its_answer_line() {
+        for apart in [
+            " (that is, fourteen)",
+            " — in words, ١٤",
+            " (or fifteen)",
+            " Good luck with your studies!",
+            " Hope that helps! 😊",
+            " Let me know if anything is unclear.",
+            ", so she has 14 apples.",
+            " 🙂",
+        ] {
+            assert_eq!(tail_after_value(apart), Tail::Apart, "{apart}");
+        }
+        for qualifies in
+            [" I think", " Not sure", " Probably.", ", at least", " (approximately)", " If I read it right."]
+        {
+            assert_eq!(tail_after_value(qualifies), Tail::Qualifies, "{qualifies}");
+        }
+        for continues in [" dozen", " apples", " or 15", " at least", " maybe 15", ", 15", "%", ""] {
+            assert_eq!(tail_after_value(continues), Tail::Continues, "{continues}");
+        }
+    }
+
+    #[test]
     fn numerals_of_other_scripts_and_words_are_values() {
         assert_eq!(alts("10", " (maybe eleven)"), vec!["eleven"]);
         assert_eq!(alts("10", " or ١١"), vec!["١١"]);
@@ -994,6 +1080,10 @@ mod tests {
         assert_eq!(split_hedged(r"x = 2 \text{ or } x = 3"), Some(vec!["x = 2".to_string(), "x = 3".to_string()]));
         assert_eq!(split_hedged(r"5 \text{ (or } 6\text{)}"), Some(vec!["5".to_string(), "6".to_string()]));
         assert_eq!(split_hedged(r"\frac{1}{2}"), None);
+        // A hedge word with a value on one side only keeps the answer whole (its wording
+        // qualifies it).
+        assert_eq!(split_hedged(r"\text{maybe } 5"), None);
+        assert_eq!(split_hedged(r"5 \text{ probably}"), None);
         assert_eq!(split_hedged(r"\text{ordinary}"), None);
         assert_eq!(split_hedged(r"\sin x \cdot \cos x"), None);
     }

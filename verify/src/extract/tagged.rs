@@ -3,7 +3,10 @@
 //!
 //! Each function returns the raw answer span (a slice of the input) and which marker found it; the
 //! caller cleans it. All searches go backwards from the end with `memmem` and stop at the first
-//! (that is, last in the text) marker that yields an answer, so the cost is linear.
+//! (that is, last in the text) marker that yields an answer, so the cost is linear. A marker
+//! inside code (a fenced block or inline code: `answer = solve()`) is mentioned, not used, and
+//! skipped. What follows a value on an answer phrase's line is judged by
+//! `alternatives::tail_after_value`.
 
 use memchr::memmem;
 
@@ -728,9 +731,9 @@ fn json_string(text: &str) -> Option<(String, usize)> {
 fn last_a_colon_line(text: &str, code: &Code) -> Option<usize> {
     static A_COLON: Needle = Needle::new(b"\nA:");
     let b = text.as_bytes();
-    let lines = A_COLON.all(b).map(|p| p + 1);
     let first = b.starts_with(b"A:").then_some(0);
-    first.into_iter().chain(lines).filter(|&p| !code.holds(text, p)).last()
+    let lines: Vec<usize> = first.into_iter().chain(A_COLON.all(b).map(|p| p + 1)).collect();
+    lines.into_iter().rev().take(MAX_TAGS_TRIED).find(|&p| !code.holds(text, p))
 }
 
 /// GSM8K `#### 42`: the rest of the last `####` line, when it looks like an answer (not a markdown
@@ -846,6 +849,37 @@ mod tests {
         assert_eq!(p("Final answer: half of 10"), Some("half of 10".into()));
         assert_eq!(p("Final answer: after 3 days it has 12 cells"), Some("after 3 days it has 12 cells".into()));
         assert_eq!(p("Final answer: the x2 term vanishes in the end"), Some("the x2 term vanishes in the end".into()));
+    }
+
+    #[test]
+    fn a_value_then_what_follows_it_on_the_line() {
+        let p = |s: &str| phrase(s).map(|(a, _, end)| (a, s[end..].to_string()));
+        // The value alone; the aside or remark after it is the statement's to read.
+        let apart = |a: &str, rest: &str| Some((a.to_string(), rest.to_string()));
+        assert_eq!(p("x\nA: 14 (that is, fourteen)"), apart("14", " (that is, fourteen)"));
+        assert_eq!(p("x\nA: 800 — in words, eight hundred"), apart("800", " — in words, eight hundred"));
+        assert_eq!(p("x\nA: 6 Good luck with your studies!"), apart("6", " Good luck with your studies!"));
+        assert_eq!(p("The answer is 6 Have a great day!"), apart("6", " Have a great day!"));
+        // A qualifier is part of the answer; words that continue it are read as before.
+        assert_eq!(p("x\nA: 6 I think").map(|(a, _)| a), Some("6 I think".into()));
+        assert_eq!(p("x\nA: 6 (approximately)").map(|(a, _)| a), Some("6 (approximately)".into()));
+        assert_eq!(p("x\nA: 6 dozen").map(|(a, _)| a), Some("6 dozen".into()));
+        assert_eq!(p("x\nA: 6 or 7").map(|(a, _)| a), Some("6 or 7".into()));
+        // Never cut inside a parenthesis.
+        assert_eq!(
+            p("Final answer: the sum (that is, x + y)").map(|(a, _)| a),
+            Some("the sum (that is, x + y)".into())
+        );
+    }
+
+    #[test]
+    fn phrases_and_tags_in_code_are_mentioned() {
+        let p = |s: &str| phrase(s).map(|(a, _, _)| a);
+        let checked = "x\nA: 3\n\nRunning a check:\n```python\nanswer = solve()\nprint(answer)\n```\nOutput: 3";
+        assert_eq!(p(checked), Some("3".into()));
+        assert_eq!(p("We print `answer = 5` first.\nThe answer is 6."), Some("6".into()));
+        assert_eq!(p("Use `answer: 5` as the format."), None);
+        assert_eq!(answer_tag("<answer>4</answer>\n```\n<answer>5</answer>\n```"), Some("4"));
     }
 
     #[test]
