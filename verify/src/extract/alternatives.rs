@@ -438,9 +438,19 @@ pub(crate) fn tail_after_value(tail: &str) -> Tail {
     };
     // In a remark of its own, a condition hedges the value only when it opens the remark (`If I
     // read it right.`); later it conditions the remark (`Let me know if anything is unclear.`).
+    // A unit or scale in an aside, or among a clause's first words, says what the value counts
+    // (`(in thousands)`, `, in dozens`): the wording reads it with the value. (A remark's first
+    // word is read as a unit after the answer by the statement: `6 Dozen`.)
+    let unit_reach = if aside {
+        MAX_STATEMENT_TOKENS
+    } else if clause {
+        3
+    } else {
+        0
+    };
     let qualifies = toks.iter().enumerate().any(|(k, t)| match t {
         Tok::Word(_, c) if remark && k > 0 && c.has(Class::Hypothesis) => false,
-        Tok::Word(_, c) => qualifying(c),
+        Tok::Word(w, c) => qualifying(c) || (k < unit_reach && crate::units::lookup(w).is_some()),
         _ => false,
     });
     if qualifies && !valued {
@@ -690,6 +700,9 @@ fn aside_value(toks: &[Tok<'_>], from: usize, reach: usize) -> Option<(String, u
     let mut lead = 0;
     for (k, t) in toks.iter().enumerate().skip(from).take(reach) {
         match t {
+            // After a lead-in, a value an operator follows is an operand (`(= 2 \times 7)`): the
+            // aside computes the answer, it offers no other value.
+            Tok::Value(_) if k > from && matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals)) => return None,
             Tok::Value(v) => return Some((v.clone(), k + 1)),
             Tok::Word(w, _) if crate::number_words::value(w).is_some() => return Some((w.to_string(), k + 1)),
             Tok::Word(_, c) if c.has(Class::HedgeCue) || c.has(Class::HedgeFiller) || c.has(Class::Restating) => {}
@@ -992,6 +1005,8 @@ mod tests {
             ".\n\n(A common wrong answer is $13$, from rounding up.)",
             ".\n\n(Recall that the problem gives 55 and 4.)",
             " (in centimetres)",
+            " (= 2 \\times 7)",
+            " (that is, 2 + 12)",
         ] {
             assert!(alts("14", rest).is_empty(), "{rest}");
         }
@@ -1025,9 +1040,17 @@ mod tests {
         ] {
             assert_eq!(tail_after_value(apart), Tail::Apart, "{apart}");
         }
-        for qualifies in
-            [" I think", " Not sure", " Probably.", ", at least", " (approximately)", " If I read it right."]
-        {
+        for qualifies in [
+            " I think",
+            " Not sure",
+            " Probably.",
+            ", at least",
+            " (approximately)",
+            " If I read it right.",
+            " (in thousands)",
+            " (dozen)",
+            ", in thousands",
+        ] {
             assert_eq!(tail_after_value(qualifies), Tail::Qualifies, "{qualifies}");
         }
         for continues in [" dozen", " apples", " or 15", " at least", " maybe 15", ", 15", "%", ""] {
