@@ -870,7 +870,7 @@ fn clean_part(p: &str) -> String {
     let mut t = p.trim();
     for _ in 0..8 {
         let before = t.len();
-        t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '~'));
+        t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '~' | '—' | '–'));
         for sp in [r"\;", r"\,", r"\quad", r"\qquad", r"\ "] {
             t = t.strip_prefix(sp).unwrap_or(t).trim();
             t = t.strip_suffix(sp).unwrap_or(t).trim();
@@ -1107,6 +1107,7 @@ mod tests {
         // qualifies it).
         assert_eq!(split_hedged(r"\text{maybe } 5"), None);
         assert_eq!(split_hedged(r"5 \text{ probably}"), None);
+        assert_eq!(split_hedged("1 — or"), None);
         assert_eq!(split_hedged(r"\text{ordinary}"), None);
         assert_eq!(split_hedged(r"\sin x \cdot \cos x"), None);
     }
