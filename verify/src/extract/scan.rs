@@ -53,6 +53,9 @@ pub(crate) struct Code {
     ticks: Vec<usize>,
 }
 
+/// Most backticks (and fences) recorded: a text with more is no response but an attack, and
+/// markers after them are read as outside code (as without this reading).
+const MAX_TICKS: usize = 4096;
 /// How far along its line inline code is looked for around a byte (bytes, each side).
 const MAX_INLINE_CODE_BYTES: usize = 256;
 
@@ -61,8 +64,8 @@ impl Code {
     pub(crate) fn of(text: &str) -> Code {
         static FENCE: Needle = Needle::new(b"```");
         let b = text.as_bytes();
-        let ticks: Vec<usize> = memchr::memchr_iter(b'`', b).collect();
-        let fences = if ticks.is_empty() { Vec::new() } else { FENCE.all(b).collect() };
+        let ticks: Vec<usize> = memchr::memchr_iter(b'`', b).take(MAX_TICKS).collect();
+        let fences = if ticks.is_empty() { Vec::new() } else { FENCE.all(b).take(MAX_TICKS).collect() };
         Code { fences, ticks }
     }
 
