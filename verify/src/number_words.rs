@@ -48,6 +48,10 @@ struct Language {
     words: &'static [(&'static str, u64, Join)],
     /// Whether its words compound without a space (`siebenundzwanzig`, `ventisette`).
     compounds: bool,
+    /// Its words that offer another value (`oder`, `o`, `ou`, `vielleicht`; each of the lexicon's
+    /// `HedgeCue` class): after one, a word that is also an English word (`elf`, `once`, `un`) is
+    /// this language's number.
+    hedges: &'static [&'static str],
 }
 
 const ENGLISH: &[(&str, u64, Join)] = &[
@@ -363,13 +367,17 @@ const RUSSIAN: &[(&str, u64, Join)] = &[
 ];
 
 const LANGUAGES: &[Language] = &[
-    Language { words: ENGLISH, compounds: false },
-    Language { words: SPANISH, compounds: true },
-    Language { words: GERMAN, compounds: true },
-    Language { words: FRENCH, compounds: false },
-    Language { words: ITALIAN, compounds: true },
-    Language { words: PORTUGUESE, compounds: false },
-    Language { words: RUSSIAN, compounds: false },
+    Language { words: ENGLISH, compounds: false, hedges: &[] },
+    Language { words: SPANISH, compounds: true, hedges: &["o", "quizá", "quizás", "posiblemente", "probablemente"] },
+    Language {
+        words: GERMAN,
+        compounds: true,
+        hedges: &["oder", "vielleicht", "eventuell", "möglicherweise", "wahrscheinlich"],
+    },
+    Language { words: FRENCH, compounds: false, hedges: &["ou", "possiblement", "probablement"] },
+    Language { words: ITALIAN, compounds: true, hedges: &["o", "oppure", "forse", "probabilmente"] },
+    Language { words: PORTUGUESE, compounds: false, hedges: &["ou", "talvez", "possivelmente", "provavelmente"] },
+    Language { words: RUSSIAN, compounds: false, hedges: &["или", "либо", "возможно"] },
 ];
 
 /// Words that are also common English words: read only inside a phrase of several parts.
@@ -447,6 +455,25 @@ pub(crate) fn leading(text: &str) -> Option<(usize, u64)> {
         ends.push(segment.len());
     }
     ends.iter().rev().find_map(|&end| value(&segment[..end]).map(|v| (end, v)))
+}
+
+/// [`leading`], after the hedge word `cue` (lower-cased): a word that is also an English word
+/// (`elf`, `once`, `un`) is read alone as the number of a language whose hedge `cue` is (`oder
+/// elf`, `o once`, `ou un`), never after an English cue (`or once we simplify`).
+pub(crate) fn leading_after(cue: &str, text: &str) -> Option<(usize, u64)> {
+    if let Some(found) = leading(text) {
+        return Some(found);
+    }
+    let len = text.find(|c: char| !c.is_alphabetic()).unwrap_or(text.len());
+    let word = &text[..len];
+    if len == 0 || len > 16 || !ENGLISH_HOMOGRAPHS.iter().any(|h| h.eq_ignore_ascii_case(word)) {
+        return None;
+    }
+    let lower = word.to_ascii_lowercase();
+    LANGUAGES.iter().filter(|lang| lang.hedges.contains(&cue)).find_map(|lang| {
+        let (_, v, _) = lang.words.iter().find(|(w, _, j)| *w == lower && !matches!(j, And | Und))?;
+        Some((len, *v))
+    })
 }
 
 /// Every word of every table, and the first three letters of the words of compounding languages:
@@ -630,6 +657,21 @@ mod tests {
 
     fn v(s: &str) -> Option<u64> {
         value(s)
+    }
+
+    #[test]
+    fn english_homographs_after_a_hedge_of_their_language() {
+        assert_eq!(leading_after("oder", "elf)"), Some((3, 11)));
+        assert_eq!(leading_after("o", "once"), Some((4, 11)));
+        assert_eq!(leading_after("ou", "un."), Some((2, 1)));
+        assert_eq!(leading_after("or", "once we simplify"), None);
+        assert_eq!(leading_after("oder", "zwölf"), Some(("zwölf".len(), 12)));
+        // Each language's hedge words are hedge cues of the lexicon.
+        for lang in LANGUAGES {
+            for h in lang.hedges {
+                assert!(crate::lexicon::is(h, crate::lexicon::Class::HedgeCue), "{h}");
+            }
+        }
     }
 
     #[test]

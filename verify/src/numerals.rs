@@ -7,7 +7,8 @@
 //! `No`: [`char::is_numeric`]); the value of a decimal digit comes from its `Decimal_Number`
 //! category (`unicode-properties`) and the standard's stability policy that every script's
 //! decimal digits are assigned in contiguous runs of ten, ascending from zero. No list of
-//! scripts is kept here.
+//! scripts is kept here. Roman numerals are a numeral system of their own ([`roman_value`]):
+//! Unicode's Roman numeral signs (`Ⅻ`, `ⅩⅣ`) are read as the letters they stand for.
 
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
@@ -21,6 +22,12 @@ const MAX_NUMBER_WORDS: usize = 8;
 /// number (`Ⅻ`) or another number character (`½`, `²`, `①`).
 pub(crate) fn is_other_numeral(c: char) -> bool {
     !c.is_ascii_digit() && c.is_numeric()
+}
+
+/// Whether `c` is a symbol of Unicode's `So` category (`🙂`, `✓`, `©`): no letter, digit or sign
+/// of math.
+pub(crate) fn is_symbol(c: char) -> bool {
+    c.general_category() == GeneralCategory::OtherSymbol
 }
 
 fn is_decimal_digit(c: char) -> bool {
@@ -74,8 +81,84 @@ pub(crate) fn ascii_number(s: &str) -> Option<String> {
         }
         return Some(out);
     }
+    if !t.is_ascii() {
+        // `Ⅻ`, `ⅩⅩⅤⅠⅠⅠ`: Roman numeral signs (capital letters written with ASCII are no numeral
+        // here: `CD` may name a segment, `C` a choice).
+        if let Some(v) = roman_value(t) {
+            return Some(v.to_string());
+        }
+    }
     words_value(t).map(|v| v.to_string()).or_else(|| leading_words_value(t))
 }
+
+/// Longest Roman numeral read (characters): `MMMDCCCLXXXVIII`.
+const MAX_ROMAN_CHARS: usize = 15;
+
+/// The letters a Roman numeral sign of Unicode's Number Forms stands for (`Ⅻ` -> `XII`, `ⅽ` ->
+/// `C`): the block lays out the capital signs from one to twelve, then fifty, a hundred, five
+/// hundred and a thousand, and the small signs in the same order.
+fn roman_sign_letters(c: char) -> Option<&'static str> {
+    const SIGNS: [&str; 16] =
+        ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "L", "C", "D", "M"];
+    let offset = (c as u32).checked_sub(0x2160)?;
+    SIGNS.get((offset % 16) as usize).filter(|_| offset < 32).copied()
+}
+
+/// The value of a Roman numeral in its standard form: ASCII capitals (`XIV`, `MMXXIV`) or Roman
+/// numeral signs (`Ⅻ`, `ⅩⅣ`, `ⅩⅩⅤⅠⅠⅠ`), from 1 to 3999. `None` for anything else, and for a
+/// run of letters that is no standard numeral (`IIII`, `VX`, `MIXED`).
+pub(crate) fn roman_value(s: &str) -> Option<u64> {
+    let ascii = s.is_ascii();
+    let mut letters = [0u8; MAX_ROMAN_CHARS];
+    let mut n = 0;
+    for c in s.chars() {
+        let one = [c as u8];
+        // All ASCII capitals, or all signs.
+        let part: &[u8] = if ascii { &one } else { roman_sign_letters(c)?.as_bytes() };
+        for &l in part {
+            *letters.get_mut(n)? = l;
+            n += 1;
+        }
+    }
+    let letters = &letters[..n];
+    let digit = |l: u8| ROMAN.iter().find(|(_, r)| r.as_bytes() == [l]).map(|(v, _)| *v as i64);
+    let mut total = 0i64;
+    for (k, &l) in letters.iter().enumerate() {
+        let v = digit(l)?;
+        let next = letters.get(k + 1).and_then(|&m| digit(m)).unwrap_or(0);
+        total += if next > v { -v } else { v };
+    }
+    // Read back: only the standard form of its value counts (`XIV`, not `XIIII` or `IVX`).
+    let (mut rest, mut at) = (u64::try_from(total).ok().filter(|t| (1..=3999).contains(t))?, 0);
+    let value = rest;
+    for (v, r) in ROMAN {
+        while rest >= v {
+            if !letters[at..].starts_with(r.as_bytes()) {
+                return None;
+            }
+            at += r.len();
+            rest -= v;
+        }
+    }
+    (at == letters.len()).then_some(value)
+}
+
+/// The values of Roman numerals, largest first, with the subtractive pairs.
+const ROMAN: [(u64, &str); 13] = [
+    (1000, "M"),
+    (900, "CM"),
+    (500, "D"),
+    (400, "CD"),
+    (100, "C"),
+    (90, "XC"),
+    (50, "L"),
+    (40, "XL"),
+    (10, "X"),
+    (9, "IX"),
+    (5, "V"),
+    (4, "IV"),
+    (1, "I"),
+];
 
 /// `five apples` -> `5 apples`: a number in words that opens a text, in digits (the scorer then
 /// reads the rest with its allow-lists).
@@ -120,6 +203,22 @@ mod tests {
         assert_eq!(ascii_number("x٤"), None);
         assert!(is_other_numeral('Ⅻ') && is_other_numeral('½') && is_other_numeral('٣'));
         assert!(!is_other_numeral('7') && !is_other_numeral('x'));
+    }
+
+    #[test]
+    fn roman_numerals_in_their_standard_form() {
+        assert_eq!(roman_value("XIV"), Some(14));
+        assert_eq!(roman_value("MMXXIV"), Some(2024));
+        assert_eq!(roman_value("CDXLIV"), Some(444));
+        assert_eq!(roman_value("Ⅻ"), Some(12));
+        assert_eq!(roman_value("ⅩⅩⅤⅠⅠⅠ"), Some(28));
+        assert_eq!(roman_value("ⅹⅳ"), Some(14));
+        for no in ["IIII", "VX", "IC", "MIXED", "xiv", "", "XⅡ", "MMMM", "IL"] {
+            assert_eq!(roman_value(no), None, "{no}");
+        }
+        // Signs are numerals by value; ASCII capitals are not read as an answer (`CD`, `C`).
+        assert_eq!(ascii_number("Ⅻ").as_deref(), Some("12"));
+        assert_eq!(ascii_number("CD"), None);
     }
 
     #[test]

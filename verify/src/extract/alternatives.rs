@@ -12,6 +12,15 @@
 //!   `; otherwise $9$`, `\; \text{(or } 6\text{)}`, `. It could also be 6.`, and for values that
 //!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
 //!   $5 < 6$ confirms it` adds nothing).
+//! - **In an aside right after the answer** (a parenthesis or a dash, on the answer's line):
+//!   its value, past a short lead-in (`(that is, fourteen)`, `(i.e. ١٤)`, `— in words, eight
+//!   hundred`, `(or possibly XCI)`): the same value restates the answer, another is an
+//!   alternative. An aside that gives a reason, negates, qualifies or calls a value wrong offers
+//!   none.
+//! - **What follows a value on an answer phrase's line** ([`tail_after_value`]): an aside, a
+//!   clause or a remark that stands apart from it (read as above; a closing remark with no value,
+//!   `Good luck!`, adds nothing), or words that qualify it (`I think`, `Not sure`): part of the
+//!   answer.
 //!
 //! - **In a later sentence that states a value for the answer's quantity** (`later`): `Checking
 //!   again, the count must be $15$.`, `The code gives $15$.`, `If the book counts it
@@ -22,7 +31,8 @@
 //! A hedge is a cue word (the lexicon's `HedgeCue` class: `or`, `otherwise`, `perhaps`, ...)
 //! followed, with only filler words between (`HedgeFiller`: `be`, `also`, `the answer is`, ...),
 //! by a value: a math block, a box, a number, a choice label, a numeral of another script (`١١`,
-//! `Ⅻ`) or a number word (`maybe eleven`). A cue followed by anything else (`could be verified`,
+//! `Ⅻ`), a Roman numeral in capitals (`or XCI`, read by its value), or a number word (`maybe
+//! eleven`; a word that is also English only after a hedge of its own language: `oder elf`). A cue followed by anything else (`could be verified`,
 //! `or not`) offers no value. An `or` inside a justification (`because 6 is odd or even`) offers
 //! none either: after a `Justification` word an `or` joins reasons, not answers.
 //!
@@ -80,17 +90,61 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut lexer = Lexer::new(s);
+    // Inside a parenthesis (its depth), or after a dash up to the sentence's end: an aside.
+    let (mut parens, mut dashed, mut prev_end) = (0usize, false, 0usize);
     while out.len() < limit {
         let Some(t) = lexer.next() else { break };
         let Range { start: i, end } = t.range.clone();
-        if let Some(words) = number_words_at(s, &t, out.last()) {
-            // `(vingt-sept)`, `or cuarenta y cinco`: a number in words is one word.
-            lexer.seek(i + words.len());
-            let classes = if words.contains([' ', '-']) { Classes::default() } else { lexicon::classes(words) };
-            out.push(Tok::Word(std::borrow::Cow::Owned(words.to_lowercase()), classes));
-            continue;
+        if dashed && b[prev_end.min(i)..i].contains(&b'\n') {
+            // A dash's aside ends with its line.
+            dashed = false;
+        }
+        prev_end = end;
+        let offered = offers(s, i, out.last(), parens > 0 || dashed);
+        match if offered { number_words_at(s, &t, out.last()) } else { None } {
+            Some(NumberWords::Words(words)) => {
+                // `(vingt-sept)`, `or cuarenta y cinco`: a number in words is one word.
+                lexer.seek(i + words.len());
+                let classes = if words.contains([' ', '-']) { Classes::default() } else { lexicon::classes(words) };
+                out.push(Tok::Word(std::borrow::Cow::Owned(words.to_lowercase()), classes));
+                continue;
+            }
+            Some(NumberWords::Homograph(len, value)) => {
+                // `oder elf`, `o once`: a word of the hedge's language, by its value.
+                lexer.seek(i + len);
+                out.push(Tok::Value(value.to_string()));
+                continue;
+            }
+            None => {}
+        }
+        if offered && t.is_ascii_word(s) {
+            if let Some(v) = roman_numeral_at(s, &t) {
+                // `, or XCI`, `(or possibly CXXXIII)`: a Roman numeral in capitals, by its value.
+                out.push(Tok::Value(v.to_string()));
+                continue;
+            }
         }
         match t.kind {
+            // An em dash, or a spaced en dash, opens an aside like a parenthesis (`— in words,
+            // ten`, `– perhaps XXVIII`).
+            Kind::Char('—') => {
+                dashed = true;
+                out.push(Tok::Open);
+            }
+            Kind::Char('–') if s[..i].ends_with(' ') && s[end..].starts_with(' ') => {
+                dashed = true;
+                out.push(Tok::Open);
+            }
+            Kind::Char('(') if !(matches!(b.get(i + 1), Some(b'A'..=b'E')) && b.get(i + 2) == Some(&b')')) => {
+                parens += 1;
+                out.push(Tok::Open);
+            }
+            Kind::Char(')') => parens = parens.saturating_sub(1),
+            // `(i.e. ten)`, `(d.h. zehn)`: inside a parenthesis, the dot of an abbreviation (after a
+            // word of one or two letters) closes a lead-in like a comma, not a sentence.
+            Kind::Char('.') if parens > 0 && matches!(out.last(), Some(Tok::Word(w, _)) if w.chars().count() <= 2) => {
+                out.push(Tok::Comma)
+            }
             Kind::Char('{' | '}' | '~') => {}
             Kind::Char('<') if markup_end(b, i).is_some() => {
                 // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a
@@ -169,13 +223,13 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
             }
             Kind::Word(_) => out.extend(s[i..end].chars().map(|_| Tok::Other)),
             Kind::Char('.' | '!' | '?') if b.get(end).is_none_or(|n| n.is_ascii_whitespace() || *n == b'$') => {
+                dashed = false;
                 out.push(Tok::SentenceEnd)
             }
             Kind::Char(',' | ';') => out.push(Tok::Comma),
-            Kind::Char('(') => out.push(Tok::Open),
             Kind::Char('=') => out.push(Tok::Equals),
             Kind::Char(':') => out.push(Tok::Colon),
-            Kind::Char(')' | ']' | '.') => {}
+            Kind::Char(']' | '.') => {}
             Kind::Char(_) => out.push(Tok::Other),
         }
     }
@@ -183,22 +237,63 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
     out
 }
 
-/// The number in words (`vingt-sept`, `siebenundzwanzig`, `cuarenta y cinco`, `двадцать семь`,
-/// `二十七`) that starts at the word token `t` of `s`, where a value may be offered: right after
-/// `(` or a hedge cue or filler (`(o veintiocho)`, `or perhaps twenty-eight`). Its text.
-fn number_words_at<'a>(s: &'a str, t: &Token, before: Option<&Tok<'_>>) -> Option<&'a str> {
-    let offers = match before {
-        Some(Tok::Open) => true,
-        Some(Tok::Word(_, c)) => c.has(Class::HedgeCue) || c.has(Class::HedgeFiller),
-        _ => false,
-    };
-    if !offers || !matches!(t.kind, Kind::Word(_)) || s[..t.range.start].ends_with(|c: char| c.is_alphanumeric()) {
+/// Whether a value may be offered at byte `at` of `s`, after the token `before`: inside an
+/// aside (`aside`), or right after `(`, a dash, `,`, `=`, `:` or a hedge cue or filler (`(o
+/// veintiocho)`, `or perhaps twenty-eight`, `in words: ten`).
+fn offers(s: &str, at: usize, before: Option<&Tok<'_>>, aside: bool) -> bool {
+    aside
+        || match before {
+            Some(Tok::Open | Tok::Comma | Tok::Equals) => true,
+            Some(Tok::Word(_, c)) => c.has(Class::HedgeCue) || c.has(Class::HedgeFiller) || c.has(Class::Restating),
+            _ => false,
+        }
+        || s[..at].trim_end().ends_with(':')
+}
+
+/// A number in words read at a word token.
+enum NumberWords<'a> {
+    /// Its text (`vingt-sept`, `siebenundzwanzig`, `cuarenta y cinco`, `двадцать семь`, `二十七`).
+    Words(&'a str),
+    /// A word that is also an English word, after a hedge of its language (`oder elf`): its length
+    /// and value.
+    Homograph(usize, u64),
+}
+
+/// The number in words that starts at the word token `t` of `s` (where a value may be offered:
+/// see [`offers`]).
+fn number_words_at<'a>(s: &'a str, t: &Token, before: Option<&Tok<'_>>) -> Option<NumberWords<'a>> {
+    if !matches!(t.kind, Kind::Word(_)) || s[..t.range.start].ends_with(|c: char| c.is_alphanumeric()) {
         return None;
     }
-    let (len, _) = crate::number_words::leading(&s[t.range.start..])?;
-    let words = &s[t.range.start..t.range.start + len];
+    let text = &s[t.range.start..];
     // A word run on into letters is another word (`onceover`): `leading` stops at a word's end.
-    Some(words)
+    if let Some((len, _)) = crate::number_words::leading(text) {
+        return Some(NumberWords::Words(&text[..len]));
+    }
+    let Some(Tok::Word(cue, c)) = before else { return None };
+    let (len, v) = crate::number_words::leading_after(cue, text).filter(|_| c.has(Class::HedgeCue))?;
+    Some(NumberWords::Homograph(len, v))
+}
+
+/// The value of the Roman numeral in capitals at the word token `t` of `s` (`XCI`, `XIV`): a
+/// word of two letters or more, or one of `I`, `V`, `X`, `L`, `M` that ends its clause (`, or
+/// I.`; never `I could`). `C` and `D` alone are choice letters.
+fn roman_numeral_at(s: &str, t: &Token) -> Option<u64> {
+    let w = t.text(s);
+    if !t.stands_alone(s) || !w.bytes().all(|c| c.is_ascii_uppercase()) {
+        return None;
+    }
+    if w.len() == 1 {
+        let ends = s[t.range.end..]
+            .trim_start_matches([' ', '$'])
+            .chars()
+            .next()
+            .is_none_or(|c| matches!(c, '.' | ',' | ';' | ')' | '!' | '?' | '\n'));
+        if !ends || matches!(w, "C" | "D") {
+            return None;
+        }
+    }
+    crate::numerals::roman_value(w)
 }
 
 /// The value an output block prints (`output\n28\n`: `28`), when the block is one and prints one
@@ -241,8 +336,12 @@ fn statement(rest: &str) -> &str {
 /// (`later`). Also says whether any of them is offered as an alternative (`or`, a hedge, a later
 /// value) rather than listed (`,`, `and`).
 pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec<(String, Rule)>, bool) {
-    let toks = tokenize(statement(rest), MAX_STATEMENT_TOKENS);
-    let (mut out, mut hedged) = alternatives_in(answer, &toks);
+    let rest = statement(rest);
+    let toks = tokenize(rest, MAX_STATEMENT_TOKENS);
+    // An aside on the answer's own line belongs to it; one in a later paragraph is read with its
+    // value right after its `(` only (`\n\n(Recall that the problem gives 55.)` is a recap).
+    let on_line = rest.find(['(', '—', '–']).is_some_and(|k| !rest[..k].contains('\n'));
+    let (mut out, mut hedged) = alternatives_in(answer, &toks, on_line);
     for v in later::later_values(&toks, answer, before) {
         if out.len() >= MAX_ALTERNATIVES {
             break;
@@ -286,6 +385,82 @@ pub(crate) fn rest_after(text: &str, start: usize, end: usize) -> &str {
         }
     }
     rest
+}
+
+/// How the text that follows a value on its answer line (`A: 14 (that is, fourteen)`, `The
+/// answer is 6 Good luck!`) stands to it: the one judge of what follows a value that an answer
+/// phrase reads as the rest of its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tail {
+    /// An aside (a parenthesis, a dash), a clause after a comma or a remark of its own (a
+    /// capitalised sentence run on without a period) that holds a value or holds no word that
+    /// hedges or qualifies one: the value alone is the answer, and the statement after it is
+    /// read as after any answer (an aside's value restates it or is an alternative; a closing
+    /// remark adds nothing).
+    Apart,
+    /// Such a tail that holds no value but a word that hedges or qualifies one (`(approximately)`,
+    /// `I think`, `Not sure`, `, at least`): part of the answer, whose wording judges it.
+    Qualifies,
+    /// Words that continue the value (`dozen`, `apples`, `or 7`, `at least`): the answer's text
+    /// runs on, read as before.
+    Continues,
+}
+
+/// Most bytes of an answer line read after its value.
+const MAX_TAIL_BYTES: usize = 300;
+
+/// How `tail` (the rest of an answer's line, right after its value) stands to the value: see
+/// [`Tail`]. One pass over at most [`MAX_TAIL_BYTES`].
+pub(crate) fn tail_after_value(tail: &str) -> Tail {
+    let t = tail.trim_start_matches([' ', '\t']);
+    let spaced = t.len() < tail.len();
+    let mut chars = t.chars();
+    let Some(first) = chars.next() else { return Tail::Continues };
+    let aside = matches!(first, '(' | '—') || (first == '–' && spaced);
+    // `, which ...`: a clause after a comma (a list of values, `1, 2`, continues).
+    let clause = matches!(first, ',' | ';') && chars.as_str().trim_start().starts_with(|c: char| c.is_alphabetic());
+    // A sentence run on without a period (`Good luck!`), or an emoji.
+    let remark = spaced && (first.is_uppercase() || crate::numerals::is_symbol(first));
+    if !(aside || clause || remark) {
+        return Tail::Continues;
+    }
+    let line = &t[..t.find('\n').unwrap_or(t.len())];
+    let line = &line[..floor_boundary(line, MAX_TAIL_BYTES.min(line.len()))];
+    let toks = tokenize(line, MAX_STATEMENT_TOKENS);
+    let valued = toks.iter().any(|t| match t {
+        Tok::Value(_) | Tok::Code(Some(_)) => true,
+        Tok::Word(w, _) => crate::number_words::value(w).is_some(),
+        _ => false,
+    });
+    let qualifying = |c: &Classes| {
+        c.has(Class::HedgeCue)
+            || c.has(Class::NegationOrModal)
+            || c.has(Class::Negation)
+            || c.has(Class::GiveUp)
+            || c.has(Class::Denial)
+    };
+    // In a remark of its own, a condition hedges the value only when it opens the remark (`If I
+    // read it right.`); later it conditions the remark (`Let me know if anything is unclear.`).
+    // A unit or scale in an aside, or among a clause's first words, says what the value counts
+    // (`(in thousands)`, `, in dozens`): the wording reads it with the value. (A remark's first
+    // word is read as a unit after the answer by the statement: `6 Dozen`.)
+    let unit_reach = if aside {
+        MAX_STATEMENT_TOKENS
+    } else if clause {
+        3
+    } else {
+        0
+    };
+    let qualifies = toks.iter().enumerate().any(|(k, t)| match t {
+        Tok::Word(_, c) if remark && k > 0 && c.has(Class::Hypothesis) => false,
+        Tok::Word(w, c) => qualifying(c) || (k < unit_reach && crate::units::lookup(w).is_some()),
+        _ => false,
+    });
+    if qualifies && !valued {
+        Tail::Qualifies
+    } else {
+        Tail::Apart
+    }
 }
 
 /// A plain value that restates an answer right after it: `= 7`, `, i.e. 7`, `, which is 7`,
@@ -424,7 +599,7 @@ fn longest_unit(words: &[&str], power: &str, in_text: bool, ends: bool) -> Optio
 }
 
 /// [`alternatives_after`] on the tokens of the statement.
-fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool) {
+fn alternatives_in(answer: &str, toks: &[Tok<'_>], on_line: bool) -> (Vec<(String, Rule)>, bool) {
     let mut out: Vec<(String, Rule)> = Vec::new();
     // 1. A list continued right after the answer: connectors then values of the same kind (a
     // value, or an equation naming one: `$x = 2$ and $y = 3$`).
@@ -460,19 +635,13 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
         }
     }
     let listed = out.len();
-    // 2. A parenthetical right after the answer that opens with a value: `$81$ ($64$ if ...)`,
-    // `(eleven?)`.
+    // 2. An aside right after the answer (a parenthesis or a dash) that offers or restates a
+    // value: `$81$ ($64$ if ...)`, `(eleven?)`, `(that is, fourteen)`, `— in words, ١٤`.
     if toks.get(k) == Some(&Tok::Open) {
-        match toks.get(k + 1) {
-            Some(Tok::Value(v)) => {
-                out.push((v.clone(), Rule::Parenthetical));
-                k += 2;
-            }
-            Some(Tok::Word(w, _)) if crate::number_words::value(w).is_some() => {
-                out.push((w.to_string(), Rule::Parenthetical));
-                k += 2;
-            }
-            _ => {}
+        let reach = if on_line { MAX_ASIDE_LEAD } else { 1 };
+        if let Some((v, next)) = aside_value(toks, k + 1, reach) {
+            out.push((v, Rule::Parenthetical));
+            k = next;
         }
     }
     // 3. Hedges in the rest of the statement.
@@ -516,6 +685,58 @@ fn alternatives_in(answer: &str, toks: &[Tok<'_>]) -> (Vec<(String, Rule)>, bool
     (out, hedged)
 }
 
+/// Most tokens of an aside read before its value.
+const MAX_ASIDE_LEAD: usize = 10;
+/// Most words of an aside's lead-in before its value that no comma closes (`(i.e. ten)`, `(in
+/// Roman numerals XIV)`).
+const MAX_LEAD_WORDS: usize = 3;
+
+/// The value an aside offers or restates (`from` is the token after its `(` or dash): its first
+/// value (a math block, a number, a numeral of any script or system, a number in words), after
+/// hedge cues and fillers (`or possibly`), words that restate (`that is`, `namely`, `in words`),
+/// a lead-in clause closed by a comma, `:` or `=` (`in Thai digits, ๑๔`), or a few other words.
+/// An aside that gives a reason (`since 2 + 4 = 6`), negates (`not 15`), qualifies (`about 7`,
+/// `up from 5`), states a domain (`for n = 3`) or a function (`mod 7`), calls a value wrong
+/// (`a common wrong answer is 13`) or reports someone else's offers none. At most `reach`
+/// tokens are read; with the index after the value.
+fn aside_value(toks: &[Tok<'_>], from: usize, reach: usize) -> Option<(String, usize)> {
+    let mut lead = 0;
+    for (k, t) in toks.iter().enumerate().skip(from).take(reach) {
+        match t {
+            // After a lead-in, a value an operator follows is an operand (`(= 2 \times 7)`): the
+            // aside computes the answer, it offers no other value.
+            Tok::Value(_) if k > from && matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals)) => return None,
+            Tok::Value(v) => return Some((v.clone(), k + 1)),
+            Tok::Word(w, _) if crate::number_words::value(w).is_some() => return Some((w.to_string(), k + 1)),
+            Tok::Word(_, c) if c.has(Class::HedgeCue) || c.has(Class::HedgeFiller) || c.has(Class::Restating) => {}
+            Tok::Word(_, c) if c.has(Class::Hypothesis) => lead = 0,
+            Tok::Word(_, c)
+                if c.has(Class::Justification)
+                    || c.has(Class::Reason)
+                    || c.has(Class::NegationOrModal)
+                    || c.has(Class::Negation)
+                    || c.has(Class::DomainOpener)
+                    || c.has(Class::MathWord)
+                    || c.has(Class::Denial)
+                    || c.has(Class::ThirdParty)
+                    || c.has(Class::Report) =>
+            {
+                return None
+            }
+            Tok::Word(..) => {
+                lead += 1;
+                if lead > MAX_LEAD_WORDS {
+                    return None;
+                }
+            }
+            Tok::Comma | Tok::Equals => lead = 0,
+            Tok::Other => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// The right side of the last top-level `=` of a math block (`2 \cdot 7 = 14` -> `14`).
 pub(super) fn right_side(v: &str) -> Option<&str> {
     let mut depth = 0i32;
@@ -552,10 +773,16 @@ fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
     while let Some(t) = toks.get(k) {
         match t {
             Tok::Value(v) => return Some((v.clone(), k + 1)),
+            // `(maybe eleven)`: a number word is a value; `one` before a word is a filler (`or
+            // one of them`), not before the clause's end (`, or one.`).
+            Tok::Word(w, c)
+                if crate::number_words::value(w).is_some()
+                    && !(c.has(Class::HedgeFiller) && matches!(toks.get(k + 1), Some(Tok::Word(..)))) =>
+            {
+                return Some((w.to_string(), k + 1))
+            }
             Tok::Word(_, c) if c.has(Class::HedgeFiller) => {}
             Tok::Colon => {}
-            // `(maybe eleven)`: a number word is a value.
-            Tok::Word(w, _) if crate::number_words::value(w).is_some() => return Some((w.to_string(), k + 1)),
             Tok::Word(w, _) if matches!(&**w, "if" | "when" | "unless" | "for") => {
                 // A condition up to its comma: `alternatively, if zeros are excluded, $192$`.
                 let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
@@ -600,8 +827,10 @@ pub(crate) fn split_hedged(answer: &str) -> Option<Vec<String>> {
     }
     parts.push(flat[start..].to_string());
     let parts: Vec<String> = parts.iter().map(|p| clean_part(p)).filter(|p| !p.is_empty()).collect();
-    // A hedge word inside braces (`\{b \mid b \le -1 \text{ or } b = 3\}`) splits nothing.
-    (parts.len() >= 2 || (parts.len() == 1 && parts[0] != flat.trim())).then_some(parts)
+    // A hedge word inside braces (`\{b \mid b \le -1 \text{ or } b = 3\}`) splits nothing, and
+    // one with a value on one side only (`\text{maybe } 5`, `5 \text{ probably}`) offers no
+    // second one: the answer stays whole, and its wording qualifies it.
+    (parts.len() >= 2).then_some(parts)
 }
 
 /// `\text{ or }` -> ` or `: the text commands of an answer unwrapped, so hedge words and the values
@@ -645,7 +874,7 @@ fn clean_part(p: &str) -> String {
     let mut t = p.trim();
     for _ in 0..8 {
         let before = t.len();
-        t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '~'));
+        t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '~' | '—' | '–'));
         for sp in [r"\;", r"\,", r"\quad", r"\qquad", r"\ "] {
             t = t.strip_prefix(sp).unwrap_or(t).trim();
             t = t.strip_suffix(sp).unwrap_or(t).trim();
@@ -761,6 +990,79 @@ mod tests {
     }
 
     #[test]
+    fn asides_restate_or_offer_a_value_past_their_lead_in() {
+        assert_eq!(alts("14", " (that is, fourteen)"), vec!["fourteen"]);
+        assert_eq!(alts("14", " (that is, fifteen)"), vec!["fifteen"]);
+        assert_eq!(alts("14", " (i.e. fourteen)"), vec!["fourteen"]);
+        assert_eq!(alts("800", " — in words, eight hundred"), vec!["eight hundred"]);
+        assert_eq!(alts("14", " (in Thai digits, ๑๕)"), vec!["๑๕"]);
+        assert_eq!(alts("14", " (namely ١٤)"), vec!["١٤"]);
+        assert_eq!(alts("27", " — perhaps XXVIII."), vec!["28"]);
+        assert_eq!(alts("132", " (or possibly CXXXIII)."), vec!["133"]);
+        // Reasons, negations, bounds, domains and values called wrong are no offer.
+        for rest in [
+            " (since 2 + 4 = 6)",
+            " (not 15)",
+            " (up from 5)",
+            " (for n = 3)",
+            " (mod 7)",
+            ".\n\n(A common wrong answer is $13$, from rounding up.)",
+            ".\n\n(Recall that the problem gives 55 and 4.)",
+            " (in centimetres)",
+            " (= 2 \\times 7)",
+            " (that is, 2 + 12)",
+        ] {
+            assert!(alts("14", rest).is_empty(), "{rest}");
+        }
+    }
+
+    #[test]
+    fn roman_numerals_and_homographs_where_a_value_is_offered() {
+        assert_eq!(alts("90", " , or XCI"), vec!["91"]);
+        assert_eq!(alts("0", " , or I."), vec!["1"]);
+        assert!(alts("5", ", or I could be wrong.").is_empty());
+        assert!(alts("5", ". Part II is next.").is_empty());
+        assert_eq!(alts("0", " , or one."), vec!["one"]);
+        assert!(alts("5", ", or one of them.").is_empty());
+        assert_eq!(alts("10", " (oder elf)"), vec!["11"]);
+        assert_eq!(alts("10", " (o once)"), vec!["11"]);
+        assert_eq!(alts("0", " (ou un)"), vec!["1"]);
+        assert!(alts("10", " (or once we simplify)").is_empty());
+    }
+
+    #[test]
+    fn what_follows_a_value_on_its_answer_line() {
+        for apart in [
+            " (that is, fourteen)",
+            " — in words, ١٤",
+            " (or fifteen)",
+            " Good luck with your studies!",
+            " Hope that helps! 😊",
+            " Let me know if anything is unclear.",
+            ", so she has 14 apples.",
+            " 🙂",
+        ] {
+            assert_eq!(tail_after_value(apart), Tail::Apart, "{apart}");
+        }
+        for qualifies in [
+            " I think",
+            " Not sure",
+            " Probably.",
+            ", at least",
+            " (approximately)",
+            " If I read it right.",
+            " (in thousands)",
+            " (dozen)",
+            ", in thousands",
+        ] {
+            assert_eq!(tail_after_value(qualifies), Tail::Qualifies, "{qualifies}");
+        }
+        for continues in [" dozen", " apples", " or 15", " at least", " maybe 15", ", 15", "%", ""] {
+            assert_eq!(tail_after_value(continues), Tail::Continues, "{continues}");
+        }
+    }
+
+    #[test]
     fn numerals_of_other_scripts_and_words_are_values() {
         assert_eq!(alts("10", " (maybe eleven)"), vec!["eleven"]);
         assert_eq!(alts("10", " or ١١"), vec!["١١"]);
@@ -805,6 +1107,11 @@ mod tests {
         assert_eq!(split_hedged(r"x = 2 \text{ or } x = 3"), Some(vec!["x = 2".to_string(), "x = 3".to_string()]));
         assert_eq!(split_hedged(r"5 \text{ (or } 6\text{)}"), Some(vec!["5".to_string(), "6".to_string()]));
         assert_eq!(split_hedged(r"\frac{1}{2}"), None);
+        // A hedge word with a value on one side only keeps the answer whole (its wording
+        // qualifies it).
+        assert_eq!(split_hedged(r"\text{maybe } 5"), None);
+        assert_eq!(split_hedged(r"5 \text{ probably}"), None);
+        assert_eq!(split_hedged("1 — or"), None);
         assert_eq!(split_hedged(r"\text{ordinary}"), None);
         assert_eq!(split_hedged(r"\sin x \cdot \cos x"), None);
     }

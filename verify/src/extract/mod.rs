@@ -88,6 +88,11 @@
 //!   (`Step 2: ... \boxed{5}`) are no parts.
 //! - **The last phrase wins**, whatever its wording ("Final Answer: The final answer is $5$" is
 //!   `5`). A phrase is followed by its math (`$..$`, `\[..\]`, a box) or by the rest of its sentence.
+//!   A number that opens that sentence is the answer alone when what follows it on its line stands
+//!   apart (an aside, a clause after a comma, a remark of its own: `A: 14 (that is, fourteen)`,
+//!   `A: 6 Good luck!`; the statement then reads it), and the sentence is the answer when that
+//!   only qualifies it (`A: 6 I think`): `alternatives::tail_after_value` is the one judge.
+//!   Answer phrases and tags inside code (`answer = solve()`) are mentioned, never the answer.
 //! - **Choice letters** are reported bare: an answer that is only `(B)`, `\text{(B)}`,
 //!   `\textbf{(B)}`, ... becomes `B` whatever strategy found it (the gold goes through the same
 //!   path, so `\text{(C)}` golds compare as `C`).

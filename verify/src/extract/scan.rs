@@ -44,6 +44,52 @@ impl Needle {
     }
 }
 
+/// Where code stands in a text: fenced blocks (between two ```` ``` ````) and inline code (between
+/// two backticks on one line). A marker there is mentioned, not used (`answer = solve()`).
+pub(crate) struct Code {
+    /// The fences, in order.
+    fences: Vec<usize>,
+    /// Every backtick, in order (none when the text has none).
+    ticks: Vec<usize>,
+}
+
+/// Most backticks (and fences) recorded: a text with more is no response but an attack, and
+/// markers after them are read as outside code (as without this reading).
+const MAX_TICKS: usize = 4096;
+/// How far along its line inline code is looked for around a byte (bytes, each side).
+const MAX_INLINE_CODE_BYTES: usize = 256;
+
+impl Code {
+    /// The code of `text`: one pass for its backticks, one for its fences.
+    pub(crate) fn of(text: &str) -> Code {
+        static FENCE: Needle = Needle::new(b"```");
+        let b = text.as_bytes();
+        let ticks: Vec<usize> = memchr::memchr_iter(b'`', b).take(MAX_TICKS).collect();
+        let fences = if ticks.is_empty() { Vec::new() } else { FENCE.all(b).take(MAX_TICKS).collect() };
+        Code { fences, ticks }
+    }
+
+    /// Whether byte `at` of `text` lies in code: after an odd number of fences with one after
+    /// it, or after an odd number of backticks of its line with one after it on the line
+    /// (within [`MAX_INLINE_CODE_BYTES`]). Two binary searches and two bounded line scans.
+    pub(crate) fn holds(&self, text: &str, at: usize) -> bool {
+        if self.ticks.is_empty() {
+            return false;
+        }
+        let before = self.fences.partition_point(|&f| f < at);
+        if before % 2 == 1 && before < self.fences.len() {
+            return true;
+        }
+        let b = text.as_bytes();
+        let from = at.saturating_sub(MAX_INLINE_CODE_BYTES);
+        let to = (at + MAX_INLINE_CODE_BYTES).min(b.len());
+        let line_start = memchr::memrchr(b'\n', &b[from..at]).map_or(from, |k| from + k + 1);
+        let line_end = memchr::memchr(b'\n', &b[at..to]).map_or(to, |k| at + k);
+        let (first, next) = (self.ticks.partition_point(|&t| t < line_start), self.ticks.partition_point(|&t| t < at));
+        (next - first) % 2 == 1 && self.ticks.get(next).is_some_and(|&t| t < line_end)
+    }
+}
+
 /// The largest `char` boundary of `s` that is `<= i`.
 pub(crate) fn floor_boundary(s: &str, i: usize) -> usize {
     if i >= s.len() {
@@ -161,6 +207,21 @@ pub(crate) fn is_word_byte(c: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_fences_and_inline_code() {
+        let t = "a `x = 1` b\n```\nanswer = 2\n```\nanswer: 3";
+        let code = Code::of(t);
+        assert!(code.holds(t, t.find("x =").unwrap()));
+        assert!(code.holds(t, t.find("answer =").unwrap()));
+        assert!(!code.holds(t, t.find("answer:").unwrap()));
+        assert!(!code.holds(t, 0));
+        // An unclosed fence or backtick holds nothing after it.
+        let open = "```\nanswer = 2";
+        assert!(!Code::of(open).holds(open, 4));
+        let plain = "no code here";
+        assert!(!Code::of(plain).holds(plain, 3));
+    }
 
     #[test]
     fn braces_balance_and_escapes() {

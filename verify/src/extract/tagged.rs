@@ -4,14 +4,18 @@
 //!
 //! Each function returns the raw answer span (a slice of the input) and which marker found it; the
 //! caller cleans it. All searches go backwards from the end with `memmem` and stop at the first
-//! (that is, last in the text) marker that yields an answer, so the cost is linear.
+//! (that is, last in the text) marker that yields an answer, so the cost is linear. A marker
+//! inside code (a fenced block or inline code: `answer = solve()`) is mentioned, not used, and
+//! skipped. What follows a value on an answer phrase's line is judged by
+//! `alternatives::tail_after_value`.
 
 use memchr::memmem;
 
+use super::alternatives::{tail_after_value, Tail};
 use super::concluding::{asserts, introduces_result, stated_value};
 use super::delimited::{block_at, last_block};
 use super::scan::{
-    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words, Needle,
+    cap, contains_ci, floor_boundary, is_word_byte, last_line, matching_brace, starts_with_ci, words, Code, Needle,
 };
 use super::tokens::phrase_at;
 use crate::lexicon::{self, Class};
@@ -31,7 +35,9 @@ pub(crate) fn answer_tag(text: &str) -> Option<&str> {
         let lead: &[u8] = if closing { b"</" } else { b"<" };
         p > lead.len() && matches!(b[p - 1], b'a' | b'A') && &b[p - 1 - lead.len()..p - 1] == lead
     };
-    let hits: Vec<usize> = TAIL.all(b).collect();
+    let code = Code::of(text);
+    // A tag inside code is mentioned, not used.
+    let hits: Vec<usize> = TAIL.all(b).filter(|&p| !code.holds(text, p)).collect();
     let close_at = hits.iter().rposition(|&p| is_tag(p, true))?;
     let open = hits[..close_at].iter().rev().find(|&&p| is_tag(p, false))? - 2;
     let close = hits[close_at] - 3;
@@ -48,7 +54,11 @@ pub(crate) fn answer_tag_named(text: &str) -> Option<&str> {
     static CLOSE: Needle = Needle::new(b"</");
     let b = text.as_bytes();
     let closes: Vec<usize> = CLOSE.all(b).collect();
+    let code = Code::of(text);
     for &p in closes.iter().rev().take(MAX_TAGS_TRIED) {
+        if code.holds(text, p) {
+            continue;
+        }
         let name_len = b[p + 2..]
             .iter()
             .take(MAX_TAG_NAME)
@@ -88,9 +98,10 @@ pub(crate) enum Phrase {
 /// a box) or the rest of the sentence. Case-insensitive. Also returns the phrase kind and the
 /// byte offset in `text` where the answer's span ends (the statement goes on from there).
 pub(crate) fn phrase(text: &str) -> Option<(String, Phrase, usize)> {
-    let b = text.as_bytes();
-    let word_hit = last_answer_word(text);
-    let a_colon = last_a_colon_line(b);
+    // Answer phrases inside code (`answer = solve()`) are mentioned, not used.
+    let code = Code::of(text);
+    let word_hit = last_answer_word(text, &code);
+    let a_colon = last_a_colon_line(text, &code);
     match (word_hit, a_colon) {
         (Some((pos, ans, kind, end)), Some(a)) if a < pos => Some((ans, kind, end)),
         (Some((_, ans, kind, end)), None) => Some((ans, kind, end)),
@@ -101,7 +112,7 @@ pub(crate) fn phrase(text: &str) -> Option<(String, Phrase, usize)> {
 
 /// The last occurrence of the word "answer" that forms an answer phrase and yields an answer:
 /// (its position, the answer, the phrase kind, where the answer ends).
-fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
+fn last_answer_word(text: &str, code: &Code) -> Option<(usize, String, Phrase, usize)> {
     let b = text.as_bytes();
     // Both spellings' hits in one ascending list, walked from the end.
     static LOWER: Needle = Needle::new(b"nswer");
@@ -119,7 +130,7 @@ fn last_answer_word(text: &str) -> Option<(usize, String, Phrase, usize)> {
         if start > 0 && is_word_byte(b[start - 1]) {
             continue;
         }
-        if !word_at(text, start, "answer") || called_wrong(text, start) {
+        if !word_at(text, start, "answer") || called_wrong(text, start) || code.holds(text, start) {
             continue;
         }
         let Some((content_at, kind, json)) = phrase_tail(text, start, p + 5) else {
@@ -223,6 +234,9 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
     // The rest of the sentence: up to a newline or a period followed by a space or the end.
     let line_end = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
     let mut span = cap(&rest[..line_end], MAX_PHRASE_SPAN);
+    if let Some((value, len)) = value_then_tail(span) {
+        return Some((value.to_string(), i + len));
+    }
     if let Some(k) = sentence_end(span) {
         span = &span[..k];
     }
@@ -265,6 +279,34 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
         return Some((n.to_string(), span_end));
     }
     (!span.is_empty()).then(|| (span.to_string(), offset_in(text, span) + span.len()))
+}
+
+/// A line that opens with a plain number (`14 (that is, fourteen)`, `6 Good luck!`, `6 I
+/// think`): what follows the number is judged where every tail of an answer is
+/// ([`tail_after_value`]). The answer and its length in `line`: the number alone when the tail
+/// stands apart from it, the line's sentence when the tail qualifies it; `None` when the tail
+/// continues it (`6 dozen`, `6 or 7`: the sentence is read as usual).
+fn value_then_tail(line: &str) -> Option<(&str, usize)> {
+    let b = line.as_bytes();
+    let sign = usize::from(b.first() == Some(&b'-'));
+    let mut n = sign;
+    while n < b.len()
+        && (b[n].is_ascii_digit()
+            || (matches!(b[n], b'.' | b',') && n > sign && b.get(n + 1).is_some_and(u8::is_ascii_digit)))
+    {
+        n += 1;
+    }
+    if n == sign || n == b.len() {
+        return None;
+    }
+    match tail_after_value(&line[n..]) {
+        Tail::Apart => Some((&line[..n], n)),
+        Tail::Qualifies => {
+            let whole = line[..sentence_end(line).unwrap_or(line.len())].trim_end();
+            Some((whole, whole.len()))
+        }
+        Tail::Continues => None,
+    }
 }
 
 /// The offset of `part` (a subslice of `text`) in `text`.
@@ -316,8 +358,9 @@ pub(crate) fn foreign_phrase(text: &str) -> Option<(String, usize)> {
     }
     let finders = ascii.iter().chain(other.iter().filter(|_| non_ascii));
     let mut best: Option<(usize, usize)> = None;
+    let code = Code::of(text);
     for f in finders {
-        if let Some(p) = f.find_iter(tail).last().map(|p| from + p) {
+        if let Some(p) = f.find_iter(tail).map(|p| from + p).filter(|&p| !code.holds(text, p)).last() {
             let end = p + f.needle().len();
             // The last phrase wins; at one place, the longest (`đáp án` over `đáp`).
             let later = best.is_none_or(|(q, e)| p > q || (p == q && end > e));
@@ -617,17 +660,40 @@ fn leading_math(s: &str) -> Option<(&str, usize)> {
     Some((&s[bl.start..bl.end], bl.end + closer))
 }
 
-/// The end of the first sentence of `s`: a `.` followed by whitespace or the end of `s`.
+/// The end of the first sentence of `s`: a `.` followed by whitespace or the end of `s`, outside
+/// parentheses (`14 (i.e. fourteen)` is one sentence).
 fn sentence_end(s: &str) -> Option<usize> {
     let b = s.as_bytes();
-    (0..b.len()).find(|&k| b[k] == b'.' && b.get(k + 1).is_none_or(|c| c.is_ascii_whitespace()))
+    let mut depth = 0usize;
+    (0..b.len()).find(|&k| {
+        match b[k] {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0 && b[k] == b'.' && b.get(k + 1).is_none_or(|c| c.is_ascii_whitespace())
+    })
 }
 
 /// Where a new clause starts in `s`: a clause word after a space, or `, ` followed by a plain
 /// word other than `and` / `or`.
 fn clause_start(s: &str) -> Option<usize> {
     let b = s.as_bytes();
+    // Never inside a parenthesis: `14 (that is, fourteen)` is not cut at its comma.
+    let mut depth = 0usize;
+    let mut last = 0;
     for i in memchr::memchr2_iter(b' ', b',', b) {
+        for &c in &b[last..i] {
+            match c {
+                b'(' => depth += 1,
+                b')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        last = i;
+        if depth > 0 {
+            continue;
+        }
         let (cut, word_at) = match b[i] {
             b',' if b.get(i + 1) == Some(&b' ') => (i, i + 2),
             // A word an operator joins (`1 - i`) is a term, not a clause.
@@ -683,13 +749,13 @@ fn json_string(text: &str) -> Option<(String, usize)> {
     None
 }
 
-/// Position of the last line that starts with `A:` (the GSM8K "A: 42" format).
-fn last_a_colon_line(b: &[u8]) -> Option<usize> {
+/// Position of the last line that starts with `A:` (the GSM8K "A: 42" format), outside code.
+fn last_a_colon_line(text: &str, code: &Code) -> Option<usize> {
     static A_COLON: Needle = Needle::new(b"\nA:");
-    if let Some(p) = A_COLON.last(b) {
-        return Some(p + 1);
-    }
-    b.starts_with(b"A:").then_some(0)
+    let b = text.as_bytes();
+    let first = b.starts_with(b"A:").then_some(0);
+    let lines: Vec<usize> = first.into_iter().chain(A_COLON.all(b).map(|p| p + 1)).collect();
+    lines.into_iter().rev().take(MAX_TAGS_TRIED).find(|&p| !code.holds(text, p))
 }
 
 /// GSM8K `#### 42`: the rest of the last `####` line, when it looks like an answer (not a markdown
@@ -864,6 +930,37 @@ mod tests {
         assert_eq!(p("Final answer: half of 10"), Some("half of 10".into()));
         assert_eq!(p("Final answer: after 3 days it has 12 cells"), Some("after 3 days it has 12 cells".into()));
         assert_eq!(p("Final answer: the x2 term vanishes in the end"), Some("the x2 term vanishes in the end".into()));
+    }
+
+    #[test]
+    fn a_value_then_what_follows_it_on_the_line() {
+        let p = |s: &str| phrase(s).map(|(a, _, end)| (a, s[end..].to_string()));
+        // The value alone; the aside or remark after it is the statement's to read.
+        let apart = |a: &str, rest: &str| Some((a.to_string(), rest.to_string()));
+        assert_eq!(p("x\nA: 14 (that is, fourteen)"), apart("14", " (that is, fourteen)"));
+        assert_eq!(p("x\nA: 800 — in words, eight hundred"), apart("800", " — in words, eight hundred"));
+        assert_eq!(p("x\nA: 6 Good luck with your studies!"), apart("6", " Good luck with your studies!"));
+        assert_eq!(p("The answer is 6 Have a great day!"), apart("6", " Have a great day!"));
+        // A qualifier is part of the answer; words that continue it are read as before.
+        assert_eq!(p("x\nA: 6 I think").map(|(a, _)| a), Some("6 I think".into()));
+        assert_eq!(p("x\nA: 6 (approximately)").map(|(a, _)| a), Some("6 (approximately)".into()));
+        assert_eq!(p("x\nA: 6 dozen").map(|(a, _)| a), Some("6 dozen".into()));
+        assert_eq!(p("x\nA: 6 or 7").map(|(a, _)| a), Some("6 or 7".into()));
+        // Never cut inside a parenthesis.
+        assert_eq!(
+            p("Final answer: the sum (that is, x + y)").map(|(a, _)| a),
+            Some("the sum (that is, x + y)".into())
+        );
+    }
+
+    #[test]
+    fn phrases_and_tags_in_code_are_mentioned() {
+        let p = |s: &str| phrase(s).map(|(a, _, _)| a);
+        let checked = "x\nA: 3\n\nRunning a check:\n```python\nanswer = solve()\nprint(answer)\n```\nOutput: 3";
+        assert_eq!(p(checked), Some("3".into()));
+        assert_eq!(p("We print `answer = 5` first.\nThe answer is 6."), Some("6".into()));
+        assert_eq!(p("Use `answer: 5` as the format."), None);
+        assert_eq!(answer_tag("<answer>4</answer>\n```\n<answer>5</answer>\n```"), Some("4"));
     }
 
     #[test]
