@@ -74,7 +74,7 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     if negates(clause) || excludes(clause) || denied_after(own_rest) {
         return Some(Rule::Negated);
     }
-    if bounds(clause, own_rest) {
+    if bounds(clause, own_rest, rounding(&text[start..end])) {
         return Some(Rule::Bounded);
     }
     // `If the answer were $\boxed{5}$, ...`: a supposition states nothing.
@@ -164,8 +164,12 @@ fn negates(clause: &[Word<'_>]) -> bool {
 ///   before a comparative (`or more`, `or fewer`, `or so`, `more or less`, `give or take`); a
 ///   bound adverb before a number restates the value's rounding (`(approximately 8.49)`), which the
 ///   approximation rule judges.
-fn bounds(clause: &[Word<'_>], own_rest: &str) -> bool {
-    let adverb = |w: &Word<'_>| w.is(Class::Bound) && !w.is(Class::BoundNoun);
+///
+/// An approximation word before or after a decimal with a fractional part (`approximately
+/// $\boxed{16386.16}$`) states a rounding, not a bound: the decimal rules judge it (`rounding`).
+fn bounds(clause: &[Word<'_>], own_rest: &str, rounding: bool) -> bool {
+    let adverb =
+        |w: &Word<'_>| w.is(Class::Bound) && !w.is(Class::BoundNoun) && !(rounding && w.is(Class::Approximation));
     let at_noun =
         |ws: &[Word<'_>], k: usize| ws[k].is(Class::BoundNoun) && k >= 1 && ws[k - 1].text.eq_ignore_ascii_case("at");
     let from = match clause.iter().rposition(|w| w.is(Class::Stating)) {
@@ -187,6 +191,13 @@ fn bounds(clause: &[Word<'_>], own_rest: &str) -> bool {
         !restates_rounding && after.iter().take(2).enumerate().any(|(k, w)| adverb(w) || at_noun(&after, k));
     let or_comparative = after.windows(2).any(|p| p[0].text.eq_ignore_ascii_case("or") && p[1].is(Class::Comparative));
     adverb_after || or_comparative
+}
+
+/// Whether an answer's text holds a decimal with a fractional part (`16386.16`, `\boxed{0.25}`):
+/// a value written as a rounding.
+fn rounding(answer: &str) -> bool {
+    let b = answer.as_bytes();
+    (1..b.len().saturating_sub(1)).any(|k| b[k] == b'.' && b[k - 1].is_ascii_digit() && b[k + 1].is_ascii_digit())
 }
 
 /// Whether the last words before a value exclude it: an exclusion verb among the last
@@ -703,5 +714,17 @@ mod tests {
         ] {
             assert_eq!(void(t, b), Some(rule), "{t}");
         }
+    }
+
+    #[test]
+    fn an_approximation_of_a_decimal_is_its_rounding() {
+        let b = r"\boxed{16386.16}";
+        for t in [r"So it is worth approximately $\boxed{16386.16}$ dollars.", r"So it is about $\boxed{16386.16}$."] {
+            assert_eq!(void(t, b), None, "{t}");
+        }
+        for t in [r"So it is worth at least $\boxed{16386.16}$ dollars.", r"So it is over $\boxed{16386.16}$."] {
+            assert_eq!(void(t, b), Some(Rule::Bounded), "{t}");
+        }
+        assert_eq!(void(r"So there are approximately $\boxed{5}$ of them.", r"\boxed{5}"), Some(Rule::Bounded));
     }
 }
