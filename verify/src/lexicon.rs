@@ -130,7 +130,7 @@ pub(crate) enum Class {
     /// `backup`, `fallback`, `runner-up`, `torn`): every value its sentence gives after the answer
     /// is a candidate.
     Candidacy,
-    /// Speaks of the response's belief in its answer (`confidence`, `credence`, `sure`, `chance`):
+    /// Speaks of the response's belief in its answer (`confidence`, `credence`, `certainty`, `sure`):
     /// a share of belief in its sentence (`95%`, `Certainty: 9/10`) is no value of the answer.
     Belief,
     /// Places a share of belief on the value after it (`70% on $x$`, `0.6 for $x$`).
@@ -355,8 +355,6 @@ const WORDS: &[(&str, Classes)] = &[
     ("cevabı", Classes::of(&[AnswerWord])),
     ("cevap", Classes::of(&[AnswerWord])),
     ("chair", Classes::of(&[SingularNoun])),
-    ("chance", Classes::of(&[Belief])),
-    ("chances", Classes::of(&[Belief])),
     ("changed", Classes::of(&[ByAfter])),
     ("changes", Classes::of(&[ByAfter])),
     ("charged", Classes::of(&[Stating])),
@@ -795,7 +793,6 @@ const WORDS: &[(&str, Classes)] = &[
     ("less", Classes::of(&[NotPlural])),
     ("let", Classes::of(&[Prose, TaskWord])),
     ("letter", Classes::of(&[HedgeFiller])),
-    ("likelihood", Classes::of(&[Belief])),
     ("likely", Classes::of(&[HedgeFiller, NegationOrModal])),
     ("lim", Classes::of(&[MathWord])),
     ("ln", Classes::of(&[MathWord])),
@@ -917,7 +914,6 @@ const WORDS: &[(&str, Classes)] = &[
     ("obtient", Classes::of(&[Stating])),
     ("obvious", Classes::of(&[NotPlural])),
     ("också", Classes::of(&[HedgeFiller])),
-    ("odds", Classes::of(&[Belief])),
     ("oder", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
     ("odgovor", Classes::of(&[AnswerWord])),
     ("odota", Classes::of(&[Revision])),

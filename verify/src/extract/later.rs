@@ -399,6 +399,7 @@ fn share(toks: &[Tok<'_>], k: usize, v: &str, answer: &str, belief: &mut Belief)
     // The value the share is placed on: after a word of staking (`on`, `for`), or right after a
     // percentage (`70% $x$`).
     let after = k + 1 + sign;
+    let after = after.min(toks.len());
     let staked = match toks.get(after) {
         Some(Tok::Word(_, c)) if c.has(Class::Staking) => Some(after + 1),
         Some(Tok::Value(_)) if percent => Some(after),
@@ -406,10 +407,12 @@ fn share(toks: &[Tok<'_>], k: usize, v: &str, answer: &str, belief: &mut Belief)
     }
     .filter(|&j| matches!(toks.get(j), Some(Tok::Value(_))));
     let bracketed = k >= 2 && toks[k - 1] == Tok::Open && matches!(toks[k - 2], Tok::Value(_));
+    // The value a percentage is placed on: the next one in its clause, with only words between
+    // (`70% on $x$`, `70% chance it's $x$`), or the one before its brackets (`$x$ (65%)`).
+    let placed = toks[after..].iter().take(MAX_CUE_WORDS + 1).find(|t| !matches!(t, Tok::Word(..)));
     let opened = std::mem::take(&mut belief.open);
     belief.shares |= percent || opened;
-    belief.on_answer |=
-        percent && (staked.is_some_and(|j| is_answer(toks.get(j))) || (bracketed && is_answer(toks.get(k - 2))));
+    belief.on_answer |= percent && (is_answer(placed) || (bracketed && is_answer(toks.get(k - 2))));
     percent || opened || staked.is_some()
 }
 
@@ -713,6 +716,7 @@ mod tests {
             "\n\nI'd put 70% on $27$ and 30% on $28$.",
             "\n\nConfidence breakdown: $27$ (65%), $28$ (35%).",
             "\n\nMy credence is about 0.6 for $27$ and 0.4 for $28$.",
+            "\n\nI'd say 70% chance it's $27$ and 30% it's $28$.",
             "\n\nRunner-up: $28$.",
             "\n\nMy backup would be $28$.",
             "\n\nCandidat de secours : $28$.",
