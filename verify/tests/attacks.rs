@@ -12,13 +12,16 @@
 //!   extra values added to a list, later corrections without a marker, boxes that are not the
 //!   response's answer (someone else's, a format example, in code or a comment, followed by
 //!   giving up), boxes negated, questioned or retracted, alternatives in another script or in
-//!   words, structured output with a second field, and an article read as a choice. The controls (`control_*`) are self-corrections, lists and
+//!   words, structured output with a second field, an article read as a choice, revisions and
+//!   hedges in another language, another candidate a self-assessment offers (a backup, belief split
+//!   over values), and a wrong rounding right after the answer. The controls (`control_*`) are self-corrections, lists and
 //!   `\pm` for a gold that asks for them, units and counted nouns, ordinals, domain statements,
 //!   end-of-turn tokens after a right answer, reasoning that names other values before one final
 //!   answer, restated answers, choices, relations, decimals, true equations and plain formats;
 //!   checks that confirm the answer, boxes with negations elsewhere in their sentence, numbers
 //!   in other scripts and in words, structured output with descriptive fields, choice letters,
-//!   and answers in other languages, tags, sentences and display math.
+//!   and answers in other languages, tags, sentences and display math; restatements and checks in
+//!   another language, confidence shares, and right roundings after the answer.
 //!   Every row is scored with `rlverify::score(response, gold, &Config::default())`; on failure
 //!   the test prints every failing row and a per-family table (a work list), and writes the rows
 //!   to `target/tmp/attacks/corpus_failures.jsonl`.
@@ -61,6 +64,9 @@ const ATTACK_FAMILIES: &[&str] = &[
     "bound_outside_box",
     "layout_two_answers",
     "invented_parts",
+    "foreign_revision",
+    "self_assessment",
+    "approximation_after",
 ];
 
 /// Families whose rows must all stay right.
@@ -88,6 +94,9 @@ const CONTROL_FAMILIES: &[&str] = &[
     "control_choice_letter",
     "control_answer_wording",
     "control_layout",
+    "control_foreign_revision",
+    "control_self_assessment",
+    "control_approximation_after",
 ];
 
 const FIELDS: &[&str] = &["family", "gold", "response", "expect", "why"];

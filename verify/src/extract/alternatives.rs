@@ -24,20 +24,28 @@
 //!
 //! - **In a later sentence that states a value for the answer's quantity** (`later`): `Checking
 //!   again, the count must be $15$.`, `The code gives $15$.`, `If the book counts it
-//!   differently, it is 15.`: a second candidate. A check that confirms the answer states the
+//!   differently, it is 15.`, `Espera, en realidad es $15$.`: a second candidate; and in a
+//!   self-assessment that offers another (`Runner-up: $15$`, `I'd put 70% on $14$ and 30% on
+//!   $15$`). A check that confirms the answer states the
 //!   answer again and adds nothing; givens and intermediate results recapped are other
 //!   quantities; a harness's `<|...|>` separators are no statement.
 //!
-//! A hedge is a cue word (the lexicon's `HedgeCue` class: `or`, `otherwise`, `perhaps`, ...)
-//! followed, with only filler words between (`HedgeFiller`: `be`, `also`, `the answer is`, ...),
+//! A hedge is a cue word (the lexicon's `HedgeCue` class: `or`, `otherwise`, `perhaps`, `quizás`,
+//! `vielleicht`, `peut-être`, `возможно`, `可能`, `あるいは`, ...) followed, with only filler words and
+//! commas between (`HedgeFiller`: `be`, `also`, `the answer is`, `是`, ...),
 //! by a value: a math block, a box, a number, a choice label, a numeral of another script (`١١`,
 //! `Ⅻ`), a Roman numeral in capitals (`or XCI`, read by its value), or a number word (`maybe
 //! eleven`; a word that is also English only after a hedge of its own language: `oder elf`). A cue followed by anything else (`could be verified`,
 //! `or not`) offers no value. An `or` inside a justification (`because 6 is odd or even`) offers
 //! none either: after a `Justification` word an `or` joins reasons, not answers.
 //!
+//! The statement's tokens are the token stream's, with a hyphenated word of the lexicon as one
+//! word (`runner-up`, `peut-être`), the lexicon's words read inside a run of a script written
+//! without spaces (`可能` in `也可能是`, the characters between them as unknown words) and that
+//! script's punctuation (`，`, `。`, `（`) as punctuation.
+//!
 //! Each candidate comes with the [`Rule`] that produced it (`list_continuation`, `parenthetical`,
-//! `hedge`, `hedge_inside`, `later_value`), which the scorer reports.
+//! `hedge`, `hedge_inside`, `later_value`, `other_candidate`), which the scorer reports.
 //!
 //! Cost: one pass over at most [`MAX_STATEMENT_BYTES`] (and [`MAX_STATEMENT_TOKENS`]) after the
 //! answer.
@@ -47,7 +55,7 @@ use super::later;
 use super::rule::Rule;
 use super::scan::{floor_boundary, is_word_byte, matching_brace};
 use super::statement::hedges;
-use super::tokens::{Kind, Lexer, Token, TEXT_COMMANDS};
+use super::tokens::{latin_letter, Kind, Lexer, Token, TEXT_COMMANDS};
 use crate::lexicon::{self, Class, Classes};
 use std::ops::Range;
 
@@ -75,6 +83,8 @@ pub(super) enum Tok<'a> {
     Equals,
     /// `:`: what follows states something of its own (a reason before it ends there).
     Colon,
+    /// `%` after a value (`70%`): a share, not a value of its own.
+    Percent,
     /// A harness's separator (`<|code|>`), or a code fence never closed: what follows is no
     /// statement in words.
     Break,
@@ -174,6 +184,7 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
                     lexer.seek(i + 1);
                 }
             },
+            Kind::Escape if &b[i..end] == b"\\%" => out.push(Tok::Percent),
             // `\;`, `\,`, `\\` are spacing.
             Kind::Escape => {}
             Kind::Command => {
@@ -207,6 +218,15 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
                         continue;
                     }
                 }
+                if let Some(joined) = hyphenated(s, i, end) {
+                    // `runner-up`, `peut-être`: a hyphenated word of the lexicon is one word.
+                    out.push(Tok::Word(
+                        std::borrow::Cow::Owned(s[i..joined].to_lowercase()),
+                        lexicon::classes(&s[i..joined]),
+                    ));
+                    lexer.seek(joined);
+                    continue;
+                }
                 let lower = if w.bytes().any(|c| c.is_ascii_uppercase()) {
                     std::borrow::Cow::Owned(w.to_ascii_lowercase())
                 } else {
@@ -216,12 +236,36 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
             }
             // A numeral of another script or form (`١١`, `Ⅻ`, `½`) is a value like `11`.
             Kind::Numeral => out.push(Tok::Value(s[i..end].to_string())),
-            // A word of another script that the lexicon reads (`или`, `أو`, `或`); another is
-            // nothing the statement reads, one character at a time.
-            Kind::Word(classes) if !classes.is_empty() => {
+            // A run of a script written without spaces (`其实应该是`, `입니다`): the lexicon's words in
+            // it, and the characters between them as words it does not know.
+            Kind::Word(_) if s[i..].starts_with(lexicon::unspaced) => {
+                let (len, classes) = lexicon::leading_word(&s[i..end]).unwrap_or_else(|| {
+                    let unknown = s[i..end]
+                        .char_indices()
+                        .skip(1)
+                        .find(|&(k, _)| lexicon::leading_word(&s[i + k..end]).is_some())
+                        .map_or(end - i, |(k, _)| k);
+                    (unknown, Classes::default())
+                });
+                out.push(Tok::Word(std::borrow::Cow::Borrowed(&s[i..i + len]), classes));
+                lexer.seek(i + len);
+            }
+            // A word of another script that the lexicon reads (`или`, `أو`), or of the Latin
+            // script (`être`); another is nothing the statement reads, one character at a time.
+            Kind::Word(classes) if !classes.is_empty() || s[i..].starts_with(latin_letter) => {
                 out.push(Tok::Word(std::borrow::Cow::Owned(s[i..end].to_lowercase()), classes))
             }
             Kind::Word(_) => out.extend(s[i..end].chars().map(|_| Tok::Other)),
+            // Punctuation of scripts written without spaces (`，`, `。`, `（`).
+            Kind::Char('，' | '、' | '；') => out.push(Tok::Comma),
+            Kind::Char('。' | '！' | '？') => out.push(Tok::SentenceEnd),
+            Kind::Char('（') => out.push(Tok::Open),
+            Kind::Char('：') => out.push(Tok::Colon),
+            Kind::Char('）') => {}
+            // A hyphen inside a word (`peut-être`, `brute-force`) joins its parts.
+            Kind::Char('-')
+                if i > 0 && b[i - 1].is_ascii_alphabetic() && b.get(end).is_some_and(u8::is_ascii_alphabetic) => {}
+            Kind::Char('%') => out.push(Tok::Percent),
             Kind::Char('.' | '!' | '?') if b.get(end).is_none_or(|n| n.is_ascii_whitespace() || *n == b'$') => {
                 dashed = false;
                 out.push(Tok::SentenceEnd)
@@ -235,6 +279,16 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
     }
     out.truncate(limit);
     out
+}
+
+/// The end of a hyphenated word of the lexicon whose first part spans `start..end` (`runner-up`,
+/// `peut-être`): one lookup, only where a hyphen and a letter follow a word.
+fn hyphenated(s: &str, start: usize, end: usize) -> Option<usize> {
+    let after = s.get(end..)?.strip_prefix('-')?;
+    let len = after.find(|c: char| !c.is_alphabetic()).unwrap_or(after.len());
+    let joined = end + 1 + len;
+    (len > 0 && joined - start <= lexicon::MAX_WORD_BYTES && !lexicon::classes(&s[start..joined]).is_empty())
+        .then_some(joined)
 }
 
 /// Whether a value may be offered at byte `at` of `s`, after the token `before`: inside an
@@ -342,12 +396,12 @@ pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec
     // value right after its `(` only (`\n\n(Recall that the problem gives 55.)` is a recap).
     let on_line = rest.find(['(', '—', '–']).is_some_and(|k| !rest[..k].contains('\n'));
     let (mut out, mut hedged) = alternatives_in(answer, &toks, on_line);
-    for v in later::later_values(&toks, answer, before) {
+    for (v, rule) in later::later_values(&toks, answer, before) {
         if out.len() >= MAX_ALTERNATIVES {
             break;
         }
         if v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {
-            out.push((v, Rule::LaterValue));
+            out.push((v, rule));
             hedged = true;
         }
     }
@@ -788,7 +842,9 @@ fn value_after_cue(toks: &[Tok<'_>], from: usize) -> Option<(String, usize)> {
                 let comma = toks[k..].iter().take(16).position(|t| *t == Tok::Comma)?;
                 k += comma;
             }
-            Tok::Comma | Tok::Other | Tok::Open | Tok::Equals if k == from || toks.get(k - 1) == Some(&Tok::Comma) => {}
+            // `или, возможно, $7$`: commas may stand anywhere between a cue and its value.
+            Tok::Comma => {}
+            Tok::Other | Tok::Open | Tok::Equals if k == from || toks.get(k - 1) == Some(&Tok::Comma) => {}
             _ => return None,
         }
         k += 1;
@@ -1059,6 +1115,39 @@ mod tests {
         }
         for continues in [" dozen", " apples", " or 15", " at least", " maybe 15", ", 15", "%", ""] {
             assert_eq!(tail_after_value(continues), Tail::Continues, "{continues}");
+        }
+    }
+
+    #[test]
+    fn hedges_in_other_languages() {
+        for rest in [
+            " (o quizás $4$)",
+            " (oder vielleicht $4$)",
+            " (vielleicht auch $4$)",
+            " (ou peut-être $4$)",
+            " (или, возможно, $4$)",
+            " (o forse $4$)",
+            " (ou talvez $4$)",
+            " (あるいは $4$).",
+            "（也可能是 $4$）.",
+            " (아마 $4$).",
+            " (ربما $4$).",
+            " (sinon $4$).",
+        ] {
+            assert_eq!(alts("3", rest), vec!["4"], "{rest}");
+        }
+        // A cue with no value after it, or a restatement in another language, offers nothing.
+        for rest in [
+            " (peut-être pas).",
+            ".
+
+Donc le résultat est bien $3$.",
+            ".
+
+所以结果是 $3$。",
+            " (quizás).",
+        ] {
+            assert!(alts("3", rest).is_empty(), "{rest}");
         }
     }
 

@@ -169,7 +169,7 @@ fn negates(clause: &[Word<'_>]) -> bool {
 /// $\boxed{16386.16}$`) states a rounding, not a bound: the decimal rules judge it (`rounding`).
 fn bounds(clause: &[Word<'_>], own_rest: &str, rounding: bool) -> bool {
     let adverb =
-        |w: &Word<'_>| w.is(Class::Bound) && !w.is(Class::BoundNoun) && !(rounding && w.is(Class::Approximation));
+        |w: &Word<'_>| w.is(Class::Bound) && !w.is(Class::BoundNoun) && !(rounding && w.is(Class::Approximating));
     let at_noun =
         |ws: &[Word<'_>], k: usize| ws[k].is(Class::BoundNoun) && k >= 1 && ws[k - 1].text.eq_ignore_ascii_case("at");
     let from = match clause.iter().rposition(|w| w.is(Class::Stating)) {

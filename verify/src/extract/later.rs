@@ -33,7 +33,20 @@
 //! A sentence that **revisits the result** (a word of the lexicon's `Revision` class: `actually`,
 //! `again`, `recount`, `edit`, `but`, `should`, `disagree`, ..., a word of fault: `a frequent
 //! slip`, or an answer noun called the true one: `the correct total`) makes every value it states
-//! a candidate, whatever its head. Two kinds of stated
+//! a candidate, whatever its head; there a copula states a value too (`eigentlich ist es $28$`,
+//! `en realidad es $28$`, `其实应该是 $28$`). The class holds the revising words of every language
+//! whose answer phrases the lexicon reads; the statement's tokens read the lexicon's words inside a
+//! run of a script written without spaces (`其实` in `其实应该是`).
+//!
+//! A sentence that is a **self-assessment offering candidates** makes every value it gives a
+//! candidate (rule `other_candidate`), but its shares of belief: one with a word of the lexicon's
+//! `Candidacy` (`the other candidate is`, `Runner-up:`, `backup`, `torn between`), or one that
+//! splits belief over values (a share beside a word of `Belief`: `my credence is 0.6 for $27$ and
+//! 0.4 for $28$`; a percentage placed on the answer or a part of it: `70% on $27$ and 30% on $28$`,
+//! `$27$ (65%), $28$ (35%)`). A share is a percentage, the value right after a word of belief
+//! with only a verb, a copula or a modal word between (`Certainty: 9/10`, `credence is about
+//! 0.6`), or a value placed on another (`0.4 for $28$`); `Confidence: 95%.` and `I'm 95% sure the
+//! answer is $27$.` offer nothing. Two kinds of stated
 //! value are never the response's own: one whose subject calls it wrong (`A common wrong answer is
 //! $28$`), and one that a third party obtained (the lexicon's `ThirdParty`: `A friend got $28$`,
 //! `the textbook says`) when its sentence rejects it (a word of denial, `not right`, or the answer
@@ -45,6 +58,7 @@
 //! sentence read once.
 
 use super::alternatives::{right_side, Tok};
+use super::rule::Rule;
 use super::scan::floor_boundary;
 use super::statement::hedges;
 use super::tokens;
@@ -74,6 +88,8 @@ enum Head {
 
 /// A value stated in a sentence after the answer.
 struct Stated {
+    /// The value as a self-assessment reads it (`None` for a share of belief: `95%`).
+    offered: Option<String>,
     /// The value as a sentence that revisits the result states it.
     revised: Option<String>,
     /// The value as any sentence states it, with what it is said of.
@@ -96,6 +112,32 @@ struct Reading {
     /// the condition that opens it offers one (`If your teacher means something else, ...`), so a
     /// value it states for a pronoun is an alternative answer, even one written before the answer.
     other_reading: bool,
+}
+
+/// What a sentence says of the response's belief in its answer (see [`Belief::offers`]).
+#[derive(Clone, Copy, Default)]
+struct Belief {
+    /// A word of candidacy (`the other candidate`, `backup`, `torn between`).
+    candidacy: bool,
+    /// A word of belief (`confidence`, `credence`, `sure`).
+    belief: bool,
+    /// A share of belief: a percentage, or the value right after a word of belief (`Certainty:
+    /// 9/10`, `my credence is about 0.6`).
+    shares: bool,
+    /// A percentage placed on the answer itself (`70% on $x$`, `$x$ (65%)`).
+    on_answer: bool,
+    /// Right after a word of belief, with only a colon, a verb or a modal word since: the next
+    /// value is its share.
+    open: bool,
+}
+
+impl Belief {
+    /// Whether the sentence is a self-assessment that offers candidates: it names another
+    /// candidate, or it splits belief (shares beside a word of belief, or a percentage placed on
+    /// the answer). Every value it gives, but its shares, is then a candidate.
+    fn offers(self) -> bool {
+        self.candidacy || (self.shares && self.belief) || self.on_answer
+    }
 }
 
 /// The response before the answer, read lazily.
@@ -156,10 +198,11 @@ impl<'a> Before<'a> {
 /// The values stated after an answer for the answer's quantity (see the module doc): `toks` are
 /// the statement's tokens after the answer, `answer` the answer's text, `before` the response
 /// before it. Each is a candidate beside the answer; the scorer compares them.
-pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<String> {
+pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<(String, Rule)> {
     let mut before = Before { text: before, answer, words: None };
     let answer = answer.trim();
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<(String, Rule)> = Vec::new();
+    let mut belief = Belief::default();
     let mut sentence: Vec<Stated> = Vec::new();
     // The sentence: it revisits the result; it rejects a third party's value; a reason or a
     // condition holds the words (`fronted`: it opened the sentence and ends at its comma); a verb
@@ -184,20 +227,25 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
         match t {
             Tok::SentenceEnd | Tok::Code(_) | Tok::Break => {
                 let read = Reading { revisits, rejects, other_reading };
+                let offers = belief.offers();
                 for s in sentence.drain(..) {
                     if s.denied || (s.third_party && read.rejects) {
                         continue;
                     }
-                    let value = if read.revisits {
-                        s.revised
+                    let value = if offers {
+                        s.offered.map(|v| (v, Rule::OtherCandidate))
+                    } else if read.revisits {
+                        s.revised.map(|v| (v, Rule::LaterValue))
                     } else {
-                        s.said.and_then(|(v, h)| counts(&mut before, &v, h, toks, read).then_some(v))
+                        s.said
+                            .and_then(|(v, h)| counts(&mut before, &v, h, toks, read).then_some((v, Rule::LaterValue)))
                     };
-                    out.extend(value.filter(|v| v != answer));
+                    out.extend(value.filter(|(v, _)| v != answer));
                 }
+                belief = Belief::default();
                 if let Tok::Code(Some(printed)) = t {
                     // What the response's own code prints after the answer is a result for it.
-                    out.push(printed.clone());
+                    out.push((printed.clone(), Rule::LaterValue));
                 }
                 if matches!(t, Tok::Break) {
                     break;
@@ -225,6 +273,15 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                     fronted |= !justifying && !begun;
                     justifying = true;
                 }
+                belief.candidacy |= c.has(Class::Candidacy);
+                belief.belief |= c.has(Class::Belief);
+                // `Certainty: 9/10`, `my credence is about 0.6`: a verb, a copula or a modal word
+                // keeps a word of belief open for its share; a noun (`the answer`) closes it.
+                let links = (c.has(Class::Stating) && !c.has(Class::AnswerNoun))
+                    || c.has(Class::Copula)
+                    || c.has(Class::NegationOrModal)
+                    || c.has(Class::Metadata);
+                belief.open = c.has(Class::Belief) || (belief.open && links);
                 if c.has(Class::ClauseWord) && !c.has(Class::Justification) && w != "then" {
                     // `that`, `we`, `but`, `as`: a new clause, with a subject of its own.
                     (head, third_party, denied, verb, asserting) = (Head::Pronoun, false, false, false, false);
@@ -241,7 +298,9 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 to_after = c.has(Class::ToAfter);
                 if c.has(Class::Negation) {
                     (stating, asserting) = (false, false);
-                } else if verb_word || c.has(Class::Stating) || c.has(Class::Revision) {
+                } else if verb_word
+                    || [Class::Stating, Class::Revision, Class::Copula, Class::AnswerWord].iter().any(|&x| c.has(x))
+                {
                     stating = true;
                     if verb_word {
                         (verb, asserting, begun) = (true, true, true);
@@ -253,11 +312,18 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
             Tok::Value(v) => {
                 begun = true;
                 let right = right_side(v);
-                // A value followed by an operator is an operand (`3 + 11 = 14`), not a result.
-                let operand = matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals));
+                // A value followed by an operator is an operand (`3 + 11 = 14`), not a result; a
+                // percentage is a share.
+                let operator = matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals));
+                let operand = operator || toks.get(k + 1) == Some(&Tok::Percent);
+                let share = share(toks, k, v, answer, &mut belief);
+                // The value as a self-assessment reads it: any value but a share or an operand.
+                let offered = (!justifying && !negated && !share && !chained && !operator)
+                    .then(|| right.unwrap_or(v).to_string());
                 // `Double-checking, 15.`, `Edit: 15`: the first value right after the cue.
                 let opening = revisits && !sentence.iter().any(|s| s.revised.is_some()) && words <= MAX_CUE_WORDS;
-                if !negated && right.unwrap_or(v).trim() == answer && sentence.iter().any(|s| s.third_party) {
+                let theirs = sentence.iter().any(|s| s.third_party && (s.revised.is_some() || s.said.is_some()));
+                if !negated && right.unwrap_or(v).trim() == answer && theirs {
                     // The answer again (`...; ours is $27$`): whatever a third party got, it is not
                     // the response's.
                     rejects = true;
@@ -274,8 +340,8 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                     }
                     .filter(|_| !chained);
                     let subject = said.is_none() && !verb && right.is_none();
-                    if revised.is_some() || said.is_some() {
-                        sentence.push(Stated { revised, said, third_party, denied });
+                    if revised.is_some() || said.is_some() || offered.is_some() {
+                        sentence.push(Stated { offered, revised, said, third_party, denied });
                     }
                     if subject {
                         // Math in the subject (`the roots of $P(x)$ are`).
@@ -292,6 +358,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
             Tok::Comma | Tok::Open => {
                 // A new clause; a reason or a condition that opened the sentence ends here.
                 chained = false;
+                belief.open = false;
                 if fronted {
                     (justifying, fronted) = (false, false);
                 }
@@ -305,11 +372,70 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
             }
             Tok::Equals => {
                 (stating, asserting, negated, to_after, verb, begun) = (true, true, false, false, true, true);
+                belief.open = false;
             }
-            Tok::Other => (stating, asserting, negated, to_after) = (false, false, false, false),
+            Tok::Other | Tok::Percent => {
+                (stating, asserting, negated, to_after) = (false, false, false, false);
+                belief.open = false;
+            }
         }
     }
     out
+}
+
+/// Whether the value `v` at token `k` is a share of belief rather than a value: a percentage
+/// (`70%`, `65\%`, `70 percent`), the value right after a word of belief (`Certainty: 9/10`), or a
+/// value placed on another one (`0.4 for $y$`). Notes in `belief` what the share says: a
+/// percentage placed on the answer itself (`70% on $x$`, `$x$ (65%)`) splits belief over values.
+fn share(toks: &[Tok<'_>], k: usize, v: &str, answer: &str, belief: &mut Belief) -> bool {
+    let is_answer =
+        |t: Option<&Tok<'_>>| matches!(t, Some(Tok::Value(x)) if of_answer(right_side(x).unwrap_or(x), answer));
+    let sign = match toks.get(k + 1) {
+        Some(Tok::Percent) => 1,
+        Some(Tok::Word(_, c)) if c.has(Class::PercentWord) => 1,
+        _ => 0,
+    };
+    let percent = sign == 1 || v.trim_end().ends_with('%');
+    // The value the share is placed on: after a word of staking (`on`, `for`), or right after a
+    // percentage (`70% $x$`).
+    let after = k + 1 + sign;
+    let after = after.min(toks.len());
+    let staked = match toks.get(after) {
+        Some(Tok::Word(_, c)) if c.has(Class::Staking) => Some(after + 1),
+        Some(Tok::Value(_)) if percent => Some(after),
+        _ => None,
+    }
+    .filter(|&j| matches!(toks.get(j), Some(Tok::Value(_))));
+    let bracketed = k >= 2 && toks[k - 1] == Tok::Open && matches!(toks[k - 2], Tok::Value(_));
+    // The value a percentage is placed on: the next one in its clause, with only words between
+    // (`70% on $x$`, `70% chance it's $x$`), or the one before its brackets (`$x$ (65%)`).
+    let placed = toks[after..].iter().take(MAX_CUE_WORDS + 1).find(|t| !matches!(t, Tok::Word(..)));
+    let opened = std::mem::take(&mut belief.open);
+    belief.shares |= percent || opened;
+    belief.on_answer |= percent && (is_answer(placed) || (bracketed && is_answer(toks.get(k - 2))));
+    percent || opened || staked.is_some()
+}
+
+/// Whether `v` is the answer or one of its parts (`(-20, -1)` of `(1, 2), (-20, -1)`): the
+/// answer's text split at its top-level commas.
+fn of_answer(v: &str, answer: &str) -> bool {
+    let v = v.trim();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (k, c) in answer.char_indices().chain(std::iter::once((answer.len(), ','))) {
+        match c {
+            '{' | '(' | '[' => depth += 1,
+            '}' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                if answer[start..k].trim() == v {
+                    return true;
+                }
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The subject's head, third party and denial after a word with `classes` at token `k`, read
@@ -467,6 +593,13 @@ mod tests {
         alternatives_after(answer, &response[..at], rest).0.into_iter().map(|(v, _)| v).collect()
     }
 
+    /// The later values after the box `\boxed{27}` of `response`.
+    fn after_box(response: &str) -> Vec<String> {
+        let at = response.find("\\boxed{27}").unwrap();
+        let rest = response[at + "\\boxed{27}".len()..].trim_start_matches('$');
+        alternatives_after("27", &response[..at], rest).0.into_iter().map(|(v, _)| v).collect()
+    }
+
     #[test]
     fn a_different_value_for_the_answer_after_it() {
         let b = "So there are $\\boxed{27}$ pens.";
@@ -540,6 +673,67 @@ mod tests {
             "\n\nSince the roots are $-2$ and $-3$, we have $-2 - 3 = -5$.",
         ] {
             assert!(later(&format!("{b}{tail}"), "27").is_empty(), "{tail}");
+        }
+    }
+
+    #[test]
+    fn revisions_in_other_languages() {
+        let b = "So there are $\\boxed{27}$ pens.";
+        for tail in [
+            "\n\nNon, en fait c'est $28$.",
+            "\n\nAttendez, je me suis trompé : c'est $28$.",
+            "\n\nMoment, eigentlich ist es $28$.",
+            "\n\nWarte, ich habe mich verrechnet, die richtige Antwort ist $28$.",
+            "\n\nEspera, en realidad es $28$.",
+            "\n\nAspetta, in realtà è $28$.",
+            "\n\nEspere, na verdade é $28$.",
+            "\n\nПодождите, на самом деле получается $28$.",
+            "\n\n等等，其实应该是 $28$。",
+            "\n\n我重新计算了一下，结果是 $28$。",
+            "\n\n待って、実は $28$ です。",
+            "\n\n잠깐, 사실은 $28$ 입니다.",
+            "\n\nWait, I made an error, it's $28$.",
+        ] {
+            assert_eq!(after_box(&format!("{b}{tail}")), vec!["28".to_string()], "{tail}");
+        }
+        for tail in [
+            // The same value restated or checked in another language.
+            "\n\nDonc le résultat est bien $27$.",
+            "\n\nProbe: Einsetzen ergibt wieder $27$.",
+            "\n\n验证：代入后仍得 $27$。",
+            "\n\nПроверка: подстановка снова даёт $27$.",
+        ] {
+            assert!(after_box(&format!("{b}{tail}")).is_empty(), "{tail}");
+        }
+    }
+
+    #[test]
+    fn another_candidate_a_self_assessment_offers() {
+        let b = "So there are $\\boxed{27}$ pens.";
+        for tail in [
+            "\n\nConfidence: medium; the other candidate is $28$.",
+            "\n\n**Confidence:** moderate. I'm torn between $27$ and $28$, leaning $27$.",
+            "\n\nI'd put 70% on $27$ and 30% on $28$.",
+            "\n\nConfidence breakdown: $27$ (65%), $28$ (35%).",
+            "\n\nMy credence is about 0.6 for $27$ and 0.4 for $28$.",
+            "\n\nI'd say 70% chance it's $27$ and 30% it's $28$.",
+            "\n\nRunner-up: $28$.",
+            "\n\nMy backup would be $28$.",
+            "\n\nCandidat de secours : $28$.",
+        ] {
+            assert_eq!(after_box(&format!("{b}{tail}")), vec!["28".to_string()], "{tail}");
+        }
+        for tail in [
+            // A share of belief is no value of the answer.
+            "\n\nConfidence: 95%.",
+            "\n\nCertainty: 9/10.",
+            "\n\nConfidence score: 0.9",
+            "\n\nI'm 95% sure the answer is $27$.",
+            "\n\nI'd put about 90% on this answer.",
+            // A percentage placed on another quantity splits no belief.
+            "\n\nRecall that the tax was 8% on $100$ of goods.",
+        ] {
+            assert!(after_box(&format!("{b}{tail}")).is_empty(), "{tail}");
         }
     }
 

@@ -9,8 +9,10 @@
 //! Layout: `turn` cuts the response at the first end-of-turn token and `escapes` reads doubly
 //! escaped LaTeX; the strategies below find where the answer is marked; `statement` is the one
 //! builder of the final statement, run once on the answer region: it reads the values offered
-//! beside the answer (`alternatives`: hedges, list continuations, later values that revise it),
-//! the other fields of a structured answer (`record`) and whether the response asserts it as its
+//! beside the answer (`alternatives`: hedges, list continuations, later values that revise it,
+//! other candidates a self-assessment offers, in every language the lexicon reads), an
+//! approximation right after it (`approximation`: read into it as `answer \approx d`), the other
+//! fields of a structured answer (`record`) and whether the response asserts it as its
 //! own (`assertion`: not negated, questioned, retracted, someone else's, an example, a property
 //! of the answer, or given up on: [`Answer::void`]), and returns typed [`Candidate`]s, each with
 //! the contract [`Rule`] that produced it. Every module reads text through one token stream
@@ -106,6 +108,7 @@
 //! panics: all slicing happens at ASCII delimiters or at checked `char` boundaries.
 
 mod alternatives;
+mod approximation;
 mod assertion;
 mod boxed;
 mod choice;

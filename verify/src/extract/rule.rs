@@ -23,6 +23,10 @@ pub enum Rule {
     LaterValue,
     /// Another field of the structured record that holds the answer (`"backup": 4`).
     SecondField,
+    /// A value a self-assessment after the answer offers as another candidate (`the other
+    /// candidate is $10$`, `Backup answer: $10$`, `I'm torn between $9$ and $10$`, `I'd put 70% on
+    /// $9$ and 30% on $10$`).
+    OtherCandidate,
     /// The words around a value change it (`\text{less than } 7`).
     Qualified,
     /// The final statement offers several different candidates.
@@ -62,6 +66,7 @@ impl Rule {
             Rule::HedgeInside => "hedge_inside",
             Rule::LaterValue => "later_value",
             Rule::SecondField => "second_field",
+            Rule::OtherCandidate => "other_candidate",
             Rule::Qualified => "qualified",
             Rule::SeveralCandidates => "several_candidates",
             Rule::Restated => "restated",

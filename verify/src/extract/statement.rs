@@ -3,7 +3,10 @@
 //! A strategy of `extract` finds where the answer is marked and what the marker holds
 //! ([`Found`]). [`build`] then reads the statement once, on the answer region: the values
 //! offered after the answer (`alternatives`: a list continued, a hedge, a later value that
-//! revises it), a unit or scale right after it (`$\boxed{12}$ m`, read into it), the other fields of its record (`record`), the hedges inside each candidate, and
+//! revises it, another candidate a self-assessment offers), an approximation right after it
+//! (`approximation`: `\boxed{\frac56} (\approx 0.83)`, read into it as `\frac56 \approx 0.83`), a unit
+//! or scale right after it (`$\boxed{12}$ m`, read into it), the other fields of its record
+//! (`record`), the hedges inside each candidate, and
 //! whether the response asserts it as its own (`assertion`). The result is an [`Answer`] of typed
 //! [`Candidate`]s, each with the contract [`Rule`] that produced it, which the scorer reads
 //! (together with the readings of its words: [`Answer::qualified`], [`Answer::bare_value`], the
@@ -14,7 +17,7 @@
 //! the answer, as a cue after it and inside its own text.
 
 use super::rule::Rule;
-use super::{alternatives, assertion, choice, clean, record, wording, Source};
+use super::{alternatives, approximation, assertion, choice, clean, record, wording, Source};
 use crate::lexicon::{Class, Classes};
 
 /// One candidate of a final statement.
@@ -181,8 +184,17 @@ pub(crate) fn build(found: Found<'_>) -> Answer {
     if let Some((start, end)) = span {
         let rest = alternatives::rest_after(region, start, end);
         answer.restated = alternatives::restated_value(rest);
-        let (offered, hedged) = alternatives::alternatives_after(&answer.text, region.get(..start).unwrap_or(""), rest);
-        changed |= unit_after(&mut answer, rest);
+        // An approximation right after a single value joins it; the statement goes on after it.
+        let approximation = approximation::approximation_after(rest).filter(|_| answer.candidates.len() == 1);
+        let statement = approximation.as_ref().map_or(rest, |(_, at)| &rest[*at..]);
+        let (offered, hedged) =
+            alternatives::alternatives_after(&answer.text, region.get(..start).unwrap_or(""), statement);
+        if let (Some((d, _)), [one]) = (&approximation, answer.candidates.as_mut_slice()) {
+            one.text = format!("{} \\approx {d}", one.text);
+            changed = true;
+        } else {
+            changed |= unit_after(&mut answer, rest);
+        }
         changed |= words_in_parentheses(&mut answer);
         let added = offered.into_iter().filter_map(|(text, rule)| {
             let text = clean(&text);

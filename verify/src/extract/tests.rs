@@ -319,6 +319,12 @@ const CASES: &[Case] = &[
     ok("<think>I think it is $7$</think>\nThus $x = 8$", "x = 8", Conclusion),
     ok("<think>so the answer is 3? Wait, no.</think>\nThus $x = 8$", "x = 8", Conclusion),
     lenient("<think>so the answer is 3.</think>\n", "3", FinalAnswerPhrase),
+    // --- An approximation right after the answer joins it; another value after it is a hedge.
+    ok(r"So $\boxed{\frac56}$ (approximately $0.83$).", r"\frac56 \approx 0.83", Boxed),
+    ok(r"\[\boxed{\frac{\sqrt{21}}{5}}\] ($\approx 0.92$ to 2 decimal places)", r"\frac{\sqrt{21}}{5} \approx 0.92", Boxed),
+    ok(r"So $\boxed{\frac13}$, which is about $0.33$.", r"\frac13 \approx 0.33", Boxed),
+    list(r"So $\boxed{\frac13}$ (about 0.33), or perhaps $\frac12$.", r"\frac13 \approx 0.33, \frac12", &[r"\frac13 \approx 0.33", r"\frac12"]),
+    ok(r"So the value is approximately $\boxed{0.33}$.", "0.33", Boxed),
 ];
 
 fn run(case: &Case) -> Option<Answer> {

@@ -8,8 +8,10 @@
 //! find where to look, `memmem` for a phrase, `memchr` for a delimiter, stay byte searches: a
 //! whole response is never lexed.)
 //!
-//! - A **word** is a run of ASCII letters with inner apostrophes (`don't`), or a run of letters
-//!   of another script (`答案`, `ответ`).
+//! - A **word** is a run of letters of the Latin script with inner apostrophes (`don't`,
+//!   `quizás`, `être`, `realtà`), or a run of letters of another script (`答案`, `ответ`). A run
+//!   of a script written without spaces (Han, kana, Hangul) is one word here; the final statement
+//!   reads the lexicon's words inside it ([`crate::lexicon::leading_word`]).
 //! - A **number** is a run of ASCII digits with an inner `.`, `,` or `/` before a digit
 //!   (`1,234.5`, `3/4`); a **numeral** a run of numerals of another script or form (`١١`, `Ⅻ`).
 //! - `\name` is a **command**; `\` and one other character an **escape** (`\,`, `\{`, `\$`).
@@ -120,8 +122,17 @@ impl Iterator for Lexer<'_> {
         } else if c.is_ascii_digit() {
             let sep = |j: usize| matches!(b[j], b'.' | b',' | b'/') && b.get(j + 1).is_some_and(u8::is_ascii_digit);
             (Kind::Number, run(i, &|j| b[j].is_ascii_digit() || sep(j)))
-        } else if c.is_ascii_alphabetic() {
-            let j = run(i, &|j| b[j].is_ascii_alphabetic() || b[j] == b'\'');
+        } else if c.is_ascii_alphabetic() || s[i..].starts_with(latin_letter) {
+            // Latin letters, with their diacritics (`quizás`, `être`) and inner apostrophes.
+            let mut j = run(i, &|j| b[j].is_ascii_alphabetic() || b[j] == b'\'');
+            while b.get(j).is_some_and(|&x| x >= 0x80) {
+                match s[j..].chars().next() {
+                    Some(ch) if latin_letter(ch) => {
+                        j = run(j + ch.len_utf8(), &|j| b[j].is_ascii_alphabetic() || b[j] == b'\'')
+                    }
+                    _ => break,
+                }
+            }
             (Kind::Word(lexicon::classes(&s[i..j])), j)
         } else if c >= 0x80 {
             let ch = s[i..].chars().next().unwrap_or(' ');
@@ -142,6 +153,11 @@ impl Iterator for Lexer<'_> {
         self.at = end;
         Some(Token { kind, range: i..end })
     }
+}
+
+/// Whether `c` is a letter of the Latin script beyond ASCII (`á`, `ê`, `ø`, `ự`; not `µ`, `×`).
+pub(crate) fn latin_letter(c: char) -> bool {
+    matches!(c, '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}') && c.is_alphabetic()
 }
 
 /// Most words of one phrase in the lexicon (`as a result`).
@@ -236,6 +252,15 @@ mod tests {
         let or = Lexer::new("5 or 6").nth(1).unwrap();
         assert!(matches!(or.kind, Kind::Word(c) if c.has(Class::HedgeCue)) && or.stands_alone("5 or 6"));
         assert!(!Lexer::new("5or").nth(1).unwrap().stands_alone("5or"));
+    }
+
+    #[test]
+    fn latin_words_keep_their_diacritics() {
+        let words: Vec<&str> =
+            Lexer::new("o quizás être realtà µm 3×4").map(|t| &"o quizás être realtà µm 3×4"[t.range]).collect();
+        assert_eq!(words, vec!["o", "quizás", "être", "realtà", "µ", "m", "3", "×", "4"]);
+        assert!(matches!(Lexer::new("quizás").next().unwrap().kind, Kind::Word(c) if c.has(Class::HedgeCue)));
+        assert!(matches!(Lexer::new("Realtà").next().unwrap().kind, Kind::Word(c) if c.has(Class::Revision)));
     }
 
     #[test]
