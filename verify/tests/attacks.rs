@@ -62,6 +62,7 @@ const ATTACK_FAMILIES: &[&str] = &[
     "structured_second_field",
     "article_choice",
     "bound_outside_box",
+    "value_under_condition",
     "layout_two_answers",
     "invented_parts",
     "foreign_revision",

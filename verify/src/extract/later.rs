@@ -210,6 +210,9 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
     let (mut revisits, mut rejects, mut justifying, mut fronted, mut begun) = (false, false, false, false, false);
     // It supposes another reading (see [`Reading`]).
     let mut other_reading = false;
+    // Only lead words (`P.S.`, `Note:`, `Or`) since the sentence or its aside began; the last word
+    // names another reading (`if the problem means`).
+    let (mut lead_only, mut reading_cue) = (true, false);
     let mut words = 0;
     // The clause's subject is the response itself (`I`, `we`): a word the lexicon does not know
     // after it is a verb or an adverb (`I disagree and get`), not another head.
@@ -252,7 +255,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 }
                 (revisits, rejects, justifying, fronted, begun, words, chained) =
                     (false, false, false, false, false, 0, false);
-                (other_reading, own_subject) = (false, false);
+                (other_reading, own_subject, lead_only, reading_cue) = (false, false, true, false);
                 (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
                 (stating, asserting, negated, verity, to_after) = (false, false, false, false, false);
             }
@@ -269,7 +272,13 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 // `under the other interpretation`; `If your teacher means something else, ...`: a
                 // hedge cue in the condition that opens the sentence.
                 other_reading |= c.has(Class::OtherReading) || (fronted && justifying && hedges(c));
-                if c.has(Class::Reason) {
+                reading_cue = c.has(Class::OtherReading);
+                lead_only &= (c.has(Class::Revision) || c.has(Class::HedgeCue) || c.has(Class::Justification))
+                    && !c.has(Class::Verification);
+                // An exception (`unless`) names another reading: what follows it is stated, not a
+                // reason, and so is a relative clause that goes on with it (`unless zero counts,
+                // in which case it is 13`).
+                if c.has(Class::Reason) && !c.has(Class::OtherReading) && !(other_reading && c.has(Class::ClauseWord)) {
                     fronted |= !justifying && !begun;
                     justifying = true;
                 }
@@ -336,6 +345,14 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                         // An equation names what it is the value of; one that names the answer
                         // reads as the answer does (`$m - n = 5$`).
                         Some(_) => Some((v.clone(), before.equation_head(left_side(v)))),
+                        // `12 if you count the endpoints`, `(22 if they are included)`: a value
+                        // that opens its sentence or aside, after lead words only, under a
+                        // condition; `if the problem means 12`: a value right after a word of
+                        // another reading. Both are offered for the answer's quantity.
+                        None if (lead_only && conditioned(toks.get(k + 1))) || reading_cue => {
+                            other_reading = true;
+                            Some((v.clone(), Head::Answer))
+                        }
                         None => asserting.then(|| (v.clone(), head)),
                     }
                     .filter(|_| !chained);
@@ -353,9 +370,12 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 } else if !verb && right.is_none() {
                     head = before.equation_head(v);
                 }
-                (stating, asserting, to_after) = (false, false, false);
+                (stating, asserting, to_after, lead_only, reading_cue) = (false, false, false, false, false);
             }
             Tok::Comma | Tok::Open => {
+                // An aside opens with its own lead (`(22 if ...)`).
+                lead_only = *t == Tok::Open;
+                reading_cue = false;
                 // A new clause; a reason or a condition that opened the sentence ends here.
                 chained = false;
                 belief.open = false;
@@ -375,12 +395,21 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 belief.open = false;
             }
             Tok::Other | Tok::Percent => {
-                (stating, asserting, negated, to_after) = (false, false, false, false);
+                (stating, asserting, negated, to_after, lead_only, reading_cue) =
+                    (false, false, false, false, false, false);
                 belief.open = false;
             }
         }
     }
     out
+}
+
+/// Whether the token after a value opens a condition on it (`if`, `unless`, `assuming`: the
+/// lexicon's `Hypothesis`, or a word of reason that is also modal): `12 if you count the
+/// endpoints` offers 12 under another reading.
+fn conditioned(next: Option<&Tok<'_>>) -> bool {
+    matches!(next, Some(Tok::Word(_, c))
+        if c.has(Class::Hypothesis) || (c.has(Class::Reason) && c.has(Class::NegationOrModal)))
 }
 
 /// Whether the value `v` at token `k` is a share of belief rather than a value: a percentage

@@ -433,8 +433,15 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
     if let Some(l) = answered {
         return Some(from_layout(text, l));
     }
-    if let Some(a) = tagged::bold(text).and_then(|raw| cleaned(raw, Source::Bold)) {
-        return Some(Found::new(a, text));
+    if let Some(raw) = tagged::bold(text) {
+        if let Some(a) = cleaned(raw, Source::Bold) {
+            // The statement after the closing marker is read as after a box: a hedge or a later
+            // value beside a bold answer (`**11**, or perhaps 12`) is a candidate, a negation or
+            // a question voids it.
+            let start = raw.as_ptr() as usize - text.as_ptr() as usize;
+            let end = tagged::bold_close(text, start + raw.len());
+            return Some(Found::new(a, text).statement(start, end).asserted());
+        }
     }
     if opts.truncated_fallback || !looks_truncated(text) {
         let letters = choice::last_line_choices(text);

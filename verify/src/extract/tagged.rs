@@ -299,8 +299,12 @@ fn value_then_tail(line: &str) -> Option<(&str, usize)> {
     if n == sign || n == b.len() {
         return None;
     }
-    match tail_after_value(&line[n..]) {
-        Tail::Apart => Some((&line[..n], n)),
+    // `**11** apples`: the emphasis that closes around the number ends the value; the statement
+    // after it is read as after a box (units, hedges, later values).
+    let close = bold_close(line, n) - n;
+    match tail_after_value(&line[n + close..]) {
+        Tail::Apart => Some((&line[..n], n + close)),
+        Tail::Continues if close > 0 => Some((&line[..n], n + close)),
         Tail::Qualifies => {
             let whole = line[..sentence_end(line).unwrap_or(line.len())].trim_end();
             Some((whole, whole.len()))
@@ -808,6 +812,21 @@ pub(crate) fn bold(text: &str) -> Option<&str> {
         bold_of(text, &spans)
     };
     markdown(&STARS).or_else(|| markdown(&UNDERSCORES)).or_else(|| bold_of(text, &html_bold_spans(text)))
+}
+
+/// The end of the bold marker that closes a bold answer whose content ends at `inner_end`
+/// (`**`, `__`, `</b>`, `</strong>`): where the statement after it begins.
+pub(crate) fn bold_close(text: &str, inner_end: usize) -> usize {
+    let rest = &text[inner_end..];
+    if rest.starts_with("**") || rest.starts_with("__") {
+        return inner_end + 2;
+    }
+    if rest.starts_with("</") {
+        if let Some(k) = rest.bytes().take(10).position(|c| c == b'>') {
+            return inner_end + k + 1;
+        }
+    }
+    inner_end
 }
 
 /// How many bold spans are tried, from the last.

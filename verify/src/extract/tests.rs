@@ -202,7 +202,9 @@ const CASES: &[Case] = &[
     ok("#### Step 1: compute\nwe get stuff and more stuff to say\n#### 18", "18", Gsm8k),
     ok("####\nThe answer is $5$", "5", FinalAnswerPhrase),
     // --- Bold.
-    ok("We add them up.\nThe total is **42** dollars.", "42", Bold),
+    // A unit after a bold answer is read into it, as after a box.
+    ok("We add them up.\nThe total is **42** dollars.", "42 \\text{ dollars}", Bold),
+    ok("We add them up.\nThe answer is **42** apples.", "42", FinalAnswerPhrase),
     ok("Answer in bold **$7$**\n\nThat is all of it, we are done with it now.", "7", Bold),
     num("**Step 1:** add the two numbers carefully\nwe get 5 overall in the end here", "5", LastNumber),
     none_with("**Final Answer**\nwe could not finish the derivation of the value in time", Opts::Default),
