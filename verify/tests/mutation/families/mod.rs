@@ -13,7 +13,11 @@
 //! shapes in phrasings nobody tested. Five more held-out families were added on 2026-11-27 and
 //! scored first-seen on 07ad560, before any fix for them (an exact answer given as an
 //! approximation, a self-assessment that splits belief, answer layouts as tables, headings and
-//! frames, invented sub-questions, a revision or hedge in another language).
+//! frames, invented sub-questions, a revision or hedge in another language). A second set of six
+//! held-out families was added on 2026-11-27 and scored first-seen on 42b6fdd, before any fix for
+//! them (a value offered under a condition, emphasis followed by a hedge, an answer given early and
+//! a check that ends on another value, values spoken in a dialogue, LaTeX transcription variants
+//! of the answer, a recap table or list after the answer).
 
 use super::{Base, Family, Rng, Variant};
 
@@ -26,7 +30,11 @@ pub mod bound_not_value;
 pub mod chat_turn;
 pub mod code_after_answer;
 pub mod condition_not_value;
+pub mod conditional_alternative;
+pub mod delayed_commitment;
+pub mod dialogue_voice;
 pub mod eaten_gold;
+pub mod emphasis_hedge;
 pub mod foreign_box;
 pub mod foreign_number_words;
 pub mod harness_separator;
@@ -36,10 +44,12 @@ pub mod negated_box;
 pub mod numbers_after_answer;
 pub mod other_script_alternative;
 pub mod pleasantries;
+pub mod recap_table;
 pub mod second_language_revision;
 pub mod self_assessment;
 pub mod sentence_in_box;
 pub mod structured_fields;
+pub mod transcription_variants;
 pub mod unit_conversion;
 pub mod unit_scale;
 pub mod unit_spelling;
@@ -48,7 +58,7 @@ pub mod value_form;
 pub mod value_relation;
 
 /// Every family, development families first.
-pub fn all() -> [&'static Family; 29] {
+pub fn all() -> [&'static Family; 35] {
     [
         &later_correction::FAMILY,
         &foreign_box::FAMILY,
@@ -79,6 +89,12 @@ pub fn all() -> [&'static Family; 29] {
         &answer_layout::FAMILY,
         &multi_part::FAMILY,
         &second_language_revision::FAMILY,
+        &conditional_alternative::FAMILY,
+        &emphasis_hedge::FAMILY,
+        &delayed_commitment::FAMILY,
+        &dialogue_voice::FAMILY,
+        &transcription_variants::FAMILY,
+        &recap_table::FAMILY,
     ]
 }
 
