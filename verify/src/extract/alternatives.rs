@@ -401,6 +401,7 @@ fn statement(rest: &str) -> &str {
 /// (`later`). Also says whether any of them is offered as an alternative (`or`, a hedge, a later
 /// value) rather than listed (`,`, `and`).
 pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec<(String, Rule)>, bool) {
+    let rest_all = rest;
     let rest = statement(rest);
     let toks = tokenize(rest, MAX_STATEMENT_TOKENS);
     // An aside on the answer's own line belongs to it; one in a later paragraph is read with its
@@ -416,8 +417,28 @@ pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec
             hedged = true;
         }
     }
+    // A statement too far after the answer for the window (an early answer, then the
+    // derivation): the last paragraph of the response is read as a later statement too.
+    if rest_all.len() > rest.len() {
+        let from = floor_boundary(rest_all, rest_all.len().saturating_sub(MAX_LAST_PARAGRAPH_BYTES));
+        let window = &rest_all[from..];
+        let start = window.trim_end().rfind("\n\n").map_or(0, |k| k + 2);
+        let last = &window[start..];
+        if from + start >= rest.len() {
+            let toks = tokenize(last, MAX_STATEMENT_TOKENS);
+            for (v, rule) in later::later_values(&toks, answer, before) {
+                if out.len() < MAX_ALTERNATIVES && v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {
+                    out.push((v, rule));
+                    hedged = true;
+                }
+            }
+        }
+    }
     (out, hedged)
 }
+
+/// Most bytes of the last paragraph read when it lies past the statement's window.
+const MAX_LAST_PARAGRAPH_BYTES: usize = 400;
 
 /// The text after an answer that spans `start..end` of `text`, without the delimiter that closes
 /// a math block opened right before the answer (`$\boxed{92}$ (possibly $93$)`: the `$` after

@@ -849,6 +849,15 @@ mod tests {
     }
 
     #[test]
+    fn the_last_paragraph_past_the_window_is_read() {
+        let derivation = "We add the pens of each box in turn, one box after another. ".repeat(30);
+        let b = format!("**Answer:** $\\boxed{{27}}$\n\n{derivation}");
+        assert_eq!(after_box(&format!("{b}\n\nSo the final count is $28$.")), vec!["28".to_string()]);
+        assert!(after_box(&format!("{b}\n\nSo the final count is $27$.")).is_empty());
+        assert!(after_box(&format!("{b}\n\nI hope this helps!")).is_empty());
+    }
+
+    #[test]
     fn the_answers_own_equation_names_it() {
         let b = "So $m-n=9-5=\\boxed{4}$.";
         assert_eq!(later(&format!("{b} Note: $m - n = 5$."), "4"), vec!["m - n = 5"]);
