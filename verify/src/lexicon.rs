@@ -176,6 +176,9 @@ pub(crate) enum Class {
     /// `проверка`): a value that opens its sentence after one is the check's, not one offered
     /// under another reading (`Check: 3 if x = 1`).
     Verification,
+    /// Says a value stays what it was (`same`, `unchanged`, `identical`): `(the same if order
+    /// matters)` after an answer restates it under another reading; it offers and qualifies nothing.
+    Sameness,
 }
 
 /// The set of classes of one word.
@@ -759,6 +762,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("i've", Classes::of(&[FirstPerson])),
     ("id", Classes::of(&[Metadata])),
     ("idea", Classes::of(&[Accomplish])),
+    ("identical", Classes::of(&[Sameness])),
     ("ie", Classes::of(&[Restating])),
     ("if", Classes::of(&[Justification, NegationOrModal, ShortWord, Prose, Reason, Hypothesis])),
     ("igen", Classes::of(&[Revision])),
@@ -816,7 +820,9 @@ const WORDS: &[(&str, Classes)] = &[
     ("ispravak", Classes::of(&[Revision])),
     ("ist", Classes::of(&[Copula])),
     ("it", Classes::of(&[HedgeFiller, ShortWord, Prose, Pronoun])),
-    ("it's", Classes::of(&[HedgeFiller, Copula])),
+    ("it'd", Classes::of(&[HedgeFiller, NegationOrModal, Pronoun])),
+    ("it'll", Classes::of(&[HedgeFiller, NegationOrModal, Pronoun])),
+    ("it's", Classes::of(&[HedgeFiller, Stating, Copula, Pronoun])),
     ("item", Classes::of(&[SingularNoun])),
     ("its", Classes::of(&[HedgeFiller, NotPlural, Determiner])),
     ("javob", Classes::of(&[AnswerWord])),
@@ -1190,7 +1196,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("redondeado", Classes::of(&[Rounding])),
     ("reference", Classes::of(&[ThirdParty])),
     ("reflection", Classes::of(&[Revision])),
-    ("regardless", Classes::of(&[NotPlural])),
+    ("regardless", Classes::of(&[NotPlural, Sameness])),
     ("reject", Classes::of(&[Exclusion])),
     ("rejected", Classes::of(&[Exclusion])),
     ("rejecting", Classes::of(&[Exclusion])),
@@ -1254,6 +1260,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("réponse", Classes::of(&[AnswerWord])),
     ("résultat", Classes::of(&[AnswerWord])),
     ("said", Classes::of(&[Report])),
+    ("same", Classes::of(&[Sameness])),
     ("sample", Classes::of(&[Exemplifying])),
     ("samples", Classes::of(&[Exemplifying])),
     ("sanity", Classes::of(&[Verification])),
@@ -1470,6 +1477,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("umbes", Classes::of(&[Approximating, NegationOrModal])),
     ("unable", Classes::of(&[GiveUp])),
     ("uncertain", Classes::of(&[NegationOrModal, GiveUp])),
+    ("unchanged", Classes::of(&[Sameness])),
     ("undecided", Classes::of(&[Candidacy])),
     ("under", Classes::of(&[NegationOrModal, Comparative])),
     ("undo", Classes::of(&[Retraction])),
@@ -1512,7 +1520,8 @@ const WORDS: &[(&str, Classes)] = &[
     ("verification", Classes::of(&[Verification])),
     ("verify", Classes::of(&[Justification, Verification])),
     ("verifying", Classes::of(&[Verification])),
-    ("version", Classes::of(&[Metadata])),
+    ("version", Classes::of(&[Metadata, OtherReading])),
+    ("versions", Classes::of(&[OtherReading])),
     ("vertex", Classes::of(&[SingularNoun])),
     ("veya", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
     ("vez", Classes::of(&[HedgeFiller])),
@@ -1593,6 +1602,8 @@ const WORDS: &[(&str, Classes)] = &[
     ("yoki", Classes::of(&[HedgeCue, ListConnector, NegationOrModal])),
     ("yoksa", Classes::of(&[HedgeCue, HedgeFiller])),
     ("you", Classes::of(&[Prose, Pronoun])),
+    ("you'd", Classes::of(&[HedgeFiller, NegationOrModal, Pronoun])),
+    ("you'll", Classes::of(&[HedgeFiller, NegationOrModal, Pronoun])),
     ("your", Classes::of(&[Prose, Determiner])),
     ("yours", Classes::of(&[Pronoun])),
     ("z.b", Classes::of(&[Mention])),

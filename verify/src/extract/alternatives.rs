@@ -12,7 +12,9 @@
 //!   `; otherwise $9$`, `\; \text{(or } 6\text{)}`, `. It could also be 6.`, and for values that
 //!   continue a list right after it (`$2$ and $3$`, `$2$, $3$`; same shape only, so `$5$, and
 //!   $5 < 6$ confirms it` adds nothing).
-//! - **In an aside right after the answer** (a parenthesis or a dash, on the answer's line):
+//! - **In an aside right after the answer** (a parenthesis, a square bracket or a dash, on the
+//!   answer's line; a value inside a condition there, `(the same if zero counts)`, is the
+//!   condition's):
 //!   its value, past a short lead-in (`(that is, fourteen)`, `(i.e. ١٤)`, `— in words, eight
 //!   hundred`, `(or possibly XCI)`): the same value restates the answer, another is an
 //!   alternative. An aside that gives a reason, negates, qualifies or calls a value wrong offers
@@ -149,7 +151,16 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
                 parens += 1;
                 out.push(Tok::Open);
             }
-            Kind::Char(')') => parens = parens.saturating_sub(1),
+            // A square bracket opens an aside like a parenthesis (`\boxed{24} [$25$ if order
+            // matters]`).
+            Kind::Char('[') => {
+                parens += 1;
+                out.push(Tok::Open);
+            }
+            Kind::Char(')' | ']') => parens = parens.saturating_sub(1),
+            // Markdown emphasis (`**If order matters:** $28$`) is no token: a label reads as its
+            // words.
+            Kind::Char(c @ ('*' | '_')) if b.get(end) == Some(&(c as u8)) || (i > 0 && b[i - 1] == c as u8) => {}
             // `(i.e. ten)`, `(d.h. zehn)`: inside a parenthesis, the dot of an abbreviation (after a
             // word of one or two letters) closes a lead-in like a comma, not a sentence.
             Kind::Char('.') if parens > 0 && matches!(out.last(), Some(Tok::Word(w, _)) if w.chars().count() <= 2) => {
@@ -273,7 +284,7 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
             Kind::Char(',' | ';') => out.push(Tok::Comma),
             Kind::Char('=') => out.push(Tok::Equals),
             Kind::Char(':') => out.push(Tok::Colon),
-            Kind::Char(']' | '.') => {}
+            Kind::Char('.') => {}
             Kind::Char(_) => out.push(Tok::Other),
         }
     }
@@ -390,11 +401,12 @@ fn statement(rest: &str) -> &str {
 /// (`later`). Also says whether any of them is offered as an alternative (`or`, a hedge, a later
 /// value) rather than listed (`,`, `and`).
 pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec<(String, Rule)>, bool) {
+    let rest_all = rest;
     let rest = statement(rest);
     let toks = tokenize(rest, MAX_STATEMENT_TOKENS);
     // An aside on the answer's own line belongs to it; one in a later paragraph is read with its
     // value right after its `(` only (`\n\n(Recall that the problem gives 55.)` is a recap).
-    let on_line = rest.find(['(', '—', '–']).is_some_and(|k| !rest[..k].contains('\n'));
+    let on_line = rest.find(['(', '[', '—', '–']).is_some_and(|k| !rest[..k].contains('\n'));
     let (mut out, mut hedged) = alternatives_in(answer, &toks, on_line);
     for (v, rule) in later::later_values(&toks, answer, before) {
         if out.len() >= MAX_ALTERNATIVES {
@@ -405,8 +417,28 @@ pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec
             hedged = true;
         }
     }
+    // A statement too far after the answer for the window (an early answer, then the
+    // derivation): the last paragraph of the response is read as a later statement too.
+    if rest_all.len() > rest.len() {
+        let from = floor_boundary(rest_all, rest_all.len().saturating_sub(MAX_LAST_PARAGRAPH_BYTES));
+        let window = &rest_all[from..];
+        let start = window.trim_end().rfind("\n\n").map_or(0, |k| k + 2);
+        let last = &window[start..];
+        if from + start >= rest.len() {
+            let toks = tokenize(last, MAX_STATEMENT_TOKENS);
+            for (v, rule) in later::later_values(&toks, answer, before) {
+                if out.len() < MAX_ALTERNATIVES && v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {
+                    out.push((v, rule));
+                    hedged = true;
+                }
+            }
+        }
+    }
     (out, hedged)
 }
+
+/// Most bytes of the last paragraph read when it lies past the statement's window.
+const MAX_LAST_PARAGRAPH_BYTES: usize = 400;
 
 /// The text after an answer that spans `start..end` of `text`, without the delimiter that closes
 /// a math block opened right before the answer (`$\boxed{92}$ (possibly $93$)`: the `$` after
@@ -505,8 +537,18 @@ pub(crate) fn tail_after_value(tail: &str) -> Tail {
     } else {
         0
     };
+    // `(the same if order matters)`: a word of sameness says the value holds under the
+    // condition after it, which then qualifies nothing.
+    let condition = toks
+        .iter()
+        .position(|t| matches!(t, Tok::Word(_, c) if c.has(Class::Sameness)))
+        .and_then(|s| {
+            toks[s..].iter().position(|t| matches!(t, Tok::Word(_, c) if c.has(Class::Hypothesis))).map(|h| s + h)
+        })
+        .unwrap_or(usize::MAX);
     let qualifies = toks.iter().enumerate().any(|(k, t)| match t {
         Tok::Word(_, c) if remark && k > 0 && c.has(Class::Hypothesis) => false,
+        Tok::Word(..) if k >= condition => false,
         Tok::Word(w, c) => qualifying(c) || (k < unit_reach && crate::units::lookup(w).is_some()),
         _ => false,
     });
@@ -755,15 +797,21 @@ const MAX_LEAD_WORDS: usize = 3;
 /// tokens are read; with the index after the value.
 fn aside_value(toks: &[Tok<'_>], from: usize, reach: usize) -> Option<(String, usize)> {
     let mut lead = 0;
+    // Inside a condition (`if zero counts, ...`) up to its comma: a value there is the
+    // condition's (`(the same if zero counts as a valid value)` offers no `zero`).
+    let mut condition = false;
     for (k, t) in toks.iter().enumerate().skip(from).take(reach) {
         match t {
+            Tok::Value(_) if condition => {}
+            Tok::Word(w, _) if condition && crate::number_words::value(w).is_some() => {}
             // After a lead-in, a value an operator follows is an operand (`(= 2 \times 7)`): the
             // aside computes the answer, it offers no other value.
             Tok::Value(_) if k > from && matches!(toks.get(k + 1), Some(Tok::Other | Tok::Equals)) => return None,
             Tok::Value(v) => return Some((v.clone(), k + 1)),
             Tok::Word(w, _) if crate::number_words::value(w).is_some() => return Some((w.to_string(), k + 1)),
             Tok::Word(_, c) if c.has(Class::HedgeCue) || c.has(Class::HedgeFiller) || c.has(Class::Restating) => {}
-            Tok::Word(_, c) if c.has(Class::Hypothesis) => lead = 0,
+            Tok::Word(_, c) if c.has(Class::Hypothesis) => (lead, condition) = (0, true),
+            Tok::Word(..) if condition => {}
             Tok::Word(_, c)
                 if c.has(Class::Justification)
                     || c.has(Class::Reason)
@@ -783,8 +831,9 @@ fn aside_value(toks: &[Tok<'_>], from: usize, reach: usize) -> Option<(String, u
                     return None;
                 }
             }
-            Tok::Comma | Tok::Equals => lead = 0,
-            Tok::Other => {}
+            Tok::Comma => (lead, condition) = (0, false),
+            Tok::Equals if !condition => lead = 0,
+            Tok::Other | Tok::Equals => {}
             _ => return None,
         }
     }
@@ -977,6 +1026,27 @@ mod tests {
 
     fn alts(answer: &str, rest: &str) -> Vec<String> {
         alternatives_after(answer, "", rest).0.into_iter().map(|(v, _)| v).collect()
+    }
+
+    #[test]
+    fn asides_in_square_brackets_and_conditions() {
+        assert_eq!(alts("24", " [$25$ if order matters]."), vec!["25"]);
+        assert_eq!(alts("24", " [that is, twenty-five]"), vec!["twenty-five"]);
+        // A number word inside a condition is the condition's, no offered value.
+        assert!(alts("76", " (the same if zero counts as a valid value).").is_empty());
+        assert!(alts("76", " (the same if two of them coincide).").is_empty());
+        assert_eq!(alts("76", " (or, if zero counts, $77$)."), vec!["77"]);
+        // A label in bold reads as its words.
+        assert_eq!(alts("24", "\n\n**If order matters:** $25$"), vec!["25"]);
+        assert_eq!(alts("24", "\n\n**Inclusive interpretation:** $25$"), vec!["25"]);
+    }
+
+    #[test]
+    fn a_condition_after_a_word_of_sameness_qualifies_nothing() {
+        assert_eq!(tail_after_value(" (the same if reflections count as different)"), Tail::Apart);
+        assert_eq!(tail_after_value(" (unchanged if zero is allowed)"), Tail::Apart);
+        assert_eq!(tail_after_value(" (if I read it right)"), Tail::Qualifies);
+        assert_eq!(tail_after_value(" (probably the same if order matters)"), Tail::Qualifies);
     }
 
     #[test]

@@ -29,6 +29,14 @@
 //! lexicon's `OtherReading`: `If your book counts it differently, it is $7$`, `under another
 //! convention`; or a hedge cue in the condition that opens it: `If your teacher means something
 //! else`) offers an alternative: a value it states for a pronoun counts even when written before.
+//! So do a modal main clause after a condition that opens the sentence (`Note: if order matters,
+//! you'd get $13$`), a noun of another reading as the head (`that version gives $13$`: the answer's
+//! quantity), a value that opens its clause after lead words only (`(Unless the problem wants the
+//! inclusive count — then $13$.)`), and the value right after the colon of a label that is a
+//! condition with no value of its own or names another reading (`**If order matters:** $13$`,
+//! `(Alternative reading, with ordered pairs: $13$.)`; Markdown emphasis is no token). A value
+//! that opens its sentence or aside after lead words and is followed by a condition (`P.S. $13$
+//! if ...`, `[$13$ if order matters]`) is offered too.
 //!
 //! A sentence that **revisits the result** (a word of the lexicon's `Revision` class: `actually`,
 //! `again`, `recount`, `edit`, `but`, `should`, `disagree`, ..., a word of fault: `a frequent
@@ -213,6 +221,17 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
     // Only lead words (`P.S.`, `Note:`, `Or`) since the sentence or its aside began; the last word
     // names another reading (`if the problem means`).
     let (mut lead_only, mut reading_cue) = (true, false);
+    // Only lead words (`then`, `so`) since the clause began at a comma, a dash, a bracket or a
+    // colon: in a sentence that supposes another reading, a value there is offered for it
+    // (`(Unless the problem wants the inclusive count — then $13$.)`).
+    let mut clause_lead = true;
+    // A condition opened the sentence and ended at its comma (`If order matters, ...`): a modal
+    // main clause after it (`you'd get`, `it would be`) states a value under another reading.
+    let mut supposed = false;
+    // A value was read in the sentence; the token after a label's colon, when the label is a
+    // condition or names another reading (`**If order matters:** $13$`, `(Alternative reading,
+    // with ordered pairs: $13$.)`).
+    let (mut valued, mut labelled) = (false, None::<usize>);
     let mut words = 0;
     // The clause's subject is the response itself (`I`, `we`): a word the lexicon does not know
     // after it is a verb or an adverb (`I disagree and get`), not another head.
@@ -256,6 +275,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 (revisits, rejects, justifying, fronted, begun, words, chained) =
                     (false, false, false, false, false, 0, false);
                 (other_reading, own_subject, lead_only, reading_cue) = (false, false, true, false);
+                (clause_lead, valued, labelled, supposed) = (true, false, None, false);
                 (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
                 (stating, asserting, negated, verity, to_after) = (false, false, false, false, false);
             }
@@ -271,10 +291,16 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 negated = c.has(Class::Negation);
                 // `under the other interpretation`; `If your teacher means something else, ...`: a
                 // hedge cue in the condition that opens the sentence.
-                other_reading |= c.has(Class::OtherReading) || (fronted && justifying && hedges(c));
+                other_reading |= c.has(Class::OtherReading)
+                    || (fronted && justifying && hedges(c))
+                    || (supposed && !justifying && c.has(Class::NegationOrModal) && !c.has(Class::Negation));
                 reading_cue = c.has(Class::OtherReading);
                 lead_only &= (c.has(Class::Revision) || c.has(Class::HedgeCue) || c.has(Class::Justification))
                     && !c.has(Class::Verification);
+                clause_lead &= c.has(Class::Revision)
+                    || c.has(Class::HedgeCue)
+                    || c.has(Class::Justification)
+                    || c.has(Class::PhraseFiller);
                 // An exception (`unless`) names another reading: what follows it is stated, not a
                 // reason, and so is a relative clause that goes on with it (`unless zero counts,
                 // in which case it is 13`).
@@ -349,7 +375,14 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                         // that opens its sentence or aside, after lead words only, under a
                         // condition; `if the problem means 12`: a value right after a word of
                         // another reading. Both are offered for the answer's quantity.
-                        None if (lead_only && conditioned(toks.get(k + 1))) || reading_cue => {
+                        // `(Unless the problem wants the inclusive count — then 13.)`: a value
+                        // that opens its clause in a sentence that supposes another reading; and
+                        // the value of a label that is a condition or names another reading.
+                        None if (lead_only && conditioned(toks.get(k + 1)))
+                            || reading_cue
+                            || (other_reading && clause_lead && !revisits)
+                            || labelled == Some(k) =>
+                        {
                             other_reading = true;
                             Some((v.clone(), Head::Answer))
                         }
@@ -371,24 +404,32 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                     head = before.equation_head(v);
                 }
                 (stating, asserting, to_after, lead_only, reading_cue) = (false, false, false, false, false);
+                (clause_lead, valued) = (false, true);
             }
             Tok::Comma | Tok::Open => {
                 // An aside opens with its own lead (`(22 if ...)`).
                 lead_only = *t == Tok::Open;
-                reading_cue = false;
+                (reading_cue, clause_lead) = (false, true);
                 // A new clause; a reason or a condition that opened the sentence ends here.
                 chained = false;
                 belief.open = false;
                 if fronted {
-                    (justifying, fronted) = (false, false);
+                    (justifying, fronted, supposed) = (false, false, true);
                 }
                 (head, third_party, denied, verb, own_subject) = (Head::Pronoun, false, false, false, false);
                 (stating, asserting, negated, to_after) = (false, false, false, false);
             }
             Tok::Colon => {
+                // A label that is a condition with no value of its own (`If order matters:`), or
+                // that names another reading (`Alternative reading, with ordered pairs:`): the
+                // value right after it is offered for that reading.
+                if !valued && !revisits && ((fronted && justifying) || other_reading) {
+                    other_reading = true;
+                    labelled = Some(k + 1);
+                }
                 // `..., which is a common mistake: the value is 10`: a reason or a condition ends
                 // at a colon, and what follows states something of its own.
-                (justifying, fronted) = (false, false);
+                (justifying, fronted, clause_lead) = (false, false, true);
             }
             Tok::Equals => {
                 (stating, asserting, negated, to_after, verb, begun) = (true, true, false, false, true, true);
@@ -397,6 +438,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
             Tok::Other | Tok::Percent => {
                 (stating, asserting, negated, to_after, lead_only, reading_cue) =
                     (false, false, false, false, false, false);
+                clause_lead = false;
                 belief.open = false;
             }
         }
@@ -473,7 +515,12 @@ fn subject(head: Head, third_party: bool, denied: bool, classes: Classes, k: usi
     let denied = denied || classes.has(Class::Denial);
     if classes.has(Class::ThirdParty) {
         (Head::Pronoun, true, denied)
-    } else if classes.has(Class::AnswerNoun) || classes.has(Class::Computation) || classes.has(Class::AnswerWord) {
+    } else if classes.has(Class::AnswerNoun)
+        || classes.has(Class::Computation)
+        || classes.has(Class::AnswerWord)
+        || (classes.has(Class::OtherReading) && !classes.has(Class::Reason))
+    {
+        // `that version gives`, `the other interpretation is`: the answer under another reading.
         (Head::Answer, third_party, denied)
     } else if classes.has(Class::Pronoun) {
         (Head::Pronoun, third_party, denied)
@@ -537,6 +584,9 @@ fn counts(before: &mut Before<'_>, v: &str, head: Head, toks: &[Tok<'_>], read: 
     match head {
         Head::Answer => true,
         Head::Pronoun => read.other_reading || !before.wrote(v),
+        // A noun in a sentence that supposes another reading (`that version gives 13`): a
+        // candidate unless the response wrote the value before.
+        Head::Noun(_) if read.other_reading && !before.wrote(v) => true,
         Head::Noun(k) => match toks.get(k) {
             Some(Tok::Word(w, _)) => {
                 // The answer's sentence: before it, and after it up to its end (`... fills
@@ -764,6 +814,47 @@ mod tests {
         ] {
             assert!(after_box(&format!("{b}{tail}")).is_empty(), "{tail}");
         }
+    }
+
+    #[test]
+    fn a_value_offered_for_another_reading_after_the_answer() {
+        // 28 is written before the answer: a value offered for another reading counts all the same.
+        let b = "We had 28 pens and gave one away, so there are $\\boxed{27}$ pens.";
+        for tail in [
+            "\n\n**If zero counts as a valid value:** $28$",
+            "\n\n(Alternative reading, with ordered pairs: $28$.)",
+            "\n\n**Inclusive interpretation:** $28$",
+            "\n\nNote: if order matters, you'd get $28$.",
+            "\n\n(Unless the problem wants the inclusive count — then $28$.)",
+            "\n\nThis holds unless the problem asks for ordered pairs: that version gives $28$.",
+        ] {
+            assert_eq!(later(&format!("{b}{tail}"), "27"), vec!["28".to_string()], "{tail}");
+        }
+        let b = "So there are $\\boxed{27}$ pens.";
+        for tail in ["\n\nN.B. If order matters, it's $28$.", "\n\nIf the endpoints count: $28$"] {
+            assert_eq!(later(&format!("{b}{tail}"), "27"), vec!["28".to_string()], "{tail}");
+        }
+        for tail in [
+            // A condition that holds a value of its own labels a check; the same value restated.
+            "\n\nIf we plug in $n = 3$: $28$",
+            "\n\n**If order matters:** $27$",
+            "\n\nIf order matters, you'd still get $27$.",
+            "\n\n(Unless the problem wants the inclusive count — then still $27$.)",
+            // A condition that opens a recap of a value written before, in the indicative.
+            "\n\nIf we add back the pen, we get $28$.",
+        ] {
+            let b = "We had 28 pens and gave one away, so there are $\\boxed{27}$ pens.";
+            assert!(later(&format!("{b}{tail}"), "27").is_empty(), "{tail}");
+        }
+    }
+
+    #[test]
+    fn the_last_paragraph_past_the_window_is_read() {
+        let derivation = "We add the pens of each box in turn, one box after another. ".repeat(30);
+        let b = format!("**Answer:** $\\boxed{{27}}$\n\n{derivation}");
+        assert_eq!(after_box(&format!("{b}\n\nSo the final count is $28$.")), vec!["28".to_string()]);
+        assert!(after_box(&format!("{b}\n\nSo the final count is $27$.")).is_empty());
+        assert!(after_box(&format!("{b}\n\nI hope this helps!")).is_empty());
     }
 
     #[test]

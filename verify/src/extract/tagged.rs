@@ -231,6 +231,12 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
     if let Some((inner, len)) = leading_math(rest) {
         return Some((inner.to_string(), i + len));
     }
+    // `The answer is the same if ...`, `... is unchanged`: a word of sameness names no value; the
+    // phrase restates the answer before it.
+    let first = rest.split_whitespace().find(|w| !lexicon::is(w, Class::Determiner));
+    if first.is_some_and(|w| lexicon::is(w.trim_end_matches(['.', ',', ';']), Class::Sameness)) {
+        return None;
+    }
     // The rest of the sentence: up to a newline or a period followed by a space or the end.
     let line_end = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
     let mut span = cap(&rest[..line_end], MAX_PHRASE_SPAN);
