@@ -154,7 +154,8 @@ pub enum Source {
     AnswerColon,
     /// GSM8K `#### 42`.
     Gsm8k,
-    /// Markdown bold `**...**`.
+    /// Markdown bold `**...**` (HTML bold too), or on the last line italics (`*42*`, `_42_`) or a
+    /// LaTeX emphasis command around a value (`$\underline{42}$`).
     Bold,
     /// The last `$...$`, `\(...\)`, `\[...\]`, `$$...$$` block.
     MathDelimiters,
