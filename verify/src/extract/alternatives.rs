@@ -167,6 +167,11 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
                 out.push(Tok::Comma)
             }
             Kind::Char('{' | '}' | '~') => {}
+            // Markdown emphasis (`(possibly **7**)`, `*27* or _28_`) is markup around a value.
+            Kind::Char('*' | '_') => match super::tokens::emphasis_at(s, i) {
+                Some(n) => lexer.seek(i + n),
+                None => out.push(Tok::Other),
+            },
             Kind::Char('<') if markup_end(b, i).is_some() => {
                 // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a
                 // sentence; a harness's own separator (`<|...|>`) ends the statement in words.

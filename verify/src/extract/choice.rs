@@ -10,7 +10,20 @@ use super::tokens::{all_tokens, Kind, Lexer, Token};
 use crate::lexicon::{self, Class};
 
 /// LaTeX wrappers that may surround a choice letter.
-const WRAPPERS: &[&str] = &[r"\text{", r"\textbf{", r"\mathrm{", r"\mathbf{", r"\textrm{", r"\mbox{"];
+const WRAPPERS: &[&str] = &[
+    r"\text{",
+    r"\textbf{",
+    r"\mathrm{",
+    r"\mathbf{",
+    r"\textrm{",
+    r"\mbox{",
+    // Emphasis around a choice (`\underline{(B)}`) is markup.
+    r"\underline{",
+    r"\emph{",
+    r"\textit{",
+    r"\boldsymbol{",
+    r"\bm{",
+];
 
 /// The choice letter when `s` is nothing but a letter A-E in one of its usual wrappings.
 pub(crate) fn choice_letter(s: &str) -> Option<char> {

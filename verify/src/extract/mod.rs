@@ -36,7 +36,7 @@
 //! | 3 | answer phrase | `tagged` | "The final answer is $5$.", "Answer: D", `"answer": "13"`, `A: 45`, `Die Antwort ist 5`, `答案：5` | `FinalAnswerPhrase` / `AnswerColon` |
 //! | 4 | GSM8K | `tagged` | `#### 1,234` | `Gsm8k` |
 //! | 5 | layout | `layout` | `\| Answer \| 27 \|`, `Final result = $-49$`, `#### Result: $28$`, `## Final Answer` then `$8$`, `### Answer` then `* $600$` | `Layout` |
-//! | 6 | bold | `tagged` | `The total is **42**.`, `__42__`, `<b>42</b>`, `<strong>42</strong>` (last line, or right after "answer"; not `**12** or **13**`) | `Bold` |
+//! | 6 | bold / emphasis | `tagged` | `The total is **42**.`, `__42__`, `***42***`, `<b>42</b>`, `<strong>42</strong>` (last line, or right after "answer"; not `**12** or **13**`); on the last line also italics and LaTeX emphasis around a value: `*42*`, `_42_`, `$\underline{42}$`, `$\mathbf{1210}$` | `Bold` |
 //! | 7 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
 //! | 8 | concluding last sentence | `tagged`, `concluding` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.`, `Altogether, the farmer has 86 animals.`, `This gives $7$ as the final count.`, `The total comes to forty-nine.`, `Putting everything together:` then `\[42\]`, `..., the quantity asked for is` then `\[75\]` | `Conclusion` |
 //! | 9 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
@@ -99,7 +99,12 @@
 //!   `\textbf{(B)}`, ... becomes `B` whatever strategy found it (the gold goes through the same
 //!   path, so `\text{(C)}` golds compare as `C`).
 //! - **Cleaning** trims, drops surrounding `$`/`$$`/`\(..\)`/`\[..\]`, one trailing `.`, `,`, `;`,
-//!   trailing `\\`, `\,`, `\quad` and markdown `**`. Equations (`x = 5`), units, `\text{}` and
+//!   trailing `\\`, `\,`, `\quad` and markdown emphasis (`**`, paired `*x*`, `_x_`, `***x***`).
+//!   Emphasis is markup, never part of a value, wherever a value is read (answer phrases, `A:`
+//!   lines, bold and italic spans, the values a statement offers): only paired delimiters at word
+//!   boundaries are emphasis (`tokens::emphasis_at`), so `2*3`, `x^*`, `x_1` stay math. LaTeX
+//!   emphasis commands around a value (`\underline{3}`, `\mathbf{3\sqrt{13}}`) are dropped by the
+//!   LaTeX reader (`latex::normalize`). Equations (`x = 5`), units, `\text{}` and
 //!   `\displaystyle` are left to the parser and the checker.
 //!
 //! **Cost.** Every strategy is one or two linear passes (`memchr`/`memmem`, a brace-depth stack for
@@ -149,7 +154,8 @@ pub enum Source {
     AnswerColon,
     /// GSM8K `#### 42`.
     Gsm8k,
-    /// Markdown bold `**...**`.
+    /// Markdown bold `**...**` (HTML bold too), or on the last line italics (`*42*`, `_42_`) or a
+    /// LaTeX emphasis command around a value (`$\underline{42}$`).
     Bold,
     /// The last `$...$`, `\(...\)`, `\[...\]`, `$$...$$` block.
     MathDelimiters,
@@ -652,8 +658,9 @@ fn without_struck_text(raw: &str) -> std::borrow::Cow<'_, str> {
 /// Trailing LaTeX spacing that carries no meaning at the end of an answer.
 const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qquad", "\\"];
 
-/// Normalise an extracted answer: trim; drop surrounding `$`, `$$`, `\(..\)`, `\[..\]`, `**`
-/// and HTML bold (`<b>..</b>`, `<strong>..</strong>`);
+/// Normalise an extracted answer: trim; drop surrounding `$`, `$$`, `\(..\)`, `\[..\]`, markdown
+/// emphasis (`**`, `*`, `_`, `__`, `***`, `___`: `tokens::inside_emphasis`) and HTML bold
+/// (`<b>..</b>`, `<strong>..</strong>`);
 /// drop one trailing `.` (not `...`), `,`, `;` and trailing spacing commands; report a lone
 /// choice letter bare (`\text{(B)}` -> `B`).
 pub(crate) fn clean(raw: &str) -> String {
@@ -684,6 +691,10 @@ pub(crate) fn clean(raw: &str) -> String {
                     }
                 }
             }
+        }
+        if let Some(inner) = tokens::inside_emphasis(t) {
+            // `*27*`, `_27_`, `***27***`: emphasis is markup, never part of the value.
+            t = inner;
         }
         if let Some(r) = t.strip_prefix("**") {
             t = r.trim_start();

@@ -224,7 +224,34 @@ fn after_phrase(text: &str, at: usize, json: bool) -> Option<(String, usize)> {
             break;
         }
     }
+    if b.get(i) == Some(&b'_') {
+        // `Final answer: _27_`: an underscore run that opens emphasis (elsewhere `_` is math).
+        i += super::tokens::emphasis_at(text, i).unwrap_or(0);
+    }
     let rest = cap(&text[i..], MAX_LOOKAHEAD);
+    if let Some((inner, close)) = emphasized_value(text, i, rest) {
+        // `The answer is *27* (maybe 28)`, `***-i***`: the emphasis that opened right before the
+        // value closes it; the statement goes on after the closing run.
+        return value_in(text, i, inner).map(|(v, _)| (v, close));
+    }
+    value_in(text, i, rest)
+}
+
+/// When markdown emphasis opens right before byte `i` (`*`, `**`, `_`, `***`: `tokens`) and
+/// closes on the line of `rest` (the text from `i`), the text inside it and where the closing run
+/// ends in `text`.
+fn emphasized_value<'t>(text: &'t str, i: usize, rest: &'t str) -> Option<(&'t str, usize)> {
+    use super::tokens::{closing_emphasis, emphasis_at};
+    let n = (1..=3).find(|&n| i >= n && emphasis_at(text, i - n) == Some(n))?;
+    let mark = text.as_bytes()[i - n];
+    let line = &rest.as_bytes()[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())];
+    let k = (1..line.len()).find(|&k| line[k] == mark && closing_emphasis(rest, k) == Some(n))?;
+    Some((&rest[..k], i + k + n))
+}
+
+/// The answer in `rest` (the text from byte `i` of `text`, right after a phrase and its markup):
+/// see [`after_phrase`].
+fn value_in(text: &str, i: usize, rest: &str) -> Option<(String, usize)> {
     if rest.is_empty() {
         return None;
     }
@@ -813,19 +840,103 @@ pub(crate) fn bold(text: &str) -> Option<&str> {
     let b = text.as_bytes();
     let markdown = |marker: &'static Needle| {
         let hits: Vec<usize> = marker.all(b).collect();
-        let spans: Vec<Span> =
-            hits.rchunks_exact(2).take(MAX_BOLD_SPANS).map(|p| Span::new(p[0], 2, p[1], 2)).collect();
+        let spans: Vec<Span> = hits
+            .rchunks_exact(2)
+            .take(MAX_BOLD_SPANS)
+            .map(|p| {
+                // `***140***`: bold italics, the third delimiter on each side is markup too.
+                let triple = b.get(p[0] + 2) == Some(&b[p[0]]) && b.get(p[1] + 2) == Some(&b[p[1]]);
+                let n = if triple && p[1] > p[0] + 3 { 3 } else { 2 };
+                Span::new(p[0], n, p[1], n)
+            })
+            .collect();
         bold_of(text, &spans)
     };
-    markdown(&STARS).or_else(|| markdown(&UNDERSCORES)).or_else(|| bold_of(text, &html_bold_spans(text)))
+    markdown(&STARS)
+        .or_else(|| markdown(&UNDERSCORES))
+        .or_else(|| bold_of(text, &html_bold_spans(text)))
+        .or_else(|| bold_of(text, &last_line_emphasis(text)))
 }
 
-/// The end of the bold marker that closes a bold answer whose content ends at `inner_end`
-/// (`**`, `__`, `</b>`, `</strong>`): where the statement after it begins.
+/// How much of the last line is read for italic and LaTeX emphasis spans (bytes).
+const MAX_EMPHASIS_LINE: usize = 600;
+
+/// The italic spans (`*27*`, `_27_`: markdown emphasis of one delimiter, `tokens`) and the LaTeX
+/// emphasis spans around a value (`\underline{27}`, `\mathbf{1210}`, `\textbf{5}`:
+/// `crate::latex::emphasis_holds_value`) of the last line of `text`, last first.
+///
+/// Decision: emphasis other than bold marks an answer where bold does, on the last line only
+/// (italics after the word "answer" elsewhere are read by the answer phrase). A model that sets
+/// its last value in italics or `\underline{}` commits to it as it does with bold: it is the
+/// answer, and the statement after it is read as after a box (`*27* (maybe 28)` is two
+/// candidates, `$\underline{27}$. Not sure.` a qualified one). A span that holds words or a
+/// symbol name (`*Note*`, `$\mathbf{v}$`) marks nothing, as with bold.
+fn last_line_emphasis(text: &str) -> Vec<Span> {
+    use super::tokens::{closing_emphasis, emphasis_at};
+    let (line_start, line) = last_line(text);
+    let from = floor_boundary(text, (line_start + line.len()).saturating_sub(MAX_EMPHASIS_LINE)).max(line_start);
+    let b = text.as_bytes();
+    let end = line_start + line.len();
+    let mut spans = Vec::new();
+    let mut open: Option<(usize, usize)> = None;
+    let mut i = from;
+    while i < end {
+        match b[i] {
+            b'*' | b'_' => {
+                let n = emphasis_at(text, i).unwrap_or(0);
+                if n == 0 {
+                    i += 1;
+                    continue;
+                }
+                match open {
+                    Some((o, on)) if on == n && b[o] == b[i] && closing_emphasis(text, i) == Some(n) => {
+                        if n == 1 {
+                            spans.push(Span::new(o, 1, i, 1));
+                        }
+                        open = None;
+                    }
+                    _ => open = Some((i, n)),
+                }
+                i += n;
+            }
+            b'\\' => {
+                let name_len = b[i + 1..end].iter().take_while(|c| c.is_ascii_alphabetic()).count();
+                let name = &text[i + 1..i + 1 + name_len];
+                let brace = i + 1 + name_len;
+                if name_len > 0 && b.get(brace) == Some(&b'{') && crate::latex::EMPHASIS_COMMANDS.contains(&name) {
+                    if let Some(close) = matching_brace(&b[..end], brace) {
+                        if crate::latex::emphasis_holds_value(&text[brace + 1..close]) {
+                            spans.push(Span::new(i, name_len + 2, close, 1));
+                            i = close + 1;
+                            continue;
+                        }
+                    }
+                }
+                i += 1 + name_len.max(1);
+            }
+            _ => i += 1,
+        }
+    }
+    spans.reverse();
+    spans.truncate(MAX_BOLD_SPANS);
+    spans
+}
+
+/// The end of the emphasis marker that closes an emphasised answer whose content ends at
+/// `inner_end` (`**`, `__`, `*`, `_`, `***`, `</b>`, `</strong>`, the `}` of `\\underline{..}`):
+/// where the statement after it begins.
 pub(crate) fn bold_close(text: &str, inner_end: usize) -> usize {
     let rest = &text[inner_end..];
+    if let Some(n) = super::tokens::closing_emphasis(text, inner_end) {
+        // `**`, `*`, `_`, `***`: a markdown emphasis run that closes (`tokens`).
+        return inner_end + n;
+    }
     if rest.starts_with("**") || rest.starts_with("__") {
         return inner_end + 2;
+    }
+    if rest.starts_with('}') {
+        // The brace that closes `\underline{27}`.
+        return inner_end + 1;
     }
     if rest.starts_with("</") {
         if let Some(k) = rest.bytes().take(10).position(|c| c == b'>') {

@@ -596,3 +596,59 @@ fn truncated_responses_have_no_unmarked_answer() {
     assert!(!looks_truncated("we get 5 overall in the end here"));
     assert!(!looks_truncated("x = "));
 }
+
+/// The parts of the answer extracted from `s` with the default options.
+fn parts_of(s: &str) -> Option<Vec<String>> {
+    extract(s, &ExtractOptions::default()).map(|a| a.candidates.iter().map(|c| c.text.clone()).collect())
+}
+
+#[test]
+fn markdown_emphasis_is_markup_around_a_value() {
+    let one = |s: &str, v: &str| assert_eq!(parts_of(s), Some(vec![v.to_string()]), "{s}");
+    one("We add.\n\n***140***", "140");
+    one("We add.\n\n___140___", "140");
+    one("We add.\n\nThe answer is *256*.", "256");
+    one("We add.\n\nThe answer is _256_.", "256");
+    one("We add.\n\nFinal answer: *$\\frac{5}{8}$*", "\\frac{5}{8}");
+    one("We add.\n\n*Answer:* 27", "27");
+    one("We add.\n\nSo we get _27_.", "27");
+    one("We add.\n\n*27*", "27");
+    one("We add.\n\nThe result is ***-i***.", "-i");
+    // `*` between operands and `_` of a subscript are math, never emphasis.
+    assert_eq!(clean("2*3*4"), "2*3*4");
+    assert_eq!(clean("x^*"), "x^*");
+    assert_eq!(clean("a_1 + b_1"), "a_1 + b_1");
+    assert_eq!(clean("*5*"), "5");
+    assert_eq!(clean("_x_"), "x");
+    // A choice letter under LaTeX emphasis is the letter.
+    assert_eq!(clean("\\underline{(B)}"), "B");
+    assert_eq!(clean("\\emph{C}"), "C");
+    assert_eq!(parts_of("We add.\n\n$2*3*4$"), None);
+}
+
+#[test]
+fn a_hedge_after_an_italic_answer_is_a_candidate() {
+    let two = |s: &str| assert_eq!(parts_of(s).map(|p| p.len()), Some(2), "{s}");
+    two("We add.\n\n*27* (maybe 28)");
+    two("We add.\n\n_27_, or possibly 28");
+    two("We add.\n\nThe result is *27*, perhaps 28.");
+    two("We add.\n\nAnswer: *1* (could also be *2*)");
+    two("We add.\n\nFinal answer: **$\\frac{5}{8}$** (possibly **7**)");
+    two("We add.\n\n$\\underline{27}$ (maybe $28$)");
+    // The same value restated is no second candidate; one italic span beside another is offered.
+    assert_eq!(parts_of("We add.\n\n*27* (twenty-seven)").map(|p| p[0].clone()), Some("27".into()));
+    assert_eq!(parts_of("We add.\n\n*12* or *13*"), None);
+    // Emphasis around words marks nothing.
+    assert_eq!(parts_of("We add.\n\n*Note* that it works"), None);
+}
+
+#[test]
+fn latex_emphasis_around_a_value_on_the_last_line_marks_it() {
+    let one = |s: &str, v: &str| assert_eq!(parts_of(s), Some(vec![v.to_string()]), "{s}");
+    one("We add.\n\n$\\mathbf{1210}$", "1210");
+    one("We add.\n\n$\\underline{-3969}$", "-3969");
+    one("We add.\n\n$\\boldsymbol{\\frac{3}{2}}$", "\\frac{3}{2}");
+    one("We add.\n\n$\\underline{\\underline{0}}$", "\\underline{0}");
+    // A symbol's name in bold is no answer marker.
+    assert_eq!(parts_of("We add the forces.\n\nThe force is $\\mathbf{F}$ in total"), None);
+}

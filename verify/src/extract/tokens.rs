@@ -160,6 +160,97 @@ pub(crate) fn latin_letter(c: char) -> bool {
     matches!(c, '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}') && c.is_alphabetic()
 }
 
+/// Longest markdown emphasis delimiter run (`***`, `___`: bold italics).
+const MAX_EMPHASIS_RUN: usize = 3;
+/// How far along its line an emphasis delimiter's partner is looked for (bytes).
+const MAX_EMPHASIS_SPAN: usize = 200;
+
+/// The length of the run of `*` or `_` that starts at byte `at` of `b` (1 to [`MAX_EMPHASIS_RUN`]),
+/// when it starts the run (the byte before is another) and is no longer; 0 otherwise.
+fn emphasis_run(b: &[u8], at: usize) -> usize {
+    let Some(&c) = b.get(at).filter(|c| matches!(c, b'*' | b'_')) else { return 0 };
+    if at > 0 && b[at - 1] == c {
+        return 0;
+    }
+    let n = b[at..].iter().take(MAX_EMPHASIS_RUN + 1).take_while(|&&x| x == c).count();
+    if n > MAX_EMPHASIS_RUN {
+        0
+    } else {
+        n
+    }
+}
+
+/// Whether the run `at..at + n` can open emphasis: it starts a word (nothing but whitespace,
+/// punctuation or the start of the text before it; not `\*`, `^*`, `x_`, `2*`) and text follows.
+fn opens_emphasis(b: &[u8], at: usize, n: usize) -> bool {
+    let before_ok = at == 0 || !(b[at - 1].is_ascii_alphanumeric() || matches!(b[at - 1], b'\\' | b'^' | b'_' | b'*'));
+    before_ok && b.get(at + n).is_some_and(|c| !c.is_ascii_whitespace())
+}
+
+/// Whether the run `at..at + n` can close emphasis: text before it, and it ends a word (nothing
+/// but whitespace, punctuation or the end after it; not `2*3`, `x_1`, `a_{n}`, `x^*`).
+fn closes_emphasis(b: &[u8], at: usize, n: usize) -> bool {
+    let before_ok = at > 0 && !b[at - 1].is_ascii_whitespace() && !matches!(b[at - 1], b'\\' | b'^');
+    let after = b.get(at + n);
+    before_ok && !after.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'{' | b'_' | b'*' | b'\\'))
+}
+
+/// Markdown emphasis (`*x*`, `_x_`, `**x**`, `__x__`, `***x***`, `___x___`) is markup, never part
+/// of a value: the length of the emphasis delimiter run at byte `at` of `text`, when it is one.
+/// Only paired delimiters at word boundaries are: a run that opens a word and whose equal run
+/// closes a word later on its line, or one that closes a word and whose equal run opens one
+/// earlier on its line (each looked for within [`MAX_EMPHASIS_SPAN`] bytes). A `*` between
+/// operands (`2*3`, `a * b`, `x^*`) or a `_` of a subscript (`x_1`, `a_{n}`) is none.
+pub(crate) fn emphasis_at(text: &str, at: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let n = emphasis_run(b, at);
+    if n == 0 {
+        return None;
+    }
+    let c = b[at];
+    let same = |k: usize| b[k] == c && emphasis_run(b, k) == n;
+    if opens_emphasis(b, at, n) {
+        let end = (at + n + MAX_EMPHASIS_SPAN).min(b.len());
+        let line = memchr::memchr(b'\n', &b[at + n..end]).map_or(end, |k| at + n + k);
+        if (at + n + 1..line).any(|k| same(k) && closes_emphasis(b, k, n)) {
+            return Some(n);
+        }
+    }
+    if closes_emphasis(b, at, n) {
+        let from = at.saturating_sub(MAX_EMPHASIS_SPAN);
+        let line = memchr::memrchr(b'\n', &b[from..at]).map_or(from, |k| from + k + 1);
+        if (line..at.saturating_sub(n)).rev().any(|k| same(k) && opens_emphasis(b, k, n)) {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// The length of a markdown emphasis run at byte `at` of `text` that can close emphasis (ends a
+/// word: `27*.`, `27** (maybe`), for a reader that knows the run opened before it; `None` for
+/// a `*` between operands (`2*3`) or a subscript's `_` (`x_1`).
+pub(crate) fn closing_emphasis(text: &str, at: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let n = emphasis_run(b, at);
+    (n > 0 && closes_emphasis(b, at, n)).then_some(n)
+}
+
+/// The text of `s` inside one pair of markdown emphasis delimiters that wraps it whole (`*27*`,
+/// `_27_`, `***27***`), trimmed; `None` when none wraps it.
+pub(crate) fn inside_emphasis(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let n = emphasis_run(b, 0);
+    if n == 0 || b.len() <= 2 * n {
+        return None;
+    }
+    let close = b.len() - n;
+    let wraps = b[close..].iter().all(|&x| x == b[0])
+        && b[close - 1] != b[0]
+        && opens_emphasis(b, 0, n)
+        && closes_emphasis(b, close, n);
+    wraps.then(|| s[n..close].trim())
+}
+
 /// Most words of one phrase in the lexicon (`as a result`).
 const MAX_PHRASE_WORDS: usize = 3;
 
@@ -272,6 +363,33 @@ mod tests {
         assert_eq!(phrase_at("So1 x", 0, Class::ConclusionOpener), None);
         assert_eq!(phrase_at("as  a result", 0, Class::ConclusionOpener), None);
         assert!(all_tokens(r", or \text{and} /", |t| !matches!(t.kind, Kind::Number)));
+    }
+
+    #[test]
+    fn emphasis_is_paired_delimiters_at_word_boundaries() {
+        let at = |s: &str, k: usize| emphasis_at(s, k);
+        assert_eq!(at("*27* (maybe 28)", 0), Some(1));
+        assert_eq!(at("*27* (maybe 28)", 3), Some(1));
+        assert_eq!(at("so **7**.", 3), Some(2));
+        assert_eq!(at("so **7**.", 6), Some(2));
+        assert_eq!(at("***7***", 0), Some(3));
+        assert_eq!(at("or _28_, x", 3), Some(1));
+        // Multiplication, a lone star, subscripts, a conjugate: no emphasis.
+        assert_eq!(at("2*3*4", 1), None);
+        assert_eq!(at("2*3*4", 3), None);
+        assert_eq!(at("a * b * c", 2), None);
+        assert_eq!(at("x^* and y^*", 2), None);
+        assert_eq!(at("x_1 and y_2", 1), None);
+        assert_eq!(at("a_{n} and b_{n}", 1), None);
+        assert_eq!(at("*27", 0), None);
+        assert_eq!(at("****5****", 0), None);
+        assert_eq!(at("*27\n28*", 0), None);
+        assert_eq!(inside_emphasis("*27*"), Some("27"));
+        assert_eq!(inside_emphasis("___x___"), Some("x"));
+        assert_eq!(inside_emphasis("**27*"), None);
+        assert_eq!(inside_emphasis("*2*3"), None);
+        assert_eq!(closing_emphasis("27* (maybe", 2), Some(1));
+        assert_eq!(closing_emphasis("2*3", 1), None);
     }
 
     #[test]

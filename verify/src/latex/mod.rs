@@ -42,6 +42,7 @@ mod eaten;
 pub(crate) use eaten::has_eaten_backslash;
 mod fast;
 mod normalize;
+pub(crate) use normalize::{emphasis_holds_value, EMPHASIS_COMMANDS};
 mod number;
 mod parse;
 #[cfg(test)]

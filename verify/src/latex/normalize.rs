@@ -39,6 +39,66 @@ pub(crate) const FUNC_WORDS: &[&str] = &[
 const TEXT_COMMANDS: &[&str] =
     &["text", "textbf", "textit", "textrm", "textsf", "texttt", "textnormal", "mbox", "hbox", "textup", "emph"];
 
+/// Emphasis commands: they underline, embolden or italicise what they hold and change nothing
+/// about it. Around a value ([`emphasis_holds_value`]) they are dropped and the argument is read
+/// as a group (`\underline{3}` is `3`, `\mathbf{3\sqrt{13}}` is `3\sqrt{13}`); around a symbol
+/// or words they are read as before (`\mathbf{v}` is the vector name `v`, `\underline{AB}` a
+/// segment, `\textbf{even}` text).
+pub(crate) const EMPHASIS_COMMANDS: &[&str] = &[
+    "underline",
+    "uline",
+    "underbar",
+    "mathbf",
+    "boldsymbol",
+    "bm",
+    "pmb",
+    "mathit",
+    "mathbfit",
+    "textbf",
+    "textit",
+    "textsl",
+    "emph",
+];
+
+/// Longest argument of an emphasis command read as a value (bytes).
+const MAX_EMPHASIS_ARG: usize = 400;
+
+/// Whether the argument of an emphasis command is a value rather than a symbol's name or words:
+/// it holds a digit, an operator or a math command other than a text, font or emphasis command
+/// (`3`, `-2 + 2\sqrt{3}i`, `\frac{3}{2}`, `x = 5`, `s^2 + bs + 1`), and no word of three letters
+/// or more outside a command (`5 apples` stays text, read as a text command reads it).
+pub(crate) fn emphasis_holds_value(arg: &str) -> bool {
+    let b = arg.as_bytes();
+    if b.is_empty() || b.len() > MAX_EMPHASIS_ARG {
+        return false;
+    }
+    let mut value = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\\' {
+            let name_len = b[i + 1..].iter().take_while(|x| x.is_ascii_alphabetic()).count();
+            let name = &arg[i + 1..i + 1 + name_len];
+            let wrapper =
+                TEXT_COMMANDS.contains(&name) || FONT_COMMANDS.contains(&name) || EMPHASIS_COMMANDS.contains(&name);
+            value |= name_len > 0 && !wrapper;
+            i += 1 + name_len.max(1);
+            continue;
+        }
+        if c.is_ascii_alphabetic() {
+            let word = b[i..].iter().take_while(|x| x.is_ascii_alphabetic()).count();
+            if word >= 3 {
+                return false;
+            }
+            i += word;
+            continue;
+        }
+        value |= c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'=' | b'/' | b'^' | b'<' | b'>');
+        i += 1;
+    }
+    value
+}
+
 /// Math-font commands: their argument is usually a symbol name.
 const FONT_COMMANDS: &[&str] = &[
     "mathrm",
@@ -937,6 +997,9 @@ impl<'a> Normalizer<'a> {
                     self.out.push_str(arg);
                 }
             }
+            n if EMPHASIS_COMMANDS.contains(&n) && self.emphasis_around_value() => {
+                // `\underline{3}`, `\mathbf{1210}`: the argument is read as a group.
+            }
             n if TEXT_COMMANDS.contains(&n) => {
                 let arg = self.read_arg();
                 self.text_like(arg, false);
@@ -958,6 +1021,30 @@ impl<'a> Normalizer<'a> {
                 None => self.emit_cmd(other),
             },
         }
+    }
+
+    /// Whether the braced argument that follows holds a value ([`emphasis_holds_value`]); the
+    /// reader is left before its `{`.
+    fn emphasis_around_value(&self) -> bool {
+        let after = self.rest().trim_start();
+        if !after.starts_with('{') {
+            return false;
+        }
+        let b = after.as_bytes();
+        let mut depth = 0usize;
+        for (k, &c) in b.iter().enumerate().take(MAX_EMPHASIS_ARG + 2) {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return emphasis_holds_value(&after[1..k]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
     }
 
     /// `\text{...}` and friends; `font` for math-font commands (`\mathrm`, `\mathbf`).
