@@ -329,7 +329,9 @@ fn value_then_tail(line: &str) -> Option<(&str, usize)> {
     {
         n += 1;
     }
-    if n == sign || n == b.len() {
+    // `twelve (12)`: a number in words before its aside is a value too.
+    let n = if n > sign { n } else { number_words_prefix(line)? };
+    if n == b.len() {
         return None;
     }
     // `**11** apples`: the emphasis that closes around the number ends the value; the statement
@@ -344,6 +346,19 @@ fn value_then_tail(line: &str) -> Option<(&str, usize)> {
         }
         Tail::Continues => None,
     }
+}
+
+/// Longest number in words read before an aside (bytes).
+const MAX_WORDS_VALUE: usize = 60;
+
+/// The length of a number in words that opens `line` and ends where an aside or a clause begins
+/// (`twelve (12)`, `forty-two — in digits, 42`, `dreizehn, also 13`): `None` when the words before
+/// it are not one number (`twelve apples`, `the same`).
+fn number_words_prefix(line: &str) -> Option<usize> {
+    let window = &line[..floor_boundary(line, MAX_WORDS_VALUE.min(line.len()))];
+    let end = window.find(['(', '[', ',', ';', ':', '—', '–']).unwrap_or(window.len());
+    let words = window[..end].trim_end();
+    (!words.is_empty() && end < line.len() && crate::number_words::value(words).is_some()).then_some(words.len())
 }
 
 /// The offset of `part` (a subslice of `text`) in `text`.

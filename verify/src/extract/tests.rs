@@ -205,6 +205,13 @@ const CASES: &[Case] = &[
     // A unit after a bold answer is read into it, as after a box.
     ok("We add them up.\nThe total is **42** dollars.", "42 \\text{ dollars}", Bold),
     ok("We add them up.\nThe answer is **42** apples.", "42", FinalAnswerPhrase),
+    // A number in words before its aside: the aside restates it or offers another value.
+    Case {
+        input: "We add them up.\nThe answer is: twelve (12).",
+        opts: Opts::Default,
+        want: Some(("twelve, 12", &["twelve", "12"], FinalAnswerPhrase)),
+    },
+    Case { input: "We add them up.\nA: twelve (12)", opts: Opts::Default, want: Some(("twelve, 12", &["twelve", "12"], AnswerColon)) },
     ok("Answer in bold **$7$**\n\nThat is all of it, we are done with it now.", "7", Bold),
     num("**Step 1:** add the two numbers carefully\nwe get 5 overall in the end here", "5", LastNumber),
     none_with("**Final Answer**\nwe could not finish the derivation of the value in time", Opts::Default),
