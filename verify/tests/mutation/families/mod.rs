@@ -17,13 +17,18 @@
 //! held-out families was added on 2026-11-27 and scored first-seen on 42b6fdd, before any fix for
 //! them (a value offered under a condition, emphasis followed by a hedge, an answer given early and
 //! a check that ends on another value, values spoken in a dialogue, LaTeX transcription variants
-//! of the answer, a recap table or list after the answer).
+//! of the answer, a recap table or list after the answer). A third set of five held-out families was
+//! added on 2026-11-27 and scored first-seen on a3fc502, before any fix for them (a long afterword
+//! after the answer, the answer inside a list of values in prose, numbers formatted in other
+//! conventions, apologies that box again, answers inside Markdown and HTML structure).
 
 use super::{Base, Family, Rng, Variant};
 
+pub mod answer_inside_prose_list;
 pub mod answer_language;
 pub mod answer_layout;
 pub mod answer_markup;
+pub mod apologies_and_retries;
 pub mod approximation;
 pub mod article_choice;
 pub mod bound_not_value;
@@ -39,9 +44,12 @@ pub mod foreign_box;
 pub mod foreign_number_words;
 pub mod harness_separator;
 pub mod later_correction;
+pub mod long_tail_after_answer;
+pub mod markdown_structure;
 pub mod multi_part;
 pub mod negated_box;
 pub mod numbers_after_answer;
+pub mod numbers_with_formatting;
 pub mod other_script_alternative;
 pub mod pleasantries;
 pub mod recap_table;
@@ -58,7 +66,7 @@ pub mod value_form;
 pub mod value_relation;
 
 /// Every family, development families first.
-pub fn all() -> [&'static Family; 35] {
+pub fn all() -> [&'static Family; 40] {
     [
         &later_correction::FAMILY,
         &foreign_box::FAMILY,
@@ -95,6 +103,11 @@ pub fn all() -> [&'static Family; 35] {
         &dialogue_voice::FAMILY,
         &transcription_variants::FAMILY,
         &recap_table::FAMILY,
+        &long_tail_after_answer::FAMILY,
+        &answer_inside_prose_list::FAMILY,
+        &numbers_with_formatting::FAMILY,
+        &apologies_and_retries::FAMILY,
+        &markdown_structure::FAMILY,
     ]
 }
 
