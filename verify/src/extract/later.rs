@@ -19,10 +19,17 @@
 //!
 //! | head | example | a different value is a candidate |
 //! |---|---|---|
-//! | the answer: an answer noun, a computation, the answer's own left side | `the count is`, `the brute-force count is`, `the code gives`, `the program returns`, `$m - n = 5$` after `$m - n = \boxed{4}$` | always |
+//! | the answer: an answer noun, a computation, a check (`Verification`), the answer's own left side | `the count is`, `the brute-force count is`, `the code gives`, `the program returns`, `So the check gives`, `This re-derivation yields`, `$m - n = 5$` after `$m - n = \boxed{4}$` | always |
 //! | a pronoun, or nothing | `it is`, `you would get`, `we found`, `I disagree and get` | unless the response wrote that value before its answer (an intermediate result or a given, recapped) and the sentence supposes no other reading |
 //! | a noun of the answer's own sentence | `the total cost is` after `the total cost is $\boxed{27}$`, `the number of boxes is` after `fills $\boxed{12}$ boxes` | the same |
 //! | another noun, or math | `the problem gives`, `the data were`, `the roots of $P(x)$ are`, `$9 + 5 = 14$` | never |
+//!
+//! A label that names the answer's quantity or a check, with no verb and no value before its
+//! colon (`Result of the verification: $28$`, `Total: $8$`), states the value right after it for
+//! the answer (not a list, a part of the answer's own list, or a value under a condition: `Check:
+//! 3 if x = 1`). A **line repeated word for word** from before the answer (a check that walks
+//! through the derivation again) states nothing new: its values are givens or intermediate
+//! results, whatever its words (`Therefore, Emma should complete 72 - 54 = 18 vlogs.`).
 //!
 //! After `I`/`we`, a word the lexicon does not know is their verb, not another head (`I disagree
 //! and get $28$`). A sentence that **supposes another reading** of the problem (a word of the
@@ -385,9 +392,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 let own_verb = own_subject && c.is_empty();
                 if !verb && !own_verb {
                     (head, third_party, denied) = subject(head, third_party, denied, c, k);
-                    if head != Head::Answer {
-                        naming = false;
-                    } else if c.has(Class::Computation) {
+                    if head != Head::Answer || c.has(Class::Computation) {
                         naming = false;
                     } else if [Class::AnswerNoun, Class::AnswerWord, Class::Verification].iter().any(|&x| c.has(x)) {
                         naming = true;
@@ -447,8 +452,8 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                         // nor a value under a condition (`Check: 3 if x = 1`).
                         None if named == Some(k)
                             && !conditioned(toks.get(k + 1))
-                            && !(toks.get(k + 1) == Some(&Tok::Comma)
-                                && matches!(toks.get(k + 2), Some(Tok::Value(_))))
+                            && (toks.get(k + 1) != Some(&Tok::Comma)
+                                || !matches!(toks.get(k + 2), Some(Tok::Value(_))))
                             && !of_answer(v, answer) =>
                         {
                             Some((v.clone(), Head::Answer))
@@ -938,6 +943,28 @@ mod tests {
         assert_eq!(after_box(&format!("{b}\n\nSo the final count is $28$.")), vec!["28".to_string()]);
         assert!(after_box(&format!("{b}\n\nSo the final count is $27$.")).is_empty());
         assert!(after_box(&format!("{b}\n\nI hope this helps!")).is_empty());
+    }
+
+    #[test]
+    fn a_check_or_a_label_naming_the_quantity_states_its_value() {
+        let b = "We had 28 pens and gave one away, so there are $\\boxed{27}$ pens.";
+        for tail in [
+            "\n\nSo the check gives $28$.",
+            "\n\nThis re-derivation yields $28$.",
+            "\n\nResult of the verification: $28$.",
+            "\n\nWe had 28 pens.\n\nTotal: $28$",
+        ] {
+            assert_eq!(later(&format!("{b}{tail}"), "27"), vec!["28".to_string()], "{tail}");
+        }
+        for tail in [
+            // A check under a condition, a printed list, a line of the derivation repeated.
+            "\n\nCheck: $28$ if no pen is given away.",
+            "\n\nLet me verify.\n\nWe had 28 pens and gave one away, so 27 are left.",
+            "\n\nNote: we started from $28$ pens.",
+        ] {
+            let b = "We had 28 pens and gave one away, so 27 are left.\n\nThere are $\\boxed{27}$ pens.";
+            assert!(later(&format!("{b}{tail}"), "27").is_empty(), "{tail}");
+        }
     }
 
     #[test]

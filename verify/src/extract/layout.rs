@@ -13,6 +13,13 @@
 //! `AnswerWord` and `FinalWord` classes, one of them a noun of the first two (`Final Answer`,
 //! `Result`, `Ergebnis`, `答案`), then at most a parenthetical (`Answer (alternative)`).
 //!
+//! A noun of the answer's quantity that is no answer label (`Total`, `Sum`: the lexicon's
+//! `AnswerNoun`) labels rows and lines too, but marks no answer: after an answer, the values it
+//! labels are [`Layout::named`], as are those of answer and alternative labels and of a label's
+//! column in a row that names no step (`| first reading | 3 |`, not `| Step 1 | 3 |`). A layout
+//! after the answer adds its named values, and those the response did not write before, as
+//! candidates: the rest recap givens and intermediate results.
+//!
 //! **Every value of the layout is a candidate**: a layout with several different values (two
 //! answer rows, two list items under `### Answer`) is `ambiguous`, never its first value. A value
 //! is one math block or a short text that is no sentence; a label followed by prose is no layout
@@ -452,6 +459,18 @@ mod tests {
         assert_eq!(values("$3$\n## Answer\n$5$"), vec!["5"]);
         // A list of steps under no label is no layout.
         assert!(last("Steps:\n1. $5$\n2. $6$").is_none());
+    }
+
+    #[test]
+    fn a_name_of_the_quantity_labels_rows_and_lines_but_no_answer() {
+        let t = "...\n\n| Step | Result |\n|---|---|\n| Step 1 | $3$ |\n| Total | $11$ |";
+        let l = last(t).unwrap();
+        let named: Vec<&str> = l.named.iter().map(|r| &t[r.clone()]).collect();
+        assert!(named.contains(&"11") && !named.contains(&"3"), "{named:?}");
+        let l = last("Recap:\n1. $5$\n2. $6$\n3. Total: $8$").unwrap();
+        assert!(!l.answered && l.named.len() == 1);
+        // A name of the quantity over a column labels nothing.
+        assert!(last("| Item | Total |\n|---|---|\n| pens | $3$ |").is_none_or(|l| l.values.is_empty()));
     }
 
     #[test]
