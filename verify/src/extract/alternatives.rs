@@ -99,17 +99,40 @@ pub(super) enum Tok<'a> {
 
 /// The statement's tokens of `s` (read from the token stream), at most `limit` of them.
 fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
+    tokenize_reach(s, limit).0
+}
+
+/// [`tokenize`], with where each token starts in `s` and the byte of `s` the tokens reach
+/// (`s.len()` when they read it all).
+fn tokenize_reach(s: &str, limit: usize) -> (Vec<Tok<'_>>, Vec<usize>, usize) {
     let b = s.as_bytes();
+    let mut starts: Vec<usize> = Vec::new();
     let mut out = Vec::new();
     let mut lexer = Lexer::new(s);
     // Inside a parenthesis (its depth), or after a dash up to the sentence's end: an aside.
     let (mut parens, mut dashed, mut prev_end) = (0usize, false, 0usize);
+    let mut reach = 0;
     while out.len() < limit {
-        let Some(t) = lexer.next() else { break };
+        let Some(t) = lexer.next() else {
+            reach = s.len();
+            break;
+        };
         let Range { start: i, end } = t.range.clone();
+        // The tokens of the last lexer token start where it did.
+        starts.resize(out.len(), reach);
+        reach = i;
         if dashed && b[prev_end.min(i)..i].contains(&b'\n') {
             // A dash's aside ends with its line.
             dashed = false;
+        }
+        let gap = &b[prev_end.min(i)..i];
+        if gap.iter().filter(|&&c| c == b'\n').count() >= 2
+            && gap.iter().all(u8::is_ascii_whitespace)
+            && !matches!(out.last(), None | Some(Tok::SentenceEnd))
+        {
+            // A blank line ends a sentence (`He beat 16 people` then `Result of the verification:
+            // $5$.`).
+            out.push(Tok::SentenceEnd);
         }
         prev_end = end;
         let offered = offers(s, i, out.last(), parens > 0 || dashed);
@@ -172,6 +195,9 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
                 Some(n) => lexer.seek(i + n),
                 None => out.push(Tok::Other),
             },
+            // A calculator annotation (`= <<72-54=18>>18`) repeats the math before it: no
+            // statement.
+            Kind::Char('<') if annotation_end(b, i).is_some() => lexer.seek(annotation_end(b, i).unwrap_or(end)),
             Kind::Char('<') if markup_end(b, i).is_some() => {
                 // A markup or template token (`<|endofblock|>`, `<br>`, `</answer>`) ends a
                 // sentence; a harness's own separator (`<|...|>`) ends the statement in words.
@@ -189,6 +215,9 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
                     lexer.seek(b.len());
                 }
             },
+            // `=$<<600+400=1000>>1000`: a currency sign before a calculator annotation opens no
+            // math.
+            Kind::Char('$') if annotation_end(b, end).is_some() => {}
             Kind::Char('$') | Kind::Escape if matches!(&b[i..end], b"$" | b"\\(" | b"\\[") => match block_at(s, i) {
                 Some(bl) => {
                     out.push(Tok::Value(s[bl.start..bl.end].trim().to_string()));
@@ -293,8 +322,10 @@ fn tokenize(s: &str, limit: usize) -> Vec<Tok<'_>> {
             Kind::Char(_) => out.push(Tok::Other),
         }
     }
+    starts.resize(out.len(), reach.min(s.len()));
     out.truncate(limit);
-    out
+    starts.truncate(limit);
+    (out, starts, reach)
 }
 
 /// The end of a hyphenated word of the lexicon whose first part spans `start..end` (`runner-up`,
@@ -375,6 +406,20 @@ fn printed_value(block: &str) -> Option<String> {
     (plain && number.as_bytes()[0].is_ascii_digit()).then(|| body.to_string())
 }
 
+/// Longest calculator annotation (`<<72-54=18>>`, bytes).
+const MAX_ANNOTATION: usize = 96;
+
+/// The end of the calculator annotation at `i` (`<<72-54=18>>`: math in double angle brackets on
+/// one line, with an `=`), if one stands there.
+fn annotation_end(b: &[u8], i: usize) -> Option<usize> {
+    if !b[i..].starts_with(b"<<") {
+        return None;
+    }
+    let body = &b[i + 2..b.len().min(i + 2 + MAX_ANNOTATION)];
+    let k = memchr::memmem::find(body, b">>")?;
+    (body[..k].contains(&b'=') && !body[..k].iter().any(|&c| matches!(c, b'\n' | b'<' | b'>'))).then_some(i + 2 + k + 2)
+}
+
 /// The end of the markup or template token (`<|endofblock|>`, `<br>`) at `i`, if one stands there.
 fn markup_end(b: &[u8], i: usize) -> Option<usize> {
     let k = b[i..].iter().take(40).position(|&x| x == b'>')?;
@@ -408,12 +453,12 @@ fn statement(rest: &str) -> &str {
 pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec<(String, Rule)>, bool) {
     let rest_all = rest;
     let rest = statement(rest);
-    let toks = tokenize(rest, MAX_STATEMENT_TOKENS);
+    let (toks, starts, reach) = tokenize_reach(rest, MAX_STATEMENT_TOKENS);
     // An aside on the answer's own line belongs to it; one in a later paragraph is read with its
     // value right after its `(` only (`\n\n(Recall that the problem gives 55.)` is a recap).
     let on_line = rest.find(['(', '[', '—', '–']).is_some_and(|k| !rest[..k].contains('\n'));
     let (mut out, mut hedged) = alternatives_in(answer, &toks, on_line);
-    for (v, rule) in later::later_values(&toks, answer, before) {
+    for (v, rule) in later::later_values(&toks, later::Spans { text: rest, starts: &starts }, answer, before) {
         if out.len() >= MAX_ALTERNATIVES {
             break;
         }
@@ -423,15 +468,18 @@ pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec
         }
     }
     // A statement too far after the answer for the window (an early answer, then the
-    // derivation): the last paragraph of the response is read as a later statement too.
-    if rest_all.len() > rest.len() {
+    // derivation; a check that walks through the steps again): the last paragraph of the
+    // response is read as a later statement too, when the statement's bytes or its tokens ran out
+    // before it.
+    if rest_all.len() > reach {
+        let rest = &rest[..floor_boundary(rest, reach)];
         let from = floor_boundary(rest_all, rest_all.len().saturating_sub(MAX_LAST_PARAGRAPH_BYTES));
         let window = &rest_all[from..];
         let start = window.trim_end().rfind("\n\n").map_or(0, |k| k + 2);
         let last = &window[start..];
         if from + start >= rest.len() {
-            let toks = tokenize(last, MAX_STATEMENT_TOKENS);
-            for (v, rule) in later::later_values(&toks, answer, before) {
+            let (toks, starts, _) = tokenize_reach(last, MAX_STATEMENT_TOKENS);
+            for (v, rule) in later::later_values(&toks, later::Spans { text: last, starts: &starts }, answer, before) {
                 if out.len() < MAX_ALTERNATIVES && v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {
                     out.push((v, rule));
                     hedged = true;

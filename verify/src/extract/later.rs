@@ -19,10 +19,17 @@
 //!
 //! | head | example | a different value is a candidate |
 //! |---|---|---|
-//! | the answer: an answer noun, a computation, the answer's own left side | `the count is`, `the brute-force count is`, `the code gives`, `the program returns`, `$m - n = 5$` after `$m - n = \boxed{4}$` | always |
+//! | the answer: an answer noun, a computation, a check (`Verification`), the answer's own left side | `the count is`, `the brute-force count is`, `the code gives`, `the program returns`, `So the check gives`, `This re-derivation yields`, `$m - n = 5$` after `$m - n = \boxed{4}$` | always |
 //! | a pronoun, or nothing | `it is`, `you would get`, `we found`, `I disagree and get` | unless the response wrote that value before its answer (an intermediate result or a given, recapped) and the sentence supposes no other reading |
 //! | a noun of the answer's own sentence | `the total cost is` after `the total cost is $\boxed{27}$`, `the number of boxes is` after `fills $\boxed{12}$ boxes` | the same |
 //! | another noun, or math | `the problem gives`, `the data were`, `the roots of $P(x)$ are`, `$9 + 5 = 14$` | never |
+//!
+//! A label that names the answer's quantity or a check, with no verb and no value before its
+//! colon (`Result of the verification: $28$`, `Total: $8$`), states the value right after it for
+//! the answer (not a list, a part of the answer's own list, or a value under a condition: `Check:
+//! 3 if x = 1`). A **line repeated word for word** from before the answer (a check that walks
+//! through the derivation again) states nothing new: its values are givens or intermediate
+//! results, whatever its words (`Therefore, Emma should complete 72 - 54 = 18 vlogs.`).
 //!
 //! After `I`/`we`, a word the lexicon does not know is their verb, not another head (`I disagree
 //! and get $28$`). A sentence that **supposes another reading** of the problem (a word of the
@@ -203,10 +210,62 @@ impl<'a> Before<'a> {
     }
 }
 
+/// The text the statement's tokens were read from, and where each of them starts in it.
+#[derive(Clone, Copy)]
+pub(super) struct Spans<'a> {
+    pub text: &'a str,
+    pub starts: &'a [usize],
+}
+
+/// Shortest line (bytes) whose repetition after the answer reads as a recap of the derivation.
+const MIN_REPEATED_LINE: usize = 24;
+/// Longest stretch of a line read around a value (bytes, each side).
+const MAX_LINE_BYTES: usize = 400;
+
+/// Lines of the derivation repeated after the answer, read once per line.
+struct Repeated<'a> {
+    before: &'a str,
+    /// The last line read (its start in the statement) and whether the response wrote it before.
+    line: Option<(usize, bool)>,
+}
+
+impl Repeated<'_> {
+    /// Whether the value at token `k` lies in a line that the response wrote word for word before
+    /// its answer (a check or a recap that walks through the derivation again: `Therefore, Emma
+    /// should complete 72 - 54 = 18 vlogs.`): it states a given or an intermediate result again,
+    /// nothing new.
+    fn at(&mut self, spans: Spans<'_>, k: usize) -> bool {
+        let Some(&at) = spans.starts.get(k) else { return false };
+        let (text, b) = (spans.text, spans.text.as_bytes());
+        let at = at.min(b.len());
+        let lo = at.saturating_sub(MAX_LINE_BYTES);
+        let start = b[lo..at].iter().rposition(|&c| c == b'\n').map_or(lo, |j| lo + j + 1);
+        if let Some((s, repeated)) = self.line.filter(|&(s, _)| s == start) {
+            debug_assert_eq!(s, start);
+            return repeated;
+        }
+        let hi = (at + MAX_LINE_BYTES).min(b.len());
+        let end = b[at..hi].iter().position(|&c| c == b'\n').map_or(hi, |j| at + j);
+        let (start, end) = (floor_boundary(text, start), floor_boundary(text, end));
+        let line = text[start..end].trim();
+        let repeated =
+            line.len() >= MIN_REPEATED_LINE && memchr::memmem::find(self.before.as_bytes(), line.as_bytes()).is_some();
+        self.line = Some((start, repeated));
+        repeated
+    }
+}
+
+/// Whether the response wrote the value `v` before its answer (`before`), as a value of its own:
+/// a recap after the answer that repeats it states a given or an intermediate result.
+pub(super) fn wrote_before(before: &str, v: &str) -> bool {
+    Before { text: before, answer: "", words: None }.wrote(v)
+}
+
 /// The values stated after an answer for the answer's quantity (see the module doc): `toks` are
 /// the statement's tokens after the answer, `answer` the answer's text, `before` the response
 /// before it. Each is a candidate beside the answer; the scorer compares them.
-pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<(String, Rule)> {
+pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, before: &str) -> Vec<(String, Rule)> {
+    let mut repeated = Repeated { before, line: None };
     let mut before = Before { text: before, answer, words: None };
     let answer = answer.trim();
     let mut out: Vec<(String, Rule)> = Vec::new();
@@ -232,6 +291,12 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
     // condition or names another reading (`**If order matters:** $13$`, `(Alternative reading,
     // with ordered pairs: $13$.)`).
     let (mut valued, mut labelled) = (false, None::<usize>);
+    // The token after a label's colon, when the label names the answer's quantity or a check
+    // (`Result of the verification: $28$`, `Total: $8$`): its value is stated for the answer.
+    let mut named = None::<usize>;
+    // The subject's last naming word names the answer's quantity or a check (`Result`, `Total`,
+    // `verification`), not a computation (`Output:` prints what its code gives).
+    let mut naming = false;
     let mut words = 0;
     // The clause's subject is the response itself (`I`, `we`): a word the lexicon does not know
     // after it is a verb or an adverb (`I disagree and get`), not another head.
@@ -275,7 +340,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 (revisits, rejects, justifying, fronted, begun, words, chained) =
                     (false, false, false, false, false, 0, false);
                 (other_reading, own_subject, lead_only, reading_cue) = (false, false, true, false);
-                (clause_lead, valued, labelled, supposed) = (true, false, None, false);
+                (clause_lead, valued, labelled, supposed, named) = (true, false, None, false, None);
                 (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
                 (stating, asserting, negated, verity, to_after) = (false, false, false, false, false);
             }
@@ -327,6 +392,11 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 let own_verb = own_subject && c.is_empty();
                 if !verb && !own_verb {
                     (head, third_party, denied) = subject(head, third_party, denied, c, k);
+                    if head != Head::Answer || c.has(Class::Computation) {
+                        naming = false;
+                    } else if [Class::AnswerNoun, Class::AnswerWord, Class::Verification].iter().any(|&x| c.has(x)) {
+                        naming = true;
+                    }
                     own_subject |= c.has(Class::FirstPerson);
                 }
                 let verb_word = (c.has(Class::Stating) && w != "of") || (to_after && w == "to");
@@ -378,6 +448,16 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                         // `(Unless the problem wants the inclusive count — then 13.)`: a value
                         // that opens its clause in a sentence that supposes another reading; and
                         // the value of a label that is a condition or names another reading.
+                        // Not a list (`Total: 1, 2, 3`), nor a part of the answer's own list,
+                        // nor a value under a condition (`Check: 3 if x = 1`).
+                        None if named == Some(k)
+                            && !conditioned(toks.get(k + 1))
+                            && (toks.get(k + 1) != Some(&Tok::Comma)
+                                || !matches!(toks.get(k + 2), Some(Tok::Value(_))))
+                            && !of_answer(v, answer) =>
+                        {
+                            Some((v.clone(), Head::Answer))
+                        }
                         None if (lead_only && conditioned(toks.get(k + 1)))
                             || reading_cue
                             || (other_reading && clause_lead && !revisits)
@@ -390,7 +470,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                     }
                     .filter(|_| !chained);
                     let subject = said.is_none() && !verb && right.is_none();
-                    if revised.is_some() || said.is_some() || offered.is_some() {
+                    if (revised.is_some() || said.is_some() || offered.is_some()) && !repeated.at(spans, k) {
                         sentence.push(Stated { offered, revised, said, third_party, denied });
                     }
                     if subject {
@@ -426,6 +506,12 @@ pub(super) fn later_values(toks: &[Tok<'_>], answer: &str, before: &str) -> Vec<
                 if !valued && !revisits && ((fronted && justifying) || other_reading) {
                     other_reading = true;
                     labelled = Some(k + 1);
+                }
+                // A label that names the answer's quantity or a check, with no verb and no value
+                // of its own (`Result of the verification:`, `Total:`): the value right after it
+                // is stated for the answer.
+                if !valued && !verb && head == Head::Answer && naming {
+                    named = Some(k + 1);
                 }
                 // `..., which is a common mistake: the value is 10`: a reason or a condition ends
                 // at a colon, and what follows states something of its own.
@@ -518,6 +604,8 @@ fn subject(head: Head, third_party: bool, denied: bool, classes: Classes, k: usi
     } else if classes.has(Class::AnswerNoun)
         || classes.has(Class::Computation)
         || classes.has(Class::AnswerWord)
+        // `the check gives`, `This re-derivation yields`: a check's result is the answer's.
+        || classes.has(Class::Verification)
         || (classes.has(Class::OtherReading) && !classes.has(Class::Reason))
     {
         // `that version gives`, `the other interpretation is`: the answer under another reading.
@@ -855,6 +943,28 @@ mod tests {
         assert_eq!(after_box(&format!("{b}\n\nSo the final count is $28$.")), vec!["28".to_string()]);
         assert!(after_box(&format!("{b}\n\nSo the final count is $27$.")).is_empty());
         assert!(after_box(&format!("{b}\n\nI hope this helps!")).is_empty());
+    }
+
+    #[test]
+    fn a_check_or_a_label_naming_the_quantity_states_its_value() {
+        let b = "We had 28 pens and gave one away, so there are $\\boxed{27}$ pens.";
+        for tail in [
+            "\n\nSo the check gives $28$.",
+            "\n\nThis re-derivation yields $28$.",
+            "\n\nResult of the verification: $28$.",
+            "\n\nWe had 28 pens.\n\nTotal: $28$",
+        ] {
+            assert_eq!(later(&format!("{b}{tail}"), "27"), vec!["28".to_string()], "{tail}");
+        }
+        for tail in [
+            // A check under a condition, a printed list, a line of the derivation repeated.
+            "\n\nCheck: $28$ if no pen is given away.",
+            "\n\nLet me verify.\n\nWe had 28 pens and gave one away, so 27 are left.",
+            "\n\nNote: we started from $28$ pens.",
+        ] {
+            let b = "We had 28 pens and gave one away, so 27 are left.\n\nThere are $\\boxed{27}$ pens.";
+            assert!(later(&format!("{b}{tail}"), "27").is_empty(), "{tail}");
+        }
     }
 
     #[test]

@@ -13,6 +13,13 @@
 //! `AnswerWord` and `FinalWord` classes, one of them a noun of the first two (`Final Answer`,
 //! `Result`, `Ergebnis`, `答案`), then at most a parenthetical (`Answer (alternative)`).
 //!
+//! A noun of the answer's quantity that is no answer label (`Total`, `Sum`: the lexicon's
+//! `AnswerNoun`) labels rows and lines too, but marks no answer: after an answer, the values it
+//! labels are [`Layout::named`], as are those of answer and alternative labels and of a label's
+//! column in a row that names no step (`| first reading | 3 |`, not `| Step 1 | 3 |`). A layout
+//! after the answer adds its named values, and those the response did not write before, as
+//! candidates: the rest recap givens and intermediate results.
+//!
 //! **Every value of the layout is a candidate**: a layout with several different values (two
 //! answer rows, two list items under `### Answer`) is `ambiguous`, never its first value. A value
 //! is one math block or a short text that is no sentence; a label followed by prose is no layout
@@ -55,6 +62,10 @@ pub(crate) struct Layout {
     /// Whether a label names the answer (`Answer`, `Result`), not only an alternative to it
     /// (`Alternative: 6`): a layout of alternatives alone commits to nothing.
     pub answered: bool,
+    /// The values whose row or line is labelled with a name of the answer's quantity (an answer
+    /// label, `| Total | 11 |`, `3. Total: 8`) or of an alternative: a recap after the answer
+    /// that names the answer's quantity states a value for it, even one written before.
+    pub named: Vec<Range<usize>>,
 }
 
 /// The answer layout that ends `text`, if one does (see the module doc).
@@ -109,6 +120,7 @@ fn labelled(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
     let mut values: Vec<Range<usize>> = Vec::new();
     let mut pending: Vec<Range<usize>> = Vec::new();
     let (mut start, mut answered) = (None, false);
+    let mut named: Vec<Range<usize>> = Vec::new();
     let mut k = lines.len();
     while k > 0 {
         k -= 1;
@@ -130,8 +142,14 @@ fn labelled(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
             Some((len, kind)) => {
                 let rest = body + len..r.end;
                 match value(text, rest.clone()) {
-                    Some(v) if pending.is_empty() => values.push(v),
-                    None if text[rest].trim().is_empty() && !pending.is_empty() => values.append(&mut pending),
+                    Some(v) if pending.is_empty() => {
+                        named.push(v.clone());
+                        values.push(v);
+                    }
+                    None if text[rest].trim().is_empty() && !pending.is_empty() => {
+                        named.extend(pending.iter().cloned());
+                        values.append(&mut pending);
+                    }
                     _ => break,
                 }
                 answered |= kind == Label::Answer;
@@ -143,7 +161,7 @@ fn labelled(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
             }
         }
     }
-    Some(Layout { start: start?, values, answered })
+    Some(Layout { start: start?, values, answered, named })
 }
 
 /// The length of the layout marks that open a line: spaces, a heading's `#`s, a list marker
@@ -187,17 +205,20 @@ fn skip_emphasis(s: &str, mut i: usize) -> usize {
 fn label(s: &str) -> Option<(usize, Label)> {
     let b = s.as_bytes();
     let mut i = skip_emphasis(s, 0);
-    let (mut count, mut noun, mut hedge) = (0, false, false);
+    let (mut count, mut noun, mut hedge, mut quantity) = (0, false, false, false);
     while count < MAX_LABEL_WORDS {
         let mut lexer = Lexer::new(s);
         lexer.seek(i);
         let Some(t) = lexer.next().filter(|t| t.range.start == i && t.stands_alone(s)) else { break };
         let Kind::Word(classes) = t.kind else { break };
         let is_noun = classes.has(Class::AnswerLabel) || classes.has(Class::AnswerWord);
-        if !(is_noun || hedges(classes) || classes.has(Class::FinalWord)) {
+        // `Total`, `Sum`, `Count`: a noun of the answer's quantity that is no answer label.
+        let names = classes.has(Class::AnswerNoun);
+        if !(is_noun || names || hedges(classes) || classes.has(Class::FinalWord)) {
             break;
         }
         noun |= is_noun;
+        quantity |= names;
         hedge |= hedges(classes);
         count += 1;
         i = skip_emphasis(s, t.range.end);
@@ -206,7 +227,7 @@ fn label(s: &str) -> Option<(usize, Label)> {
             break;
         }
     }
-    if !(noun || hedge) {
+    if !(noun || hedge || quantity) {
         return None;
     }
     if b.get(i) == Some(&b'(') {
@@ -220,7 +241,11 @@ fn label(s: &str) -> Option<(usize, Label)> {
         i = skip_emphasis(s, i + sep.len());
     }
     // A separator ends the label, or the label ends its line or cell.
-    let kind = if hedge { Label::Alternative } else { Label::Answer };
+    let kind = match (hedge, noun) {
+        (true, _) => Label::Alternative,
+        (false, true) => Label::Answer,
+        (false, false) => Label::Quantity,
+    };
     (sep.is_some() || s[i..].trim().is_empty()).then_some((i, kind))
 }
 
@@ -231,6 +256,10 @@ enum Label {
     Answer,
     /// An alternative to it (`Alternative`, `Answer (alternative)`, `Or`: the lexicon's hedge cues).
     Alternative,
+    /// The answer's quantity, with no answer label (`Total`, `Sum`, `Final count`: the lexicon's
+    /// `AnswerNoun`): it marks no answer, but a value it labels after an answer is stated for
+    /// the answer's quantity.
+    Quantity,
 }
 
 /// The value in `text[r]`: one math block (its content) or a short bare value that is no
@@ -286,7 +315,7 @@ fn table(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
     let first = lines.iter().rposition(|r| !text[r.clone()].starts_with('|')).map_or(0, |k| k + 1);
     let rows: Vec<Vec<Range<usize>>> = lines[first..].iter().map(|r| cells(text, r.clone())).collect();
     let separator = rows.iter().position(|row| is_separator(text, row));
-    let (mut values, mut answered) = (Vec::new(), false);
+    let (mut values, mut answered, mut named) = (Vec::new(), false, Vec::new());
     let label_only = |c: &Range<usize>| {
         label(&text[c.clone()]).filter(|&(len, _)| text[c.start + len..c.end].trim().is_empty()).map(|(_, kind)| kind)
     };
@@ -299,6 +328,7 @@ fn table(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
         if let Some(kind) = filled.next().and_then(label_only) {
             let before = values.len();
             values.extend(filled.filter(|c| label_only(c).is_none()).filter_map(|c| value(text, c.clone())));
+            named.extend(values[before..].iter().cloned());
             answered |= kind == Label::Answer && values.len() > before;
         }
     }
@@ -309,18 +339,35 @@ fn table(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
         let label_row = header.first().and_then(label_only).is_some()
             && header[1..].iter().any(|c| label_only(c).is_none() && value(text, c.clone()).is_some());
         for (j, h) in header.iter().enumerate().filter(|_| !label_row) {
-            let Some(kind) = label_only(h) else { continue };
+            // A column's values are its rows' (`| Step 1 | 3 |` under `| Step | Result |`): a
+            // name of the quantity alone over a column (`| Step | Total |`) labels no layout.
+            let Some(kind) = label_only(h).filter(|&k| k != Label::Quantity) else { continue };
             let before = values.len();
             for row in &rows[sep + 1..] {
                 if let Some(c) = row.get(j).filter(|c| label_only(c).is_none()) {
-                    values.extend(value(text, c.clone()));
+                    let Some(v) = value(text, c.clone()) else { continue };
+                    // A row that names a step of the work (`| Step 1 | $3$ |`) holds an
+                    // intermediate result; any other (`| first reading | $3$ |`) the column's.
+                    if !row.first().is_some_and(|f| names_step(&text[f.clone()])) {
+                        named.push(v.clone());
+                    }
+                    values.push(v);
                 }
             }
             answered |= kind == Label::Answer && values.len() > before;
         }
     }
-    Some(Layout { start: lines[first].start, values, answered })
+    Some(Layout { start: lines[first].start, values, answered, named })
 }
+
+/// Whether a cell names a step of the work (a word of the lexicon's `Step`: `Step 1`, `after the
+/// first step`, `first intermediate result`).
+fn names_step(cell: &str) -> bool {
+    Lexer::new(cell).take(MAX_STEP_TOKENS).any(|t| matches!(t.kind, Kind::Word(c) if c.has(Class::Step)))
+}
+
+/// Most tokens of a row's first cell read for a step's name.
+const MAX_STEP_TOKENS: usize = 16;
 
 /// The cells of a table row (trimmed ranges), split at `|` outside math and escapes.
 fn cells(text: &str, r: Range<usize>) -> Vec<Range<usize>> {
@@ -412,6 +459,18 @@ mod tests {
         assert_eq!(values("$3$\n## Answer\n$5$"), vec!["5"]);
         // A list of steps under no label is no layout.
         assert!(last("Steps:\n1. $5$\n2. $6$").is_none());
+    }
+
+    #[test]
+    fn a_name_of_the_quantity_labels_rows_and_lines_but_no_answer() {
+        let t = "...\n\n| Step | Result |\n|---|---|\n| Step 1 | $3$ |\n| Total | $11$ |";
+        let l = last(t).unwrap();
+        let named: Vec<&str> = l.named.iter().map(|r| &t[r.clone()]).collect();
+        assert!(named.contains(&"11") && !named.contains(&"3"), "{named:?}");
+        let l = last("Recap:\n1. $5$\n2. $6$\n3. Total: $8$").unwrap();
+        assert!(!l.answered && l.named.len() == 1);
+        // A name of the quantity over a column labels nothing.
+        assert!(last("| Item | Total |\n|---|---|\n| pens | $3$ |").is_none_or(|l| l.values.is_empty()));
     }
 
     #[test]

@@ -383,9 +383,17 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
     // answer phrase that is its label) and reading other values (`Answer:` over a list), or with
     // no other marker, it is the answer when a label names one.
     let layout = layout::last(text);
+    // A recap after the answer: a value the response wrote before its answer is a given or an
+    // intermediate result (`| Step 1 | $3$ |`), unless its row or line names the answer's
+    // quantity or an alternative (`| Total | $11$ |`, `3. Total: $8$`).
     let later_layout = |a: &mut Answer, end: usize| {
         if let Some(l) = layout.as_ref().filter(|l| l.start >= end) {
-            add_later_values(a, layout_candidates(text, l, Rule::LaterValue));
+            let recap = |r: &std::ops::Range<usize>| {
+                !l.named.contains(r) && later::wrote_before(&text[..end], &clean(&text[r.clone()]))
+            };
+            let values = l.values.iter().filter(|r| !recap(r)).cloned().collect();
+            let l = layout::Layout { values, named: Vec::new(), ..*l };
+            add_later_values(a, layout_candidates(text, &l, Rule::LaterValue));
         }
     };
     let answered = layout.as_ref().filter(|l| l.answered);

@@ -659,3 +659,29 @@ fn latex_emphasis_around_a_value_on_the_last_line_marks_it() {
     // A symbol's name in bold is no answer marker.
     assert_eq!(parts_of("We add the forces.\n\nThe force is $\\mathbf{F}$ in total"), None);
 }
+
+#[test]
+fn a_recap_after_the_answer_states_a_value_only_for_the_answers_quantity() {
+    let derivation = "The dogs eat 3 x 5 = 15 kg and 2 x 3 = 6 kg, so 15 + 6 = 21 kg a day.\n\
+                      Therefore, in a week they eat 21 x 7 = 147 kg.\n\nA: 147";
+    let parts = |tail: &str| parts_of(&format!("{derivation}\n\n{tail}")).unwrap_or_default();
+    // Values written before the answer, recapped in a table, a list or a repeated line.
+    for tail in [
+        "**Summary:**\n\n| Step | Result |\n|---|---|\n| Step 1 | $3$ |\n| Step 2 | $5$ |",
+        "Recap:\n\n| Stage | Result |\n|---|---|\n| after the first step | $15$ |\n| Total | $147$ |",
+        "Let me verify this.\n\nTherefore, in a week they eat 21 x 7 = 147 kg.\n\nSo the check gives $147$.",
+        "To recap the steps:\n1. $15$\n2. $6$\n3. Total: $147$",
+    ] {
+        assert_eq!(parts(tail), vec!["147".to_string()], "{tail}");
+    }
+    // A row, a line or a check's result naming the answer's quantity states another value.
+    for tail in [
+        "Recap:\n\n| Step | Result |\n|---|---|\n| Step 1 | $15$ |\n| Total | $21$ |",
+        "To recap the steps:\n1. $15$\n2. $6$\n3. Total: $148$",
+        "Let me verify this.\n\nTherefore, in a week they eat 21 x 7 = 147 kg.\n\nResult of the verification: $148$.",
+        "This re-derivation yields $148$.",
+        "| Case | Answer |\n|---|---|\n| first reading | $147$ |\n| second reading | $21$ |",
+    ] {
+        assert_eq!(parts(tail).len(), 2, "{tail}");
+    }
+}
