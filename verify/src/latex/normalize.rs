@@ -1383,7 +1383,8 @@ fn split_glued_letter(name: &str) -> Option<(&'static str, &str)> {
 /// and then a non-digit, the first group has 1 to 3 digits and does not start with 0, every later
 /// group has exactly 3 digits (`1,234,567`), the number is not inside `( )`, `[ ]` or `\{ \}`
 /// (there `(3,331)` is a pair), and the run is not glued to another comma-separated number
-/// (`27,54,108,135` is a list). Everything else with commas is a list: `1,2`, `-2,1`, `1,22`.
+/// (`27,54,108,135` is a list). Everything else with commas is a list: `1,2`, `-2,1`, `1,22`. The
+/// Swiss apostrophe (`4'800`, `4’800`) separates thousands under the same rules.
 pub(crate) fn join_thousands(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
@@ -1417,18 +1418,22 @@ pub(crate) fn join_thousands(s: &str) -> String {
             if j - i <= 3 {
                 let mut k = j;
                 let mut groups = 0;
-                while k + 3 < b.len()
-                    && b[k] == b','
-                    && b[k + 1..k + 4].iter().all(u8::is_ascii_digit)
-                    && !b.get(k + 4).is_some_and(u8::is_ascii_digit)
+                // The separator: a comma, or the apostrophe of Swiss usage (`4'800`, `4’800`), the
+                // same one throughout the number.
+                let sep = if s[j..].starts_with('’') { "’" } else if b.get(j) == Some(&b'\'') { "'" } else { "," };
+                let n = sep.len();
+                while k + n + 2 < b.len()
+                    && s[k..].starts_with(sep)
+                    && b[k + n..k + n + 3].iter().all(u8::is_ascii_digit)
+                    && !b.get(k + n + 3).is_some_and(u8::is_ascii_digit)
                 {
-                    k += 4;
+                    k += n + 3;
                     groups += 1;
                 }
-                let glued = b.get(k) == Some(&b',') && b.get(k + 1).is_some_and(u8::is_ascii_digit);
+                let glued = s[k..].starts_with(sep) && b.get(k + n).is_some_and(u8::is_ascii_digit);
                 if groups > 0 && !glued {
                     out.push_str(&s[copied..i]);
-                    out.extend(s[i..k].chars().filter(|&ch| ch != ','));
+                    out.push_str(&s[i..k].replace(sep, ""));
                     copied = k;
                     i = k;
                     continue;
