@@ -283,7 +283,11 @@ fn before_is_plain(toks: &[Token<'_>], ordinal_follows: bool) -> bool {
     if toks.contains(&Token::Names) || toks.contains(&Token::In) {
         return false;
     }
-    let words: Vec<String> = toks.iter().filter_map(word_of).collect();
+    let mut words: Vec<String> = toks.iter().filter_map(word_of).collect();
+    // A currency written before its amount (`USD 42`, `CHF 42`) is the amount's unit.
+    if words.last().is_some_and(|w| crate::units::lookup(w).is_some_and(crate::units::is_currency)) {
+        words.pop();
+    }
     let Some(last) = words.last() else { return true };
     if words.iter().any(|w| is_negation_or_modal(w)) {
         return false;

@@ -559,6 +559,12 @@ impl<'a> Normalizer<'a> {
                 }
             }
         }
+        if self.rest().trim_start().starts_with(|c: char| c.is_ascii_digit())
+            && crate::units::lookup(lower).is_some_and(crate::units::is_currency)
+        {
+            // `USD 42`, `CHF 42`: a currency before its amount is dropped, as `\$` and `€` are.
+            return;
+        }
         if lower == "np" && self.rest().starts_with('.') {
             self.pos += 1;
             return;
@@ -1420,7 +1426,13 @@ pub(crate) fn join_thousands(s: &str) -> String {
                 let mut groups = 0;
                 // The separator: a comma, or the apostrophe of Swiss usage (`4'800`, `4’800`), the
                 // same one throughout the number.
-                let sep = if s[j..].starts_with('’') { "’" } else if b.get(j) == Some(&b'\'') { "'" } else { "," };
+                let sep = if s[j..].starts_with('’') {
+                    "’"
+                } else if b.get(j) == Some(&b'\'') {
+                    "'"
+                } else {
+                    ","
+                };
                 let n = sep.len();
                 while k + n + 2 < b.len()
                     && s[k..].starts_with(sep)

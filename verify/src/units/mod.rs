@@ -28,7 +28,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 
 pub use registry::is_unit_word;
-pub(crate) use registry::{lookup, starts_longer_unit, MONEY};
+pub(crate) use registry::{is_currency, lookup, starts_longer_unit, MONEY};
 
 /// A unit of the registry (an index into it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -79,6 +79,26 @@ const MONEY_UNITS: &[(&[&str], f64)] =
 /// The quantity of money; a gold without a unit counts it in dollars.
 pub(crate) const MONEY: &str = "money";
 
+/// Other currencies, each its own quantity (no exchange rate converts one into another, so `42
+/// EUR` never answers `\$42`): a gold without a unit drops one as it drops any unit of measure.
+/// Names, ISO codes and the signs the normalizer does not already drop.
+const CURRENCIES: &[(&[&str], &str)] = &[
+    (&["euro", "euros", "eur"], "money (euro)"),
+    (&["gbp"], "money (pound sterling)"),
+    (&["yen", "jpy"], "money (yen)"),
+    (&["yuan", "cny", "rmb", "renminbi"], "money (yuan)"),
+    (&["rupee", "rupees", "inr", "₹"], "money (rupee)"),
+    (&["chf", "franc", "francs"], "money (franc)"),
+    (&["peso", "pesos", "mxn"], "money (peso)"),
+    (&["ruble", "rubles", "rouble", "roubles", "rub", "₽"], "money (ruble)"),
+    (&["krw", "₩"], "money (won)"),
+];
+
+/// Whether a unit is a currency (the dollar, the cent, or one of [`CURRENCIES`]).
+pub(crate) fn is_currency(id: UnitId) -> bool {
+    matches!(id.unit().kind, Kind::Measure(q) if q.starts_with(MONEY))
+}
+
 /// Number words that scale a value, which uom does not carry either.
 const SCALE_UNITS: &[(&[&str], f64)] = &[
     (&["dozen", "dozens"], 12.0),
@@ -137,12 +157,16 @@ fn build() -> Registry {
             r.add(lower, id);
         }
     }
-    let tables =
-        MONEY_UNITS.iter().map(|u| (u, Kind::Measure(MONEY))).chain(SCALE_UNITS.iter().map(|u| (u, Kind::Scale)));
+    let currencies = CURRENCIES.iter().map(|(names, quantity)| ((*names, 1.0), Kind::Measure(quantity)));
+    let tables = MONEY_UNITS
+        .iter()
+        .map(|&u| (u, Kind::Measure(MONEY)))
+        .chain(currencies)
+        .chain(SCALE_UNITS.iter().map(|&u| (u, Kind::Scale)));
     for ((names, factor), kind) in tables {
         let id = UnitId(u16::try_from(r.units.len()).expect("fewer than 65536 units"));
-        r.units.push(Unit { name: names[0].to_string(), kind, factor: *factor, affine: false });
-        for n in *names {
+        r.units.push(Unit { name: names[0].to_string(), kind, factor, affine: false });
+        for n in names {
             r.add(n.to_string(), id);
         }
     }
@@ -446,5 +470,9 @@ mod tests {
         assert!(f("kg", "m").is_none());
         assert!(f("°C", "K").is_none());
         assert!(f("dollars", "cents").is_some());
+        // Each currency is its own quantity: no exchange rate converts one into another.
+        assert!(f("EUR", "euros").is_some() && f("euros", "dollars").is_none() && f("yen", "CHF").is_none());
+        assert!(is_currency(lookup("USD").unwrap()) && is_currency(lookup("eur").unwrap()));
+        assert!(!is_currency(lookup("km").unwrap()));
     }
 }
