@@ -390,7 +390,7 @@ pub(super) fn exists(index: u16) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_unit_word, lookup, QUANTITIES};
+    use super::{is_currency, is_unit_word, lookup, QUANTITIES};
     use crate::units::Kind;
 
     fn name(phrase: &str) -> Option<String> {
