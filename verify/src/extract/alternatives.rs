@@ -470,14 +470,13 @@ pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec
     // A statement too far after the answer for the window (an early answer, then the
     // derivation; a check that walks through the steps again): the last paragraph of the
     // response is read as a later statement too, when the statement's bytes or its tokens ran out
-    // before it.
+    // before its end (the window may cut the paragraph itself: `... the final count comes to`).
     if rest_all.len() > reach {
-        let rest = &rest[..floor_boundary(rest, reach)];
         let from = floor_boundary(rest_all, rest_all.len().saturating_sub(MAX_LAST_PARAGRAPH_BYTES));
         let window = &rest_all[from..];
         let start = window.trim_end().rfind("\n\n").map_or(0, |k| k + 2);
         let last = &window[start..];
-        if from + start >= rest.len() {
+        {
             let (toks, starts, _) = tokenize_reach(last, MAX_STATEMENT_TOKENS);
             for (v, rule) in later::later_values(&toks, later::Spans { text: last, starts: &starts }, answer, before) {
                 if out.len() < MAX_ALTERNATIVES && v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {

@@ -68,6 +68,21 @@
 //! after it: `..., but that misses a step; the answer stays $27$`). A third party's value that
 //! the response does not reject is a value like any other (`A friend got $28$, and I agree.`).
 //!
+//! A sentence about **another problem** states no value of the answer: a formula in a variable
+//! the answer does not use (`the count becomes $\frac{n(n+1)}{2}$` after `\boxed{55}`: a formula
+//! has an operator, a power, a fraction or brackets beside its letters) is a generalization, and a
+//! sentence that sets a parameter to a value the response never wrote before (`which for $n = 10$
+//! is $55$`; in a condition, `if`, `for`, `when`, never a reason, `since $n = 10$`), or that has a
+//! word of the lexicon's `Generality` (`More generally`, `In general`) and states such a formula,
+//! is about another instance: its values are not candidates, but one an answer noun states (`For
+//! $n = 10$, the count is $28$` stays a candidate: when in doubt, wrong). A sentence that
+//! **rejects the values it names** (the lexicon's `Exclusion`, `fail`, `rejected`, `ruled out`, or
+//! a negated word of `Fitting`, `neither satisfies`) offers none of them, even with a word of
+//! candidacy (`The other candidates, $41$ and $44$, fail the conditions`). A sentence of **doubt
+//! between values** (a negated `Accomplish` word or a `GiveUp` word, `I cannot tell`, `not sure`,
+//! `unsure`, with an alternation, `or`) offers every value it names, inside its `whether` too
+//! (rule `hedge`): `I cannot tell whether the answer is $4$ or $5$`.
+//!
 //! Cost: one pass over the statement's tokens. The text before the answer is read only for a value
 //! whose head is a pronoun or a noun, or an equation: one byte search for the value, the answer's
 //! sentence read once.
@@ -113,6 +128,45 @@ struct Stated {
     third_party: bool,
     /// Its subject calls it wrong (`A common wrong answer is`).
     denied: bool,
+    /// It is a formula in a variable the answer does not use (`$\frac{n(n+1)}{2}$` after
+    /// `\boxed{55}`): a generalization, the value of another problem.
+    formula: bool,
+    /// The value as a sentence of doubt offers it (`I cannot tell whether it is $27$ or $28$`).
+    doubted: Option<String>,
+}
+
+/// What a sentence says of the problem it speaks of, and of the values it names (see
+/// [`Scope::other_problem`]).
+#[derive(Clone, Copy, Default)]
+struct Scope {
+    /// A word of generality (`More generally`, `In general`).
+    general: bool,
+    /// A formula in a variable the answer does not use was stated.
+    formula: bool,
+    /// A parameter is set to a value the response never wrote before its answer (`for $n =
+    /// 10$`): another instance of the problem.
+    parameter: bool,
+    /// It rejects the values it names (`fail`, `rejected`, `excluded`, `neither satisfies`).
+    excludes: bool,
+    /// It says the response does not know (`I cannot tell`, `not sure`, `unsure`).
+    doubt: bool,
+    /// It joins values as alternatives (`or`, `either`).
+    alternation: bool,
+}
+
+impl Scope {
+    /// Whether the sentence speaks of another problem than the one asked: it sets a parameter to
+    /// another value (`which for $n = 10$ is $55$`), or it generalizes (a word of generality) and
+    /// states a formula in a free variable. Its values are not the answer's.
+    fn other_problem(self) -> bool {
+        self.parameter || (self.general && self.formula)
+    }
+
+    /// Whether the sentence doubts between values (`I cannot tell whether the answer is $27$ or
+    /// $28$`): like a hedge, it offers every value it names.
+    fn doubts(self) -> bool {
+        self.doubt && self.alternation
+    }
 }
 
 /// What a sentence says of the values it states, beyond their heads.
@@ -270,6 +324,9 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
     let answer = answer.trim();
     let mut out: Vec<(String, Rule)> = Vec::new();
     let mut belief = Belief::default();
+    let mut scope = Scope::default();
+    // The last word that opened a reason or a condition opened a condition (`if`, `for`).
+    let mut conditional = false;
     let mut sentence: Vec<Stated> = Vec::new();
     // The sentence: it revisits the result; it rejects a third party's value; a reason or a
     // condition holds the words (`fronted`: it opened the sentence and ends at its comma); a verb
@@ -314,22 +371,31 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
         match t {
             Tok::SentenceEnd | Tok::Code(_) | Tok::Break => {
                 let read = Reading { revisits, rejects, other_reading };
-                let offers = belief.offers();
+                // A sentence that rejects the values it names offers none of them (`The other
+                // candidates, $41$ and $44$, fail the conditions`).
+                let offers = belief.offers() && !scope.excludes;
+                let (doubts, other_problem) = (scope.doubts() && !scope.excludes, scope.other_problem());
                 for s in sentence.drain(..) {
                     if s.denied || (s.third_party && read.rejects) {
                         continue;
                     }
-                    let value = if offers {
+                    let value = if doubts {
+                        s.doubted.map(|v| (v, Rule::Hedge))
+                    } else if offers {
                         s.offered.map(|v| (v, Rule::OtherCandidate))
                     } else if read.revisits {
                         s.revised.map(|v| (v, Rule::LaterValue))
+                    } else if s.formula || (other_problem && !matches!(s.said, Some((_, Head::Answer)))) {
+                        // A generalization or another instance of the problem: another problem's
+                        // value (an answer noun that states one still names the answer's).
+                        None
                     } else {
                         s.said
                             .and_then(|(v, h)| counts(&mut before, &v, h, toks, read).then_some((v, Rule::LaterValue)))
                     };
                     out.extend(value.filter(|(v, _)| v != answer));
                 }
-                belief = Belief::default();
+                (belief, scope, conditional) = (Belief::default(), Scope::default(), false);
                 if let Tok::Code(Some(printed)) = t {
                     // What the response's own code prints after the answer is a result for it.
                     out.push((printed.clone(), Rule::LaterValue));
@@ -353,6 +419,19 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 revisits |= c.has(Class::Revision) || c.has(Class::Fault) || (verity && c.has(Class::AnswerNoun));
                 rejects |= c.has(Class::Denial) || (negated && c.has(Class::Verity));
                 verity = c.has(Class::Verity);
+                scope.general |= c.has(Class::Generality);
+                if c.has(Class::Reason) || c.has(Class::Hypothesis) || c.has(Class::DomainOpener) {
+                    // `if`, `for`, `with`, `when` open a condition; `since`, `because` a reason.
+                    conditional = c.has(Class::Hypothesis) || c.has(Class::DomainOpener);
+                }
+                // `fail`, `rejected`, `ruled out`, `neither satisfies`: the sentence rejects the
+                // values it names (`rule` only with `out` after it).
+                let ruled = !w.to_ascii_lowercase().starts_with("rule")
+                    || matches!(toks.get(k + 1), Some(Tok::Word(o, _)) if o.eq_ignore_ascii_case("out"));
+                scope.excludes |= (c.has(Class::Exclusion) && ruled) || (negated && c.has(Class::Fitting));
+                // `I cannot tell`, `not sure`, `unsure`: the response does not know.
+                scope.doubt |= (negated && c.has(Class::Accomplish)) || c.has(Class::GiveUp);
+                scope.alternation |= hedges(c) && !c.has(Class::Candidacy);
                 negated = c.has(Class::Negation);
                 // `under the other interpretation`; `If your teacher means something else, ...`: a
                 // hedge cue in the condition that opens the sentence.
@@ -425,6 +504,14 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 // The value as a self-assessment reads it: any value but a share or an operand.
                 let offered = (!justifying && !negated && !share && !chained && !operator)
                     .then(|| right.unwrap_or(v).to_string());
+                // The value as a sentence of doubt offers it, inside its `whether` too.
+                let doubted = (!negated && !share && !chained && !operand).then(|| right.unwrap_or(v).to_string());
+                let formula = right.is_none() && free_variable(v, answer);
+                scope.formula |= formula;
+                // `for $n = 10$`: a parameter set to a value the response never wrote before.
+                // Not in a reason (`since $n = 10$`): a given.
+                scope.parameter |= (!justifying || conditional)
+                    && right.is_some_and(|r| parameter(left_side(v), r, answer) && !before.wrote(r));
                 // `Double-checking, 15.`, `Edit: 15`: the first value right after the cue.
                 let opening = revisits && !sentence.iter().any(|s| s.revised.is_some()) && words <= MAX_CUE_WORDS;
                 let theirs = sentence.iter().any(|s| s.third_party && (s.revised.is_some() || s.said.is_some()));
@@ -471,7 +558,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                     .filter(|_| !chained);
                     let subject = said.is_none() && !verb && right.is_none();
                     if (revised.is_some() || said.is_some() || offered.is_some()) && !repeated.at(spans, k) {
-                        sentence.push(Stated { offered, revised, said, third_party, denied });
+                        sentence.push(Stated { offered, revised, said, third_party, denied, formula, doubted });
                     }
                     if subject {
                         // Math in the subject (`the roots of $P(x)$ are`).
@@ -480,8 +567,14 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                         // What follows a stated value is a new subject (`..., and Sue got 5`).
                         (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
                     }
-                } else if !verb && right.is_none() {
-                    head = before.equation_head(v);
+                } else {
+                    if doubted.is_some() && !repeated.at(spans, k) {
+                        let (offered, revised, said) = (None, None, None);
+                        sentence.push(Stated { offered, revised, said, third_party, denied, formula, doubted });
+                    }
+                    if !verb && right.is_none() {
+                        head = before.equation_head(v);
+                    }
                 }
                 (stating, asserting, to_after, lead_only, reading_cue) = (false, false, false, false, false);
                 (clause_lead, valued) = (false, true);
@@ -530,6 +623,67 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
         }
     }
     out
+}
+
+/// Whether `left = right` sets a parameter: its left side is one letter, not a letter of the
+/// answer, and its right side a number (`n = 10`).
+fn parameter(left: &str, right: &str, answer: &str) -> bool {
+    let left = left.trim().trim_start_matches('$').trim();
+    let right = right.trim().trim_end_matches('$').trim();
+    let mut l = left.chars();
+    let letter = matches!((l.next(), l.next()), (Some(c), None) if c.is_ascii_alphabetic());
+    letter
+        && !variables(answer).contains(&left.as_bytes()[0])
+        && !right.is_empty()
+        && right.bytes().all(|c| c.is_ascii_digit() || c == b'.')
+}
+
+/// Most bytes of a value read for its variables.
+const MAX_FORMULA_BYTES: usize = 200;
+
+/// The one-letter variables of a formula: ASCII letters that stand alone (not in a word, a
+/// command's name or a text group), but `e` and `i`, which are constants.
+fn variables(v: &str) -> Vec<u8> {
+    let b = &v.as_bytes()[..floor_boundary(v, v.len().min(MAX_FORMULA_BYTES))];
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] == b'\\' {
+            let name = b[k + 1..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
+            let cmd = &b[k + 1..k + 1 + name];
+            k += 1 + name.max(1);
+            // `\text{ m}`, `\mathrm{cm}`: words, not variables.
+            if matches!(cmd, b"text" | b"mathrm" | b"textrm" | b"mbox" | b"operatorname" | b"textbf" | b"textit")
+                && b.get(k) == Some(&b'{')
+            {
+                k += b[k..].iter().position(|&c| c == b'}').map_or(b.len() - k, |j| j + 1);
+            }
+            continue;
+        }
+        if b[k].is_ascii_alphabetic() {
+            let run = b[k..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
+            if run == 1 && !matches!(b[k], b'e' | b'i') {
+                out.push(b[k]);
+            }
+            k += run;
+            continue;
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Whether `v` is a formula in a variable the answer does not use (`\frac{n(n+1)}{2}`, `2^n`
+/// after `\boxed{55}`): a generalization to other parameters, not a value for the problem asked.
+/// A formula has an operator, a power, a fraction or brackets beside its letters, so a number
+/// with a unit letter (`28 m`) is none.
+fn free_variable(v: &str, answer: &str) -> bool {
+    let vars = variables(v);
+    let shaped = v.bytes().any(|c| matches!(c, b'+' | b'-' | b'^' | b'(' | b'/' | b'*')) || v.contains("\\frac");
+    shaped && !vars.is_empty() && {
+        let own = variables(answer);
+        vars.iter().any(|c| !own.contains(c))
+    }
 }
 
 /// Whether the token after a value opens a condition on it (`if`, `unless`, `assuming`: the
@@ -964,6 +1118,33 @@ mod tests {
         ] {
             let b = "We had 28 pens and gave one away, so 27 are left.\n\nThere are $\\boxed{27}$ pens.";
             assert!(later(&format!("{b}{tail}"), "27").is_empty(), "{tail}");
+        }
+    }
+
+    #[test]
+    fn a_generalization_doubt_or_rejection_after_the_answer() {
+        let b = "So there are $\\boxed{27}$ pens.";
+        for tail in [
+            // Another problem: a formula in a free variable, a parameter set to another value.
+            "\n\nMore generally, for $n$ items the count becomes $\\frac{n(n+1)}{2}$, which for $n = 10$ is $55$.",
+            "\n\nIn general, the count is $2^n$.",
+            "\n\nFor $n = 10$, it is $55$.",
+            // Values the sentence rejects.
+            "\n\n(The other candidates, $26$ and $29$, fail the conditions and were rejected.)",
+            "\n\nNote that $26$ and $29$ came up too, but neither satisfies all the conditions.",
+        ] {
+            assert!(after_box(&format!("{b}{tail}")).is_empty(), "{tail}");
+        }
+        for (tail, value) in [
+            // A revision, an answer noun, a reason that states a given: still candidates.
+            ("\n\nActually, the count is $2n+1$.", "2n+1"),
+            ("\n\nFor $n = 10$, the count is $28$.", "28"),
+            ("\n\nIt is $28$, since $n = 10$.", "28"),
+            // Doubt between values offers them all; a rejected candidate is no rejection of another.
+            ("\n\nSorry, I cannot tell whether the answer is $27$ or $28$.", "28"),
+            ("\n\nThe other candidate is $28$.", "28"),
+        ] {
+            assert_eq!(after_box(&format!("{b}{tail}")), vec![value.to_string()], "{tail}");
         }
     }
 
