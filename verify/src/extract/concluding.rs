@@ -116,6 +116,48 @@ pub(crate) fn stated_value(sentence: &str) -> Option<Range<usize>> {
     }
 }
 
+/// The byte range (in `body`, a sentence without its final `.`) of the value its last clause picks
+/// from a list that the sentence gave before it (`This leaves $42$, $44$ or $45$; taking the
+/// greatest, we get $45$`, `Among $0.15$, $7$ and $13$, the smallest that works is $0.15$`): the
+/// clause after the last `;` or `,` states one value (after a stating or result verb, nothing
+/// after it but what leaves it stated) that repeats one of at least two values before it.
+/// Picking from the list is what concludes: the list itself may join its values with `or`, but
+/// no other word may keep it from being asserted, and the clause asserts (no hedge, bound,
+/// negation, condition, ...). A list with no pick (`the answer is one of $3$, $5$ or $7$`) or
+/// a pick of a value the list does not hold states nothing.
+pub(crate) fn picked_value(body: &str) -> Option<Range<usize>> {
+    if body.contains(['?', '？']) {
+        return None;
+    }
+    let items = items(body)?;
+    let c = items.iter().rposition(|i| matches!(i, Item::Punct(';' | ',')))?;
+    let (list, clause) = (&items[..c], &items[c + 1..]);
+    let mut values = clause.iter().enumerate().filter(|(_, i)| matches!(i, Item::Value { .. }));
+    let (v, _) = values.next()?;
+    if values.next().is_some() || clause.first().is_some_and(|i| matches!(i, Item::Value { .. })) {
+        return None;
+    }
+    let blocks = |i: &Item, allow_list: bool| match i {
+        Item::Word(c, _) => has_any(*c, BLOCKING) && !(allow_list && c.has(Class::ListConnector)),
+        _ => false,
+    };
+    let first_is_task = matches!(items.first(), Some(Item::Word(c, _)) if c.has(Class::TaskWord));
+    if first_is_task || list.iter().any(|i| blocks(i, true)) || clause.iter().any(|i| blocks(i, false)) {
+        return None;
+    }
+    if !stated_before(body, clause, v) || !after_value(body, &clause[v + 1..], true) {
+        return None;
+    }
+    let Item::Value { range, .. } = &clause[v] else { return None };
+    let content = |r: &Range<usize>| body[r.clone()].trim_matches(|c: char| c == '$' || c.is_whitespace());
+    let picked = content(range);
+    let listed: Vec<&str> = list
+        .iter()
+        .filter_map(|i| if let Item::Value { range, .. } = i { Some(content(range)) } else { None })
+        .collect();
+    (listed.len() >= 2 && listed.contains(&picked)).then(|| range.clone())
+}
+
 /// Whether a lead-in sentence (the text before a final display, its `:` removed by the caller
 /// when `colon`) presents the display as its result: it concludes, asserts, holds no value, and
 /// ends with `:` or a stating word (`the quantity asked for is`, `the total comes to`).
