@@ -25,6 +25,10 @@
 //!   `about`, `least`, `not`, `if`, `because`, `claims`, `wait`, `stuck`, `put`, `example`), no
 //!   LaTeX outside math, and no imperative opening it (`Let`, `Find`).
 //!
+//! A last clause may also pick one value from a list the sentence gave before it
+//! ([`picked_value`]: `This leaves $42$, $44$ or $45$; taking the greatest, we get $45$.`): the
+//! pick concludes; the list may join its values with `or`, the clause must assert.
+//!
 //! So `We need 5 more steps to finish.` (no conclusive word, `more` after the value), `Let's check
 //! with n = 5.`, `Is the total 7?`, `Suppose the total is 7.` and `The total is 7 or 8.` state
 //! nothing. Cost: one pass over a sentence of at most a few hundred bytes.
@@ -385,6 +389,26 @@ mod tests {
             ("The quantity we were asked for equals $\\sqrt{2}$.", "$\\sqrt{2}$"),
         ] {
             assert_eq!(value(s), Some(v), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_clause_that_picks_from_a_list_states_its_value() {
+        let picked = |s: &str| picked_value(s).map(|r| s[r].to_string());
+        assert_eq!(picked("This leaves $42$, $44$ or $45$; taking the greatest, we get $45$").as_deref(), Some("$45$"));
+        assert_eq!(picked("Among $0.15$, $7$ and $13$, the smallest that works is $0.15$").as_deref(), Some("$0.15$"));
+        for s in [
+            // No pick, a pick the list does not hold, a hedged or negated pick, one value only.
+            "The answer is one of $3$, $5$ or $7$",
+            "This leaves $42$, $44$ or $45$; taking the greatest, we get $46$",
+            "This leaves $42$, $44$ or $45$; perhaps we get $45$",
+            "This leaves $42$, $44$ or $45$; we do not get $45$",
+            "If it is $3$ or $5$, we get $5$",
+            "We found $5$, so we get $5$",
+            "This leaves $42$, $44$ or $45$, depending on which condition binds",
+            "Is it $3$, $5$ or $7$, we get $5$?",
+        ] {
+            assert_eq!(picked(s), None, "{s}");
         }
     }
 

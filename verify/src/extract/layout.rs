@@ -5,7 +5,10 @@
 //!   `→`, `⟶`, `=>`) and one value (`Final result = $-49$`, `Answer ⟶ $17000$`, `#### Result:
 //!   $28$`); or a label alone (`## Final Answer`, `**Answer:**`, `Answer` above a definition `:
 //!   27`) with the value lines under it: a math block, a bare value, or a list of values (`*
-//!   $600$`). Heading markers, list markers and emphasis around a label are layout.
+//!   $600$`). Heading markers, list markers and emphasis around a label are layout; so are
+//!   blockquote markers (`> **Answer**` / `>` / `> $97$`) and HTML structure tags
+//!   ([`STRUCTURE_TAGS`]: `<details open><summary><b>Answer</b></summary>` then `$31$` then
+//!   `</details>`): a line of structure alone is a blank line.
 //! - a **table** whose header or label cell is an answer label (`| Final Answer |`, `| Answer |
 //!   27 |`, `| Case | Result |`): the value cells of a label's row, and of a label's column.
 //!
@@ -15,7 +18,9 @@
 //!
 //! A noun of the answer's quantity that is no answer label (`Total`, `Sum`: the lexicon's
 //! `AnswerNoun`) labels rows and lines too, but marks no answer: after an answer, the values it
-//! labels are [`Layout::named`], as are those of answer and alternative labels and of a label's
+//! labels are [`Layout::named`], as is a summary's heading (a word of the lexicon's `Summary`, with
+//! determiners and closing words between: `## TL;DR`, `### In a nutshell`, `Recap:`): a summary
+//! restates the answer. So are those of answer and alternative labels and of a label's
 //! column in a row that names no step (`| first reading | 3 |`, not `| Step 1 | 3 |`). A layout
 //! after the answer adds its named values, and those the response did not write before, as
 //! candidates: the rest recap givens and intermediate results.
@@ -288,7 +293,7 @@ fn label(s: &str) -> Option<(usize, Label)> {
         let sums = classes.has(Class::Summary);
         // `in`, `a` inside a summary's heading (`In a nutshell`).
         let fills = classes.has(Class::Determiner) || classes.has(Class::Closing);
-        if !(is_noun || names || sums || hedges(classes) || classes.has(Class::FinalWord)) && !fills {
+        if !(is_noun || names || sums || hedges(classes) || classes.has(Class::FinalWord) || fills) {
             break;
         }
         noun |= is_noun;
@@ -591,10 +596,53 @@ mod tests {
     }
 
     #[test]
+    fn blockquotes_and_html_blocks_are_structure() {
+        assert_eq!(values("...\n\n> **Answer**\n>\n> $97$"), vec!["97"]);
+        assert_eq!(values("...\n\n<details open>\n<summary><b>Answer</b></summary>\n\n$31$\n\n</details>"), vec!["31"]);
+        assert_eq!(values("...\n\n<div class=\"answer\">\n<p>Answer: $4$</p>\n</div>"), vec!["4"]);
+        // A tag that is no structure is no layout mark; a summary's text is prose.
+        assert!(last("...\n\n<answerx>Answer</answerx>\n$5$").is_none());
+        assert!(
+            last("<details><summary>Click to reveal the answer</summary>\n\nThe answer is 5.\n</details>").is_none()
+        );
+    }
+
+    #[test]
+    fn a_summary_heading_labels_values_stated_for_the_answer() {
+        for t in [
+            "...\n\n## TL;DR\n\n$3$",
+            "...\n\n### In short\n$3$",
+            "...\n\n**Recap:** $3$",
+            "...\n\n## Zusammenfassung\n$3$",
+        ] {
+            let l = last(t).unwrap_or_else(|| panic!("{t}"));
+            assert!(!l.answered && l.named.len() == 1, "{t}");
+        }
+        // Fillers alone label nothing; a summary in prose is no layout.
+        assert!(last("...\n\nIn a: $3$").is_none());
+        assert!(last("...\n\n**Summary:** putting it together, the value is $3$.").is_none());
+    }
+
+    #[test]
     fn any_text_is_safe() {
-        for s in
-            ["", "|", "||", "| Answer |", "Answer", "# \u{e9}\u{20ac}|$", "Answer: $", "| Answer | $5 |", "\\]", "$$"]
-        {
+        for s in [
+            "",
+            "|",
+            "||",
+            "| Answer |",
+            "Answer",
+            "# \u{e9}\u{20ac}|$",
+            "Answer: $",
+            "| Answer | $5 |",
+            "\\]",
+            "$$",
+            "<",
+            "</",
+            "<b",
+            "> <details",
+            "TL;",
+            "</summary>é<",
+        ] {
             let _ = last(s);
         }
         let long = format!("{}\n| Answer | 5 |", "é".repeat(5000));
