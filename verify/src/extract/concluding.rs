@@ -25,6 +25,10 @@
 //!   `about`, `least`, `not`, `if`, `because`, `claims`, `wait`, `stuck`, `put`, `example`), no
 //!   LaTeX outside math, and no imperative opening it (`Let`, `Find`).
 //!
+//! A last clause may also pick one value from a list the sentence gave before it
+//! ([`picked_value`]: `This leaves $42$, $44$ or $45$; taking the greatest, we get $45$.`): the
+//! pick concludes; the list may join its values with `or`, the clause must assert.
+//!
 //! So `We need 5 more steps to finish.` (no conclusive word, `more` after the value), `Let's check
 //! with n = 5.`, `Is the total 7?`, `Suppose the total is 7.` and `The total is 7 or 8.` state
 //! nothing. Cost: one pass over a sentence of at most a few hundred bytes.
@@ -114,6 +118,48 @@ pub(crate) fn stated_value(sentence: &str) -> Option<Range<usize>> {
         Item::Value { range, .. } => Some(range.clone()),
         _ => None,
     }
+}
+
+/// The byte range (in `body`, a sentence without its final `.`) of the value its last clause picks
+/// from a list that the sentence gave before it (`This leaves $42$, $44$ or $45$; taking the
+/// greatest, we get $45$`, `Among $0.15$, $7$ and $13$, the smallest that works is $0.15$`): the
+/// clause after the last `;` or `,` states one value (after a stating or result verb, nothing
+/// after it but what leaves it stated) that repeats one of at least two values before it.
+/// Picking from the list is what concludes: the list itself may join its values with `or`, but
+/// no other word may keep it from being asserted, and the clause asserts (no hedge, bound,
+/// negation, condition, ...). A list with no pick (`the answer is one of $3$, $5$ or $7$`) or
+/// a pick of a value the list does not hold states nothing.
+pub(crate) fn picked_value(body: &str) -> Option<Range<usize>> {
+    if body.contains(['?', '？']) {
+        return None;
+    }
+    let items = items(body)?;
+    let c = items.iter().rposition(|i| matches!(i, Item::Punct(';' | ',')))?;
+    let (list, clause) = (&items[..c], &items[c + 1..]);
+    let mut values = clause.iter().enumerate().filter(|(_, i)| matches!(i, Item::Value { .. }));
+    let (v, _) = values.next()?;
+    if values.next().is_some() || clause.first().is_some_and(|i| matches!(i, Item::Value { .. })) {
+        return None;
+    }
+    let blocks = |i: &Item, allow_list: bool| match i {
+        Item::Word(c, _) => has_any(*c, BLOCKING) && !(allow_list && c.has(Class::ListConnector)),
+        _ => false,
+    };
+    let first_is_task = matches!(items.first(), Some(Item::Word(c, _)) if c.has(Class::TaskWord));
+    if first_is_task || list.iter().any(|i| blocks(i, true)) || clause.iter().any(|i| blocks(i, false)) {
+        return None;
+    }
+    if !stated_before(body, clause, v) || !after_value(body, &clause[v + 1..], true) {
+        return None;
+    }
+    let Item::Value { range, .. } = &clause[v] else { return None };
+    let content = |r: &Range<usize>| body[r.clone()].trim_matches(|c: char| c == '$' || c.is_whitespace());
+    let picked = content(range);
+    let listed: Vec<&str> = list
+        .iter()
+        .filter_map(|i| if let Item::Value { range, .. } = i { Some(content(range)) } else { None })
+        .collect();
+    (listed.len() >= 2 && listed.contains(&picked)).then(|| range.clone())
 }
 
 /// Whether a lead-in sentence (the text before a final display, its `:` removed by the caller
@@ -343,6 +389,26 @@ mod tests {
             ("The quantity we were asked for equals $\\sqrt{2}$.", "$\\sqrt{2}$"),
         ] {
             assert_eq!(value(s), Some(v), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_clause_that_picks_from_a_list_states_its_value() {
+        let picked = |s: &str| picked_value(s).map(|r| s[r].to_string());
+        assert_eq!(picked("This leaves $42$, $44$ or $45$; taking the greatest, we get $45$").as_deref(), Some("$45$"));
+        assert_eq!(picked("Among $0.15$, $7$ and $13$, the smallest that works is $0.15$").as_deref(), Some("$0.15$"));
+        for s in [
+            // No pick, a pick the list does not hold, a hedged or negated pick, one value only.
+            "The answer is one of $3$, $5$ or $7$",
+            "This leaves $42$, $44$ or $45$; taking the greatest, we get $46$",
+            "This leaves $42$, $44$ or $45$; perhaps we get $45$",
+            "This leaves $42$, $44$ or $45$; we do not get $45$",
+            "If it is $3$ or $5$, we get $5$",
+            "We found $5$, so we get $5$",
+            "This leaves $42$, $44$ or $45$, depending on which condition binds",
+            "Is it $3$, $5$ or $7$, we get $5$?",
+        ] {
+            assert_eq!(picked(s), None, "{s}");
         }
     }
 

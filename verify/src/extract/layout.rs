@@ -5,7 +5,10 @@
 //!   `→`, `⟶`, `=>`) and one value (`Final result = $-49$`, `Answer ⟶ $17000$`, `#### Result:
 //!   $28$`); or a label alone (`## Final Answer`, `**Answer:**`, `Answer` above a definition `:
 //!   27`) with the value lines under it: a math block, a bare value, or a list of values (`*
-//!   $600$`). Heading markers, list markers and emphasis around a label are layout.
+//!   $600$`). Heading markers, list markers and emphasis around a label are layout; so are
+//!   blockquote markers (`> **Answer**` / `>` / `> $97$`) and HTML structure tags
+//!   ([`STRUCTURE_TAGS`]: `<details open><summary><b>Answer</b></summary>` then `$31$` then
+//!   `</details>`): a line of structure alone is a blank line.
 //! - a **table** whose header or label cell is an answer label (`| Final Answer |`, `| Answer |
 //!   27 |`, `| Case | Result |`): the value cells of a label's row, and of a label's column.
 //!
@@ -15,7 +18,9 @@
 //!
 //! A noun of the answer's quantity that is no answer label (`Total`, `Sum`: the lexicon's
 //! `AnswerNoun`) labels rows and lines too, but marks no answer: after an answer, the values it
-//! labels are [`Layout::named`], as are those of answer and alternative labels and of a label's
+//! labels are [`Layout::named`], as is a summary's heading (a word of the lexicon's `Summary`, with
+//! determiners and closing words between: `## TL;DR`, `### In a nutshell`, `Recap:`): a summary
+//! restates the answer. So are those of answer and alternative labels and of a label's
 //! column in a row that names no step (`| first reading | 3 |`, not `| Step 1 | 3 |`). A layout
 //! after the answer adds its named values, and those the response did not write before, as
 //! candidates: the rest recap givens and intermediate results.
@@ -108,11 +113,74 @@ fn tail_lines(text: &str) -> Vec<Range<usize>> {
     out
 }
 
-/// Whether a line is blank, a horizontal rule (`---`, `***`, `___`) or a heading's underline
-/// (`===`).
+/// Whether a line is blank, a horizontal rule (`---`, `***`, `___`), a heading's underline
+/// (`===`), or structure alone: a blockquote's markers (`>`) and HTML block tags (`</details>`,
+/// `<div>`, `<p>`).
 fn is_blank_or_rule(line: &str) -> bool {
     let t = line.trim();
-    t.len() != 1 && (t.bytes().all(|c| matches!(c, b'-' | b'*' | b'_' | b' ')) || t.bytes().all(|c| c == b'='))
+    let structure = t.starts_with(['>', '<']) && {
+        let from = quote_and_tags(t);
+        from >= structure_end(t, from)
+    };
+    structure
+        || (t.len() != 1 && (t.bytes().all(|c| matches!(c, b'-' | b'*' | b'_' | b' ')) || t.bytes().all(|c| c == b'=')))
+}
+
+/// HTML tags that are structure or emphasis around a label or a value (`<details open>`,
+/// `<summary>`, `<b>`), never part of it.
+const STRUCTURE_TAGS: &[&str] =
+    &["details", "summary", "div", "p", "blockquote", "section", "span", "center", "b", "strong", "em", "i", "u", "br"];
+/// Longest HTML tag read, attributes included (bytes).
+const MAX_TAG: usize = 160;
+
+/// The length of the structure tag (see [`STRUCTURE_TAGS`]) that starts at byte `i` of `s`
+/// (`<details open>`, `</summary>`, `<br/>`), if one does.
+fn tag_at(s: &str, i: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.get(i) != Some(&b'<') {
+        return None;
+    }
+    let mut j = i + 1 + usize::from(b.get(i + 1) == Some(&b'/'));
+    let name = j;
+    while b.get(j).is_some_and(u8::is_ascii_alphabetic) {
+        j += 1;
+    }
+    if !STRUCTURE_TAGS.iter().any(|t| t.eq_ignore_ascii_case(&s[name..j])) {
+        return None;
+    }
+    // Attributes, up to the closing `>` on the same line.
+    let close = b[j..].iter().take(MAX_TAG).position(|&c| matches!(c, b'>' | b'<' | b'\n'))?;
+    (b[j + close] == b'>' && (close == 0 || matches!(b[j], b' ' | b'/'))).then_some(j + close + 1 - i)
+}
+
+/// Where the text of a line starts after its blockquote markers (`> `, `>>`) and the structure
+/// tags that open it (`<summary><b>`).
+fn quote_and_tags(line: &str) -> usize {
+    let b = line.as_bytes();
+    let mut i = 0;
+    loop {
+        while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'>')) {
+            i += 1;
+        }
+        match tag_at(line, i) {
+            Some(len) => i += len,
+            None => return i,
+        }
+    }
+}
+
+/// Where the text of a line (read from byte `from`) ends before the structure tags that close it
+/// (`</b></summary>`).
+fn structure_end(line: &str, from: usize) -> usize {
+    let mut end = line.len();
+    while end > from && line[from..end].ends_with('>') {
+        let Some(open) = memchr::memrchr(b'<', &line.as_bytes()[from..end]).map(|k| from + k) else { break };
+        if tag_at(line, open) != Some(end - open) {
+            break;
+        }
+        end = from + line[from..open].trim_end().len();
+    }
+    end
 }
 
 /// Label lines and the value lines under their labels, read from the last line up.
@@ -138,9 +206,11 @@ fn labelled(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
             continue;
         }
         let body = r.start + layout_marks(line);
-        match label(&text[body..r.end]) {
+        // Structure tags around a label or a value (`<summary><b>Answer</b></summary>`).
+        let end = r.start + structure_end(line, body - r.start);
+        match label(&text[body..end]) {
             Some((len, kind)) => {
-                let rest = body + len..r.end;
+                let rest = body + len..end;
                 match value(text, rest.clone()) {
                     Some(v) if pending.is_empty() => {
                         named.push(v.clone());
@@ -156,7 +226,7 @@ fn labelled(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
                 start = Some(r.start);
             }
             None => {
-                let Some(v) = value(text, body..r.end).filter(|_| start.is_none()) else { break };
+                let Some(v) = value(text, body..end).filter(|_| start.is_none()) else { break };
                 pending.push(v);
             }
         }
@@ -165,12 +235,16 @@ fn labelled(text: &str, lines: &[Range<usize>]) -> Option<Layout> {
 }
 
 /// The length of the layout marks that open a line: spaces, a heading's `#`s, a list marker
-/// (`-`, `*`, `+`, `1.`, `1)`), a quote's `>`, a definition's `:`.
+/// (`-`, `*`, `+`, `1.`, `1)`), a quote's `>`, a definition's `:`, structure tags
+/// (`<summary><b>`).
 fn layout_marks(line: &str) -> usize {
     let b = line.as_bytes();
     let mut i = 0;
     loop {
         let before = i;
+        if let Some(len) = tag_at(line, i) {
+            i += len;
+        }
         while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'#' | b'>')) {
             i += 1;
         }
@@ -206,6 +280,7 @@ fn label(s: &str) -> Option<(usize, Label)> {
     let b = s.as_bytes();
     let mut i = skip_emphasis(s, 0);
     let (mut count, mut noun, mut hedge, mut quantity) = (0, false, false, false);
+    let (mut summary, mut filler) = (false, false);
     while count < MAX_LABEL_WORDS {
         let mut lexer = Lexer::new(s);
         lexer.seek(i);
@@ -214,20 +289,32 @@ fn label(s: &str) -> Option<(usize, Label)> {
         let is_noun = classes.has(Class::AnswerLabel) || classes.has(Class::AnswerWord);
         // `Total`, `Sum`, `Count`: a noun of the answer's quantity that is no answer label.
         let names = classes.has(Class::AnswerNoun);
-        if !(is_noun || names || hedges(classes) || classes.has(Class::FinalWord)) {
+        // `Summary`, `TL;DR`, `In short`, `Recap`: a section that states the answer again.
+        let sums = classes.has(Class::Summary);
+        // `in`, `a` inside a summary's heading (`In a nutshell`).
+        let fills = classes.has(Class::Determiner) || classes.has(Class::Closing);
+        if !(is_noun || names || sums || hedges(classes) || classes.has(Class::FinalWord) || fills) {
             break;
         }
         noun |= is_noun;
         quantity |= names;
+        summary |= sums;
+        filler |= fills && !(is_noun || names || sums || hedges(classes));
         hedge |= hedges(classes);
         count += 1;
         i = skip_emphasis(s, t.range.end);
         if i == t.range.end {
-            // No space after it: the label's words end here.
-            break;
+            // `TL;DR`, `Kurz-Fassung`: a `;` or `-` between letters joins one label word.
+            let joined = matches!(b.get(i), Some(b';' | b'-')) && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic);
+            if !joined {
+                // No space after it: the label's words end here.
+                break;
+            }
+            i += 1;
         }
     }
-    if !(noun || hedge || quantity) {
+    // Fillers label nothing but a summary's heading.
+    if !(noun || hedge || quantity || summary) || (filler && !summary) {
         return None;
     }
     if b.get(i) == Some(&b'(') {
@@ -241,6 +328,8 @@ fn label(s: &str) -> Option<(usize, Label)> {
         i = skip_emphasis(s, i + sep.len());
     }
     // A separator ends the label, or the label ends its line or cell.
+    // A summary's heading (`## TL;DR`) names no answer of its own, but restates it: a value under
+    // it after an answer is stated for the answer's quantity.
     let kind = match (hedge, noun) {
         (true, _) => Label::Alternative,
         (false, true) => Label::Answer,
@@ -257,8 +346,9 @@ enum Label {
     /// An alternative to it (`Alternative`, `Answer (alternative)`, `Or`: the lexicon's hedge cues).
     Alternative,
     /// The answer's quantity, with no answer label (`Total`, `Sum`, `Final count`: the lexicon's
-    /// `AnswerNoun`): it marks no answer, but a value it labels after an answer is stated for
-    /// the answer's quantity.
+    /// `AnswerNoun`), or a summary's heading (`Summary`, `TL;DR`, `In short`: the lexicon's
+    /// `Summary`): it marks no answer, but a value it labels after an answer is stated for the
+    /// answer's quantity.
     Quantity,
 }
 
@@ -506,10 +596,53 @@ mod tests {
     }
 
     #[test]
+    fn blockquotes_and_html_blocks_are_structure() {
+        assert_eq!(values("...\n\n> **Answer**\n>\n> $97$"), vec!["97"]);
+        assert_eq!(values("...\n\n<details open>\n<summary><b>Answer</b></summary>\n\n$31$\n\n</details>"), vec!["31"]);
+        assert_eq!(values("...\n\n<div class=\"answer\">\n<p>Answer: $4$</p>\n</div>"), vec!["4"]);
+        // A tag that is no structure is no layout mark; a summary's text is prose.
+        assert!(last("...\n\n<answerx>Answer</answerx>\n$5$").is_none());
+        assert!(
+            last("<details><summary>Click to reveal the answer</summary>\n\nThe answer is 5.\n</details>").is_none()
+        );
+    }
+
+    #[test]
+    fn a_summary_heading_labels_values_stated_for_the_answer() {
+        for t in [
+            "...\n\n## TL;DR\n\n$3$",
+            "...\n\n### In short\n$3$",
+            "...\n\n**Recap:** $3$",
+            "...\n\n## Zusammenfassung\n$3$",
+        ] {
+            let l = last(t).unwrap_or_else(|| panic!("{t}"));
+            assert!(!l.answered && l.named.len() == 1, "{t}");
+        }
+        // Fillers alone label nothing; a summary in prose is no layout.
+        assert!(last("...\n\nIn a: $3$").is_none());
+        assert!(last("...\n\n**Summary:** putting it together, the value is $3$.").is_none());
+    }
+
+    #[test]
     fn any_text_is_safe() {
-        for s in
-            ["", "|", "||", "| Answer |", "Answer", "# \u{e9}\u{20ac}|$", "Answer: $", "| Answer | $5 |", "\\]", "$$"]
-        {
+        for s in [
+            "",
+            "|",
+            "||",
+            "| Answer |",
+            "Answer",
+            "# \u{e9}\u{20ac}|$",
+            "Answer: $",
+            "| Answer | $5 |",
+            "\\]",
+            "$$",
+            "<",
+            "</",
+            "<b",
+            "> <details",
+            "TL;",
+            "</summary>é<",
+        ] {
             let _ = last(s);
         }
         let long = format!("{}\n| Answer | 5 |", "é".repeat(5000));

@@ -38,7 +38,7 @@
 //! | 5 | layout | `layout` | `\| Answer \| 27 \|`, `Final result = $-49$`, `#### Result: $28$`, `## Final Answer` then `$8$`, `### Answer` then `* $600$` | `Layout` |
 //! | 6 | bold / emphasis | `tagged` | `The total is **42**.`, `__42__`, `***42***`, `<b>42</b>`, `<strong>42</strong>` (last line, or right after "answer"; not `**12** or **13**`); on the last line also italics and LaTeX emphasis around a value: `*42*`, `_42_`, `$\underline{42}$`, `$\mathbf{1210}$` | `Bold` |
 //! | 7 | choice in the last line | `choice` | `So the correct option is (C).` | `Choice` |
-//! | 8 | concluding last sentence | `tagged`, `concluding` | `Therefore, the pair is $(7, 6)$.`, `The area is $36$.`, `Altogether, the farmer has 86 animals.`, `This gives $7$ as the final count.`, `The total comes to forty-nine.`, `Putting everything together:` then `\[42\]`, `..., the quantity asked for is` then `\[75\]` | `Conclusion` |
+//! | 8 | concluding last sentence | `tagged`, `concluding` | `This leaves $42$, $44$ or $45$; taking the greatest, we get $45$.`, `Therefore, the pair is $(7, 6)$.`, `The area is $36$.`, `Altogether, the farmer has 86 animals.`, `This gives $7$ as the final count.`, `The total comes to forty-nine.`, `Putting everything together:` then `\[42\]`, `..., the quantity asked for is` then `\[75\]` | `Conclusion` |
 //! | 9 | whole short text | here | `\frac{1}{2}`, `(3, \infty)`, `\text{Monday}` | `Whole` |
 //! | 10 | last math block (lenient) | `delimited` | `$..$`, `$$..$$`, `\(..\)`, `\[..\]` | `MathDelimiters` |
 //! | 11 | last number (lenient, opt-in) | `number` | `... so 18 eggs.` | `LastNumber` |
@@ -81,7 +81,9 @@
 //!   answer (`| Final Answer |` over `| $-2$ |`, `Answer ⟶ $17000$`, `## Final Answer` then
 //!   `$8$`) is a marker; every value it holds is a candidate, so two answer rows or two list items
 //!   under `### Answer` are `ambiguous`. Read after strategies 2-4: a layout after their answer adds
-//!   its values as later candidates (`\boxed{2}` then a table answering 2 and 3 is `ambiguous`);
+//!   its values as later candidates (`\boxed{2}` then a table answering 2 and 3 is `ambiguous`;
+//!   so is `\boxed{2}` then `## TL;DR` over `$3$`, or `A: 160` then a `<details>` block labelled
+//!   `Answer` over `$161$`: blockquote markers and HTML block tags are structure it reads through);
 //!   an answer phrase that is the label of a layout that reads other values (`Answer:` over a
 //!   list) gives way to it.
 //! - **Parts** (`boxed`): boxes each labelled with another part of the question (`Part 1`,

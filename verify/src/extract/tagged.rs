@@ -578,7 +578,24 @@ pub(crate) fn conclusion(text: &str) -> Option<(String, usize)> {
         .max();
     if let Some(k) = inner {
         if let Some(found) = after_phrase(text, line_start + at + k, false) {
-            return Some(found);
+            // `..., so that is our answer`: the pronoun refers back to the value the clause
+            // before states, picked from the list that sentence gives (`Among $0.15$, $7$ and
+            // $13$, the smallest that works is $0.15$`); a pronoun is never the answer.
+            if !lexicon::is(found.0.trim(), Class::Pronoun) {
+                return Some(found);
+            }
+            let before = sentence[..k].trim_end();
+            let before = before.rfind(',').map_or(before, |c| &before[..c]);
+            return super::concluding::picked_value(before)
+                .map(|r| (before[r].to_string(), line_start + at + sentence.len()));
+        }
+    }
+    // `This leaves $42$, $44$ or $45$; taking the greatest, we get $45$.`: a last clause that
+    // picks one value from the list the sentence gave (`concluding::picked_value`).
+    if sentence.trim_end().ends_with(['.', '!']) {
+        let body = sentence.trim_end().trim_end_matches(['.', '!']);
+        if let Some(r) = super::concluding::picked_value(body) {
+            return Some((body[r].to_string(), line_start + at + sentence.len()));
         }
     }
     for p in lexicon::words_of(Class::ConclusionPhrase) {

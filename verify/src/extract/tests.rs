@@ -235,6 +235,15 @@ const CASES: &[Case] = &[
     none("We add the parts.\n\nWe need 5 more steps to finish."),
     none("We add the parts.\n\nSuppose the total is $7$."),
     none("We add the parts.\n\nThe total comes to seven or eight."),
+    // A last clause that picks one value from the list its sentence gives; `that` before `is our
+    // answer` refers back to it. A list with no pick stays open.
+    ok("We add.\n\nThis leaves $42$, $44$ or $45$; taking the greatest, we get $45$.", "45", Conclusion),
+    ok("We add.\n\nAmong $0.15$, $7$ and $13$, the smallest that works is $0.15$, so that is our answer.", "0.15", Conclusion),
+    none("We add.\n\nThis leaves $42$, $44$ or $45$; taking the greatest, we get $46$."),
+    none("We add.\n\nAmong $1$, $7$ and $13$, none works, so that is our answer."),
+    // Blockquotes and `<details>` blocks are structure around a label and its value.
+    ok("We add.\n\n> **Answer**\n>\n> $97$", "97", Layout),
+    ok("We add.\n\n<details open>\n<summary><b>Answer</b></summary>\n\n$31$\n\n</details>", "31", Layout),
     ok("We add the parts.\n\n<strong>12 \\frac{3}{5}</strong>", r"12 \frac{3}{5}", Bold),
     none("We add the parts.\n\n<b>11</b> or <b>12</b>"),
     ok("$$ (3, \\infty) $$", r"(3, \infty)", Whole),
@@ -684,4 +693,20 @@ fn a_recap_after_the_answer_states_a_value_only_for_the_answers_quantity() {
     ] {
         assert_eq!(parts(tail).len(), 2, "{tail}");
     }
+}
+
+#[test]
+fn a_summary_or_details_block_after_the_answer_states_it_again() {
+    let parts = |s: &str| parts_of(s).unwrap_or_default();
+    // Another value there is a candidate, even one written before (`x+3 = 5`: 3).
+    assert_eq!(parts("x+3 = 5.\n\nThe final answer is: $\\boxed{2}$\n\n***\n\n## TL;DR\n\n$3$"), ["2", "3"]);
+    assert_eq!(
+        parts("So 160.\nA: 160\n\n<details>\n<summary>Answer (after double-checking)</summary>\n\n$161$\n\n</details>"),
+        ["160", "161"]
+    );
+    assert_eq!(parts("We add.\n\n$\\boxed{4}$\n\n---\n\n### In short\n\n$5$"), ["4", "5"]);
+    // The same value restates the answer; a footer states nothing.
+    assert_eq!(parts("x+3 = 5.\n\n$\\boxed{2}$\n\n---\n\n## TL;DR\n\n$2$"), ["2"]);
+    assert_eq!(parts("A: 160\n\n<details>\n<summary>Answer</summary>\n\n$160$\n\n</details>"), ["160"]);
+    assert_eq!(parts("$\\boxed{2}$\n\n---\n\n> *Tip:* re-read the question."), ["2"]);
 }
