@@ -243,7 +243,8 @@ fn tokenize_reach(s: &str, limit: usize) -> (Vec<Tok<'_>>, Vec<usize>, usize) {
                     out.push(Tok::Other);
                 }
             }
-            Kind::Char('-') if b.get(end).is_some_and(u8::is_ascii_digit) => {
+            // `-13`, and `−13` with the Unicode minus sign: a signed number.
+            Kind::Char('-' | '−') if b.get(end).is_some_and(u8::is_ascii_digit) => {
                 let number = lexer.next().map_or(end, |n| n.range.end);
                 out.push(number_at(s, i, number, &mut lexer));
             }
