@@ -78,7 +78,7 @@ impl Code {
         }
         let before = self.fences.partition_point(|&f| f < at);
         if before % 2 == 1 && before < self.fences.len() {
-            return true;
+            return !data_block(text, self.fences[before - 1]);
         }
         let b = text.as_bytes();
         let from = at.saturating_sub(MAX_INLINE_CODE_BYTES);
@@ -88,6 +88,23 @@ impl Code {
         let (first, next) = (self.ticks.partition_point(|&t| t < line_start), self.ticks.partition_point(|&t| t < at));
         (next - first) % 2 == 1 && self.ticks.get(next).is_some_and(|&t| t < line_end)
     }
+}
+
+/// Data formats whose fenced blocks hold a structured answer, not code (```` ```json ````).
+const DATA_FORMATS: &[&str] = &["json", "jsonc", "json5", "jsonl", "yaml", "yml", "toml"];
+
+/// Whether the fenced block opened at byte `fence` holds data, not code: its info string names a
+/// data format (```` ```json ````), or it has none and its content opens a record (`{`). A
+/// structured answer (`{"reasoning": ..., "answer": "600"}`) is the response's answer record.
+fn data_block(text: &str, fence: usize) -> bool {
+    let rest = &text[fence + 3..];
+    let line_end = rest.find('\n').unwrap_or(rest.len());
+    let info = rest[..line_end].trim();
+    if info.is_empty() {
+        return rest[line_end..].trim_start().starts_with('{');
+    }
+    let lang = info.split(|c: char| c.is_whitespace() || c == '{').next().unwrap_or("");
+    DATA_FORMATS.iter().any(|f| lang.eq_ignore_ascii_case(f))
 }
 
 /// The largest `char` boundary of `s` that is `<= i`.
@@ -249,5 +266,15 @@ mod tests {
         assert_eq!(w.count, 4);
         assert!(w.prose);
         assert!(!words("no solution").prose);
+    }
+
+    #[test]
+    fn data_fences_are_no_code() {
+        let holds = |t: &str| Code::of(t).holds(t, t.find("answer").unwrap());
+        assert!(!holds("```json\n{\"answer\": \"6\"}\n```"));
+        assert!(!holds("```YAML\nanswer: 6\n```"));
+        assert!(!holds("```\n{\"answer\": \"6\"}\n```"));
+        assert!(holds("```python\nanswer = solve()\n```"));
+        assert!(holds("```\nanswer = solve()\n```"));
     }
 }
