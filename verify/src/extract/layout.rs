@@ -75,6 +75,9 @@ pub(crate) struct Layout {
 
 /// The answer layout that ends `text`, if one does (see the module doc).
 pub(crate) fn last(text: &str) -> Option<Layout> {
+    if ends_in_prose(text) {
+        return None;
+    }
     let lines = tail_lines(text);
     let last = lines.iter().rposition(|r| !is_blank_or_rule(&text[r.clone()]))?;
     let lines = &lines[..=last];
@@ -87,6 +90,23 @@ pub(crate) fn last(text: &str) -> Option<Layout> {
     layout.values.dedup();
     layout.values.truncate(MAX_VALUES);
     (!layout.values.is_empty()).then_some(layout)
+}
+
+/// Whether the last line of `text` rules a layout out at once (the common case: a response that
+/// ends in a sentence): no table row, no display block closing, no blank or structure line, and
+/// neither a label nor a value (what [`labelled`] reads first, and stops at).
+fn ends_in_prose(text: &str) -> bool {
+    let t = text.trim_end();
+    let start = memchr::memrchr(b'\n', t.as_bytes()).map_or(0, |k| k + 1);
+    let line = t[start..].trim_start();
+    if line.is_empty() || line.starts_with(['|', '>', '<', '$', '\\']) || line.ends_with("\\]") || is_blank_or_rule(line)
+    {
+        return false;
+    }
+    let at = t.len() - line.len();
+    let body = at + layout_marks(line);
+    let end = at + structure_end(line, body - at);
+    label(&t[body..end]).is_none() && value(t, body..end).is_none()
 }
 
 /// The last [`MAX_LINES`] whole lines of `text` within [`MAX_TAIL`] bytes, as trimmed ranges, in
@@ -368,7 +388,7 @@ fn value(text: &str, r: Range<usize>) -> Option<Range<usize>> {
             let closer = if t[bl.end..].starts_with("$$") || b[bl.end] == b'\\' { 2 } else { 1 };
             let after = &t[bl.end + closer..];
             // A unit after the block is read by the statement (`$5$ cm`).
-            let plain = !after.contains(['$', '\\']) && bare(after);
+            let plain = after.len() <= MAX_BARE_VALUE && !after.contains(['$', '\\']) && bare(after);
             return (plain || after.trim().is_empty()).then_some(at + bl.start..at + bl.end);
         }
     }

@@ -35,9 +35,13 @@ pub(crate) fn answer_tag(text: &str) -> Option<&str> {
         let lead: &[u8] = if closing { b"</" } else { b"<" };
         p > lead.len() && matches!(b[p - 1], b'a' | b'A') && &b[p - 1 - lead.len()..p - 1] == lead
     };
+    let hits: Vec<usize> = TAIL.all(b).collect();
+    if hits.is_empty() {
+        return None;
+    }
+    // A tag inside code is mentioned, not used (the code is read only when a tag is there).
     let code = Code::of(text);
-    // A tag inside code is mentioned, not used.
-    let hits: Vec<usize> = TAIL.all(b).filter(|&p| !code.holds(text, p)).collect();
+    let hits: Vec<usize> = hits.into_iter().filter(|&p| !code.holds(text, p)).collect();
     let close_at = hits.iter().rposition(|&p| is_tag(p, true))?;
     let open = hits[..close_at].iter().rev().find(|&&p| is_tag(p, false))? - 2;
     let close = hits[close_at] - 3;
@@ -54,9 +58,10 @@ pub(crate) fn answer_tag_named(text: &str) -> Option<&str> {
     static CLOSE: Needle = Needle::new(b"</");
     let b = text.as_bytes();
     let closes: Vec<usize> = CLOSE.all(b).collect();
-    let code = Code::of(text);
+    // The code is read once, and only when a closing tag is there.
+    let mut code: Option<Code> = None;
     for &p in closes.iter().rev().take(MAX_TAGS_TRIED) {
-        if code.holds(text, p) {
+        if code.get_or_insert_with(|| Code::of(text)).holds(text, p) {
             continue;
         }
         let name_len = b[p + 2..]
