@@ -99,7 +99,10 @@ fn ends_in_prose(text: &str) -> bool {
     let t = text.trim_end();
     let start = memchr::memrchr(b'\n', t.as_bytes()).map_or(0, |k| k + 1);
     let line = t[start..].trim_start();
-    if line.is_empty() || line.starts_with(['|', '>', '<', '$', '\\']) || line.ends_with("\\]") || is_blank_or_rule(line)
+    if line.is_empty()
+        || line.starts_with(['|', '>', '<', '$', '\\'])
+        || line.ends_with("\\]")
+        || is_blank_or_rule(line)
     {
         return false;
     }
@@ -398,6 +401,14 @@ fn value(text: &str, r: Range<usize>) -> Option<Range<usize>> {
 
 /// Whether `s` is no sentence: a few words, none of them prose.
 fn bare(s: &str) -> bool {
+    // Many runs of letters (LaTeX commands aside) make a sentence: no word needs reading then.
+    let b = s.as_bytes();
+    let letter_runs = (0..b.len())
+        .filter(|&k| b[k].is_ascii_alphabetic() && (k == 0 || !(b[k - 1].is_ascii_alphabetic() || b[k - 1] == b'\\')))
+        .count();
+    if letter_runs > 2 * MAX_VALUE_WORDS + 2 {
+        return false;
+    }
     let w = words(s);
     !w.prose && w.count <= MAX_VALUE_WORDS
 }
