@@ -384,12 +384,17 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
     // answer another marker found, its values are later candidates; holding that answer (an
     // answer phrase that is its label) and reading other values (`Answer:` over a list), or with
     // no other marker, it is the answer when a label names one.
-    let layout = layout::last(text);
+    // Read only when asked for: most answers end the text, with no line after them.
+    let layout_cell = std::cell::OnceCell::new();
+    let layout = || layout_cell.get_or_init(|| layout::last(text)).as_ref();
     // A recap after the answer: a value the response wrote before its answer is a given or an
     // intermediate result (`| Step 1 | $3$ |`), unless its row or line names the answer's
     // quantity or an alternative (`| Total | $11$ |`, `3. Total: $8$`).
     let later_layout = |a: &mut Answer, end: usize| {
-        if let Some(l) = layout.as_ref().filter(|l| l.start >= end) {
+        if !line_after(text, end) {
+            return;
+        }
+        if let Some(l) = layout().filter(|l| l.start >= end) {
             let recap = |r: &std::ops::Range<usize>| {
                 !l.named.contains(r) && later::wrote_before(&text[..end], &clean(&text[r.clone()]))
             };
@@ -398,13 +403,13 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
             add_later_values(a, layout_candidates(text, &l, Rule::LaterValue));
         }
     };
-    let answered = layout.as_ref().filter(|l| l.answered);
+    let answered = || layout().filter(|l| l.answered);
     let inside = |end: usize, raw: &str| {
         let other = |l: &&layout::Layout| match l.values.as_slice() {
             [one] => clean(&text[one.clone()]) != clean(raw),
             _ => true,
         };
-        answered.filter(|l| l.start < end).filter(other)
+        answered().filter(|l| l.start < end).filter(other)
     };
     let with_unit;
     let boxes = match (boxes.as_slice(), unit_after_box(&text[span.end..])) {
@@ -446,7 +451,7 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
             return Some(Found::new(a, text));
         }
     }
-    if let Some(l) = answered {
+    if let Some(l) = answered() {
         return Some(from_layout(text, l));
     }
     if let Some(raw) = tagged::bold(text) {
@@ -529,6 +534,14 @@ fn unmarked<'a>(text: &'a str, opts: &ExtractOptions) -> Option<Found<'a>> {
         return number::last_number(text).map(|n| Found::new(Answer::single(n, Source::LastNumber), text));
     }
     None
+}
+
+/// Whether a line of text begins after byte `end` (past the delimiters and punctuation that close
+/// the answer: `\]`, `$$`, `.`): a layout after the answer needs one.
+fn line_after(text: &str, end: usize) -> bool {
+    let rest = text.get(end..).unwrap_or("");
+    let content = rest.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '$' | '.' | '\\' | ']' | ')'));
+    !content.is_empty() && rest[..rest.len() - content.len()].contains('\n') || content.contains('\n')
 }
 
 /// The candidates of a layout's values, each with `rule`.

@@ -104,9 +104,11 @@ pub(crate) enum Phrase {
 /// byte offset in `text` where the answer's span ends (the statement goes on from there).
 pub(crate) fn phrase(text: &str) -> Option<(String, Phrase, usize)> {
     // Answer phrases inside code (`answer = solve()`) are mentioned, not used.
-    let code = Code::of(text);
-    let word_hit = last_answer_word(text, &code);
-    let a_colon = last_a_colon_line(text, &code);
+    // The code is read once, and only when a phrase is there.
+    let code = std::cell::OnceCell::new();
+    let in_code = |p: usize| code.get_or_init(|| Code::of(text)).holds(text, p);
+    let word_hit = last_answer_word(text, &in_code);
+    let a_colon = last_a_colon_line(text, &in_code);
     match (word_hit, a_colon) {
         (Some((pos, ans, kind, end)), Some(a)) if a < pos => Some((ans, kind, end)),
         (Some((_, ans, kind, end)), None) => Some((ans, kind, end)),
@@ -117,7 +119,7 @@ pub(crate) fn phrase(text: &str) -> Option<(String, Phrase, usize)> {
 
 /// The last occurrence of the word "answer" that forms an answer phrase and yields an answer:
 /// (its position, the answer, the phrase kind, where the answer ends).
-fn last_answer_word(text: &str, code: &Code) -> Option<(usize, String, Phrase, usize)> {
+fn last_answer_word(text: &str, in_code: &dyn Fn(usize) -> bool) -> Option<(usize, String, Phrase, usize)> {
     let b = text.as_bytes();
     // Both spellings' hits in one ascending list, walked from the end.
     static LOWER: Needle = Needle::new(b"nswer");
@@ -135,7 +137,7 @@ fn last_answer_word(text: &str, code: &Code) -> Option<(usize, String, Phrase, u
         if start > 0 && is_word_byte(b[start - 1]) {
             continue;
         }
-        if !word_at(text, start, "answer") || called_wrong(text, start) || code.holds(text, start) {
+        if !word_at(text, start, "answer") || called_wrong(text, start) || in_code(start) {
             continue;
         }
         let Some((content_at, kind, json)) = phrase_tail(text, start, p + 5) else {
@@ -415,9 +417,11 @@ pub(crate) fn foreign_phrase(text: &str) -> Option<(String, usize)> {
     }
     let finders = ascii.iter().chain(other.iter().filter(|_| non_ascii));
     let mut best: Option<(usize, usize)> = None;
-    let code = Code::of(text);
+    // The code is read once, and only when a phrase is there.
+    let code = std::cell::OnceCell::new();
+    let outside_code = |p: usize| !code.get_or_init(|| Code::of(text)).holds(text, p);
     for f in finders {
-        if let Some(p) = f.find_iter(tail).map(|p| from + p).filter(|&p| !code.holds(text, p)).last() {
+        if let Some(p) = f.find_iter(tail).map(|p| from + p).filter(|&p| outside_code(p)).last() {
             let end = p + f.needle().len();
             // The last phrase wins; at one place, the longest (`đáp án` over `đáp`).
             let later = best.is_none_or(|(q, e)| p > q || (p == q && end > e));
@@ -824,12 +828,12 @@ fn json_string(text: &str) -> Option<(String, usize)> {
 }
 
 /// Position of the last line that starts with `A:` (the GSM8K "A: 42" format), outside code.
-fn last_a_colon_line(text: &str, code: &Code) -> Option<usize> {
+fn last_a_colon_line(text: &str, in_code: &dyn Fn(usize) -> bool) -> Option<usize> {
     static A_COLON: Needle = Needle::new(b"\nA:");
     let b = text.as_bytes();
     let first = b.starts_with(b"A:").then_some(0);
     let lines: Vec<usize> = first.into_iter().chain(A_COLON.all(b).map(|p| p + 1)).collect();
-    lines.into_iter().rev().take(MAX_TAGS_TRIED).find(|&p| !code.holds(text, p))
+    lines.into_iter().rev().take(MAX_TAGS_TRIED).find(|&p| !in_code(p))
 }
 
 /// GSM8K `#### 42`: the rest of the last `####` line, when it looks like an answer (not a markdown
