@@ -69,8 +69,10 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
         return Some(Rule::Questioned);
     }
     // A negation binds the value only within its clause (`with no two adjacent: $\boxed{5}$`).
-    let clause_len = words(before.rsplit([',', ':', ';', '=']).next().unwrap_or(before)).len();
-    let clause = &words_before[words_before.len() - clause_len..];
+    // The clause's words are the sentence's words that start in it (each word read once).
+    let clause_start = before.len() - before.rsplit([',', ':', ';', '=']).next().unwrap_or(before).len();
+    let offset = |w: &Word<'_>| w.text.as_ptr() as usize - before.as_ptr() as usize;
+    let clause = &words_before[words_before.partition_point(|w| offset(w) < clause_start)..];
     if negates(clause) || excludes(clause) || denied_after(own_rest) {
         return Some(Rule::Negated);
     }
@@ -580,7 +582,13 @@ fn words(s: &str) -> Vec<Word<'_>> {
 
 /// The first `limit` [`words`] of `s` (the scan stops there).
 fn first_words(s: &str, limit: usize) -> Vec<Word<'_>> {
-    tokens::ascii_words(s, limit).into_iter().map(|(text, classes)| Word { text, classes }).collect()
+    tokens::Lexer::new(s)
+        .filter_map(|t| match t.kind {
+            tokens::Kind::Word(classes) if t.is_ascii_word(s) => Some(Word { text: t.text(s), classes }),
+            _ => None,
+        })
+        .take(limit)
+        .collect()
 }
 
 #[cfg(test)]
