@@ -68,15 +68,17 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
     if ends_as_question(own_rest) {
         return Some(Rule::Questioned);
     }
+    // The rest of the answer's own sentence, read once for every check below.
+    let own_words = first_words(own_rest, MAX_WORDS_AFTER);
     // A negation binds the value only within its clause (`with no two adjacent: $\boxed{5}$`).
     // The clause's words are the sentence's words that start in it (each word read once).
     let clause_start = before.len() - before.rsplit([',', ':', ';', '=']).next().unwrap_or(before).len();
     let offset = |w: &Word<'_>| w.text.as_ptr() as usize - before.as_ptr() as usize;
     let clause = &words_before[words_before.partition_point(|w| offset(w) < clause_start)..];
-    if negates(clause) || excludes(clause) || denied_after(own_rest) {
+    if negates(clause) || excludes(clause) || denied_after(&own_words) {
         return Some(Rule::Negated);
     }
-    if bounds(clause, own_rest, rounding(&text[start..end])) {
+    if bounds(clause, own_rest, &own_words, rounding(&text[start..end])) {
         return Some(Rule::Bounded);
     }
     // `If the answer were $\boxed{5}$, ...`: a supposition states nothing.
@@ -84,7 +86,7 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
         return Some(Rule::Mentioned);
     }
     // `$\boxed{9}$ here, which is a common mistake`: a relative clause calls it an error.
-    let rest_words = first_words(own_rest, RELATIVE_REACH + MAX_FAULT_WORDS + 2);
+    let rest_words = &own_words[..own_words.len().min(RELATIVE_REACH + MAX_FAULT_WORDS + 2)];
     let opener = rest_words.iter().take(RELATIVE_REACH).position(opens_relative);
     if opener.is_some_and(|k| characterizes(&rest_words[k..])) {
         return Some(Rule::Negated);
@@ -111,7 +113,7 @@ pub(crate) fn void_of(text: &str, start: usize, end: usize) -> Option<Rule> {
             return Some(Rule::Attributed);
         }
     }
-    if attributed(&words_before, clause, counted(own_rest)) && !adopted(own_rest) {
+    if attributed(&words_before, clause, counted(&own_words)) && !adopted(&own_words) {
         return Some(Rule::Attributed);
     }
     // Only what follows the answer is the response's comment on it: the words before it often
@@ -169,7 +171,7 @@ fn negates(clause: &[Word<'_>]) -> bool {
 ///
 /// An approximation word before or after a decimal with a fractional part (`approximately
 /// $\boxed{16386.16}$`) states a rounding, not a bound: the decimal rules judge it (`rounding`).
-fn bounds(clause: &[Word<'_>], own_rest: &str, rounding: bool) -> bool {
+fn bounds(clause: &[Word<'_>], own_rest: &str, own_words: &[Word<'_>], rounding: bool) -> bool {
     let adverb =
         |w: &Word<'_>| w.is(Class::Bound) && !w.is(Class::BoundNoun) && !(rounding && w.is(Class::Approximating));
     let at_noun =
@@ -184,7 +186,7 @@ fn bounds(clause: &[Word<'_>], own_rest: &str, rounding: bool) -> bool {
     if before {
         return true;
     }
-    let after = first_words(own_rest, BOUND_AFTER_REACH);
+    let after = &own_words[..own_words.len().min(BOUND_AFTER_REACH)];
     // An approximation that gives a number (`(approximately 8.4853)`) restates the value's
     // rounding: the approximation rule judges it, not this one.
     let head = &own_rest[..floor_boundary(own_rest, APPROXIMATION_BYTES.min(own_rest.len()))];
@@ -293,8 +295,7 @@ fn attributed(words: &[Word<'_>], clause: &[Word<'_>], counted: bool) -> bool {
 /// Whether the rest of the answer's sentence adopts a value given by someone else in the
 /// response's own voice (`..., and I agree`): an `I`/`we`, and no word that revises, negates or
 /// denies (`..., but I get 28`).
-fn adopted(own_rest: &str) -> bool {
-    let rest = first_words(own_rest, MAX_WORDS_AFTER);
+fn adopted(rest: &[Word<'_>]) -> bool {
     rest.iter().any(|w| w.is(Class::FirstPerson))
         && !rest
             .iter()
@@ -313,8 +314,8 @@ fn owner(w: &Word<'_>) -> Option<Classes> {
 
 /// Whether the value counts what follows it (`$\boxed{45}$ questions`, `$\boxed{3}$ apples`):
 /// its next word is a plural or a counted noun.
-fn counted(own_rest: &str) -> bool {
-    first_words(own_rest, 1).first().is_some_and(|w| {
+fn counted(own_words: &[Word<'_>]) -> bool {
+    own_words.first().is_some_and(|w| {
         w.is(Class::SingularNoun)
             || (w.text.len() > 3 && w.text.ends_with('s') && !w.is(Class::NotPlural) && w.classes.is_empty())
     })
@@ -530,8 +531,8 @@ fn ends_as_question(own_rest: &str) -> bool {
 /// Whether the words right after the answer deny it (`$\boxed{3}$ is wrong`, `is not correct`,
 /// `is not the answer`: a negation before a word of truth or of solving, or before the answer
 /// noun with only fillers between).
-fn denied_after(own_rest: &str) -> bool {
-    let first = first_words(own_rest, 4);
+fn denied_after(words: &[Word<'_>]) -> bool {
+    let first = &words[..words.len().min(4)];
     let denies = |n: &Word<'_>| {
         n.is(Class::Verity) || n.is(Class::Accomplish) || (n.is(Class::AnswerNoun) && n.is(Class::AnswerTagName))
     };
@@ -562,7 +563,7 @@ fn retracts(later: &str) -> bool {
             || w.get(1).is_some_and(|second| second.is(Class::Retraction));
     }
     w.get(1).is_some_and(|second| second.is(Class::Retraction) && !second.is(Class::Negation))
-        || (!next.bytes().any(|c| c.is_ascii_digit()) && denied_after(next))
+        || (!next.bytes().any(|c| c.is_ascii_digit()) && denied_after(&first_words(next, 4)))
         || characterizes(&first_words(next, MAX_FAULT_WORDS + 3))
 }
 
