@@ -192,7 +192,7 @@ fn bounds(clause: &[Word<'_>], own_rest: &str, own_words: &[Word<'_>], rounding:
     let head = &own_rest[..floor_boundary(own_rest, APPROXIMATION_BYTES.min(own_rest.len()))];
     let restates_rounding = head.bytes().any(|b| b.is_ascii_digit());
     let adverb_after =
-        !restates_rounding && after.iter().take(2).enumerate().any(|(k, w)| adverb(w) || at_noun(&after, k));
+        !restates_rounding && after.iter().take(2).enumerate().any(|(k, w)| adverb(w) || at_noun(after, k));
     let or_comparative = after.windows(2).any(|p| p[0].text.eq_ignore_ascii_case("or") && p[1].is(Class::Comparative));
     adverb_after || or_comparative
 }
