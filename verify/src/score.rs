@@ -181,6 +181,8 @@ impl Gold {
         };
         let answer = if plain(gold.trim()) {
             gold.trim().to_string()
+        } else if let Some(whole) = crate::extract::plain_gold(gold) {
+            whole
         } else {
             extract(gold, &gold_opts).map(|a| a.text).unwrap_or_else(|| gold.trim().to_string())
         };

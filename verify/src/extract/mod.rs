@@ -638,6 +638,38 @@ fn whole(text: &str) -> Option<Answer> {
     cleaned(&s, Source::Whole)
 }
 
+/// The answer of a gold that no marked strategy can read: ASCII, no letter outside a LaTeX
+/// command, none of the characters a marker needs (`<`, `|`, `*`, `_`, `#`, `$`, a line break), no
+/// box and no emphasis command (`\frac{1}{2}`, `(3, \infty)`, `-\sqrt{2}`). It is read whole, as
+/// [`extract`] would after trying every strategy: `None` for any other gold.
+pub(crate) fn plain_gold(gold: &str) -> Option<String> {
+    let b = gold.as_bytes();
+    let marker_free =
+        gold.is_ascii() && !b.iter().any(|c| matches!(c, b'<' | b'|' | b'*' | b'_' | b'#' | b'$' | b'\n' | b'\r'));
+    let letters_in_commands = (0..b.len())
+        .all(|k| !b[k].is_ascii_alphabetic() || (k > 0 && (b[k - 1] == b'\\' || b[k - 1].is_ascii_alphabetic())));
+    const MARKED_COMMANDS: &[&str] = &[
+        "boxed",
+        "fbox",
+        "framebox",
+        "underline",
+        "mathbf",
+        "textbf",
+        "boldsymbol",
+        "bm",
+        "emph",
+        "textit",
+        "mathit",
+        "text",
+    ];
+    // Its letters are all in commands, so a command's name found is the command.
+    let marked = MARKED_COMMANDS.iter().any(|c| gold.contains(c));
+    if !(marker_free && letters_in_commands) || marked || gold.contains("\\\\") {
+        return None;
+    }
+    whole(gold).map(|a| a.text)
+}
+
 /// `$1,234` -> `1,234` (a GSM8K answer may carry a currency sign).
 fn strip_currency(s: &str) -> &str {
     let t = s.trim();
