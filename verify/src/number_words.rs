@@ -460,10 +460,14 @@ pub(crate) fn leading(text: &str) -> Option<(usize, u64)> {
 /// [`leading`], after the hedge word `cue` (lower-cased): a word that is also an English word
 /// (`elf`, `once`, `un`) is read alone as the number of a language whose hedge `cue` is (`oder
 /// elf`, `o once`, `ou un`), never after an English cue (`or once we simplify`).
+#[cfg(test)]
 pub(crate) fn leading_after(cue: &str, text: &str) -> Option<(usize, u64)> {
-    if let Some(found) = leading(text) {
-        return Some(found);
-    }
+    leading(text).or_else(|| homograph_after(cue, text))
+}
+
+/// The word that is also an English word and a number of the language of the hedge `cue` at the
+/// start of `text` (`elf` after `oder`), when [`leading`] has found no number there.
+pub(crate) fn homograph_after(cue: &str, text: &str) -> Option<(usize, u64)> {
     let len = text.find(|c: char| !c.is_alphabetic()).unwrap_or(text.len());
     let word = &text[..len];
     if len == 0 || len > 16 || !ENGLISH_HOMOGRAPHS.iter().any(|h| h.eq_ignore_ascii_case(word)) {

@@ -373,7 +373,10 @@ fn number_words_at<'a>(s: &'a str, t: &Token, before: Option<&Tok<'_>>) -> Optio
         return Some(NumberWords::Words(&text[..len]));
     }
     let Some(Tok::Word(cue, c)) = before else { return None };
-    let (len, v) = crate::number_words::leading_after(cue, text).filter(|_| c.has(Class::HedgeCue))?;
+    if !c.has(Class::HedgeCue) {
+        return None;
+    }
+    let (len, v) = crate::number_words::homograph_after(cue, text)?;
     Some(NumberWords::Homograph(len, v))
 }
 
