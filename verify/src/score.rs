@@ -173,19 +173,9 @@ impl Gold {
         // A gold is trusted and never cut off: every reading counts, and its last math block
         // counts whatever its last character.
         let gold_opts = ExtractOptions { truncated_fallback: true, lenient: true, ..ExtractOptions::default() };
-        // A plain number (most golds) is its own answer: no strategy would read it otherwise.
-        let plain = |t: &str| {
-            t.bytes().next().is_some_and(|c| c.is_ascii_digit() || c == b'-')
-                && t.bytes().last().is_some_and(|c| c.is_ascii_digit())
-                && t.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'.' | b','))
-        };
-        let answer = if plain(gold.trim()) {
-            gold.trim().to_string()
-        } else if let Some(whole) = crate::extract::plain_gold(gold) {
-            whole
-        } else {
-            extract(gold, &gold_opts).map(|a| a.text).unwrap_or_else(|| gold.trim().to_string())
-        };
+        // A gold no marker can read (a number, `\frac{1}{2}`) is read whole, without the strategies.
+        let answer = crate::extract::plain_gold(gold)
+            .unwrap_or_else(|| extract(gold, &gold_opts).map(|a| a.text).unwrap_or_else(|| gold.trim().to_string()));
         let parsed = parse(&answer, &cfg.limits);
         let is_plain_number = is_plain_number(&answer);
         let choice = Answer::bare(&answer, Source::Whole).choice_letter();

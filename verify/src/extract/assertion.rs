@@ -583,13 +583,7 @@ fn words(s: &str) -> Vec<Word<'_>> {
 
 /// The first `limit` [`words`] of `s` (the scan stops there).
 fn first_words(s: &str, limit: usize) -> Vec<Word<'_>> {
-    tokens::Lexer::new(s)
-        .filter_map(|t| match t.kind {
-            tokens::Kind::Word(classes) if t.is_ascii_word(s) => Some(Word { text: t.text(s), classes }),
-            _ => None,
-        })
-        .take(limit)
-        .collect()
+    tokens::ascii_words(s).take(limit).map(|(text, classes)| Word { text, classes }).collect()
 }
 
 #[cfg(test)]

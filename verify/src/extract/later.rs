@@ -243,8 +243,8 @@ impl<'a> Before<'a> {
     fn in_answer_sentence(&mut self, word: &str) -> bool {
         let text = self.text;
         let words = self.words.get_or_insert_with(|| {
-            tokens::ascii_words(answer_sentence(text), MAX_SENTENCE_WORDS)
-                .into_iter()
+            tokens::ascii_words(answer_sentence(text))
+                .take(MAX_SENTENCE_WORDS)
                 .map(|(w, _)| singular(&w.to_ascii_lowercase()).to_string())
                 .collect()
         });

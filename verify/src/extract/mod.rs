@@ -643,6 +643,14 @@ fn whole(text: &str) -> Option<Answer> {
 /// box and no emphasis command (`\frac{1}{2}`, `(3, \infty)`, `-\sqrt{2}`). It is read whole, as
 /// [`extract`] would after trying every strategy: `None` for any other gold.
 pub(crate) fn plain_gold(gold: &str) -> Option<String> {
+    // A plain number (most golds) is its own answer.
+    let t = gold.trim();
+    let number = t.bytes().next().is_some_and(|c| c.is_ascii_digit() || c == b'-')
+        && t.bytes().last().is_some_and(|c| c.is_ascii_digit())
+        && t.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'.' | b','));
+    if number {
+        return Some(t.to_string());
+    }
     let b = gold.as_bytes();
     let marker_free =
         gold.is_ascii() && !b.iter().any(|c| matches!(c, b'<' | b'|' | b'*' | b'_' | b'#' | b'$' | b'\n' | b'\r'));

@@ -284,16 +284,13 @@ pub(crate) fn all_tokens(text: &str, keep: impl Fn(&Token) -> bool) -> bool {
     Lexer::new(text).all(|t| keep(&t))
 }
 
-/// The words of `text` (ASCII letters with inner apostrophes, never a command's name), at most
-/// `limit`, each with its classes.
-pub(crate) fn ascii_words(text: &str, limit: usize) -> Vec<(&str, Classes)> {
-    Lexer::new(text)
-        .filter_map(|t| match t.kind {
-            Kind::Word(c) if t.is_ascii_word(text) => Some((t.text(text), c)),
-            _ => None,
-        })
-        .take(limit)
-        .collect()
+/// The words of `text` (ASCII letters with inner apostrophes, never a command's name), in order,
+/// each with its classes (read as the caller takes them).
+pub(crate) fn ascii_words(text: &str) -> impl Iterator<Item = (&str, Classes)> {
+    Lexer::new(text).filter_map(move |t| match t.kind {
+        Kind::Word(c) if t.is_ascii_word(text) => Some((t.text(text), c)),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -394,7 +391,7 @@ mod tests {
 
     #[test]
     fn words_are_looked_up_once() {
-        let w = ascii_words(r"The answer \is not 5", 10);
+        let w: Vec<_> = ascii_words(r"The answer \is not 5").collect();
         assert_eq!(w.iter().map(|w| w.0).collect::<Vec<_>>(), vec!["The", "answer", "not"]);
         assert!(w[2].1.has(Class::Negation));
     }
