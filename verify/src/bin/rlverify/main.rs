@@ -9,6 +9,11 @@ mod commands;
 
 use std::process::ExitCode;
 
+/// mimalloc instead of the system allocator: a score builds and drops many small ASTs, tokens and
+/// strings, and glibc's malloc/free was a seventh of its instructions (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli: args::Cli = rlcli::parse(args::command());
     rlcli::main(|| commands::run(cli))
