@@ -74,16 +74,28 @@ const MAX_NAME: usize = 64;
 /// alone ends a turn (a listed bare token, a bracket token).
 fn marker_at(s: &str, p: usize) -> Option<(usize, &str, bool)> {
     let rest = &s[p..];
+    // Every marker opens with `<` or `[` and a byte that only markers take there: most `<` and
+    // `[` of math text (`x < 3`, `\[`, `[0, 1]`) are ruled out by two bytes.
+    let plausible = match rest.as_bytes() {
+        [b'<', next, ..] => matches!(next, b'|' | b'/' | b'e' | b'p' | b's' | 0xEF),
+        [b'[', next, ..] => *next == b'/' || next.is_ascii_uppercase(),
+        _ => false,
+    };
+    if !plausible {
+        return None;
+    }
     if let Some(t) = BARE_TOKENS.iter().find(|t| rest.starts_with(*t)) {
         return Some((t.len(), t.trim_matches(|c| matches!(c, '<' | '>' | '/' | '[' | ']')), true));
     }
     for (open, close) in [("<|", "|>"), ("<｜", "｜>")] {
         if let Some(inner) = rest.strip_prefix(open) {
             let window = super::scan::cap(inner, MAX_NAME);
-            let name = &window[..window.find(close)?];
+            let name = &window[..window.as_bytes().windows(close.len()).position(|w| w == close.as_bytes())?];
             let token_like = !name.is_empty()
                 && name.bytes().any(|b| b.is_ascii_alphabetic())
-                && !name.contains(|c: char| c.is_whitespace() || "<>|｜$\\{}()".contains(c));
+                && !name.contains(|c: char| {
+                    c.is_whitespace() || matches!(c, '<' | '>' | '|' | '｜' | '$' | '\\' | '{' | '}' | '(' | ')')
+                });
             return token_like.then_some((open.len() + name.len() + close.len(), name, false));
         }
     }
@@ -100,15 +112,35 @@ fn marker_at(s: &str, p: usize) -> Option<(usize, &str, bool)> {
 
 /// Whether a marker's name is a role (`<|user|>`, `<｜Assistant｜>`).
 fn names_a_role(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    ROLES.iter().any(|w| lower.contains(w))
+    let mut buf = [0u8; MAX_NAME];
+    let lower = ascii_lowered(name.bytes(), &mut buf);
+    ROLES.iter().any(|w| holds(lower, w))
+}
+
+/// `bytes` (at most [`MAX_NAME`] of them) with ASCII letters lowered, in `buf`: marker names are
+/// read against ASCII words, so no other letter needs lowering.
+fn ascii_lowered(bytes: impl Iterator<Item = u8>, buf: &mut [u8; MAX_NAME]) -> &[u8] {
+    let mut n = 0;
+    for (d, b) in buf.iter_mut().zip(bytes) {
+        *d = b.to_ascii_lowercase();
+        n += 1;
+    }
+    &buf[..n]
+}
+
+/// Whether the short `name` holds `word`.
+fn holds(name: &[u8], word: &str) -> bool {
+    name.windows(word.len()).any(|w| w == word.as_bytes())
 }
 
 /// Whether a marker's name says a turn, a text or padding ends there, or another turn starts
 /// (`<|eot_id|>`, `<|im_end|>`, `<|im_start|>`).
 fn names_an_end(name: &str) -> bool {
-    let joined: String = name.chars().filter(|c| !matches!(c, '_' | '▁' | '-')).collect::<String>().to_lowercase();
-    joined.ends_with("end") || joined.ends_with("start") || END_NAMES.iter().any(|w| joined.contains(w))
+    let mut buf = [0u8; MAX_NAME];
+    // `▁` is the bytes E2 96 81, and no other character is made of those alone; the bytes of
+    // other letters stay, and no ASCII word holds them.
+    let joined = ascii_lowered(name.bytes().filter(|b| !matches!(b, b'_' | b'-' | 0xE2 | 0x96 | 0x81)), &mut buf);
+    joined.ends_with(b"end") || joined.ends_with(b"start") || END_NAMES.iter().any(|w| holds(joined, w))
 }
 
 /// Whether `after` (the text right after a marker) opens another turn: a role header, or nothing
