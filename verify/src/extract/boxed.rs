@@ -99,17 +99,22 @@ fn first_box(b: &[u8]) -> Option<usize> {
 }
 
 /// All top-level complete boxes of `b`, in text order, or `None` when the text ends inside an open
-/// box. Linear in `b.len()`.
+/// box. Linear in `b.len()`: a search for the next box command outside boxes, a scan of braces
+/// and backslashes inside them.
 fn top_level_boxes(b: &[u8]) -> Option<Vec<Box_>> {
-    let Some(first) = first_box(b) else {
-        return Some(Vec::new());
-    };
     // Open boxes: (span start, content start, brace depth outside the box).
     let mut open: Vec<(usize, usize, usize)> = Vec::new();
     let mut done: Vec<Box_> = Vec::new();
     let mut depth = 0usize;
-    let mut i = first;
+    let mut i = 0;
     while i < b.len() {
+        // Outside every box only the next box command matters: braces are counted from the
+        // box's own opening (a box closes where the depth returns to its opening's).
+        if open.is_empty() {
+            let Some(next) = first_box(&b[i..]) else { break };
+            i += next;
+            depth = 0;
+        }
         match memchr::memchr3(b'{', b'}', b'\\', &b[i..]) {
             None => break,
             Some(off) => i += off,
@@ -219,48 +224,73 @@ pub(crate) fn last_boxes(text: &str) -> Vec<&str> {
 /// [`last_boxes`], and the span of the last box (`0..0` when there is none).
 /// The flag says whether a connector offers an alternative (`or`) rather than lists.
 pub(crate) fn last_boxes_and_span(text: &str) -> (Vec<&str>, std::ops::Range<usize>, bool) {
-    let Some(boxes) = top_level_boxes(text.as_bytes()) else {
-        return (Vec::new(), 0..0, false);
-    };
-    let nonempty: Vec<&Box_> =
-        boxes.iter().filter(|bx| !text[bx.content_start..bx.content_end].trim().is_empty()).collect();
-    let Some(last) = nonempty.last() else {
-        return (Vec::new(), 0..0, false);
-    };
-    let mut run = vec![**last];
-    let mut hedged = false;
-    for bx in nonempty.iter().rev().skip(1) {
-        let next = run[run.len() - 1];
-        let sep = &text[bx.span_end..next.span_start];
-        if !is_connector(sep) {
-            break;
-        }
-        hedged |= connectors(sep).1;
-        run.push(**bx);
+    Boxes::of(text).last_run()
+}
+
+/// The boxes of a text, scanned once: its top-level complete boxes, or none when the text ends
+/// inside a box that never closes.
+pub(crate) struct Boxes<'t> {
+    text: &'t str,
+    found: Option<Vec<Box_>>,
+}
+
+impl<'t> Boxes<'t> {
+    pub(crate) fn of(text: &'t str) -> Boxes<'t> {
+        Boxes { text, found: top_level_boxes(text.as_bytes()) }
     }
-    // Parts: boxes each labelled with another part of the question (`**Part 1:** $\boxed{4}$`
-    // then `**Part 2:** $\boxed{3}$`) answer the parts, all of them, not the last one alone.
-    let first = nonempty.len() - run.len();
-    let mut labels = Vec::new();
-    for k in (0..first).rev() {
-        let (bx, next) = (nonempty[k], run[run.len() - 1]);
-        if labels.is_empty() {
-            match part_label(&text[bx.span_end..next.span_start]) {
-                Some(label) => labels.push(label),
-                None => break,
+
+    /// Whether the text ends inside a box that never closes (`... \boxed{5}. Or \boxed{6`): its
+    /// final answer was never finished, so it has none (an earlier complete box is not it).
+    pub(crate) fn ends_open(&self) -> bool {
+        self.found.is_none()
+    }
+
+    /// [`last_boxes_and_span`].
+    pub(crate) fn last_run(&self) -> (Vec<&'t str>, std::ops::Range<usize>, bool) {
+        let text = self.text;
+        let Some(boxes) = &self.found else {
+            return (Vec::new(), 0..0, false);
+        };
+        let nonempty: Vec<&Box_> =
+            boxes.iter().filter(|bx| !text[bx.content_start..bx.content_end].trim().is_empty()).collect();
+        let Some(last) = nonempty.last() else {
+            return (Vec::new(), 0..0, false);
+        };
+        let mut run = vec![**last];
+        let mut hedged = false;
+        for bx in nonempty.iter().rev().skip(1) {
+            let next = run[run.len() - 1];
+            let sep = &text[bx.span_end..next.span_start];
+            if !is_connector(sep) {
+                break;
             }
+            hedged |= connectors(sep).1;
+            run.push(**bx);
         }
-        let from = if k == 0 { 0 } else { nonempty[k - 1].span_end };
-        let Some(label) = part_label(&text[from..bx.span_start]) else { break };
-        if labels.len() > MAX_PARTS || labels.iter().any(|l| l.eq_ignore_ascii_case(label)) {
-            break;
+        // Parts: boxes each labelled with another part of the question (`**Part 1:** $\boxed{4}$`
+        // then `**Part 2:** $\boxed{3}$`) answer the parts, all of them, not the last one alone.
+        let first = nonempty.len() - run.len();
+        let mut labels = Vec::new();
+        for k in (0..first).rev() {
+            let (bx, next) = (nonempty[k], run[run.len() - 1]);
+            if labels.is_empty() {
+                match part_label(&text[bx.span_end..next.span_start]) {
+                    Some(label) => labels.push(label),
+                    None => break,
+                }
+            }
+            let from = if k == 0 { 0 } else { nonempty[k - 1].span_end };
+            let Some(label) = part_label(&text[from..bx.span_start]) else { break };
+            if labels.len() > MAX_PARTS || labels.iter().any(|l| l.eq_ignore_ascii_case(label)) {
+                break;
+            }
+            labels.push(label);
+            run.push(*bx);
         }
-        labels.push(label);
-        run.push(*bx);
+        run.reverse();
+        let contents = run.iter().map(|bx| &text[bx.content_start..bx.content_end]).collect();
+        (contents, last.span_start..last.span_end, hedged)
     }
-    run.reverse();
-    let contents = run.iter().map(|bx| &text[bx.content_start..bx.content_end]).collect();
-    (contents, last.span_start..last.span_end, hedged)
 }
 
 /// Most parts read as the answers of one question's parts.
@@ -329,12 +359,6 @@ fn enumerator(id: &str, in_parens: bool) -> bool {
     matches!(id.as_bytes(), [b'a'..=b'h'])
         || roman.contains(&id)
         || (in_parens && (1..=2).contains(&id.len()) && id.bytes().all(|c| c.is_ascii_digit()))
-}
-
-/// Whether `text` ends inside a box that never closes (`... \boxed{5}. Or \boxed{6`): its final
-/// answer was never finished, so it has none (an earlier complete box is not it).
-pub(crate) fn ends_in_open_box(text: &str) -> bool {
-    top_level_boxes(text.as_bytes()).is_none()
 }
 
 #[cfg(test)]

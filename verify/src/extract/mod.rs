@@ -315,12 +315,13 @@ fn extract_turn(turn: &str, opts: &ExtractOptions) -> Option<Answer> {
 /// The answer of a response with a reasoning part (`<think>...</think>` then `after`).
 fn after_reasoning<'a>(reasoning: &'a str, after: &'a str, opts: &ExtractOptions) -> Option<Found<'a>> {
     // A marked answer (tag, box, phrase, `####`, bold, choice line) after the reasoning.
-    if let Some(a) = marked(after, opts, true) {
+    let after_boxes = boxed::Boxes::of(after);
+    if let Some(a) = marked(after, &after_boxes, opts, true) {
         return Some(a);
     }
     // An answer tag that holds nothing, or a final box never closed, is no answer: never a
     // fallback into the reasoning (a policy would move its answer there).
-    if tagged::answer_tag_named(after).is_some() || boxed::ends_in_open_box(after) {
+    if tagged::answer_tag_named(after).is_some() || after_boxes.ends_open() {
         return None;
     }
     // A box that ends the reasoning, when the text after it commits to nothing (a summary cut
@@ -349,11 +350,12 @@ const MAX_TAG_CONTENT_BYTES: usize = 300;
 
 /// Run the strategies on one region of the response.
 fn extract_region<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Found<'a>> {
-    if boxed::ends_in_open_box(text) {
+    let boxes = boxed::Boxes::of(text);
+    if boxes.ends_open() {
         // The final box was never closed: the answer was never finished.
         return None;
     }
-    if let Some(a) = marked(text, opts, with_tag) {
+    if let Some(a) = marked(text, &boxes, opts, with_tag) {
         return Some(a);
     }
     if with_tag && tagged::answer_tag_named(text).is_some() {
@@ -365,7 +367,7 @@ fn extract_region<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> O
 
 /// The marked strategies: an answer the model marked as such (tag, box, phrase, `####`, bold, a
 /// choice named in the last line), with the alternatives its statement offers.
-fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Found<'a>> {
+fn marked<'a>(text: &'a str, boxes: &boxed::Boxes<'a>, opts: &ExtractOptions, with_tag: bool) -> Option<Found<'a>> {
     if with_tag {
         if let Some(content) = tagged::answer_tag_named(text) {
             let inner = ExtractOptions { whole_fallback: true, ..opts.clone() };
@@ -379,7 +381,7 @@ fn marked<'a>(text: &'a str, opts: &ExtractOptions, with_tag: bool) -> Option<Fo
             return None;
         }
     }
-    let (boxes, span, hedged) = boxed::last_boxes_and_span(text);
+    let (boxes, span, hedged) = boxes.last_run();
     // A layout that ends the text (a table, label line or heading: `layout`): later than the
     // answer another marker found, its values are later candidates; holding that answer (an
     // answer phrase that is its label) and reading other values (`Answer:` over a list), or with
