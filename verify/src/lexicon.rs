@@ -224,7 +224,9 @@ impl Classes {
 }
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
+
+use rlbase::Fnv1a;
 use std::sync::OnceLock;
 
 /// Longest word looked up without allocating (bytes); longer words are lower-cased on the heap.
@@ -1976,8 +1978,8 @@ pub(crate) fn classes(word: &str) -> Classes {
 
 /// The lexicon as a hash map, built on first use (a lookup hashes the word once and compares it
 /// once: the extractor looks up every word of a final statement).
-fn index() -> &'static HashMap<&'static str, Classes, BuildHasherDefault<Fnv>> {
-    static INDEX: OnceLock<HashMap<&'static str, Classes, BuildHasherDefault<Fnv>>> = OnceLock::new();
+fn index() -> &'static HashMap<&'static str, Classes, BuildHasherDefault<Fnv1a>> {
+    static INDEX: OnceLock<HashMap<&'static str, Classes, BuildHasherDefault<Fnv1a>>> = OnceLock::new();
     INDEX.get_or_init(|| WORDS.iter().copied().collect())
 }
 
@@ -2019,27 +2021,6 @@ fn first_chars() -> &'static [char] {
         v.dedup();
         v
     })
-}
-
-/// FNV-1a: a fast hash for short keys (the words of the lexicon are few and not adversarial to
-/// the table: a collision costs one more comparison).
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-        const PRIME: u64 = 0x0100_0000_01b3;
-        let mut h = if self.0 == 0 { OFFSET } else { self.0 };
-        for b in bytes {
-            h = (h ^ u64::from(*b)).wrapping_mul(PRIME);
-        }
-        self.0 = h;
-    }
 }
 
 /// Whether `word` belongs to `class`.

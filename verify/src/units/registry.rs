@@ -7,14 +7,18 @@
 //! (yotta- to exa-, atto- to yocto-) are left out: `as`, `am`, `Em` are words first.
 
 use super::{Kind, Unit, UnitId};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
 use std::str::FromStr;
 use std::sync::{LazyLock, RwLock};
 
 /// The registry.
+/// Names are hashed with FNV-1a: the table is fixed, and every word after a value is looked up.
+type Names<V> = HashMap<String, V, BuildHasherDefault<rlbase::Fnv1a>>;
+
 struct Registry {
     units: Vec<Unit>,
-    by_name: HashMap<String, UnitId>,
+    by_name: Names<UnitId>,
     /// What a rate of two quantities measures, read from uom's own rates (`kilometer per hour`
     /// is a velocity, so a length per time is one): (numerator's, denominator's, the
     /// denominator's power) to the rate's quantity.
@@ -131,7 +135,7 @@ const EXTREME_PREFIXES: &[&str] = &["yotta", "zetta", "exa", "atto", "zepto", "y
 static REGISTRY: LazyLock<Registry> = LazyLock::new(build);
 
 fn build() -> Registry {
-    let mut r = Registry { units: Vec::new(), by_name: HashMap::new(), rate_kinds: HashMap::new() };
+    let mut r = Registry { units: Vec::new(), by_name: Names::default(), rate_kinds: HashMap::new() };
     // Abbreviations ignoring case come after every exact spelling (`Mm` never takes `mm`).
     let mut abbreviations = Vec::new();
     for (abbreviation, singular, plural, quantity, factor, affine) in uom_units() {
@@ -325,8 +329,9 @@ pub(crate) fn lookup(phrase: &str) -> Option<UnitId> {
 /// Whether `word` is the first word of a unit's name of several words (`square`, `miles` in
 /// `miles per hour`, `degrees` in `degrees Fahrenheit`, `fluid`).
 pub(crate) fn starts_longer_unit(word: &str) -> bool {
-    static FIRST_WORDS: LazyLock<std::collections::HashSet<String>> = LazyLock::new(|| {
-        let mut out: std::collections::HashSet<String> =
+    type Words = HashSet<String, BuildHasherDefault<rlbase::Fnv1a>>;
+    static FIRST_WORDS: LazyLock<Words> = LazyLock::new(|| {
+        let mut out: Words =
             REGISTRY.by_name.keys().filter_map(|k| k.split_once(' ').map(|(w, _)| w.to_string())).collect();
         out.extend(["sq", "sq.", "square", "cubic"].map(String::from));
         out
