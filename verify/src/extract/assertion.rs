@@ -467,11 +467,13 @@ fn in_quotation(text: &str, start: usize, end: usize) -> bool {
         let lead = paragraph[..opening].trim_end();
         !(lead.ends_with(':') && lead[..lead.len() - 1].trim_end().ends_with('"'))
     };
+    // The curly and angled marks are not ASCII: an ASCII paragraph holds none.
     straight
-        || QUOTES.iter().any(|&(open, close)| {
-            paragraph.rfind(open).is_some_and(|o| paragraph.rfind(close).is_none_or(|c| c < o))
-                && line_after.contains(close)
-        })
+        || !paragraph.is_ascii()
+            && QUOTES.iter().any(|&(open, close)| {
+                paragraph.rfind(open).is_some_and(|o| paragraph.rfind(close).is_none_or(|c| c < o))
+                    && line_after.contains(close)
+            })
 }
 
 /// Whether the answer at `start..end` stands between quotation marks (`"$\boxed{5}$"`).
