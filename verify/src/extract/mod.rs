@@ -673,8 +673,8 @@ pub(crate) fn plain_gold(gold: &str) -> Option<String> {
         "text",
     ];
     // Its letters are all in commands, so a command's name found is the command.
-    let marked = MARKED_COMMANDS.iter().any(|c| gold.contains(c));
-    if !(marker_free && letters_in_commands) || marked || gold.contains("\\\\") {
+    let marked = || MARKED_COMMANDS.iter().any(|c| gold.contains(c));
+    if !(marker_free && letters_in_commands) || marked() || gold.contains("\\\\") {
         return None;
     }
     whole(gold).map(|a| a.text)
