@@ -1961,26 +1961,29 @@ const WORDS: &[(&str, Classes)] = &[
 
 /// The classes of `word` (empty when the lexicon does not know it).
 pub(crate) fn classes(word: &str) -> Classes {
-    let mut buf = [0u8; MAX_WORD_BYTES];
-    let lower: std::borrow::Cow<'_, str> = if !word.bytes().any(|c| c.is_ascii_uppercase()) && word.is_ascii() {
-        std::borrow::Cow::Borrowed(word)
-    } else if word.is_ascii() && word.len() <= MAX_WORD_BYTES {
-        for (d, s) in buf.iter_mut().zip(word.bytes()) {
-            *d = s.to_ascii_lowercase();
+    let b = word.as_bytes();
+    if b.len() <= MAX_WORD_BYTES {
+        // One pass lowers an ASCII word on the stack (no entry is longer than MAX_WORD_BYTES).
+        let mut buf = [0u8; MAX_WORD_BYTES];
+        let mut ascii = true;
+        for (d, &c) in buf.iter_mut().zip(b) {
+            ascii &= c.is_ascii();
+            *d = c.to_ascii_lowercase();
         }
-        // Lower-cased ASCII is still UTF-8.
-        std::borrow::Cow::Borrowed(std::str::from_utf8(&buf[..word.len()]).unwrap_or(""))
-    } else {
-        std::borrow::Cow::Owned(word.to_lowercase())
-    };
-    index().get(&*lower).copied().unwrap_or_default()
+        if ascii {
+            return index().get(&buf[..b.len()]).copied().unwrap_or_default();
+        }
+    } else if word.is_ascii() {
+        return Classes::default();
+    }
+    index().get(word.to_lowercase().as_bytes()).copied().unwrap_or_default()
 }
 
-/// The lexicon as a hash map, built on first use (a lookup hashes the word once and compares it
-/// once: the extractor looks up every word of a final statement).
-fn index() -> &'static HashMap<&'static str, Classes, BuildHasherDefault<Fnv1a>> {
-    static INDEX: OnceLock<HashMap<&'static str, Classes, BuildHasherDefault<Fnv1a>>> = OnceLock::new();
-    INDEX.get_or_init(|| WORDS.iter().copied().collect())
+/// The lexicon as a hash map from a word's bytes, built on first use (a lookup hashes the word
+/// once and compares it once: the extractor looks up every word of a final statement).
+fn index() -> &'static HashMap<&'static [u8], Classes, BuildHasherDefault<Fnv1a>> {
+    static INDEX: OnceLock<HashMap<&'static [u8], Classes, BuildHasherDefault<Fnv1a>>> = OnceLock::new();
+    INDEX.get_or_init(|| WORDS.iter().map(|(w, c)| (w.as_bytes(), *c)).collect())
 }
 
 /// Most characters of a lexicon word of a script written without spaces (`かもしれ`).
@@ -2005,7 +2008,7 @@ pub(crate) fn leading_word(run: &str) -> Option<(usize, Classes)> {
     let ends = run.char_indices().skip(1).map(|(k, _)| k).chain(std::iter::once(run.len()));
     let mut found = None;
     for end in ends.take(MAX_UNSPACED_CHARS) {
-        if let Some(&c) = index().get(&run[..end]) {
+        if let Some(&c) = index().get(run[..end].as_bytes()) {
             found = Some((end, c));
         }
     }
@@ -2047,8 +2050,12 @@ mod tests {
         for pair in WORDS.windows(2) {
             assert!(pair[0].0.as_bytes() < pair[1].0.as_bytes(), "{} before {}", pair[0].0, pair[1].0);
         }
-        for (w, _) in WORDS {
+        for (w, c) in WORDS {
             assert_eq!(w.to_lowercase(), *w, "entries are lower-cased");
+            assert!(w.len() <= MAX_WORD_BYTES, "{w} is longer than MAX_WORD_BYTES");
+            // Found through the hash map, in any ASCII case.
+            assert_eq!(classes(w), *c, "{w}");
+            assert_eq!(classes(&w.to_ascii_uppercase()), *c, "{w}");
         }
     }
 
