@@ -738,8 +738,15 @@ fn longest_unit(words: &[&str], power: &str, in_text: bool, ends: bool) -> Optio
         words.len() > 1 && (crate::units::starts_longer_unit(first) || words[1] == "per" || first.contains('/'));
     let most = if longer { words.len() } else { 1 };
     (1..=most).rev().find_map(|n| {
-        let phrase = format!("{}{power}", words[..n].join(" "));
-        crate::units::lookup(&phrase)?;
+        // One word alone (the common case) is looked up as it is, without building a phrase.
+        let joined;
+        let phrase = if n == 1 && power.is_empty() {
+            first
+        } else {
+            joined = format!("{}{power}", words[..n].join(" "));
+            joined.as_str()
+        };
+        crate::units::lookup(phrase)?;
         let w = words[0];
         let letter = w.chars().count() == 1;
         let word_like = n == 1 && power.is_empty() && !letter && !crate::units::is_unit_word(w, false);
