@@ -38,10 +38,21 @@ impl Needle {
         self.finder().find(hay)
     }
 
-    /// The last non-overlapping occurrence.
+    /// The last occurrence, found backwards from each occurrence of the needle's first byte (a
+    /// text without that byte costs one vectorized pass). The needle cannot overlap itself (no
+    /// proper prefix is also a suffix: `</think>`, `<!--`), so this is also the last of the
+    /// non-overlapping occurrences [`Needle::all`] finds.
     pub(crate) fn last(&'static self, hay: &[u8]) -> Option<usize> {
-        self.finder().find_iter(hay).last()
+        debug_assert!(!overlaps_itself(self.bytes), "{:?} overlaps itself", self.bytes);
+        let first = *self.bytes.first()?;
+        memchr::memrchr_iter(first, hay).find(|&k| hay[k..].starts_with(self.bytes))
     }
+}
+
+/// Whether a proper prefix of `needle` is also its suffix (`aba`, ```` ``` ````): two of its
+/// occurrences can then overlap.
+fn overlaps_itself(needle: &[u8]) -> bool {
+    (1..needle.len()).any(|k| needle[..k] == needle[needle.len() - k..])
 }
 
 /// Where code stands in a text: fenced blocks (between two ```` ``` ````) and inline code (between
@@ -224,6 +235,15 @@ pub(crate) fn is_word_byte(c: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_occurrence_of_a_needle() {
+        static TAG: Needle = Needle::new(b"</think>");
+        assert_eq!(TAG.last(b"a</think>b</think>c"), Some(10));
+        assert_eq!(TAG.last(b"a</thin>b<</think"), None);
+        assert_eq!(TAG.last(b""), None);
+        assert!(overlaps_itself(b"```") && overlaps_itself(b"abca") && !overlaps_itself(b"<!--"));
+    }
 
     #[test]
     fn code_fences_and_inline_code() {

@@ -52,6 +52,8 @@ pub(crate) fn answer_tag(text: &str) -> Option<&str> {
 /// `<result>`, `<ans>`: a part of the name, split at `_` and `-`, of the lexicon's `AnswerTagName`
 /// class), the `<answer>` tag first.
 pub(crate) fn answer_tag_named(text: &str) -> Option<&str> {
+    // Every tag opens with `<`: a text without one (most) is read in one vectorized pass.
+    memchr::memchr(b'<', text.as_bytes())?;
     if let Some(content) = answer_tag(text) {
         return Some(content);
     }
