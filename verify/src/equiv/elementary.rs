@@ -1,7 +1,8 @@
 //! `exp`, `cos` and `sin` of a real high-precision float, several times faster than astro-float's
 //! own at 256 bits: argument reduction by a power of two, a short Taylor series, then repeated
 //! squaring (double angles), all with 64 guard bits so the result is accurate to the working
-//! precision. Used for precisions up to 256 bits; the 1024-bit re-evaluation keeps astro-float.
+//! precision. Used for precisions up to 1024 bits: the 256-bit evaluation and its 1024-bit
+//! re-evaluation (astro-float's functions took three quarters of the latter's time).
 
 use astro_float::{BigFloat, RoundingMode, Sign};
 
@@ -13,8 +14,8 @@ const GUARD: usize = 64;
 const EXP_REDUCE: i32 = 28;
 /// `cos_sin` reduces below 2^-TRIG_REDUCE (a double angle costs four operations).
 const TRIG_REDUCE: i32 = 18;
-/// Largest precision served here.
-pub const MAX_PREC: usize = 256;
+/// Largest precision served here (`equiv::scalar`'s re-evaluation precision).
+pub const MAX_PREC: usize = 1024;
 
 /// An approximate `f64` of a finite float (infinite when out of the `f64` range).
 pub fn bf_to_f64(x: &BigFloat) -> f64 {
@@ -115,8 +116,9 @@ pub fn exp(x: &BigFloat, p: usize) -> Option<BigFloat> {
 
 /// `ln x` for a positive `x` in the `f64` range and not within 2^-20 of 1 (where the absolute
 /// accuracy of Newton's method would not be a relative one), at precision `p <= MAX_PREC`:
-/// two Halley steps `y += 2 (x - e^y) / (x + e^y)` from the `f64` logarithm (53 -> 159 -> 477
-/// correct bits).
+/// Halley steps `y += 2 (x - e^y) / (x + e^y)` from the `f64` logarithm, each tripling the
+/// correct bits (53 -> 159 -> 477 -> 1431): two up to 477 working bits (256-bit results), three
+/// beyond (1024-bit results).
 pub fn ln(x: &BigFloat, p: usize) -> Option<BigFloat> {
     let xf = approx_f64(x);
     if p > MAX_PREC || !xf.is_finite() || !(1e-300..1e300).contains(&xf) || (xf - 1.0).abs() < 1.0 / (1u64 << 20) as f64
@@ -127,7 +129,8 @@ pub fn ln(x: &BigFloat, p: usize) -> Option<BigFloat> {
     let mut xw = x.clone();
     let _ = xw.set_precision(wp, RM);
     let mut y = BigFloat::from_f64(xf.ln(), wp);
-    for _ in 0..2 {
+    let steps = if wp <= 477 { 2 } else { 3 };
+    for _ in 0..steps {
         let ey = exp(&y, wp)?;
         let num = xw.sub(&ey, wp, RM);
         let den = xw.add(&ey, wp, RM);
@@ -203,13 +206,19 @@ mod tests {
         d.is_zero() || d.exponent().zip(a.exponent()).is_some_and(|(ed, ea)| ed < ea - (p as i32) + 8)
     }
 
+    /// At the evaluation's precision and at its 1024-bit re-evaluation's.
     #[test]
     fn match_astro_float() {
+        for p in [256, MAX_PREC] {
+            match_astro_float_at(p);
+        }
+    }
+
+    fn match_astro_float_at(p: usize) {
         let mut cc = match Consts::new() {
             Ok(c) => c,
             Err(e) => panic!("{e:?}"),
         };
-        let p = 256;
         let pi = cc.pi(p + GUARD, RM);
         let args = [0.0, 1e-30, -3e-7, 0.5, -0.7312, 1.0, 2.0, -3.3, 7.25, 31.4159, -100.5, 699.0, -745.0, 12345.678];
         for a in args {
@@ -233,6 +242,14 @@ mod tests {
             let y = BigFloat::from_f64(v, p);
             let l = ln(&y, p);
             assert!(l.is_some_and(|l| agree(&l, &y.ln(p, RM, &mut cc), p)), "ln({v})");
+        }
+        // The ends of the range served (the most Halley steps needed), relative accuracy.
+        let near_one = 1.0 / (1u64 << 19) as f64;
+        for v in [1e-299, 3e-150, 9e299, 4e150, 1.0 + near_one, 1.0 - near_one, 1.37, 0.73] {
+            let y =
+                BigFloat::from_f64(v, p).div(&BigFloat::from_word(3, p), p, RM).mul(&BigFloat::from_word(3, p), p, RM);
+            let l = ln(&y, p);
+            assert!(l.is_some_and(|l| agree_rel(&l, &y.ln(p, RM, &mut cc), p)), "ln({v}) at {p} bits");
         }
         // Near 1 the relative accuracy is left to astro-float.
         assert!(ln(&BigFloat::from_f64(1.0 + 1e-9, p), p).is_none());

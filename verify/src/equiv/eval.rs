@@ -511,6 +511,17 @@ impl<'a> Evaluator<'a> {
         self.budget.charge(cost::EXACT + bits / 32 + largest * largest / (1 << 15))
     }
 
+    /// The charge of a function [`elementary`] served: `fast` at the working precision, `astro`
+    /// (astro-float's, which served it before) above, so that the budget, and so every verdict
+    /// that hits it, stays what it was when the 1024-bit re-evaluation used astro-float.
+    fn served_cost(&self, fast: u64, astro: u64) -> u64 {
+        if self.prec <= PREC {
+            fast
+        } else {
+            astro
+        }
+    }
+
     fn note_cap(&mut self, k: LimitKind) {
         if self.capped.is_none() {
             self.capped = Some(k);
@@ -710,7 +721,7 @@ impl<'a> Evaluator<'a> {
             if let Value::Approx(l) = self.ln(Value::Approx(z.clone()))? {
                 let t = w.re.mul(&l.re, p, RM);
                 if let Some(r) = elementary::exp(&t, p) {
-                    self.charge_float(cost::EXP)?;
+                    self.charge_float(self.served_cost(cost::EXP, cost::POW))?;
                     return Ok(Value::Approx(Cf::real(r, p)));
                 }
             }
@@ -906,7 +917,7 @@ impl<'a> Evaluator<'a> {
     fn ln_positive(&mut self, x: &BigFloat) -> R<BigFloat> {
         let p = self.prec;
         if let Some(l) = elementary::ln(x, p) {
-            self.charge_float(cost::LN_FAST)?;
+            self.charge_float(self.served_cost(cost::LN_FAST, cost::LN))?;
             return Ok(l);
         }
         self.charge_float(cost::LN)?;
