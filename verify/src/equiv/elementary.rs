@@ -5,6 +5,7 @@
 //! re-evaluation (astro-float's functions took three quarters of the latter's time).
 
 use astro_float::{BigFloat, RoundingMode, Sign};
+use std::hash::{BuildHasherDefault, Hasher};
 
 const RM: RoundingMode = RoundingMode::ToEven;
 /// Guard bits of the intermediate computations (the squarings lose at most 48 bits).
@@ -69,18 +70,42 @@ fn negligible(term: &BigFloat, wp: usize) -> bool {
 thread_local! {
     /// `1/n` at a working precision, for the series coefficients (a multiplication is four
     /// times cheaper than a division).
-    static RECIPROCALS: std::cell::RefCell<std::collections::HashMap<(u64, usize), BigFloat>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static RECIPROCALS: std::cell::RefCell<ReciprocalTable> = std::cell::RefCell::new(ReciprocalTable::default());
 }
 
-/// `1/n` at precision `wp` (cached per thread).
-fn recip(n: u64, wp: usize) -> BigFloat {
+type ReciprocalTable = std::collections::HashMap<(u64, usize), BigFloat, BuildHasherDefault<KeyHasher>>;
+
+/// A multiplicative hash of the two integers of a [`ReciprocalTable`] key (the standard SipHash
+/// cost more than the lookup it served).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// `x * (1/n)` at precision `wp`, with `1/n` cached per thread (and not copied out).
+fn mul_recip(x: &BigFloat, n: u64, wp: usize) -> BigFloat {
     RECIPROCALS.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() > 4096 {
             c.clear();
         }
-        c.entry((n, wp)).or_insert_with(|| BigFloat::from_word(1, wp).div(&BigFloat::from_word(n, wp), wp, RM)).clone()
+        let r = c.entry((n, wp)).or_insert_with(|| BigFloat::from_word(1, wp).div(&BigFloat::from_word(n, wp), wp, RM));
+        x.mul(r, wp, RM)
     })
 }
 
@@ -102,7 +127,7 @@ pub fn exp(x: &BigFloat, p: usize) -> Option<BigFloat> {
     let mut term = BigFloat::from_word(1, wp);
     let mut sum = term.clone();
     for n in 1..200u64 {
-        term = term.mul(&r, wp, RM).mul(&recip(n, wp), wp, RM);
+        term = mul_recip(&term.mul(&r, wp, RM), n, wp);
         sum = sum.add(&term, wp, RM);
         if negligible(&term, wp) {
             break;
@@ -167,8 +192,8 @@ pub fn cos_sin(x: &BigFloat, p: usize, pi: &BigFloat) -> Option<(BigFloat, BigFl
     let mut ct = c.clone();
     let mut st = t.clone();
     for m in 1..100u64 {
-        ct = ct.mul(&t2, wp, RM).mul(&recip((2 * m - 1) * (2 * m), wp), wp, RM).neg();
-        st = st.mul(&t2, wp, RM).mul(&recip((2 * m) * (2 * m + 1), wp), wp, RM).neg();
+        ct = mul_recip(&ct.mul(&t2, wp, RM), (2 * m - 1) * (2 * m), wp).neg();
+        st = mul_recip(&st.mul(&t2, wp, RM), (2 * m) * (2 * m + 1), wp).neg();
         c = c.add(&ct, wp, RM);
         s = s.add(&st, wp, RM);
         if negligible(&ct, wp) && negligible(&st, wp) {

@@ -143,6 +143,21 @@ struct MemoEntry {
     result: Value,
 }
 
+/// astro-float constants caches (digits of `π`, `e`, `ln 2`, `ln 10`) that no comparison holds:
+/// a comparison that needs constants takes one and gives it back ([`give_back_consts`]), so that
+/// each constant is computed once per process, not once per thread. They only memoise constants,
+/// so verdicts do not depend on which one a comparison gets.
+static CONSTS: std::sync::Mutex<Vec<Consts>> = std::sync::Mutex::new(Vec::new());
+
+fn take_consts() -> Option<Consts> {
+    CONSTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop()
+}
+
+/// Return the constants cache a comparison took.
+pub fn give_back_consts(cc: Consts) {
+    CONSTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(cc);
+}
+
 /// Largest number of memoised results per evaluator.
 const MEMO_CAP: usize = 32;
 
@@ -354,7 +369,10 @@ impl<'a> Evaluator<'a> {
 
     fn consts(&mut self) -> R<&mut Consts> {
         if self.cc.is_none() {
-            *self.cc = Some(Consts::new().map_err(|_| EvalErr::Undefined)?);
+            *self.cc = Some(match take_consts() {
+                Some(cc) => cc,
+                None => Consts::new().map_err(|_| EvalErr::Undefined)?,
+            });
         }
         self.cc.as_mut().ok_or(EvalErr::Undefined)
     }
