@@ -291,7 +291,11 @@ pub fn rounds_to(x: &BigRational, d: u32, target: &BigRational, b: &Budget) -> R
 
 /// Significant digits of a decimal literal (`0.333` -> 3, `12.0` -> 3, `0.05` -> 1).
 pub fn significant_digits(value: &BigRational, decimals: u32, b: &Budget) -> Result<u32, LimitKind> {
-    let scaled = (value.abs() * pow10(decimals, b)?).round().to_integer();
+    // round(|n| 10^d / den), half away from zero, as floor((2 |n| 10^d + den) / (2 den)): in
+    // integers, without the gcd of a rational product.
+    let scale = pow10(decimals, b)?;
+    let (num, den) = (value.numer().abs() * scale.numer(), value.denom().abs());
+    let scaled = ((num << 1usize) + &den) / (den << 1usize);
     if scaled.is_zero() {
         return Ok(0);
     }
@@ -326,6 +330,32 @@ pub fn effective_decimals(value: &BigRational, d: u32) -> Option<u32> {
 mod tests {
     use super::*;
     use crate::limits::Limits;
+
+    /// The integer rounding gives the digits of the rational one.
+    #[test]
+    fn significant_digits_match_rational_rounding() {
+        let b = Budget::new(&Limits::default());
+        for (n, d) in [
+            (0i64, 1i64),
+            (1, 3),
+            (2, 3),
+            (-2, 3),
+            (5, 2),
+            (-5, 2),
+            (333, 1000),
+            (12, 1),
+            (1, 20),
+            (-7, 40),
+            (999_999, 1000),
+        ] {
+            let v = BigRational::new(BigInt::from(n), BigInt::from(d));
+            for decimals in 0..8 {
+                let want = (v.abs() * pow10(decimals, &b).unwrap_or_default()).round().to_integer();
+                let want = if want.is_zero() { 0 } else { want.to_str_radix(10).len() as u32 };
+                assert_eq!(significant_digits(&v, decimals, &b), Ok(want), "{v} at {decimals}");
+            }
+        }
+    }
 
     /// The word-gathered product is `n!`: against the plain product, across word boundaries.
     #[test]
