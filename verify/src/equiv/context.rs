@@ -68,7 +68,7 @@ pub(crate) type Res = Result<Cmp, LimitKind>;
 pub(crate) struct Cx<'a> {
     pub opts: &'a EquivOptions,
     pub budget: &'a mut Budget,
-    /// astro-float constant cache, created on first use.
+    /// astro-float constant cache, taken on first use (`eval::give_back_consts` returns it).
     pub cc: Option<Consts>,
     /// Nesting of [`Cx::compare`] (checked by the dispatcher).
     pub depth: usize,
@@ -81,10 +81,9 @@ impl<'a> Cx<'a> {
     pub fn new(
         opts: &'a EquivOptions,
         budget: &'a mut Budget,
-        cc: Option<Consts>,
         recurse: fn(&Expr, &Expr, &mut Cx<'_>) -> Res,
     ) -> Cx<'a> {
-        Cx { opts, budget, cc, depth: 0, recurse }
+        Cx { opts, budget, cc: None, depth: 0, recurse }
     }
 
     /// Compare any two answers (gold first), whatever their shapes: the recursion of every policy.

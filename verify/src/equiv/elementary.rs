@@ -1,9 +1,11 @@
 //! `exp`, `cos` and `sin` of a real high-precision float, several times faster than astro-float's
 //! own at 256 bits: argument reduction by a power of two, a short Taylor series, then repeated
 //! squaring (double angles), all with 64 guard bits so the result is accurate to the working
-//! precision. Used for precisions up to 256 bits; the 1024-bit re-evaluation keeps astro-float.
+//! precision. Used for precisions up to 1024 bits: the 256-bit evaluation and its 1024-bit
+//! re-evaluation (astro-float's functions took three quarters of the latter's time).
 
 use astro_float::{BigFloat, RoundingMode, Sign};
+use std::hash::{BuildHasherDefault, Hasher};
 
 const RM: RoundingMode = RoundingMode::ToEven;
 /// Guard bits of the intermediate computations (the squarings lose at most 48 bits).
@@ -13,8 +15,8 @@ const GUARD: usize = 64;
 const EXP_REDUCE: i32 = 28;
 /// `cos_sin` reduces below 2^-TRIG_REDUCE (a double angle costs four operations).
 const TRIG_REDUCE: i32 = 18;
-/// Largest precision served here.
-pub const MAX_PREC: usize = 256;
+/// Largest precision served here (`equiv::scalar`'s re-evaluation precision).
+pub const MAX_PREC: usize = 1024;
 
 /// An approximate `f64` of a finite float (infinite when out of the `f64` range).
 pub fn bf_to_f64(x: &BigFloat) -> f64 {
@@ -68,18 +70,42 @@ fn negligible(term: &BigFloat, wp: usize) -> bool {
 thread_local! {
     /// `1/n` at a working precision, for the series coefficients (a multiplication is four
     /// times cheaper than a division).
-    static RECIPROCALS: std::cell::RefCell<std::collections::HashMap<(u64, usize), BigFloat>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static RECIPROCALS: std::cell::RefCell<ReciprocalTable> = std::cell::RefCell::new(ReciprocalTable::default());
 }
 
-/// `1/n` at precision `wp` (cached per thread).
-fn recip(n: u64, wp: usize) -> BigFloat {
+type ReciprocalTable = std::collections::HashMap<(u64, usize), BigFloat, BuildHasherDefault<KeyHasher>>;
+
+/// A multiplicative hash of the two integers of a [`ReciprocalTable`] key (the standard SipHash
+/// cost more than the lookup it served).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// `x * (1/n)` at precision `wp`, with `1/n` cached per thread (and not copied out).
+fn mul_recip(x: &BigFloat, n: u64, wp: usize) -> BigFloat {
     RECIPROCALS.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() > 4096 {
             c.clear();
         }
-        c.entry((n, wp)).or_insert_with(|| BigFloat::from_word(1, wp).div(&BigFloat::from_word(n, wp), wp, RM)).clone()
+        let r = c.entry((n, wp)).or_insert_with(|| BigFloat::from_word(1, wp).div(&BigFloat::from_word(n, wp), wp, RM));
+        x.mul(r, wp, RM)
     })
 }
 
@@ -101,7 +127,7 @@ pub fn exp(x: &BigFloat, p: usize) -> Option<BigFloat> {
     let mut term = BigFloat::from_word(1, wp);
     let mut sum = term.clone();
     for n in 1..200u64 {
-        term = term.mul(&r, wp, RM).mul(&recip(n, wp), wp, RM);
+        term = mul_recip(&term.mul(&r, wp, RM), n, wp);
         sum = sum.add(&term, wp, RM);
         if negligible(&term, wp) {
             break;
@@ -115,8 +141,9 @@ pub fn exp(x: &BigFloat, p: usize) -> Option<BigFloat> {
 
 /// `ln x` for a positive `x` in the `f64` range and not within 2^-20 of 1 (where the absolute
 /// accuracy of Newton's method would not be a relative one), at precision `p <= MAX_PREC`:
-/// two Halley steps `y += 2 (x - e^y) / (x + e^y)` from the `f64` logarithm (53 -> 159 -> 477
-/// correct bits).
+/// Halley steps `y += 2 (x - e^y) / (x + e^y)` from the `f64` logarithm, each tripling the
+/// correct bits (53 -> 159 -> 477 -> 1431): two up to 477 working bits (256-bit results), three
+/// beyond (1024-bit results).
 pub fn ln(x: &BigFloat, p: usize) -> Option<BigFloat> {
     let xf = approx_f64(x);
     if p > MAX_PREC || !xf.is_finite() || !(1e-300..1e300).contains(&xf) || (xf - 1.0).abs() < 1.0 / (1u64 << 20) as f64
@@ -127,7 +154,8 @@ pub fn ln(x: &BigFloat, p: usize) -> Option<BigFloat> {
     let mut xw = x.clone();
     let _ = xw.set_precision(wp, RM);
     let mut y = BigFloat::from_f64(xf.ln(), wp);
-    for _ in 0..2 {
+    let steps = if wp <= 477 { 2 } else { 3 };
+    for _ in 0..steps {
         let ey = exp(&y, wp)?;
         let num = xw.sub(&ey, wp, RM);
         let den = xw.add(&ey, wp, RM);
@@ -164,8 +192,8 @@ pub fn cos_sin(x: &BigFloat, p: usize, pi: &BigFloat) -> Option<(BigFloat, BigFl
     let mut ct = c.clone();
     let mut st = t.clone();
     for m in 1..100u64 {
-        ct = ct.mul(&t2, wp, RM).mul(&recip((2 * m - 1) * (2 * m), wp), wp, RM).neg();
-        st = st.mul(&t2, wp, RM).mul(&recip((2 * m) * (2 * m + 1), wp), wp, RM).neg();
+        ct = mul_recip(&ct.mul(&t2, wp, RM), (2 * m - 1) * (2 * m), wp).neg();
+        st = mul_recip(&st.mul(&t2, wp, RM), (2 * m) * (2 * m + 1), wp).neg();
         c = c.add(&ct, wp, RM);
         s = s.add(&st, wp, RM);
         if negligible(&ct, wp) && negligible(&st, wp) {
@@ -203,13 +231,19 @@ mod tests {
         d.is_zero() || d.exponent().zip(a.exponent()).is_some_and(|(ed, ea)| ed < ea - (p as i32) + 8)
     }
 
+    /// At the evaluation's precision and at its 1024-bit re-evaluation's.
     #[test]
     fn match_astro_float() {
+        for p in [256, MAX_PREC] {
+            match_astro_float_at(p);
+        }
+    }
+
+    fn match_astro_float_at(p: usize) {
         let mut cc = match Consts::new() {
             Ok(c) => c,
             Err(e) => panic!("{e:?}"),
         };
-        let p = 256;
         let pi = cc.pi(p + GUARD, RM);
         let args = [0.0, 1e-30, -3e-7, 0.5, -0.7312, 1.0, 2.0, -3.3, 7.25, 31.4159, -100.5, 699.0, -745.0, 12345.678];
         for a in args {
@@ -233,6 +267,14 @@ mod tests {
             let y = BigFloat::from_f64(v, p);
             let l = ln(&y, p);
             assert!(l.is_some_and(|l| agree(&l, &y.ln(p, RM, &mut cc), p)), "ln({v})");
+        }
+        // The ends of the range served (the most Halley steps needed), relative accuracy.
+        let near_one = 1.0 / (1u64 << 19) as f64;
+        for v in [1e-299, 3e-150, 9e299, 4e150, 1.0 + near_one, 1.0 - near_one, 1.37, 0.73] {
+            let y =
+                BigFloat::from_f64(v, p).div(&BigFloat::from_word(3, p), p, RM).mul(&BigFloat::from_word(3, p), p, RM);
+            let l = ln(&y, p);
+            assert!(l.is_some_and(|l| agree_rel(&l, &y.ln(p, RM, &mut cc), p)), "ln({v}) at {p} bits");
         }
         // Near 1 the relative accuracy is left to astro-float.
         assert!(ln(&BigFloat::from_f64(1.0 + 1e-9, p), p).is_none());

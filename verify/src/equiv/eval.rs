@@ -143,6 +143,21 @@ struct MemoEntry {
     result: Value,
 }
 
+/// astro-float constants caches (digits of `π`, `e`, `ln 2`, `ln 10`) that no comparison holds:
+/// a comparison that needs constants takes one and gives it back ([`give_back_consts`]), so that
+/// each constant is computed once per process, not once per thread. They only memoise constants,
+/// so verdicts do not depend on which one a comparison gets.
+static CONSTS: std::sync::Mutex<Vec<Consts>> = std::sync::Mutex::new(Vec::new());
+
+fn take_consts() -> Option<Consts> {
+    CONSTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop()
+}
+
+/// Return the constants cache a comparison took.
+pub fn give_back_consts(cc: Consts) {
+    CONSTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(cc);
+}
+
 /// Largest number of memoised results per evaluator.
 const MEMO_CAP: usize = 32;
 
@@ -354,7 +369,10 @@ impl<'a> Evaluator<'a> {
 
     fn consts(&mut self) -> R<&mut Consts> {
         if self.cc.is_none() {
-            *self.cc = Some(Consts::new().map_err(|_| EvalErr::Undefined)?);
+            *self.cc = Some(match take_consts() {
+                Some(cc) => cc,
+                None => Consts::new().map_err(|_| EvalErr::Undefined)?,
+            });
         }
         self.cc.as_mut().ok_or(EvalErr::Undefined)
     }
@@ -509,6 +527,17 @@ impl<'a> Evaluator<'a> {
         let sizes = [number::bits(&a.re), number::bits(&a.im), number::bits(&b.re), number::bits(&b.im)];
         let (bits, largest) = (sizes.iter().sum::<u64>(), sizes.into_iter().max().unwrap_or(0));
         self.budget.charge(cost::EXACT + bits / 32 + largest * largest / (1 << 15))
+    }
+
+    /// The charge of a function [`elementary`] served: `fast` at the working precision, `astro`
+    /// (astro-float's, which served it before) above, so that the budget, and so every verdict
+    /// that hits it, stays what it was when the 1024-bit re-evaluation used astro-float.
+    fn served_cost(&self, fast: u64, astro: u64) -> u64 {
+        if self.prec <= PREC {
+            fast
+        } else {
+            astro
+        }
     }
 
     fn note_cap(&mut self, k: LimitKind) {
@@ -710,7 +739,7 @@ impl<'a> Evaluator<'a> {
             if let Value::Approx(l) = self.ln(Value::Approx(z.clone()))? {
                 let t = w.re.mul(&l.re, p, RM);
                 if let Some(r) = elementary::exp(&t, p) {
-                    self.charge_float(cost::EXP)?;
+                    self.charge_float(self.served_cost(cost::EXP, cost::POW))?;
                     return Ok(Value::Approx(Cf::real(r, p)));
                 }
             }
@@ -906,7 +935,7 @@ impl<'a> Evaluator<'a> {
     fn ln_positive(&mut self, x: &BigFloat) -> R<BigFloat> {
         let p = self.prec;
         if let Some(l) = elementary::ln(x, p) {
-            self.charge_float(cost::LN_FAST)?;
+            self.charge_float(self.served_cost(cost::LN_FAST, cost::LN))?;
             return Ok(l);
         }
         self.charge_float(cost::LN)?;

@@ -77,7 +77,6 @@ pub use rule::Rule;
 
 use crate::ast::Expr;
 use crate::limits::{Budget, LimitKind};
-use astro_float::Consts;
 use context::{Cmp, Cx};
 
 /// The outcome of a comparison.
@@ -116,10 +115,9 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
             return Decision { verdict: Verdict::Equal, rule: Rule::ChoiceLetter.as_str() };
         }
     }
-    // The astro-float constants cache (pi, e, ln 2, ln 10 digits) is reused across calls on the
-    // same thread; it only memoises constants, so verdicts do not depend on it.
-    let cc = CONSTS.with(|c| c.borrow_mut().take());
-    let mut cx = Cx::new(opts, budget, cc, policies::compare);
+    // The astro-float constants cache (pi, e, ln 2, ln 10 digits) is taken from those of earlier
+    // calls when first needed (`eval::give_back_consts`).
+    let mut cx = Cx::new(opts, budget, policies::compare);
     let mut r = policies::compare(gold, pred, &mut cx);
     if matches!(r, Ok(Cmp { eq: false, .. })) {
         // A renaming or `\log` read as `\ln` (`policies::SECOND_CHANCES`); a cap hit there keeps
@@ -129,14 +127,10 @@ pub fn equivalent(gold: &Expr, pred: &Expr, opts: &EquivOptions, budget: &mut Bu
         }
     }
     if let Some(cc) = cx.cc.take() {
-        CONSTS.with(|c| *c.borrow_mut() = Some(cc));
+        eval::give_back_consts(cc);
     }
     match r {
         Ok(c) => Decision { verdict: if c.eq { Verdict::Equal } else { Verdict::NotEqual }, rule: c.rule.as_str() },
         Err(k) => Decision { verdict: Verdict::Limit(k), rule: Rule::Limit.as_str() },
     }
-}
-
-thread_local! {
-    static CONSTS: std::cell::RefCell<Option<Consts>> = const { std::cell::RefCell::new(None) };
 }

@@ -205,11 +205,20 @@ pub fn factorial(n: &BigInt, b: &mut Budget) -> Result<BigInt, LimitKind> {
     };
     b.check_bits(log2_factorial(n) as u64)?;
     b.charge(1 + n / 8)?;
+    // Factors are gathered in a machine word while they fit (a few per word): fewer passes over
+    // the growing big integer, the same product.
     let mut acc = BigInt::one();
+    let mut word: u64 = 1;
     for k in 2..=n {
-        acc *= k;
+        match word.checked_mul(k) {
+            Some(w) => word = w,
+            None => {
+                acc *= word;
+                word = k;
+            }
+        }
     }
-    Ok(acc)
+    Ok(acc * word)
 }
 
 /// `log2(n!)` estimated from above (Stirling), for size checks.
@@ -282,7 +291,11 @@ pub fn rounds_to(x: &BigRational, d: u32, target: &BigRational, b: &Budget) -> R
 
 /// Significant digits of a decimal literal (`0.333` -> 3, `12.0` -> 3, `0.05` -> 1).
 pub fn significant_digits(value: &BigRational, decimals: u32, b: &Budget) -> Result<u32, LimitKind> {
-    let scaled = (value.abs() * pow10(decimals, b)?).round().to_integer();
+    // round(|n| 10^d / den), half away from zero, as floor((2 |n| 10^d + den) / (2 den)): in
+    // integers, without the gcd of a rational product.
+    let scale = pow10(decimals, b)?;
+    let (num, den) = (value.numer().abs() * scale.numer(), value.denom().abs());
+    let scaled = ((num << 1usize) + &den) / (den << 1usize);
     if scaled.is_zero() {
         return Ok(0);
     }
@@ -311,4 +324,50 @@ pub fn effective_decimals(value: &BigRational, d: u32) -> Option<u32> {
         return None;
     }
     Some(d.max(a).max(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+
+    /// The integer rounding gives the digits of the rational one.
+    #[test]
+    fn significant_digits_match_rational_rounding() {
+        let b = Budget::new(&Limits::default());
+        for (n, d) in [
+            (0i64, 1i64),
+            (1, 3),
+            (2, 3),
+            (-2, 3),
+            (5, 2),
+            (-5, 2),
+            (333, 1000),
+            (12, 1),
+            (1, 20),
+            (-7, 40),
+            (999_999, 1000),
+        ] {
+            let v = BigRational::new(BigInt::from(n), BigInt::from(d));
+            for decimals in 0..8 {
+                let want = (v.abs() * pow10(decimals, &b).unwrap_or_default()).round().to_integer();
+                let want = if want.is_zero() { 0 } else { want.to_str_radix(10).len() as u32 };
+                assert_eq!(significant_digits(&v, decimals, &b), Ok(want), "{v} at {decimals}");
+            }
+        }
+    }
+
+    /// The word-gathered product is `n!`: against the plain product, across word boundaries.
+    #[test]
+    fn factorial_is_the_plain_product() {
+        let limits = Limits::default();
+        let mut plain = BigInt::one();
+        for n in 0..=400u64 {
+            if n >= 2 {
+                plain *= n;
+            }
+            let mut b = Budget::new(&limits);
+            assert_eq!(factorial(&BigInt::from(n), &mut b), Ok(plain.clone()), "{n}!");
+        }
+    }
 }

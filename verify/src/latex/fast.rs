@@ -127,6 +127,49 @@ pub(crate) fn simple(s: &str, limits: &Limits) -> Out {
     Some(Ok(if items.len() == 1 { items.pop()? } else { Expr::List(items) }))
 }
 
+/// A normalised answer (as the grammar sees it) that is one unsigned number literal, possibly
+/// followed by one unit: `2  \unit{871}` is half the answers that reach the grammar. The tree
+/// the grammar and its builder give (`Quantity(Num, unit)`, `Num`); `None` for anything else and
+/// where the builder would report an error, which the grammar path then reports.
+pub(crate) fn normalized_number(s: &str, limits: &Limits) -> Option<Expr> {
+    // The grammar's WHITESPACE.
+    const WS: [char; 4] = [' ', '\t', '\n', '\r'];
+    let s = s.trim_matches(WS);
+    let b = s.as_bytes();
+    let digits = |from: usize| b.get(from..).map_or(0, |r| r.iter().take_while(|c| c.is_ascii_digit()).count());
+    // The grammar's `number`: `mantissa ~ (^"e" ~ ("+" | "-")? ~ ASCII_DIGIT+)?`.
+    let int = digits(0);
+    let mut end = int;
+    if b.get(end) == Some(&b'.') {
+        let frac = digits(end + 1);
+        if int == 0 && frac == 0 {
+            return None;
+        }
+        end += 1 + frac;
+    } else if int == 0 {
+        return None;
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        let exp = digits(end + 1 + sign);
+        if exp > 0 {
+            end += 1 + sign + exp;
+        }
+    }
+    let n = parse_number(&s[..end], limits).ok()?;
+    let rest = s[end..].trim_start_matches(WS);
+    if rest.is_empty() {
+        return Some(Expr::Num(n));
+    }
+    // The grammar's `unit`: `"\\unit{" ~ ASCII_DIGIT{1,5} ~ "}"`.
+    let id = rest.strip_prefix("\\unit{")?.strip_suffix('}')?;
+    if !(1..=5).contains(&id.len()) || !id.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let unit = id.parse().ok().and_then(crate::units::UnitId::from_index)?;
+    Some(Expr::Quantity(Box::new(Expr::Num(n)), unit))
+}
+
 fn num(lit: &str, limits: &Limits) -> Result<Expr, ParseError> {
     parse_number(lit, limits).map(Expr::Num)
 }

@@ -30,6 +30,10 @@ pub(crate) fn parse_number(text: &str, limits: &Limits) -> Result<Number, ParseE
     if digits.saturating_mul(10) / 3 > limits.max_int_bits {
         return Err(ParseError::Limit(LimitKind::IntegerTooLarge));
     }
+    if exponent.is_none() && digits <= MAX_SMALL_DIGITS {
+        return small(int_part, frac_digits, limits)
+            .map(|value| Number { value, decimals: frac_part.map(|f| f.len() as u32) });
+    }
     let all_digits = format!("{int_part}{frac_digits}");
     let numerator = if all_digits.is_empty() {
         BigInt::zero()
@@ -62,6 +66,25 @@ pub(crate) fn parse_number(text: &str, limits: &Limits) -> Result<Number, ParseE
     let value = scaled(numerator, exp - scale, limits)?;
     let decimals = frac_part.map(|f| f.len() as u32);
     Ok(Number { value, decimals })
+}
+
+/// Digits of a literal that [`small`] reads (the numerator and `10^decimals` fit a `u64`).
+const MAX_SMALL_DIGITS: u64 = 18;
+
+/// The value of a literal of at most [`MAX_SMALL_DIGITS`] digits without an exponent (nearly
+/// every literal), in machine integers: the reduced fraction, and the cap check, that [`scaled`]
+/// gives, without formatting a string and parsing a big integer.
+fn small(int_part: &str, frac_digits: &str, limits: &Limits) -> Result<BigRational, ParseError> {
+    let n = int_part.bytes().chain(frac_digits.bytes()).fold(0u64, |n, b| n * 10 + u64::from(b - b'0'));
+    let mag = frac_digits.len() as u64;
+    let bits = u64::from(u64::BITS - n.leading_zeros());
+    if mag > limits.max_exponent || bits + mag * 10 / 3 > limits.max_int_bits {
+        return Err(ParseError::Limit(LimitKind::IntegerTooLarge));
+    }
+    let den = 10u64.pow(mag as u32);
+    // `BigRational::new` reduces by the gcd and writes zero as 0/1 (gcd(0, den) = den).
+    let g = num_integer::Integer::gcd(&n, &den);
+    Ok(BigRational::new_raw(BigInt::from(n / g), BigInt::from(den / g)))
 }
 
 /// `n * 10^shift` as an exact rational, refusing results over the integer size cap.

@@ -56,8 +56,21 @@ fn set_call_limit() {
     SET.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(MAX_RULE_CALLS)));
 }
 
-/// Run the grammar on a normalised answer and build the tree.
+/// Run the grammar on a normalised answer and build the tree (a lone number, possibly with a
+/// unit, and a lone letter are read directly: the same trees).
 pub(crate) fn parse_normalized(s: &str, limits: &Limits) -> Result<Expr, ParseError> {
+    if let Some(e) = super::fast::normalized_number(s, limits) {
+        return Ok(e);
+    }
+    let t = s.trim_matches([' ', '\t', '\n', '\r']);
+    if t.len() == 1 && t.as_bytes()[0].is_ascii_alphabetic() {
+        return Ok(letter(t));
+    }
+    parse_grammar(s, limits)
+}
+
+/// The grammar and the builder, without the shortcuts of [`parse_normalized`].
+pub(crate) fn parse_grammar(s: &str, limits: &Limits) -> Result<Expr, ParseError> {
     set_call_limit();
     let mut pairs = AnswerParser::parse(Rule::answer, s).map_err(|e| parse_error(e, s))?;
     let answer = pairs.next().ok_or_else(|| syntax("empty input", 0))?;

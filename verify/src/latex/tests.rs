@@ -914,3 +914,111 @@ fn failing_nested_groups_are_not_retried() {
     let over_budget = handle.join().expect("parser overflowed the stack or panicked");
     assert!(over_budget.is_empty(), "inputs over the rule-call limit: {over_budget:#?}");
 }
+
+/// The shortcuts of `parse_normalized` (a lone number, possibly with a unit; a lone letter) give
+/// exactly what the grammar gives, errors included, on normalised answers.
+#[test]
+fn normalized_shortcuts_agree_with_the_grammar() {
+    let limits = Limits::default();
+    let mut inputs: Vec<String> = [
+        "2",
+        "007",
+        "0",
+        "0.0",
+        "5.",
+        ".5",
+        ".",
+        "3.3e12",
+        "1E-3",
+        "2e+5",
+        "2e",
+        "2e+",
+        "2ex",
+        "5.e3",
+        "1.2.3",
+        "2  \\unit{871}",
+        "34.0  \\unit{871}",
+        "2\\unit{871}",
+        "2 \\unit{871} ",
+        " 2",
+        "2 ",
+        "\t2\n",
+        "2  \\unit{9999}",
+        "2  \\unit{123456}",
+        "2  \\unit{}",
+        "2  \\unit{871}}",
+        "2  \\unit{871} x",
+        "2  \\unit{87a}",
+        ".5  \\unit{98}",
+        "1e3 \\unit{95}",
+        "2 3",
+        "2_5",
+        "2 \\frac{1}{2}",
+        "2x",
+        "2!",
+        "2\\%",
+        "-2",
+        "+2",
+        "2 \\degree",
+        "12\\unit{600}",
+        "B",
+        "e",
+        "i",
+        "x",
+        " y ",
+        "xy",
+        "\\pi",
+        "1234567890123456789",
+        "123456789012345678",
+        "0.000000000000000001",
+        "99999999999999999.9",
+        "0.00000000000000000001",
+        "1.50",
+        "-0.5",
+        "2  \\unit{871}  \\unit{871}",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    // Long literals against the integer caps.
+    inputs.push("9".repeat(5000));
+    inputs.push(format!("0.{}", "1".repeat(5000)));
+    let mut fast = 0;
+    for s in &inputs {
+        let via_shortcut = parse::parse_normalized(s, &limits);
+        assert_eq!(via_shortcut, parse::parse_grammar(s, &limits), "{s:?}");
+        fast += usize::from(super::fast::normalized_number(s, &limits).is_some());
+    }
+    assert!(fast >= 20, "only {fast} inputs took the shortcut");
+}
+
+/// Short literals are read in machine integers: the same values as the big-integer reading.
+#[test]
+fn short_literals_agree_with_big_integer_reading() {
+    let limits = Limits::default();
+    for s in [
+        "0",
+        "00",
+        "7",
+        "10",
+        "120",
+        "0.5",
+        "0.50",
+        "2.25",
+        "5.",
+        ".125",
+        "100.000",
+        "999999999999999999",
+        "0.000000000000000001",
+        "12345678.87654321",
+    ] {
+        let n = number::parse_number(s, &limits).unwrap_or_else(|e| panic!("{s}: {e}"));
+        let digits: String = s.chars().filter(char::is_ascii_digit).collect();
+        let decimals = s.find('.').map(|k| (s.len() - k - 1) as u32);
+        let value = num_rational::BigRational::new(
+            digits.parse::<num_bigint::BigInt>().unwrap_or_default(),
+            num_traits::pow(num_bigint::BigInt::from(10), decimals.unwrap_or(0) as usize),
+        );
+        assert_eq!(n, crate::ast::Number { value, decimals }, "{s}");
+    }
+}
