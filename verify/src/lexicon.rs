@@ -2008,7 +2008,7 @@ pub(crate) fn leading_word(run: &str) -> Option<(usize, Classes)> {
     let ends = run.char_indices().skip(1).map(|(k, _)| k).chain(std::iter::once(run.len()));
     let mut found = None;
     for end in ends.take(MAX_UNSPACED_CHARS) {
-        if let Some(&c) = index().get(run[..end].as_bytes()) {
+        if let Some(&c) = index().get(&run.as_bytes()[..end]) {
             found = Some((end, c));
         }
     }
