@@ -110,9 +110,11 @@ fn tokenize_reach(s: &str, limit: usize) -> (Vec<Tok<'_>>, Vec<usize>, usize) {
     let mut out = Vec::new();
     let mut lexer = Lexer::new(s);
     // Inside a parenthesis (its depth), or after a dash up to the sentence's end: an aside.
-    let (mut parens, mut dashed, mut prev_end) = (0usize, false, 0usize);
+    let (mut parens, mut dashed) = (0usize, false);
     let mut reach = 0;
     while out.len() < limit {
+        // Where the last token, or the block read as one (math, code, markup), ended.
+        let prev_end = lexer.position();
         let Some(t) = lexer.next() else {
             reach = s.len();
             break;
@@ -134,7 +136,6 @@ fn tokenize_reach(s: &str, limit: usize) -> (Vec<Tok<'_>>, Vec<usize>, usize) {
             // $5$.`).
             out.push(Tok::SentenceEnd);
         }
-        prev_end = end;
         let offered = offers(s, i, out.last(), parens > 0 || dashed);
         match if offered { number_words_at(s, &t, out.last()) } else { None } {
             Some(NumberWords::Words(words)) => {

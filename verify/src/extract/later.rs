@@ -948,6 +948,23 @@ mod tests {
     }
 
     #[test]
+    fn a_block_on_its_own_paragraph_ends_its_sentence() {
+        // A check that repeats a display line, then states its result on a label line: the block
+        // and the label are two sentences (the label has no value before its colon).
+        let b = "So $x + 20 = 47$ and $x = \\boxed{27}$.\n\nLet me verify this.\n\n";
+        for block in ["\\[x = 27\\]", "$$x = 27$$", "$y = 7$", "```python\nprint(27)\n```"] {
+            // (The block's own `x = 27` restates the answer: the checker finds it equal.)
+            let other = format!("{b}{block}\n\nResult of the verification: $28$.");
+            assert!(after_box(&other).contains(&"28".to_string()), "{block}");
+            let same = format!("{b}{block}\n\nResult of the verification: $27$.");
+            assert!(after_box(&same).iter().all(|v| v.contains("27") && !v.contains("28")), "{block}");
+        }
+        // A block inside a sentence is still part of it: no value before the colon is read.
+        let inline = format!("{b}With $y = 7$ in hand, the check is done.");
+        assert!(after_box(&inline).is_empty());
+    }
+
+    #[test]
     fn another_reading_or_a_revision_states_a_value_written_before() {
         let b = "We had 28 pens and gave one away, so there are $\\boxed{27}$ pens.";
         for tail in [

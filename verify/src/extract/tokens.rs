@@ -93,6 +93,11 @@ impl<'a> Lexer<'a> {
     pub(crate) fn seek(&mut self, at: usize) {
         self.at = at.min(self.text.len());
     }
+
+    /// Where the next token is looked for: past the last token read, or where [`Lexer::seek`] moved.
+    pub(crate) fn position(&self) -> usize {
+        self.at
+    }
 }
 
 impl Iterator for Lexer<'_> {
