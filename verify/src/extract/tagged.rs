@@ -829,13 +829,41 @@ fn json_string(text: &str) -> Option<(String, usize)> {
     None
 }
 
-/// Position of the last line that starts with `A:` (the GSM8K "A: 42" format), outside code.
+/// Position of the last `A:` label that gives an answer, outside code: a line that starts with
+/// `A:` (the GSM8K "A: 42" format), or the answer of a Q/A drill a model writes to itself, after
+/// markup or on its question's line (`**A:** 42` under a `**Q:**` line, `- Q: final result? A: 42`).
+/// An `A:` after other words (`Choice A: 5`, `- A: 3` in a list of options) labels nothing.
 fn last_a_colon_line(text: &str, in_code: &dyn Fn(usize) -> bool) -> Option<usize> {
-    static A_COLON: Needle = Needle::new(b"\nA:");
+    static A_COLON: Needle = Needle::new(b"A:");
     let b = text.as_bytes();
-    let first = b.starts_with(b"A:").then_some(0);
-    let lines: Vec<usize> = first.into_iter().chain(A_COLON.all(b).map(|p| p + 1)).collect();
-    lines.into_iter().rev().take(MAX_TAGS_TRIED).find(|&p| !in_code(p))
+    let hits: Vec<usize> = A_COLON.all(b).filter(|&p| answer_label_at(b, p)).collect();
+    hits.into_iter().rev().take(MAX_TAGS_TRIED).find(|&p| !in_code(p))
+}
+
+/// Whether the `A:` at byte `p` of `b` labels an answer (see [`last_a_colon_line`]).
+fn answer_label_at(b: &[u8], p: usize) -> bool {
+    let line_start = memchr::memrchr(b'\n', &b[..p]).map_or(0, |k| k + 1);
+    if p == line_start {
+        return true;
+    }
+    if is_word_byte(b[p - 1]) {
+        return false;
+    }
+    let markup = |c: &u8| matches!(c, b' ' | b'\t' | b'*' | b'_' | b'-' | b'+' | b'>');
+    let lead = b[line_start..p].iter().take_while(|c| markup(c)).count();
+    let question_at = |at: usize| {
+        let rest = &b[at..];
+        let k = rest.iter().take_while(|c| markup(c)).count();
+        rest[k..].starts_with(b"Q:")
+    };
+    if line_start + lead == p {
+        // `**A:**`, `- A:`: in a drill, the line before opens with a `Q:` label.
+        let Some(prev_end) = line_start.checked_sub(1) else { return false };
+        let prev_start = memchr::memrchr(b'\n', &b[..prev_end]).map_or(0, |k| k + 1);
+        return question_at(prev_start);
+    }
+    // `- Q: final result? A: 42`: the question and its answer on one line.
+    question_at(line_start) && b[line_start..p].contains(&b'?')
 }
 
 /// GSM8K `#### 42`: the rest of the last `####` line, when it looks like an answer (not a markdown
@@ -1142,6 +1170,19 @@ mod tests {
         assert_eq!(p("We print `answer = 5` first.\nThe answer is 6."), Some("6".into()));
         assert_eq!(p("Use `answer: 5` as the format."), None);
         assert_eq!(answer_tag("<answer>4</answer>\n```\n<answer>5</answer>\n```"), Some("4"));
+    }
+
+    #[test]
+    fn a_q_and_a_drill_answers_with_its_last_a_label() {
+        let answer = |t: &str| phrase(t).map(|(a, ..)| a);
+        let bold = "So 27.\n\n**Q:** What did the first pass give?\n**A:** $26$\n**Q:** And the answer?\n**A:** $27$";
+        assert_eq!(answer(bold).as_deref(), Some("27"));
+        let listed = "So 27.\n\n- Q: first estimate? A: $26$\n- Q: final result? A: $27$";
+        assert_eq!(answer(listed).as_deref(), Some("27"));
+        // An `A:` after other words, or in a list with no question, labels no answer.
+        assert_eq!(answer("Choice A: 3"), None);
+        assert_eq!(answer("The options:\n- A: 3\n- B: 4"), None);
+        assert_eq!(answer("DATA: 3"), None);
     }
 
     #[test]
