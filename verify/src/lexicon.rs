@@ -1338,7 +1338,6 @@ const WORDS: &[(&str, Classes)] = &[
     ("seat", Classes::of(&[SingularNoun])),
     ("sebenarnya", Classes::of(&[Revision])),
     ("sec", Classes::of(&[MathWord])),
-    ("second", Classes::of(&[Revision])),
     ("second-best", Classes::of(&[Candidacy])),
     ("seconds", Classes::of(&[Metadata])),
     ("secours", Classes::of(&[Candidacy])),

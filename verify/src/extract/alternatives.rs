@@ -463,15 +463,7 @@ pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec
     // value right after its `(` only (`\n\n(Recall that the problem gives 55.)` is a recap).
     let on_line = rest.find(['(', '[', '—', '–']).is_some_and(|k| !rest[..k].contains('\n'));
     let (mut out, mut hedged) = alternatives_in(answer, &toks, on_line);
-    for (v, rule) in later::later_values(&toks, later::Spans { text: rest, starts: &starts }, answer, before) {
-        if out.len() >= MAX_ALTERNATIVES {
-            break;
-        }
-        if v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {
-            out.push((v, rule));
-            hedged = true;
-        }
-    }
+    let mut later = later::later_values(&toks, later::Spans { text: rest, starts: &starts }, answer, before);
     // A statement too far after the answer for the window (an early answer, then the
     // derivation; a check that walks through the steps again): the last paragraph of the
     // response is read as a later statement too, when the statement's bytes or its tokens ran out
@@ -481,14 +473,22 @@ pub(crate) fn alternatives_after(answer: &str, before: &str, rest: &str) -> (Vec
         let window = &rest_all[from..];
         let start = window.trim_end().rfind("\n\n").map_or(0, |k| k + 2);
         let last = &window[start..];
-        {
-            let (toks, starts, _) = tokenize_reach(last, MAX_STATEMENT_TOKENS);
-            for (v, rule) in later::later_values(&toks, later::Spans { text: last, starts: &starts }, answer, before) {
-                if out.len() < MAX_ALTERNATIVES && v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {
-                    out.push((v, rule));
-                    hedged = true;
-                }
-            }
+        let (toks, starts, _) = tokenize_reach(last, MAX_STATEMENT_TOKENS);
+        let closing = later::later_values(&toks, later::Spans { text: last, starts: &starts }, answer, before);
+        later.last_restates = closing.last_restates.or(later.last_restates);
+        later.values.extend(closing.values);
+    }
+    // A derivation or a check after the answer that ends by stating the answer's own value
+    // again: the values its plain statements gave on the way are its steps, not other answers
+    // (a revision, a doubt or an offer of candidates still offers its values).
+    let closes = later.last_restates == Some(true);
+    for (v, rule, plain) in later.values {
+        if closes && plain {
+            continue;
+        }
+        if out.len() < MAX_ALTERNATIVES && v != answer.trim() && !out.iter().any(|(o, _)| *o == v) {
+            out.push((v, rule));
+            hedged = true;
         }
     }
     (out, hedged)

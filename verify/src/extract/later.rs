@@ -83,6 +83,11 @@
 //! `unsure`, with an alternation, `or`) offers every value it names, inside its `whether` too
 //! (rule `hedge`): `I cannot tell whether the answer is $4$ or $5$`.
 //!
+//! A statement whose **last sentence that states a value states the answer's own** (an early
+//! answer, then a derivation or a check that ends on it again) states its steps: the values its
+//! plain statements gave on the way are no candidates, while a revision, a doubt or an offer of
+//! candidates on the way still offers its value ([`Later::last_restates`]).
+//!
 //! Cost: one pass over the statement's tokens. The text before the answer is read only for a value
 //! whose head is a pronoun or a noun, or an equation: one byte search for the value, the answer's
 //! sentence read once.
@@ -318,11 +323,12 @@ pub(super) fn wrote_before(before: &str, v: &str) -> bool {
 /// The values stated after an answer for the answer's quantity (see the module doc): `toks` are
 /// the statement's tokens after the answer, `answer` the answer's text, `before` the response
 /// before it. Each is a candidate beside the answer; the scorer compares them.
-pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, before: &str) -> Vec<(String, Rule)> {
+pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, before: &str) -> Later {
     let mut repeated = Repeated { before, line: None };
     let mut before = Before { text: before, answer, words: None };
     let answer = answer.trim();
-    let mut out: Vec<(String, Rule)> = Vec::new();
+    let mut out: Vec<(String, Rule, bool)> = Vec::new();
+    let mut last_restates = None;
     let mut belief = Belief::default();
     let mut scope = Scope::default();
     // The last word that opened a reason or a condition opened a condition (`if`, `for`).
@@ -375,10 +381,14 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 // candidates, $41$ and $44$, fail the conditions`).
                 let offers = belief.offers() && !scope.excludes;
                 let (doubts, other_problem) = (scope.doubts() && !scope.excludes, scope.other_problem());
+                // The sentence states the answer's own value; it states another.
+                let (mut restates, mut other) = (false, false);
                 for s in sentence.drain(..) {
                     if s.denied || (s.third_party && read.rejects) {
                         continue;
                     }
+                    restates |= s.said.as_ref().is_some_and(|(v, _)| v == answer);
+                    let plain = !(doubts || offers || read.revisits);
                     let value = if doubts {
                         s.doubted.map(|v| (v, Rule::Hedge))
                     } else if offers {
@@ -393,12 +403,19 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                         s.said
                             .and_then(|(v, h)| counts(&mut before, &v, h, toks, read).then_some((v, Rule::LaterValue)))
                     };
-                    out.extend(value.filter(|(v, _)| v != answer));
+                    if let Some((v, rule)) = value.filter(|(v, _)| v != answer) {
+                        other = true;
+                        out.push((v, rule, plain));
+                    }
+                }
+                if restates || other {
+                    last_restates = Some(restates && !other);
                 }
                 (belief, scope, conditional) = (Belief::default(), Scope::default(), false);
                 if let Tok::Code(Some(printed)) = t {
                     // What the response's own code prints after the answer is a result for it.
-                    out.push((printed.clone(), Rule::LaterValue));
+                    last_restates = Some(printed == answer);
+                    out.push((printed.clone(), Rule::LaterValue, false));
                 }
                 if matches!(t, Tok::Break) {
                     break;
@@ -622,7 +639,17 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
             }
         }
     }
-    out
+    Later { values: out, last_restates }
+}
+
+/// The values a statement after the answer offers ([`later_values`]).
+pub(super) struct Later {
+    /// Each value, its rule, and whether a plain statement gave it (a value said of the answer, a
+    /// pronoun or a noun: not a revision, a doubt, an offer of candidates or a program's output).
+    pub values: Vec<(String, Rule, bool)>,
+    /// Whether the last sentence that states a value states the answer's own and no other
+    /// (`None`: no sentence states one).
+    pub last_restates: Option<bool>,
 }
 
 /// Whether `left = right` sets a parameter: its left side is one letter, not a letter of the
@@ -945,6 +972,22 @@ mod tests {
         ] {
             assert_eq!(later(&format!("{b}{tail}"), "27"), vec![value.to_string()], "{tail}");
         }
+    }
+
+    #[test]
+    fn a_derivation_that_ends_on_the_answer_states_its_steps() {
+        // An early answer, then the derivation: its plain statements are steps when its last
+        // statement gives the answer again, and another value when it ends on that value.
+        let b =
+            "**Answer:** $\\boxed{27}$\n\nWe count the red apples: we get $20$.\nThen the green ones: we get $7$.\n\n";
+        assert!(after_box(&format!("{b}Thus we get $27$.")).is_empty());
+        assert!(after_box(&format!("{b}The count is $27$. Hope this helps!")).is_empty());
+        assert_eq!(after_box(&format!("{b}Thus we get $28$.")), vec!["20", "7", "28"]);
+        // A revision, a doubt or an offer of candidates on the way still offers its value.
+        let revised = format!("{b}Actually the count is $28$.\n\nThus we get $27$.");
+        assert_eq!(after_box(&revised), vec!["28"]);
+        let offered = format!("{b}My runner-up is $28$.\n\nThus we get $27$.");
+        assert_eq!(after_box(&offered), vec!["28"]);
     }
 
     #[test]
