@@ -364,6 +364,9 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
     // The clause's subject is the response itself (`I`, `we`): a word the lexicon does not know
     // after it is a verb or an adverb (`I disagree and get`), not another head.
     let mut own_subject = false;
+    // The clause that `we`/`I` opened right after an answer noun may describe it (`the value we
+    // were asked for is`).
+    let (mut sought_after, mut described) = (false, false);
     // The clause: the head of its subject, a third party in it, a word of denial in it, its verb
     // read.
     let (mut head, mut third_party, mut denied, mut verb) = (Head::Pronoun, false, false, false);
@@ -423,6 +426,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 (revisits, rejects, justifying, fronted, begun, words, chained) =
                     (false, false, false, false, false, 0, false);
                 (other_reading, own_subject, lead_only, reading_cue) = (false, false, true, false);
+                (sought_after, described) = (false, false);
                 (clause_lead, valued, labelled, supposed, named) = (true, false, None, false, None);
                 (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
                 (stating, asserting, negated, verity, to_after) = (false, false, false, false, false);
@@ -479,10 +483,15 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                     || c.has(Class::Metadata);
                 belief.open = c.has(Class::Belief) || (belief.open && links);
                 if c.has(Class::ClauseWord) && !c.has(Class::Justification) && w != "then" {
-                    // `that`, `we`, `but`, `as`: a new clause, with a subject of its own.
+                    // `that`, `we`, `but`, `as`: a new clause, with a subject of its own; right
+                    // after an answer noun, `we`/`I` may open a clause that describes it (`the
+                    // value we were asked for`: a word of `Sought` then keeps the noun the head).
+                    sought_after = !verb && head == Head::Answer && c.has(Class::FirstPerson);
+                    described = false;
                     (head, third_party, denied, verb, asserting) = (Head::Pronoun, false, false, false, false);
                     own_subject = false;
                 }
+                described |= sought_after && c.has(Class::Sought);
                 let c = possessive(w, c);
                 // After `I`/`we`, a word the lexicon does not know is their verb.
                 let own_verb = own_subject && c.is_empty();
@@ -570,7 +579,8 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                             other_reading = true;
                             Some((v.clone(), Head::Answer))
                         }
-                        None => asserting.then(|| (v.clone(), head)),
+                        // `the value we were asked for is $4$`: said of the answer noun.
+                        None => asserting.then(|| (v.clone(), if described { Head::Answer } else { head })),
                     }
                     .filter(|_| !chained);
                     let subject = said.is_none() && !verb && right.is_none();
@@ -972,6 +982,17 @@ mod tests {
         ] {
             assert_eq!(later(&format!("{b}{tail}"), "27"), vec![value.to_string()], "{tail}");
         }
+    }
+
+    #[test]
+    fn a_clause_that_describes_the_answer_noun_keeps_it_the_head() {
+        // `we` after an answer noun opens a clause that describes it when a word of `Sought`
+        // follows: the value is said of the answer, even one written before.
+        let b = "We had 28 pens and gave one away, so there are $\\boxed{27}$ pens.\n\n";
+        assert_eq!(after_box(&format!("{b}In summary, the value we were asked for is $28$.")), vec!["28"]);
+        assert_eq!(after_box(&format!("{b}The number I was asked to find is $28$.")), vec!["28"]);
+        // Without one, `we` opens a clause of its own: a value written before is a recap.
+        assert!(after_box(&format!("{b}The number we started with is $28$.")).is_empty());
     }
 
     #[test]
