@@ -367,6 +367,9 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
     // The clause that `we`/`I` opened right after an answer noun may describe it (`the value we
     // were asked for is`).
     let (mut sought_after, mut described) = (false, false);
+    // The condition that opened the sentence is a supposition (`if`, `suppose`); it holds a value.
+    // It speaks of what the problem admits (`Admission`).
+    let (mut hypothesis, mut condition_valued, mut admits) = (false, false, false);
     // The clause: the head of its subject, a third party in it, a word of denial in it, its verb
     // read.
     let (mut head, mut third_party, mut denied, mut verb) = (Head::Pronoun, false, false, false);
@@ -426,7 +429,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 (revisits, rejects, justifying, fronted, begun, words, chained) =
                     (false, false, false, false, false, 0, false);
                 (other_reading, own_subject, lead_only, reading_cue) = (false, false, true, false);
-                (sought_after, described) = (false, false);
+                (sought_after, described, hypothesis, condition_valued, admits) = (false, false, false, false, false);
                 (clause_lead, valued, labelled, supposed, named) = (true, false, None, false, None);
                 (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
                 (stating, asserting, negated, verity, to_after) = (false, false, false, false, false);
@@ -438,6 +441,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 // called the true one.
                 // A word of fault (`a frequent slip`) revisits it too.
                 revisits |= c.has(Class::Revision) || c.has(Class::Fault) || (verity && c.has(Class::AnswerNoun));
+                admits |= fronted && justifying && c.has(Class::Admission);
                 rejects |= c.has(Class::Denial) || (negated && c.has(Class::Verity));
                 verity = c.has(Class::Verity);
                 scope.general |= c.has(Class::Generality);
@@ -470,7 +474,10 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 // reason, and so is a relative clause that goes on with it (`unless zero counts,
                 // in which case it is 13`).
                 if c.has(Class::Reason) && !c.has(Class::OtherReading) && !(other_reading && c.has(Class::ClauseWord)) {
-                    fronted |= !justifying && !begun;
+                    if !justifying && !begun {
+                        fronted = true;
+                        (hypothesis, condition_valued, admits) = (c.has(Class::Hypothesis), false, false);
+                    }
                     justifying = true;
                 }
                 belief.candidacy |= c.has(Class::Candidacy);
@@ -521,6 +528,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
             }
             Tok::Value(v) => {
                 begun = true;
+                condition_valued |= fronted && justifying;
                 let right = right_side(v);
                 // A value followed by an operator is an operand (`3 + 11 = 14`), not a result; a
                 // percentage is a share.
@@ -615,6 +623,10 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 belief.open = false;
                 if fronted {
                     (justifying, fronted, supposed) = (false, false, true);
+                    // `If reflections count as different, it's $3$`: a supposition about what
+                    // the problem admits (a word of `Admission`), with no value of its own,
+                    // supposes another reading of it (`If we substitute it back, ...` is a check).
+                    other_reading |= hypothesis && admits && !condition_valued;
                 }
                 (head, third_party, denied, verb, own_subject) = (Head::Pronoun, false, false, false, false);
                 (stating, asserting, negated, to_after) = (false, false, false, false);
@@ -981,6 +993,23 @@ mod tests {
             ("\n\nI personally get $28$.", "28"),
         ] {
             assert_eq!(later(&format!("{b}{tail}"), "27"), vec![value.to_string()], "{tail}");
+        }
+    }
+
+    #[test]
+    fn a_supposition_about_what_the_problem_admits_is_another_reading() {
+        // Values written before the answer, stated after a supposition that opens the sentence.
+        let b = "We list 28 shapes and drop one reflection, and 9 = 2x + 3 gives $\\boxed{27}$.\n\n";
+        for tail in [
+            "N.B. If reflections count as different, it's $28$.",
+            "P.S. If the order matters, it is $28$.",
+            "Note that if the empty set is included, we get $28$.",
+        ] {
+            assert_eq!(after_box(&format!("{b}{tail}")), vec!["28"], "{tail}");
+        }
+        // A supposition with a value of its own, or about nothing the problem admits, is a check.
+        for tail in ["If we substitute $x = 3$, we get $9$.", "If we substitute it back, we get $9$."] {
+            assert!(after_box(&format!("{b}{tail}")).is_empty(), "{tail}");
         }
     }
 
