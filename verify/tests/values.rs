@@ -209,6 +209,31 @@ fn letters_after_a_number_are_a_unit_only_against_a_unit() {
     );
 }
 
+/// Units of everyday answers that uom names only with a qualifier (`liquid quart`) or not at all
+/// (calendar units): an unqualified quart or pint is the US liquid one, a month a twelfth of a
+/// 365-day year.
+#[test]
+fn quarts_pints_and_calendar_units_convert() {
+    check(
+        &[
+            ("550 \\text{ gallons}", "Karla saved $\\boxed{2200}$ quarts of gasoline."),
+            ("1 \\text{ gallon}", "$\\boxed{8 \\text{ pints}}$"),
+            ("1 \\text{ year}", "$\\boxed{12 \\text{ months}}$"),
+            ("14 \\text{ days}", "$\\boxed{2 \\text{ weeks}}$"),
+            ("30 \\text{ years}", "$\\boxed{3 \\text{ decades}}$"),
+        ],
+        true,
+    );
+    check(
+        &[
+            ("550 \\text{ gallons}", "Karla saved $\\boxed{550}$ quarts of gasoline."),
+            ("5730 \\text{ years}", "It takes $\\boxed{5730}$ months."),
+            ("3 \\text{ weeks}", "$\\boxed{3 \\text{ days}}$"),
+        ],
+        false,
+    );
+}
+
 /// A number and a unit in one `\\text{}` are the value in that unit, not a sentence whose words
 /// are dropped (`\\text{5 dozen}` is 60).
 #[test]

@@ -114,8 +114,26 @@ const SCALE_UNITS: &[(&[&str], f64)] = &[
     (&["trillion", "trillions"], 1e12),
 ];
 
-/// Spellings of registry units that uom does not list: (spelling, the registry name).
+/// Calendar units of time that uom does not carry, in seconds (a month is a twelfth of uom's
+/// 365-day year, a decade ten of them).
+const CALENDAR_UNITS: &[(&[&str], f64)] = &[
+    (&["week", "weeks", "wk", "wks"], 604_800.0),
+    (&["fortnight", "fortnights"], 1_209_600.0),
+    (&["month", "months"], 2_628_000.0),
+    (&["decade", "decades"], 315_360_000.0),
+    (&["century", "centuries"], 3_153_600_000.0),
+    (&["millennium", "millennia"], 31_536_000_000.0),
+];
+
+/// Spellings of registry units that uom does not list: (spelling, the registry name). A quart
+/// or a pint without a qualifier is the US liquid one, as the US gallon is uom's `gallon`.
 const SPELLINGS: &[(&str, &str)] = &[
+    ("quart", "liquid quart"),
+    ("quarts", "liquid quarts"),
+    ("qt", "liquid quart"),
+    ("qts", "liquid quarts"),
+    ("pint", "liquid pint"),
+    ("pints", "liquid pints"),
     ("hr", "hour"),
     ("hrs", "hours"),
     ("sec", "second"),
@@ -166,6 +184,7 @@ fn build() -> Registry {
         .iter()
         .map(|&u| (u, Kind::Measure(MONEY)))
         .chain(currencies)
+        .chain(CALENDAR_UNITS.iter().map(|&u| (u, Kind::Measure(uom::si::time::description()))))
         .chain(SCALE_UNITS.iter().map(|&u| (u, Kind::Scale)));
     for ((names, factor), kind) in tables {
         let id = UnitId(u16::try_from(r.units.len()).expect("fewer than 65536 units"));
@@ -433,6 +452,11 @@ mod tests {
             ("cents", "cent"),
             ("dozen", "dozen"),
             ("°C", "degree Celsius"),
+            ("quarts", "liquid quart"),
+            ("pint", "liquid pint"),
+            ("months", "month"),
+            ("weeks", "week"),
+            ("decades", "decade"),
         ] {
             assert_eq!(name(phrase).as_deref(), Some(unit), "{phrase}");
         }
