@@ -380,6 +380,23 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
     let mut chained = matches!(toks.first(), Some(Tok::Equals));
     let end = Tok::SentenceEnd;
     for (k, t) in toks.iter().chain(std::iter::once(&end)).enumerate() {
+        // A number in words that a stating word states and that ends its clause (`The total
+        // comes to three.`, `the answer is five`) is a value; elsewhere it is a word (`one of`).
+        let in_words;
+        let t = match t {
+            Tok::Word(w, _)
+                if stating && matches!(toks.get(k + 1), None | Some(Tok::SentenceEnd | Tok::Comma | Tok::Break)) =>
+            {
+                match crate::number_words::value(w) {
+                    Some(n) => {
+                        in_words = Tok::Value(n.to_string());
+                        &in_words
+                    }
+                    None => t,
+                }
+            }
+            _ => t,
+        };
         match t {
             Tok::SentenceEnd | Tok::Code(_) | Tok::Break => {
                 let read = Reading { revisits, rejects, other_reading };
@@ -994,6 +1011,16 @@ mod tests {
         ] {
             assert_eq!(later(&format!("{b}{tail}"), "27"), vec![value.to_string()], "{tail}");
         }
+    }
+
+    #[test]
+    fn a_number_in_words_that_ends_its_clause_is_stated() {
+        let b = "So there are $\\boxed{27}$ pens.\n\n";
+        assert_eq!(after_box(&format!("{b}The total comes to twelve.")), vec!["12"]);
+        assert_eq!(after_box(&format!("{b}Double-checking, the count is five, not more.")), vec!["5"]);
+        // The answer in words restates it; a number word that goes on is a word (`one of`).
+        assert!(after_box(&format!("{b}The count is one of the largest here.")).is_empty());
+        assert!(after_box(&format!("{b}In words, the total is twenty-seven.")).iter().all(|v| v == "27"));
     }
 
     #[test]
