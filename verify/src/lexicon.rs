@@ -1563,6 +1563,7 @@ const WORDS: &[(&str, Classes)] = &[
     ("twenty", Classes::of(&[NumberWord])),
     ("two", Classes::of(&[NumberWord])),
     ("typo", Classes::of(&[Fault])),
+    ("typos", Classes::of(&[Fault])),
     ("uhakika", Classes::of(&[Belief])),
     ("umbes", Classes::of(&[Approximating, NegationOrModal])),
     ("unable", Classes::of(&[GiveUp])),

@@ -116,6 +116,8 @@ fn tokenize_reach(s: &str, limit: usize) -> (Vec<Tok<'_>>, Vec<usize>, usize) {
         // Where the last token, or the block read as one (math, code, markup), ended.
         let prev_end = lexer.position();
         let Some(t) = lexer.next() else {
+            // The tokens of the last lexer token start where it did, too.
+            starts.resize(out.len(), reach);
             reach = s.len();
             break;
         };

@@ -367,6 +367,8 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
     // The clause that `we`/`I` opened right after an answer noun may describe it (`the value we
     // were asked for is`).
     let (mut sought_after, mut described) = (false, false);
+    // Where the sentence's tokens start.
+    let mut sentence_from = 0;
     // The condition that opened the sentence is a supposition (`if`, `suppose`); it holds a value.
     // It speaks of what the problem admits (`Admission`).
     let (mut hypothesis, mut condition_valued, mut admits) = (false, false, false);
@@ -399,6 +401,16 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
         };
         match t {
             Tok::SentenceEnd | Tok::Code(_) | Tok::Break => {
+                // `Hmm. 13?`: a value that ends a question alone, after a few words that state
+                // nothing, questions the answer with another value.
+                if let Some(v) = questioned_value(toks, spans, sentence_from, k) {
+                    let v = right_side(v).unwrap_or(v).trim();
+                    if v != answer {
+                        out.push((v.to_string(), Rule::Hedge, false));
+                        last_restates = Some(false);
+                    }
+                }
+                sentence_from = k + 1;
                 let read = Reading { revisits, rejects, other_reading };
                 // A sentence that rejects the values it names offers none of them (`The other
                 // candidates, $41$ and $44$, fail the conditions`).
@@ -459,7 +471,11 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                 // A word of fault (`a frequent slip`) revisits it too.
                 revisits |= c.has(Class::Revision) || c.has(Class::Fault) || (verity && c.has(Class::AnswerNoun));
                 admits |= fronted && justifying && c.has(Class::Admission);
-                rejects |= c.has(Class::Denial) || (negated && c.has(Class::Verity));
+                // A word of fault after a third party's value rejects it (`A friend got $13$,
+                // but that is a mistake`).
+                rejects |= c.has(Class::Denial)
+                    || (negated && c.has(Class::Verity))
+                    || (c.has(Class::Fault) && sentence.iter().any(|s| s.third_party));
                 verity = c.has(Class::Verity);
                 scope.general |= c.has(Class::Generality);
                 if c.has(Class::Reason) || c.has(Class::Hypothesis) || c.has(Class::DomainOpener) {
@@ -528,7 +544,11 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                     }
                     own_subject |= c.has(Class::FirstPerson);
                 }
-                let verb_word = (c.has(Class::Stating) && w != "of") || (to_after && w == "to");
+                // A third party's report states what it got (`A friend says $13$`): a value
+                // like any other unless the sentence rejects it.
+                let verb_word = (c.has(Class::Stating) && w != "of")
+                    || (to_after && w == "to")
+                    || (third_party && c.has(Class::Report));
                 to_after = c.has(Class::ToAfter);
                 if c.has(Class::Negation) {
                     (stating, asserting) = (false, false);
@@ -679,6 +699,23 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
         }
     }
     Later { values: out, last_restates }
+}
+
+/// The value of a question that ends at token `end` (a `?`) and holds one value, right before
+/// it, after at most [`MAX_CUE_WORDS`] interjections, hedges or revising words (`Hmm. 13?`, `Or
+/// rather 13?`, `Wait, 13?`).
+fn questioned_value<'t>(toks: &'t [Tok<'_>], spans: Spans<'_>, from: usize, end: usize) -> Option<&'t str> {
+    let question = spans.starts.get(end).is_some_and(|&at| spans.text[at..].starts_with('?'));
+    if !question || end == 0 || end <= from || !matches!(toks.get(end), Some(Tok::SentenceEnd)) {
+        return None;
+    }
+    let Some(Tok::Value(v)) = toks.get(end - 1) else { return None };
+    let lead = &toks[from..end - 1];
+    // Interjections (words the lexicon does not know: `Hmm`, `Um`), hedges and revising words
+    // (`Or`, `Maybe`, `Wait`); a question word asks about a value (`What about 5?`) instead.
+    let lead_word = |c: &Classes| c.is_empty() || c.has(Class::HedgeCue) || c.has(Class::Revision);
+    let quiet = lead.iter().all(|t| matches!(t, Tok::Comma) || matches!(t, Tok::Word(_, c) if lead_word(c)));
+    (quiet && lead.len() <= MAX_CUE_WORDS).then_some(v.as_str())
 }
 
 /// The values a statement after the answer offers ([`later_values`]).
@@ -1010,6 +1047,17 @@ mod tests {
             ("\n\nI personally get $28$.", "28"),
         ] {
             assert_eq!(later(&format!("{b}{tail}"), "27"), vec![value.to_string()], "{tail}");
+        }
+    }
+
+    #[test]
+    fn a_value_that_alone_ends_a_question_questions_the_answer() {
+        let b = "So there are $\\boxed{27}$ pens.";
+        for tail in [" Hmm. 28?", "\n\nOr 28?", "\n\nWait, maybe 28?"] {
+            assert_eq!(after_box(&format!("{b}{tail}")), vec!["28"], "{tail}");
+        }
+        for tail in [" Hmm. 27?", "\n\nWhat about 28? It fails the condition.", "\n\nIs it 28? No, it is 27."] {
+            assert!(!after_box(&format!("{b}{tail}")).contains(&"28".to_string()), "{tail}");
         }
     }
 
