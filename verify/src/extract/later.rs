@@ -921,6 +921,8 @@ const FUNCTION: &[Class] = &[
     Class::Conclusive,
     Class::TaskWord,
     Class::Denial,
+    // `included`, `allowed`, `counts`: a verb of what the problem admits, no head.
+    Class::Admission,
 ];
 
 /// Whether a value stated outside a revising sentence, said of `head`, is a candidate for the
