@@ -564,8 +564,10 @@ pub(crate) fn tail_after_value(tail: &str) -> Tail {
     let aside = matches!(first, '(' | '—') || (first == '–' && spaced);
     // `, which ...`: a clause after a comma (a list of values, `1, 2`, continues).
     let clause = matches!(first, ',' | ';') && chars.as_str().trim_start().starts_with(|c: char| c.is_alphabetic());
-    // A sentence run on without a period (`Good luck!`), or an emoji.
-    let remark = spaced && (first.is_uppercase() || crate::numerals::is_symbol(first));
+    // A sentence run on without a period (`Good luck!`), in a script without case too (`つまり
+    // $75$ です`, `所以结果是 $75$`), or an emoji.
+    let uncased = first.is_alphabetic() && !first.is_lowercase() && !first.is_uppercase();
+    let remark = spaced && (first.is_uppercase() || uncased || crate::numerals::is_symbol(first));
     if !(aside || clause || remark) {
         return Tail::Continues;
     }
@@ -625,6 +627,8 @@ pub(crate) fn restated_value(rest: &str) -> Option<String> {
     let t = ["=", ", i.e.", "i.e.", ", which is", ", that is,", "(that is,", "(i.e."]
         .iter()
         .find_map(|p| t.strip_prefix(p))?
+        // `, i.e., 7`
+        .trim_start_matches(',')
         .trim_start()
         .trim_start_matches('$')
         .trim_start();

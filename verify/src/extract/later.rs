@@ -367,6 +367,8 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
     // The clause that `we`/`I` opened right after an answer noun may describe it (`the value we
     // were asked for is`).
     let (mut sought_after, mut described) = (false, false);
+    // The word before is a restating word that opened its clause (`i.e.`, `つまり`).
+    let mut restating_cue = false;
     // Where the sentence's tokens start.
     let mut sentence_from = 0;
     // The condition that opened the sentence is a supposition (`if`, `suppose`); it holds a value.
@@ -459,6 +461,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                     (false, false, false, false, false, 0, false);
                 (other_reading, own_subject, lead_only, reading_cue) = (false, false, true, false);
                 (sought_after, described, hypothesis, condition_valued, admits) = (false, false, false, false, false);
+                restating_cue = false;
                 (clause_lead, valued, labelled, supposed, named) = (true, false, None, false, None);
                 (head, third_party, denied, verb) = (Head::Pronoun, false, false, false);
                 (stating, asserting, negated, verity, to_after) = (false, false, false, false, false);
@@ -497,6 +500,9 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                     || (fronted && justifying && hedges(c))
                     || (supposed && !justifying && c.has(Class::NegationOrModal) && !c.has(Class::Negation));
                 reading_cue = c.has(Class::OtherReading);
+                // `, i.e. $76$`, `つまり $76$`: a restating word that opens its clause says the value
+                // right after it of the answer (another value is a second candidate).
+                restating_cue = c.has(Class::Restating) && clause_lead;
                 lead_only &= (c.has(Class::Revision) || c.has(Class::HedgeCue) || c.has(Class::Justification))
                     && !c.has(Class::Verification);
                 clause_lead &= c.has(Class::Revision)
@@ -616,6 +622,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                         {
                             Some((v.clone(), Head::Answer))
                         }
+                        None if restating_cue => Some((v.clone(), Head::Answer)),
                         None if (lead_only && conditioned(toks.get(k + 1)))
                             || reading_cue
                             || (other_reading && clause_lead && !revisits)
@@ -649,6 +656,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
                     }
                 }
                 (stating, asserting, to_after, lead_only, reading_cue) = (false, false, false, false, false);
+                restating_cue = false;
                 (clause_lead, valued) = (false, true);
             }
             Tok::Comma | Tok::Open => {
@@ -693,6 +701,7 @@ pub(super) fn later_values(toks: &[Tok<'_>], spans: Spans<'_>, answer: &str, bef
             Tok::Other | Tok::Percent => {
                 (stating, asserting, negated, to_after, lead_only, reading_cue) =
                     (false, false, false, false, false, false);
+                restating_cue = false;
                 clause_lead = false;
                 belief.open = false;
             }

@@ -723,11 +723,23 @@ fn without_struck_text(raw: &str) -> std::borrow::Cow<'_, str> {
 /// Trailing LaTeX spacing that carries no meaning at the end of an answer.
 const TRAILING_SPACING: &[&str] = &[r"\\", r"\,", r"\;", r"\!", r"\quad", r"\qquad", "\\"];
 
+/// The rest of `t` after a leading `\text{..}` group of words of the lexicon's `Exact` class
+/// only (`\text{exactly } \text{C}`, `\text{precisely } 9`), when something follows it.
+fn after_exactness_text(t: &str) -> Option<&str> {
+    let inner = t.strip_prefix("\\text{")?;
+    let close = inner.find('}')?;
+    let (words, rest) = (&inner[..close], inner[close + 1..].trim_start());
+    let exact =
+        !words.contains('{') && words.split_whitespace().all(|w| crate::lexicon::is(w, crate::lexicon::Class::Exact));
+    (exact && !words.trim().is_empty() && !rest.is_empty()).then_some(rest)
+}
+
 /// Normalise an extracted answer: trim; drop surrounding `$`, `$$`, `\(..\)`, `\[..\]`, markdown
 /// emphasis (`**`, `*`, `_`, `__`, `***`, `___`: `tokens::inside_emphasis`) and HTML bold
 /// (`<b>..</b>`, `<strong>..</strong>`);
-/// drop one trailing `.` (not `...`), `,`, `;` and trailing spacing commands; report a lone
-/// choice letter bare (`\text{(B)}` -> `B`).
+/// drop one trailing `.` (not `...`), `,`, `;` and trailing spacing commands, and a leading text
+/// of exactness words (`\text{exactly } \text{C}`); report a lone choice letter bare
+/// (`\text{(B)}` -> `B`).
 pub(crate) fn clean(raw: &str) -> String {
     let struck = without_struck_text(raw);
     let mut t = struck.trim();
@@ -760,6 +772,10 @@ pub(crate) fn clean(raw: &str) -> String {
         if let Some(inner) = tokens::inside_emphasis(t) {
             // `*27*`, `_27_`, `***27***`: emphasis is markup, never part of the value.
             t = inner;
+        }
+        if let Some(rest) = after_exactness_text(t) {
+            // `\text{exactly } \text{C}`: a word that asserts exactness changes nothing.
+            t = rest;
         }
         if let Some(r) = t.strip_prefix("**") {
             t = r.trim_start();

@@ -187,8 +187,16 @@ pub(crate) fn build(found: Found<'_>) -> Answer {
         // An approximation right after a single value joins it; the statement goes on after it.
         let approximation = approximation::approximation_after(rest).filter(|_| answer.candidates.len() == 1);
         let statement = approximation.as_ref().map_or(rest, |(_, at)| &rest[*at..]);
-        let (offered, hedged) =
+        let (mut offered, mut hedged) =
             alternatives::alternatives_after(&answer.text, region.get(..start).unwrap_or(""), statement);
+        // `$\boxed{75}$, i.e. $76$`: a plain number restated as another number offers that one (the
+        // restated value of an answer that does not parse is only read in its place: `score`).
+        if let (Some(v), [one]) = (&answer.restated, answer.candidates.as_slice()) {
+            if plain_number(&one.text) && one.text.trim() != v && !offered.iter().any(|(o, _)| o == v) {
+                offered.push((v.clone(), Rule::LaterValue));
+                hedged = true;
+            }
+        }
         if let (Some((d, _)), [one]) = (&approximation, answer.candidates.as_mut_slice()) {
             one.text = format!("{} \\approx {d}", one.text);
             changed = true;
@@ -216,6 +224,15 @@ pub(crate) fn build(found: Found<'_>) -> Answer {
         answer = Answer { void: answer.void, ..Answer::of(answer.candidates, answer.source) };
     }
     answer
+}
+
+/// Whether `t` is a plain decimal number (`75`, `-2.5`).
+fn plain_number(t: &str) -> bool {
+    let t = t.trim();
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    !digits.is_empty()
+        && digits.bytes().all(|c| c.is_ascii_digit() || c == b'.')
+        && digits.bytes().any(|c| c.is_ascii_digit())
 }
 
 /// A unit or scale right after a single value (`$\boxed{12}$ m`, `\boxed{5} dozens of cookies`,

@@ -343,6 +343,15 @@ const CASES: &[Case] = &[
     ok(r"So $\boxed{\frac13}$, which is about $0.33$.", r"\frac13 \approx 0.33", Boxed),
     list(r"So $\boxed{\frac13}$ (about 0.33), or perhaps $\frac12$.", r"\frac13 \approx 0.33, \frac12", &[r"\frac13 \approx 0.33", r"\frac12"]),
     ok(r"So the value is approximately $\boxed{0.33}$.", "0.33", Boxed),
+    // --- A restatement right after the answer: the same value restates it, another is a candidate.
+    ok(r"So $\boxed{75}$, i.e., $75$.", "75", Boxed),
+    list(r"So $\boxed{75}$, i.e., $76$.", "75, 76", &["75", "76"]),
+    list(r"So $\boxed{75}$, namely $76$.", "75, 76", &["75", "76"]),
+    ok("A: 75 つまり $75$ です。", "75", AnswerColon),
+    Case { input: "A: 75 つまり $76$ です。", opts: Opts::Default, want: Some(("75, 76", &["75", "76"], AnswerColon)) },
+    // A leading text of exactness words changes nothing (`\text{exactly } \text{C}` is `C`).
+    ok(r"The correct option is \(\boxed{\text{exactly } \text{C}}\).", "C", Boxed),
+    ok(r"So it is $\boxed{\text{precisely } 9}$.", "9", Boxed),
 ];
 
 fn run(case: &Case) -> Option<Answer> {
