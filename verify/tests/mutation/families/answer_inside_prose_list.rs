@@ -103,17 +103,11 @@ fn several_solutions(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{example, BOXED_27};
-
-    fn statement(op: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
-        let (base, v) = example(op, "27", BOXED_27);
-        assert!(v.starts_with(base.head()), "{v}");
-        v[base.head().len()..].trim().to_string()
-    }
+    use crate::mutation::families::{example, statement_of_27, BOXED_27};
 
     #[test]
     fn picked_from_list_lists_three_values_and_picks_the_answer() {
-        let s = statement(picked_from_list);
+        let s = statement_of_27(picked_from_list);
         let values = ["$24$", "$26$", "$28$", "$31$"];
         assert!(values.iter().filter(|v| s.contains(*v)).count() == 2, "{s}");
         assert!(s.matches("27").count() >= 2, "{s}");
@@ -134,13 +128,13 @@ mod tests {
 
     #[test]
     fn one_of_list_leaves_the_choice_open() {
-        let s = statement(one_of_list);
+        let s = statement_of_27(one_of_list);
         assert!(s.contains("$27$") && s.contains("$28$") && !s.contains("\\boxed"), "{s}");
     }
 
     #[test]
     fn several_solutions_gives_two_values() {
-        let s = statement(several_solutions);
+        let s = statement_of_27(several_solutions);
         assert!(s.contains("$27$") && s.contains("$28$"), "{s}");
     }
 }

@@ -76,17 +76,11 @@ fn teacher_confirms_own(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{example, BOXED_27};
-
-    fn statement(op: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
-        let (base, v) = example(op, "27", BOXED_27);
-        assert!(v.starts_with(base.head()), "{v}");
-        v[base.head().len()..].trim().to_string()
-    }
+    use crate::mutation::families::{example, statement_of_27, BOXED_27};
 
     #[test]
     fn quoted_right_own_other_gives_the_right_value_to_another_voice() {
-        let s = statement(quoted_right_own_other);
+        let s = statement_of_27(quoted_right_own_other);
         let last = s.lines().last().expect("an own final line");
         assert!(last.contains("$28$") && !last.contains("27") && !last.contains("\\boxed"), "{s}");
         assert!(s[..s.len() - last.len()].contains("27"), "{s}");
@@ -94,14 +88,14 @@ mod tests {
 
     #[test]
     fn drill_ends_other_answers_another_value_last() {
-        let s = statement(drill_ends_other);
+        let s = statement_of_27(drill_ends_other);
         assert!(s.find("$27$").expect("the first answer") < s.find("$28$").expect("the last answer"), "{s}");
         assert!(s.contains("Q") && !s.contains("\\boxed"), "{s}");
     }
 
     #[test]
     fn drill_ends_same_answers_the_answer_twice() {
-        let s = statement(drill_ends_same);
+        let s = statement_of_27(drill_ends_same);
         assert_eq!(s.matches("$27$").count(), 2, "{s}");
         assert!(!s.contains("28"), "{s}");
     }

@@ -110,51 +110,45 @@ fn latex_emphasis(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{example, BOXED_27};
-
-    fn statement(op: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
-        let (base, v) = example(op, "27", BOXED_27);
-        assert!(v.starts_with(base.head()), "{v}");
-        v[base.head().len()..].trim().to_string()
-    }
+    use crate::mutation::families::statement_of_27;
 
     const LATEX: [&str; 4] = ["\\textbf{", "\\mathbf{", "\\underline{", "\\boldsymbol{"];
 
     #[test]
     fn bold_then_hedge_bolds_the_answer_and_offers_another() {
-        let s = statement(bold_then_hedge);
+        let s = statement_of_27(bold_then_hedge);
         assert!(s.contains("**") && s.contains("27") && s.contains("28") && !s.contains("\\boxed"), "{s}");
     }
 
     #[test]
     fn italic_then_hedge_italicizes_the_answer_and_offers_another() {
-        let s = statement(italic_then_hedge);
+        let s = statement_of_27(italic_then_hedge);
         assert!((s.contains("*27*") || s.contains("_27_")) && s.contains("28"), "{s}");
     }
 
     #[test]
     fn latex_emphasis_hedge_wraps_the_answer_and_offers_another() {
-        let s = statement(latex_emphasis_hedge);
+        let s = statement_of_27(latex_emphasis_hedge);
         assert!(LATEX.iter().any(|c| s.contains(&format!("{c}27}}"))) && s.contains("$28$"), "{s}");
     }
 
     #[test]
     fn bold_restated_names_no_other_value() {
-        let s = statement(bold_restated);
+        let s = statement_of_27(bold_restated);
         assert!(s.contains("**27**") || s.contains("**Final answer: 27**") || s.contains("***27***"), "{s}");
         assert!(!s.contains("28") && !s.contains("eight"), "{s}");
     }
 
     #[test]
     fn italic_answer_italicizes_only_the_answer() {
-        let s = statement(italic_answer);
+        let s = statement_of_27(italic_answer);
         assert!(s.contains('*') || s.contains('_'), "{s}");
         assert!(s.contains("27") && !s.contains("28") && !s.contains("**"), "{s}");
     }
 
     #[test]
     fn latex_emphasis_wraps_only_the_answer() {
-        let s = statement(latex_emphasis);
+        let s = statement_of_27(latex_emphasis);
         assert!(LATEX.iter().any(|c| s.contains(&format!("{c}27}}"))) && !s.contains("28"), "{s}");
     }
 

@@ -98,13 +98,7 @@ fn details_other_answer(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{example, BOXED_27};
-
-    fn statement(op: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
-        let (base, v) = example(op, "27", BOXED_27);
-        assert!(v.starts_with(base.head()), "{v}");
-        v[base.head().len()..].trim().to_string()
-    }
+    use crate::mutation::families::{example, statement_of_27, BOXED_27};
 
     fn added(op: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
         let (base, v) = example(op, "27", BOXED_27);
@@ -114,19 +108,19 @@ mod tests {
 
     #[test]
     fn blockquote_answer_quotes_the_answer() {
-        let s = statement(blockquote_answer);
+        let s = statement_of_27(blockquote_answer);
         assert!(s.starts_with("> ") && s.contains("27") && !s.contains("28"), "{s}");
     }
 
     #[test]
     fn details_answer_folds_the_answer() {
-        let s = statement(details_answer);
+        let s = statement_of_27(details_answer);
         assert!(s.starts_with("<details") && s.ends_with("</details>") && s.contains("27"), "{s}");
     }
 
     #[test]
     fn nested_list_answer_indents_the_answer() {
-        let s = statement(nested_list_answer);
+        let s = statement_of_27(nested_list_answer);
         let line = s.lines().find(|l| l.contains("27")).expect("the answer's line");
         assert!(line.starts_with("  ") && !s.contains("28"), "{s}");
     }

@@ -120,6 +120,21 @@ pub fn example(apply: fn(&Base, &mut Rng) -> Option<Variant>, gold: &str, respon
     (base, variant.response)
 }
 
+/// Test support: what `apply`'s variant of `response` (for `gold`) writes after the base's head
+/// (the statement it puts in place of the base's), trimmed.
+#[cfg(test)]
+pub fn statement_of(apply: fn(&Base, &mut Rng) -> Option<Variant>, gold: &str, response: &str) -> String {
+    let (base, v) = example(apply, gold, response);
+    assert!(v.starts_with(base.head()), "{v}");
+    v[base.head().len()..].trim().to_string()
+}
+
+/// Test support: [`statement_of`] the variant of [`BOXED_27`] (gold 27).
+#[cfg(test)]
+pub fn statement_of_27(apply: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
+    statement_of(apply, "27", BOXED_27)
+}
+
 /// Test support: the last box of `apply`'s variant of [`BOXED_27`] (gold 27), to its end.
 #[cfg(test)]
 pub fn last_box_of_27(apply: fn(&Base, &mut Rng) -> Option<Variant>) -> String {

@@ -74,37 +74,31 @@ fn box_restated_under_heading(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{example, BOXED_27};
-
-    fn statement(op: fn(&Base, &mut Rng) -> Option<Variant>) -> String {
-        let (base, v) = example(op, "27", BOXED_27);
-        assert!(v.starts_with(base.head()), "{v}");
-        v[base.head().len()..].trim().to_string()
-    }
+    use crate::mutation::families::{example, statement_of_27, BOXED_27};
 
     #[test]
     fn invented_parts_boxed_box_two_values_the_answer_first() {
-        let s = statement(invented_parts_boxed);
+        let s = statement_of_27(invented_parts_boxed);
         let (a, b) = (s.find("\\boxed{27}").expect("the answer"), s.find("\\boxed{28}").expect("another value"));
         assert!(a < b, "{s}");
     }
 
     #[test]
     fn invented_parts_plain_give_two_values_without_a_box() {
-        let s = statement(invented_parts_plain);
+        let s = statement_of_27(invented_parts_plain);
         assert!(s.find("$27$") < s.find("$28$") && s.contains("$27$") && !s.contains("\\boxed"), "{s}");
     }
 
     #[test]
     fn right_part_last_boxes_the_answer_last() {
-        let s = statement(right_part_last);
+        let s = statement_of_27(right_part_last);
         let (a, b) = (s.find("\\boxed{27}").expect("the answer"), s.find("\\boxed{28}").expect("another value"));
         assert!(b < a, "{s}");
     }
 
     #[test]
     fn parts_agree_box_the_answer_twice() {
-        let s = statement(parts_agree);
+        let s = statement_of_27(parts_agree);
         assert!(s.matches("\\boxed{27}").count() == 2 && !s.contains("28"), "{s}");
     }
 

@@ -150,44 +150,38 @@ fn dot_grouped_thousands(base: &Base, rng: &mut Rng) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mutation::families::{example, BOXED_27};
+    use crate::mutation::families::{statement_of, BOXED_27};
 
     const BOXED_12345: &str = "We add 12000 and 345 to get the total.\n\nTherefore, the total is $\\boxed{12345}$.";
 
-    fn statement(op: fn(&Base, &mut Rng) -> Option<Variant>, gold: &str, response: &str) -> String {
-        let (base, v) = example(op, gold, response);
-        assert!(v.starts_with(base.head()), "{v}");
-        v[base.head().len()..].trim().to_string()
-    }
-
     #[test]
     fn currency_symbol_puts_a_currency_around_the_answer() {
-        let s = statement(currency_symbol, "27", BOXED_27);
+        let s = statement_of(currency_symbol, "27", BOXED_27);
         assert!(["€", "£", "¥", "USD", "EUR"].iter().any(|c| s.contains(c)) && s.contains("27"), "{s}");
     }
 
     #[test]
     fn currency_other_amount_changes_the_amount() {
-        let s = statement(currency_other_amount, "27", BOXED_27);
+        let s = statement_of(currency_other_amount, "27", BOXED_27);
         assert!(["€", "£", "¥", "USD", "EUR"].iter().any(|c| s.contains(c)) && !s.contains("27"), "{s}");
     }
 
     #[test]
     fn explicit_sign_signs_the_answer_by_its_own_sign() {
-        assert!(statement(explicit_sign, "27", BOXED_27).contains("+27"));
+        assert!(statement_of(explicit_sign, "27", BOXED_27).contains("+27"));
         let neg = "We subtract 30 from 3.\n\nTherefore, the change is $\\boxed{-27}$.";
-        assert!(statement(explicit_sign, "-27", neg).contains("\u{2212}27"));
+        assert!(statement_of(explicit_sign, "-27", neg).contains("\u{2212}27"));
     }
 
     #[test]
     fn unicode_minus_flips_the_sign() {
-        let s = statement(unicode_minus_flips_sign, "27", BOXED_27);
+        let s = statement_of(unicode_minus_flips_sign, "27", BOXED_27);
         assert!(s.contains("\u{2212}27") && !s.contains("+27"), "{s}");
     }
 
     #[test]
     fn scientific_notation_writes_mantissa_and_exponent() {
-        let s = statement(scientific_notation, "12345", BOXED_12345);
+        let s = statement_of(scientific_notation, "12345", BOXED_12345);
         assert!(s.contains("1.2345 ") && s.contains("10^{4}"), "{s}");
         let mut rng = Rng::new(1);
         assert!(scientific(27000, 0, &mut rng).is_some_and(|w| w.starts_with("2.7 ") && w.ends_with("10^{4}")));
@@ -196,20 +190,20 @@ mod tests {
 
     #[test]
     fn scientific_wrong_exponent_moves_the_power_of_ten() {
-        let s = statement(scientific_wrong_exponent, "12345", BOXED_12345);
+        let s = statement_of(scientific_wrong_exponent, "12345", BOXED_12345);
         assert!(s.contains("1.2345 ") && (s.contains("10^{5}") || s.contains("10^{3}")), "{s}");
     }
 
     #[test]
     fn grouped_thousands_splits_the_digits() {
-        let s = statement(grouped_thousands, "12345", BOXED_12345);
+        let s = statement_of(grouped_thousands, "12345", BOXED_12345);
         assert!(!s.contains("12345") && s.contains("345") && s.contains("12"), "{s}");
         assert_eq!(grouped(1234567, " ").as_deref(), Some("1 234 567"));
     }
 
     #[test]
     fn dot_grouped_thousands_writes_a_decimal_looking_number() {
-        let s = statement(dot_grouped_thousands, "12345", BOXED_12345);
+        let s = statement_of(dot_grouped_thousands, "12345", BOXED_12345);
         assert!(s.contains("12.345"), "{s}");
     }
 }
